@@ -1,1 +1,295 @@
+//! Async Rust SDK for the signet interface. Every request is signed (section 5) with a fresh
+//! 32-hex nonce and the current time; a body is serialized once and exactly those bytes are
+//! hashed and sent.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), signet_client::Error> {
+//! let client = signet_client::Client::new("http://127.0.0.1:8080", "APP_KEY", "APP_SECRET")?;
+//! for account in client.accounts().list().await? {
+//!     println!("{} {:?}", account.account_id, account.account_type);
+//! }
+//! # Ok(()) }
+//! ```
 
+use reqwest::Method;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use signet_model::headers as h;
+use signet_model::{Account, ConfigResponse, ErrorBody, ErrorCode, TokenRequest, TokenResponse};
+use signet_signing::{Algorithm, Request, SigningHeaders, format_timestamp};
+use url::Url;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server refused the request with an error body.
+    #[error("HTTP {status}, {error_code}: {message} (request id {})", request_id.as_deref().unwrap_or("none"))]
+    Api {
+        status: u16,
+        error_code: String,
+        message: String,
+        request_id: Option<String>,
+    },
+    #[error("invalid endpoint {0:?}: expected a URL such as http://127.0.0.1:8080")]
+    Endpoint(String),
+    #[error("invalid {what}: {detail}")]
+    InvalidInput { what: &'static str, detail: String },
+    #[error("request failed: {0}")]
+    Transport(#[from] reqwest::Error),
+    #[error("unexpected answer (HTTP {status}): {detail}")]
+    Decode { status: u16, detail: String },
+}
+
+impl Error {
+    /// The interface's error code, when the server answered with a known one.
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            Error::Api { error_code, .. } => ErrorCode::parse(error_code),
+            _ => None,
+        }
+    }
+}
+
+/// A signed request ready to send: the tests of the server alter one part of it to check that
+/// each alteration is refused.
+#[derive(Debug, Clone)]
+pub struct SignedRequest {
+    pub method: Method,
+    pub url: Url,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: Url,
+    host: String,
+    app_key: String,
+    secret: SecretString,
+    access_token: Option<String>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base.as_str())
+            .field("app_key", &self.app_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    pub fn new(endpoint: &str, app_key: impl Into<String>, app_secret: impl Into<String>) -> Result<Self, Error> {
+        let http = reqwest::Client::builder().build()?;
+        Self::with_http_client(http, endpoint, app_key, app_secret)
+    }
+
+    /// Like [`Client::new`], with a `reqwest` client configured by the caller (timeouts, proxy).
+    pub fn with_http_client(
+        http: reqwest::Client,
+        endpoint: &str,
+        app_key: impl Into<String>,
+        app_secret: impl Into<String>,
+    ) -> Result<Self, Error> {
+        let base = Url::parse(endpoint).map_err(|_| Error::Endpoint(endpoint.to_owned()))?;
+        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
+            return Err(Error::Endpoint(endpoint.to_owned()));
+        }
+        // The value of the Host header the HTTP client will send, which is what the server checks.
+        let host = match (base.host_str(), base.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => return Err(Error::Endpoint(endpoint.to_owned())),
+        };
+        Ok(Client {
+            http,
+            base,
+            host,
+            app_key: app_key.into(),
+            secret: SecretString::from(app_secret.into()),
+            access_token: None,
+        })
+    }
+
+    /// Sends `token` in `x-access-token` from now on (servers run with `--require-token`).
+    pub fn with_access_token(mut self, token: impl Into<String>) -> Self {
+        self.access_token = Some(token.into());
+        self
+    }
+
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts { client: self }
+    }
+
+    pub fn tokens(&self) -> Tokens<'_> {
+        Tokens { client: self }
+    }
+
+    /// `GET /openapi/config`: whether the server requires access tokens.
+    pub async fn config(&self) -> Result<ConfigResponse, Error> {
+        self.get("/openapi/config", &[]).await
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &[(&str, &str)]) -> Result<T, Error> {
+        self.send(self.prepare(Method::GET, path, query, None)?).await
+    }
+
+    pub async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
+        let body = serde_json::to_vec(body).map_err(|e| Error::InvalidInput {
+            what: "body",
+            detail: e.to_string(),
+        })?;
+        self.send(self.prepare(Method::POST, path, &[], Some(body))?).await
+    }
+
+    /// Builds and signs a request without sending it.
+    pub fn prepare(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Result<SignedRequest, Error> {
+        let mut url = self.base.join(path).map_err(|e| Error::InvalidInput {
+            what: "path",
+            detail: e.to_string(),
+        })?;
+        if query.is_empty() {
+            url.set_query(None);
+        } else {
+            url.query_pairs_mut().clear().extend_pairs(query);
+        }
+        let timestamp = format_timestamp(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs() as i64,
+        );
+        let nonce = uuid::Uuid::new_v4().simple().to_string();
+        let body = body.unwrap_or_default();
+        let signing_headers = SigningHeaders {
+            app_key: &self.app_key,
+            algorithm: Algorithm::HmacSha256,
+            signature_version: h::SIGNATURE_VERSION_1_0,
+            nonce: &nonce,
+            timestamp: &timestamp,
+            host: &self.host,
+        };
+        // Sign what will be on the wire: the path as the URL writes it, the query as it decodes.
+        let mut signing = Request::new(url.path(), signing_headers).with_body(&body);
+        if let Some(raw) = url.query() {
+            signing = signing.with_raw_query(raw);
+        }
+        let signature = signet_signing::sign(&signing, self.secret.expose_secret());
+
+        let mut headers = HeaderMap::new();
+        let mut put = |name: &'static str, value: &str| -> Result<(), Error> {
+            let value = HeaderValue::from_str(value).map_err(|e| Error::InvalidInput {
+                what: name,
+                detail: e.to_string(),
+            })?;
+            headers.insert(HeaderName::from_static(name), value);
+            Ok(())
+        };
+        put(h::APP_KEY, &self.app_key)?;
+        put(h::TIMESTAMP, &timestamp)?;
+        put(h::SIGNATURE, &signature)?;
+        put(h::SIGNATURE_ALGORITHM, Algorithm::HmacSha256.name())?;
+        put(h::SIGNATURE_VERSION, h::SIGNATURE_VERSION_1_0)?;
+        put(h::SIGNATURE_NONCE, &nonce)?;
+        put(h::VERSION, h::API_VERSION)?;
+        if let Some(token) = &self.access_token {
+            put(h::ACCESS_TOKEN, token)?;
+        }
+        if !body.is_empty() {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        Ok(SignedRequest {
+            method,
+            url,
+            headers,
+            body,
+        })
+    }
+
+    /// Sends a prepared request and decodes a 2xx answer as `T`.
+    pub async fn send<T: DeserializeOwned>(&self, request: SignedRequest) -> Result<T, Error> {
+        let response = self
+            .http
+            .request(request.method, request.url)
+            .headers(request.headers)
+            .body(request.body)
+            .send()
+            .await?;
+        let status = response.status().as_u16();
+        let request_id = response
+            .headers()
+            .get(h::REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = response.bytes().await?;
+        if !(200..300).contains(&status) {
+            return Err(match serde_json::from_slice::<ErrorBody>(&bytes) {
+                Ok(body) => Error::Api {
+                    status,
+                    error_code: body.error_code,
+                    message: body.message,
+                    request_id,
+                },
+                Err(_) => Error::Decode {
+                    status,
+                    detail: String::from_utf8_lossy(&bytes).chars().take(200).collect(),
+                },
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|e| Error::Decode {
+            status,
+            detail: e.to_string(),
+        })
+    }
+}
+
+/// The trading area's accounts.
+pub struct Accounts<'a> {
+    client: &'a Client,
+}
+
+impl Accounts<'_> {
+    /// `GET /trading/accounts/list`: the calling app's accounts.
+    pub async fn list(&self) -> Result<Vec<Account>, Error> {
+        self.client.get("/trading/accounts/list", &[]).await
+    }
+}
+
+/// The token mechanism (only needed when the server runs with `--require-token`).
+pub struct Tokens<'a> {
+    client: &'a Client,
+}
+
+impl Tokens<'_> {
+    /// `POST /auth/tokens/create`, passing a token saved earlier if there is one.
+    pub async fn create(&self, saved: Option<&str>) -> Result<TokenResponse, Error> {
+        self.client
+            .post(
+                "/auth/tokens/create",
+                &TokenRequest {
+                    token: saved.map(str::to_owned),
+                },
+            )
+            .await
+    }
+
+    /// `POST /auth/tokens/check`.
+    pub async fn check(&self, token: &str) -> Result<TokenResponse, Error> {
+        self.client
+            .post(
+                "/auth/tokens/check",
+                &TokenRequest {
+                    token: Some(token.to_owned()),
+                },
+            )
+            .await
+    }
+}

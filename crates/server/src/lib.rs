@@ -1,1 +1,26 @@
+//! The signet server as a library: the binary (`signet serve`) and the integration tests start
+//! it the same way.
+//!
+//! A request passes the request-id and trace layers, then the authentication layer
+//! ([`auth`]), then the router to one area module ([`trading`], [`tokens`]), which reads and
+//! writes through the storage traits ([`store`]). Every refusal is an [`ApiError`].
 
+pub mod admin;
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod database;
+pub mod error;
+pub mod extract;
+pub mod secrets;
+pub mod startup;
+pub mod store;
+pub mod tokens;
+pub mod trading;
+
+pub use admin::{Admin, AdminError, Credentials};
+pub use config::ServerConfig;
+pub use database::{Database, OpenError};
+pub use error::ApiError;
+pub use startup::{Server, StartupError};
+pub use store::sqlite::Durability;

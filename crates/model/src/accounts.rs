@@ -1,0 +1,51 @@
+use serde::{Deserialize, Serialize};
+
+/// An element of the `GET /trading/accounts/list` array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    pub account_id: String,
+    pub account_type: AccountType,
+    pub account_class: AccountClass,
+    pub account_label: String,
+    pub user_id: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AccountType {
+    Cash,
+    Margin,
+}
+
+impl AccountType {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AccountType::Cash => "CASH",
+            AccountType::Margin => "MARGIN",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "CASH" => Some(AccountType::Cash),
+            "MARGIN" => Some(AccountType::Margin),
+            _ => None,
+        }
+    }
+
+    /// The class a client uses to pick the account (catalog 3.1): individual US accounts.
+    pub const fn class(self) -> AccountClass {
+        match self {
+            AccountType::Cash => AccountClass::IndividualCash,
+            AccountType::Margin => AccountClass::IndividualMargin,
+        }
+    }
+}
+
+/// The US classes among those the official clients match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AccountClass {
+    IndividualCash,
+    IndividualMargin,
+}

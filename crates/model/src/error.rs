@@ -1,0 +1,120 @@
+//! The error body and the table of error codes with their HTTP status.
+
+use serde::{Deserialize, Serialize};
+
+/// Every non-2xx answer: a JSON object (never a bare string, which crashes the official client).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error_code: String,
+    pub message: String,
+    /// Only with `--debug-signatures`, on `INCORRECT_SIGN`: what the server signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug: Option<Vec<SignatureDebug>>,
+}
+
+/// The server's view of a signature, one per host value it tried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignatureDebug {
+    pub host: String,
+    pub str3: String,
+    pub encoded: String,
+}
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $variant:ident = ($code:literal, $status:literal), )*) => {
+        /// The error codes of the interface and the one HTTP status each is answered with.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl ErrorCode {
+            pub const ALL: &[ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            /// The `error_code` string on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code,)* }
+            }
+
+            /// The HTTP status that carries this code.
+            pub const fn status(self) -> u16 {
+                match self { $(ErrorCode::$variant => $status,)* }
+            }
+
+            pub fn parse(code: &str) -> Option<Self> {
+                match code { $($code => Some(ErrorCode::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    MissingAppKey = ("MISSING_APP_KEY", 401),
+    MissingTimestamp = ("MISSING_TIMESTAMP", 401),
+    MissingSignature = ("MISSING_SIGNATURE", 401),
+    MissingAlgorithm = ("MISSING_ALGORITHM", 401),
+    MissingSignatureVersion = ("MISSING_SIGNATURE_VERSION", 401),
+    MissingNonce = ("MISSING_NONCE", 401),
+    /// `x-version` is absent.
+    MissingVersion = ("MISSING_VERSION", 401),
+    /// A malformed request: a repeated signing header, invalid JSON, a bad parameter.
+    IllegalParameter = ("ILLEGAL_PARAMETER", 400),
+    UnsupportedApiVersion = ("UNSUPPORTED_API_VERSION", 400),
+    SignatureAlgorithmNotSupported = ("SIGNATURE_ALGORITHM_NOT_SUPPORTED", 401),
+    /// `x-signature-version` is not 1.0.
+    VersionNotSupported = ("VERSION_NOT_SUPPORTED", 401),
+    /// The misspelling is the code existing clients match on.
+    IllegalTimestamp = ("ILLEAGAL_TIMESTAMP", 401),
+    ClockSkewExceeded = ("CLOCK_SKEW_EXCEEDED", 401),
+    InvalidNonce = ("INVALID_NONCE", 401),
+    /// Unknown or revoked app key.
+    Unauthorized = ("UNAUTHORIZED", 401),
+    UnsupportedMediaType = ("UNSUPPORTED_MEDIA_TYPE", 415),
+    PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413),
+    IncorrectSign = ("INCORRECT_SIGN", 401),
+    /// A reused nonce; the misspelling is the established code.
+    DuplicatedRequest = ("DUPPLICATED_REQUEST", 401),
+    /// `x-access-token` missing or not an approved token of the calling app.
+    InvalidToken = ("INVALID_TOKEN", 401),
+    NotFound = ("NOT_FOUND", 404),
+    MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
+    /// Futures, crypto and event market data.
+    NoLongerOffered = ("NO_LONGER_OFFERED", 410),
+    InternalError = ("INTERNAL_ERROR", 500),
+    /// A dependency (the database) is briefly unavailable; GETs may be retried.
+    ServiceNotAvailable = ("SERVICE_NOT_AVAILABLE", 503),
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for &code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert!((400..600).contains(&code.status()));
+        }
+    }
+
+    #[test]
+    fn the_error_body_is_an_object_without_debug_by_default() {
+        let body = ErrorBody {
+            error_code: "NOT_FOUND".into(),
+            message: "m".into(),
+            debug: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&body).unwrap(),
+            r#"{"error_code":"NOT_FOUND","message":"m"}"#
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! Administration: what `signet admin` does, and what `serve --demo` does for a first app.
+//! These run beside a live server on the same database.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rust_decimal::Decimal;
+use secrecy::SecretString;
+use signet_model::{AccountType, TokenStatus};
+
+use crate::secrets::{KeyError, MasterKey, random_hex};
+use crate::store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("no app has the key {0}")]
+    UnknownApp(String),
+    #[error("an app name is 1 to 64 characters without control characters")]
+    InvalidName,
+    #[error("an account label is 1 to 64 characters without control characters")]
+    InvalidLabel,
+    #[error("starting cash must be zero or more")]
+    NegativeCash,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Key(#[from] KeyError),
+}
+
+/// A new app's credentials: shown once, never stored in the clear.
+#[derive(Debug)]
+pub struct Credentials {
+    pub app_key: String,
+    pub app_secret: SecretString,
+    pub account_ids: Vec<String>,
+}
+
+pub struct Admin {
+    store: Arc<dyn Store>,
+    key: Arc<MasterKey>,
+}
+
+pub const CURRENCY: &str = "USD";
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64
+}
+
+fn valid_text(s: &str) -> bool {
+    (1..=64).contains(&s.chars().count()) && !s.chars().any(char::is_control)
+}
+
+impl Admin {
+    pub fn new(store: Arc<dyn Store>, key: Arc<MasterKey>) -> Self {
+        Admin { store, key }
+    }
+
+    /// Creates an app with one CASH and one MARGIN paper account holding `starting_cash` each.
+    pub async fn create_app(&self, name: &str, starting_cash: Decimal) -> Result<Credentials, AdminError> {
+        if !valid_text(name) {
+            return Err(AdminError::InvalidName);
+        }
+        let app_key = random_hex::<16>()?;
+        let app_secret = SecretString::from(random_hex::<16>()?);
+        let now = now_ms();
+        let app = AppRecord {
+            sealed_secret: self.key.seal(&app_key, &app_secret)?,
+            app_key: app_key.clone(),
+            name: name.to_owned(),
+            status: AppStatus::Active,
+            user_id: random_hex::<8>()?,
+            created_at: now,
+        };
+        let mut accounts = Vec::new();
+        for account_type in [AccountType::Cash, AccountType::Margin] {
+            accounts.push(new_account(&app_key, account_type, starting_cash, None, now)?);
+        }
+        self.store.create_app(&app, &accounts).await?;
+        Ok(Credentials {
+            app_key,
+            app_secret,
+            account_ids: accounts.into_iter().map(|a| a.account_id).collect(),
+        })
+    }
+
+    pub async fn apps(&self) -> Result<Vec<AppRecord>, AdminError> {
+        Ok(self.store.apps().await?)
+    }
+
+    /// Revokes an app: its requests are refused from then on (within the server's app cache time).
+    pub async fn revoke_app(&self, app_key: &str) -> Result<(), AdminError> {
+        if self.store.set_app_status(app_key, AppStatus::Revoked).await? {
+            Ok(())
+        } else {
+            Err(AdminError::UnknownApp(app_key.to_owned()))
+        }
+    }
+
+    pub async fn create_account(
+        &self,
+        app_key: &str,
+        account_type: AccountType,
+        starting_cash: Decimal,
+        label: Option<&str>,
+    ) -> Result<AccountRecord, AdminError> {
+        if self.store.app(app_key).await?.is_none() {
+            return Err(AdminError::UnknownApp(app_key.to_owned()));
+        }
+        let account = new_account(app_key, account_type, starting_cash, label, now_ms())?;
+        self.store.create_account(&account).await?;
+        Ok(account)
+    }
+
+    pub async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, AdminError> {
+        Ok(self.store.accounts(app_key).await?)
+    }
+
+    pub async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, AdminError> {
+        Ok(self.store.tokens(app_key).await?)
+    }
+
+    /// Approves pending tokens (one token, or all of an app's); returns how many were approved.
+    pub async fn approve_tokens(&self, selector: TokenSelector<'_>) -> Result<u64, AdminError> {
+        Ok(self
+            .store
+            .set_token_status(selector, TokenStatus::Pending, TokenStatus::Normal)
+            .await?)
+    }
+}
+
+fn new_account(
+    app_key: &str,
+    account_type: AccountType,
+    cash: Decimal,
+    label: Option<&str>,
+    now: i64,
+) -> Result<AccountRecord, AdminError> {
+    if cash.is_sign_negative() {
+        return Err(AdminError::NegativeCash);
+    }
+    let label = match label {
+        Some(l) if !valid_text(l) => return Err(AdminError::InvalidLabel),
+        Some(l) => l.to_owned(),
+        None => match account_type {
+            AccountType::Cash => "Individual Cash".to_owned(),
+            AccountType::Margin => "Individual Margin".to_owned(),
+        },
+    };
+    Ok(AccountRecord {
+        account_id: random_hex::<8>()?.to_uppercase(),
+        app_key: app_key.to_owned(),
+        account_type,
+        account_label: label,
+        currency: CURRENCY.to_owned(),
+        cash,
+        created_at: now,
+    })
+}

@@ -1,0 +1,104 @@
+//! The router: unsigned probes, then the authentication layer in front of every area, with
+//! answers for unknown and retired paths.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, Method, StatusCode};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use signet_model::ErrorCode;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::auth::apps::AppDirectory;
+use crate::config::ServerConfig;
+use crate::error::ApiError;
+use crate::store::{NonceStore, Store};
+
+/// What every handler and the authentication layer share.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<ServerConfig>,
+    pub store: Arc<dyn Store>,
+    pub nonces: Arc<dyn NonceStore>,
+    pub apps: Arc<AppDirectory>,
+}
+
+pub fn router(state: AppState) -> Router {
+    let signed = Router::new()
+        .merge(crate::tokens::routes())
+        .merge(crate::trading::routes())
+        .fallback(unknown_path)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
+        .with_state(state.clone());
+
+    let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
+    Router::new()
+        .route("/health", get(health))
+        .with_state(state)
+        .fallback_service(signed)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                    let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = id, app_key = tracing::field::Empty)
+                }))
+                .layer(PropagateRequestIdLayer::new(request_id))
+                .layer(CatchPanicLayer::custom(|_| {
+                    ApiError::internal("a handler panicked").into_response()
+                })),
+        )
+}
+
+/// Unsigned readiness probe: 200 when the database answers.
+async fn health(State(state): State<AppState>) -> Response {
+    match tokio::time::timeout(Duration::from_secs(2), state.store.ping()).await {
+        Ok(Ok(())) => (StatusCode::OK, Json(serde_json::json!({"status": "ok"}))).into_response(),
+        _ => ApiError::new(ErrorCode::ServiceNotAvailable, "the database does not answer").into_response(),
+    }
+}
+
+/// Areas the interface no longer offers (spec section 1; catalog section 10).
+const RETIRED: [(&str, &str); 9] = [
+    ("/market-data/futures/", "futures market data"),
+    ("/market-data/crypto/", "crypto market data"),
+    ("/market-data/event-contracts/", "event market data"),
+    ("/openapi/instrument/futures/", "futures instruments"),
+    ("/openapi/instrument/crypto/", "crypto instruments"),
+    ("/openapi/instrument/event/", "event instruments"),
+    ("/trading/instruments/futures/", "futures instruments"),
+    ("/trading/instruments/crypto/", "crypto instruments"),
+    ("/trading/instruments/event-contracts/", "event instruments"),
+];
+
+async fn unknown_path(method: Method, request: Request) -> ApiError {
+    let path = request.uri().path();
+    if let Some((_, what)) = RETIRED.iter().find(|(prefix, _)| path.starts_with(prefix)) {
+        return ApiError::new(
+            ErrorCode::NoLongerOffered,
+            format!(
+                "{what} are no longer offered: futures, crypto and event market data were removed from the interface"
+            ),
+        );
+    }
+    if path == "/openapi/account/list" {
+        return ApiError::not_found("this account-list path was replaced by GET /trading/accounts/list");
+    }
+    let shown: String = path.chars().take(100).collect();
+    ApiError::not_found(format!("no operation {method} {shown}"))
+}
+
+async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("this path does not accept {method}"),
+    )
+}

@@ -1,0 +1,258 @@
+//! The authentication layer: every request except the unsigned probes passes it before routing.
+//!
+//! Checks run cheapest first and stop at the first failure:
+//! 1-6 headers, versions, algorithm, timestamp format and window, nonce format ([`headers`]);
+//! 7 the app key; 8 the body's method, media type and size; 9 the signature; 10 the nonce is
+//! new (stored only now, so forged requests cannot fill the store); then, when required, the
+//! access token. A request that passes carries a [`Caller`] to its handler.
+
+pub mod apps;
+pub mod headers;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use secrecy::ExposeSecret;
+use signet_model::ErrorCode;
+use signet_model::error::SignatureDebug;
+use signet_signing::{SigningHeaders, StringToSign, decode_query, percent_encode};
+
+use self::apps::ActiveApp;
+use self::headers::AuthHeaders;
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// The authenticated app a request comes from, handed to every handler behind the layer.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub app_key: Arc<str>,
+    pub user_id: Arc<str>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("handler reached without authentication"))
+    }
+}
+
+/// Kept past the request's window so that a nonce is remembered as long as its request could
+/// still be accepted, plus a margin for clocks of several nodes.
+const NONCE_MARGIN_SECS: i64 = 5;
+
+pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Result<Response, ApiError> {
+    let config = &state.config;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now_secs = now.as_secs() as i64;
+    let window_secs = config.timestamp_window.as_secs() as i64;
+    let (mut parts, body) = request.into_parts();
+
+    let headers = AuthHeaders::parse(&parts.headers, now_secs, window_secs)?;
+    let app = state
+        .apps
+        .active(headers.app_key)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
+    let body = read_body(&parts, body, config.max_body_bytes).await?;
+    verify_signature(&state, &parts, &headers, &app, &body)?;
+
+    let expires_at_ms = (headers.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
+    if !state
+        .nonces
+        .remember(&app.app_key, headers.nonce, expires_at_ms)
+        .await?
+    {
+        return Err(ApiError::new(
+            ErrorCode::DuplicatedRequest,
+            "this x-signature-nonce was already used; every request needs a new nonce",
+        ));
+    }
+    if config.require_token && !crate::tokens::is_exempt(parts.uri.path()) {
+        crate::tokens::require_token(&state, &app.app_key, &parts.headers, now.as_millis() as i64).await?;
+    }
+
+    tracing::Span::current().record("app_key", &*app.app_key);
+    parts.extensions.insert(Caller {
+        app_key: app.app_key.clone(),
+        user_id: app.user_id.clone(),
+    });
+    Ok(next.run(Request::from_parts(parts, Body::from(body))).await)
+}
+
+/// Check 8: only a POST carries a body, as JSON, no larger than the limit.
+async fn read_body(parts: &Parts, body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    let declared = match parts.headers.get(header::CONTENT_LENGTH) {
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .ok_or_else(|| ApiError::illegal_parameter("the Content-Length header is not a number"))?,
+        ),
+        None => None,
+    };
+    let has_body = match declared {
+        Some(n) => n > 0,
+        None => parts.headers.contains_key(header::TRANSFER_ENCODING),
+    };
+    if !has_body {
+        return Ok(Bytes::new());
+    }
+    if parts.method != Method::POST || !is_json(&parts.headers) {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "a request with a body must be a POST with Content-Type: application/json",
+        ));
+    }
+    let too_large = || {
+        ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the body is larger than the limit of {limit} bytes"),
+        )
+    };
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(_) => Err(ApiError::illegal_parameter(
+            "the request body could not be read completely",
+        )),
+    }
+}
+
+/// `application/json`, with or without parameters such as `; charset=utf-8`.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Check 9, over the path as it appears in the request line, the form-decoded query, the raw
+/// body and the host. The host tried is the configured public host, or else the received
+/// `Host` and then the same without its port (the official client signs its configured
+/// endpoint name, which may leave the port out).
+fn verify_signature(
+    state: &AppState,
+    parts: &Parts,
+    headers: &AuthHeaders<'_>,
+    app: &ActiveApp,
+    body: &[u8],
+) -> Result<(), ApiError> {
+    let received_host = received_host(parts)?;
+    let candidates: Vec<&str> = match &state.config.public_host {
+        Some(public) => vec![public.as_str()],
+        None => std::iter::once(received_host)
+            .chain(strip_port(received_host))
+            .collect(),
+    };
+    let secret = app.secret.expose_secret();
+    let mut request = signet_signing::Request {
+        path: parts.uri.path(),
+        query: decode_query(parts.uri.query().unwrap_or("")),
+        headers: SigningHeaders {
+            app_key: headers.app_key,
+            algorithm: headers.algorithm,
+            signature_version: headers.signature_version,
+            nonce: headers.nonce,
+            timestamp: headers.timestamp,
+            host: "",
+        },
+        body: Some(body),
+    };
+    for host in &candidates {
+        request.headers.host = host;
+        if signet_signing::verify(&request, secret, headers.signature) {
+            return Ok(());
+        }
+    }
+    let mut error = ApiError::new(
+        ErrorCode::IncorrectSign,
+        "the signature does not match: check the secret, the string to sign (section 5) and the host value signed",
+    );
+    if state.config.debug_signatures {
+        error.debug = Some(
+            candidates
+                .iter()
+                .map(|host| {
+                    request.headers.host = host;
+                    let str3 = StringToSign::new(&request).str3;
+                    SignatureDebug {
+                        host: host.to_string(),
+                        encoded: percent_encode(&str3),
+                        str3,
+                    }
+                })
+                .collect(),
+        );
+    }
+    Err(error)
+}
+
+/// The `Host` header (HTTP/1) or the URI's authority (HTTP/2), exactly as received.
+fn received_host(parts: &Parts) -> Result<&str, ApiError> {
+    let mut hosts = parts.headers.get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(host), None) => host
+            .to_str()
+            .map_err(|_| ApiError::illegal_parameter("the Host header must be printable ASCII")),
+        (Some(_), Some(_)) => Err(ApiError::illegal_parameter("the Host header was sent more than once")),
+        (None, _) => Ok(parts.uri.authority().map(|a| a.as_str()).unwrap_or("")),
+    }
+}
+
+/// `host:port` without `:port`; `None` when there is no port (IPv6 literals keep their brackets).
+fn strip_port(host: &str) -> Option<&str> {
+    let (name, port) = host.rsplit_once(':')?;
+    let is_port = !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit());
+    let whole_name = !name.contains(':') || (name.starts_with('[') && name.ends_with(']'));
+    (is_port && whole_name && !name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ports_are_stripped_only_from_host_port_forms() {
+        assert_eq!(strip_port("127.0.0.1:8080"), Some("127.0.0.1"));
+        assert_eq!(strip_port("localhost:1"), Some("localhost"));
+        assert_eq!(strip_port("[::1]:8080"), Some("[::1]"));
+        assert_eq!(strip_port("api.example.com"), None);
+        assert_eq!(strip_port("[::1]"), None);
+        assert_eq!(strip_port("::1"), None);
+        assert_eq!(strip_port("host:"), None);
+        assert_eq!(strip_port(":80"), None);
+        assert_eq!(strip_port("host:8o"), None);
+    }
+
+    #[test]
+    fn json_media_types() {
+        let with = |v: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::CONTENT_TYPE, v.parse().unwrap());
+            is_json(&h)
+        };
+        assert!(with("application/json"));
+        assert!(with("application/json; charset=utf-8"));
+        assert!(with("Application/JSON"));
+        assert!(!with("text/plain"));
+        assert!(!with("application/jsonx"));
+        assert!(!with("application/x-www-form-urlencoded"));
+        assert!(!is_json(&HeaderMap::new()));
+    }
+}

@@ -1,0 +1,90 @@
+//! What a server is told at start-up.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub listen: SocketAddr,
+    /// Largest accepted difference between `x-timestamp` and the server's clock.
+    pub timestamp_window: Duration,
+    /// Largest accepted request body.
+    pub max_body_bytes: usize,
+    /// Every call other than the start-up calls must carry an approved `x-access-token`.
+    pub require_token: bool,
+    /// Life of a token from its creation.
+    pub token_ttl: Duration,
+    /// When set, the only host value signatures are checked against (the public name of a
+    /// server behind a proxy); otherwise the received `Host`, then the same without its port.
+    pub public_host: Option<String>,
+    /// Adds the server's str3 and encoded string to `INCORRECT_SIGN` answers.
+    pub debug_signatures: bool,
+    /// Allows `debug_signatures` on an address other than loopback.
+    pub force_debug_signatures: bool,
+    /// How long a looked-up app (its secret and status) is reused before it is read again, which
+    /// bounds how long a revocation made by another process takes to apply.
+    pub app_cache_ttl: Duration,
+    /// How often expired nonces are deleted.
+    pub nonce_purge_interval: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            timestamp_window: Duration::from_secs(300),
+            max_body_bytes: 256 * 1024,
+            require_token: false,
+            token_ttl: Duration::from_secs(15 * 24 * 3600),
+            public_host: None,
+            debug_signatures: false,
+            force_debug_signatures: false,
+            app_cache_ttl: Duration::from_secs(1),
+            nonce_purge_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error(
+        "--debug-signatures puts strings to sign into answers; it is refused on {0}, which is not a loopback address (add --force-debug-signatures to insist)"
+    )]
+    DebugSignaturesNotOnLoopback(SocketAddr),
+    #[error("the timestamp window must be between 1 second and 1 day")]
+    TimestampWindow,
+}
+
+impl ServerConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.debug_signatures && !self.force_debug_signatures && !self.listen.ip().is_loopback() {
+            return Err(ConfigError::DebugSignaturesNotOnLoopback(self.listen));
+        }
+        if self.timestamp_window.is_zero() || self.timestamp_window > Duration::from_secs(86_400) {
+            return Err(ConfigError::TimestampWindow);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_signatures_are_refused_off_loopback_unless_forced() {
+        let mut config = ServerConfig {
+            debug_signatures: true,
+            ..ServerConfig::default()
+        };
+        assert_eq!(config.validate(), Ok(()));
+        config.listen = "0.0.0.0:8080".parse().unwrap();
+        assert!(matches!(
+            config.validate(),
+            Err(ConfigError::DebugSignaturesNotOnLoopback(_))
+        ));
+        config.force_debug_signatures = true;
+        assert_eq!(config.validate(), Ok(()));
+    }
+}

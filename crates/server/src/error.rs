@@ -1,0 +1,82 @@
+//! The one error type of the HTTP layer, mapped in one place to a status and an error body.
+
+use std::borrow::Cow;
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use signet_model::error::SignatureDebug;
+use signet_model::{ErrorBody, ErrorCode};
+
+use crate::secrets::KeyError;
+use crate::store::StoreError;
+
+/// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
+/// that helps an honest client fix its request.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: Cow<'static, str>,
+    pub debug: Option<Vec<SignatureDebug>>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            debug: None,
+        }
+    }
+
+    pub fn illegal_parameter(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::IllegalParameter, message)
+    }
+
+    pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+
+    /// An unexpected failure: the detail goes to the log, never to the client.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(%detail, "internal error");
+        Self::new(
+            ErrorCode::InternalError,
+            "the server failed to process the request; it has been logged",
+        )
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(detail) => {
+                tracing::warn!(%detail, "database unavailable");
+                ApiError::new(
+                    ErrorCode::ServiceNotAvailable,
+                    "the service is briefly unavailable; retry shortly",
+                )
+            }
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(e: KeyError) -> Self {
+        ApiError::internal(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = ErrorBody {
+            error_code: self.code.as_str().to_owned(),
+            message: self.message.into_owned(),
+            debug: self.debug,
+        };
+        (status, Json(body)).into_response()
+    }
+}

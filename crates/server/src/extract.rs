@@ -1,0 +1,28 @@
+//! Extractors whose refusals use the interface's error body.
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+
+use crate::error::ApiError;
+
+/// A JSON body; invalid JSON or a wrong shape is 400 `ILLEGAL_PARAMETER` saying what is wrong.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for JsonBody<T>
+where
+    axum::Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(JsonBody(value)),
+            Err(JsonRejection::MissingJsonContentType(_)) => Err(ApiError::illegal_parameter(
+                "the body must be a JSON object, sent with Content-Type: application/json",
+            )),
+            Err(rejection) => Err(ApiError::illegal_parameter(rejection.body_text())),
+        }
+    }
+}

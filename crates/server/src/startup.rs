@@ -1,0 +1,86 @@
+//! Binding, serving, background upkeep and graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::app::{AppState, router};
+use crate::auth::apps::AppDirectory;
+use crate::config::{ConfigError, ServerConfig};
+use crate::database::Database;
+use crate::store::NonceStore;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+}
+
+/// A server bound to its address, ready to run.
+pub struct Server {
+    listener: TcpListener,
+    state: AppState,
+}
+
+impl Server {
+    pub async fn bind(config: ServerConfig, database: &Database) -> Result<Self, StartupError> {
+        config.validate()?;
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| StartupError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let store = database.store.clone();
+        let state = AppState {
+            apps: Arc::new(AppDirectory::new(
+                store.clone(),
+                database.key.clone(),
+                config.app_cache_ttl,
+            )),
+            nonces: store.clone(),
+            store,
+            config: Arc::new(config),
+        };
+        Ok(Server { listener, state })
+    }
+
+    /// The address actually bound (the port is chosen by the system when asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// Serves until `shutdown` completes, then finishes the requests in flight.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let purge = tokio::spawn(purge_nonces(
+            self.state.nonces.clone(),
+            self.state.config.nonce_purge_interval,
+        ));
+        let result = axum::serve(self.listener, router(self.state))
+            .with_graceful_shutdown(shutdown)
+            .await;
+        purge.abort();
+        result
+    }
+}
+
+/// Deletes expired nonces now and then; a failure is logged and tried again next time.
+async fn purge_nonces(nonces: Arc<dyn NonceStore>, every: std::time::Duration) {
+    let mut ticker = tokio::time::interval(every);
+    loop {
+        ticker.tick().await;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as i64;
+        match nonces.purge_expired(now_ms).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(purged = n, "expired nonces deleted"),
+            Err(e) => tracing::warn!(error = %e, "purging expired nonces failed"),
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Storage behind small traits, one per area, so that a second backend (PostgreSQL) and a second
+//! nonce store (Redis) can stand beside the embedded SQLite one.
+//!
+//! Stores hold what they are given: secrets arrive sealed (see [`crate::secrets`]), tokens arrive
+//! hashed. Times are milliseconds since the Unix epoch.
+
+pub mod sqlite;
+
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_model::{AccountType, TokenStatus};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached in time (busy, locked, pool exhausted, I/O).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// A row that must be unique already exists.
+    #[error("already exists: {0}")]
+    Conflict(String),
+    #[error("database error: {0}")]
+    Other(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppStatus {
+    Active,
+    Revoked,
+}
+
+impl AppStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AppStatus::Active => "ACTIVE",
+            AppStatus::Revoked => "REVOKED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACTIVE" => Some(AppStatus::Active),
+            "REVOKED" => Some(AppStatus::Revoked),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AppRecord {
+    pub app_key: String,
+    pub name: String,
+    pub sealed_secret: Vec<u8>,
+    pub status: AppStatus,
+    pub user_id: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRecord {
+    pub account_id: String,
+    pub app_key: String,
+    pub account_type: AccountType,
+    pub account_label: String,
+    pub currency: String,
+    pub cash: Decimal,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRecord {
+    pub token_hash: String,
+    pub token_hint: String,
+    pub app_key: String,
+    /// As stored: `Pending`, `Normal` or `Invalid`; expiry is judged against `expires_at` on read.
+    pub status: TokenStatus,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+impl TokenRecord {
+    /// The status a client sees at `now`: a stored status, or `Expired` once past `expires_at`.
+    pub fn status_at(&self, now_ms: i64) -> TokenStatus {
+        if self.status != TokenStatus::Invalid && now_ms >= self.expires_at {
+            TokenStatus::Expired
+        } else {
+            self.status
+        }
+    }
+}
+
+/// Apps and their accounts.
+#[async_trait]
+pub trait AppStore: Send + Sync {
+    /// Creates an app together with its first accounts, atomically.
+    async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError>;
+    async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError>;
+    async fn apps(&self) -> Result<Vec<AppRecord>, StoreError>;
+    /// Returns false when no such app exists.
+    async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError>;
+    async fn create_account(&self, account: &AccountRecord) -> Result<(), StoreError>;
+    /// Accounts of one app, or of every app, oldest first.
+    async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError>;
+}
+
+/// Tokens of the token mechanism.
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    async fn create_token(&self, token: &TokenRecord) -> Result<(), StoreError>;
+    async fn token(&self, token_hash: &str) -> Result<Option<TokenRecord>, StoreError>;
+    async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, StoreError>;
+    /// Moves tokens from one status to another and returns how many moved: all of `app_key`'s,
+    /// or the one with `token_hash`.
+    async fn set_token_status(
+        &self,
+        selector: TokenSelector<'_>,
+        from: TokenStatus,
+        to: TokenStatus,
+    ) -> Result<u64, StoreError>;
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum TokenSelector<'a> {
+    Hash(&'a str),
+    App(&'a str),
+}
+
+/// Used nonces. Shared by every node that serves the same apps.
+#[async_trait]
+pub trait NonceStore: Send + Sync {
+    /// Records a nonce until `expires_at_ms`. Returns false when it was already recorded; of any
+    /// number of concurrent calls with the same nonce, exactly one returns true.
+    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError>;
+    /// Forgets nonces that expired before `now_ms`; returns how many.
+    async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError>;
+}
+
+/// Small facts about the database itself, such as which master key seals its secrets.
+#[async_trait]
+pub trait MetaStore: Send + Sync {
+    async fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Sets `key` unless it is set; returns the value now stored.
+    async fn init_meta(&self, key: &str, value: &str) -> Result<String, StoreError>;
+    /// A cheap round trip, for the readiness probe.
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// Everything the server stores.
+pub trait Store: AppStore + TokenStore + NonceStore + MetaStore {}
+
+impl<T: AppStore + TokenStore + NonceStore + MetaStore> Store for T {}

@@ -1,0 +1,126 @@
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_model::AccountType;
+
+use super::{SqliteStore, map_err, parse_column};
+use crate::store::{AccountRecord, AppRecord, AppStatus, AppStore, StoreError};
+
+type AppRow = (String, String, Vec<u8>, String, String, i64);
+type AccountRow = (String, String, String, String, String, String, i64);
+
+fn app_from_row((app_key, name, sealed_secret, status, user_id, created_at): AppRow) -> Result<AppRecord, StoreError> {
+    let status = parse_column("app status", &status, AppStatus::parse)?;
+    Ok(AppRecord {
+        app_key,
+        name,
+        sealed_secret,
+        status,
+        user_id,
+        created_at,
+    })
+}
+
+fn account_from_row(
+    (account_id, app_key, account_type, account_label, currency, cash, created_at): AccountRow,
+) -> Result<AccountRecord, StoreError> {
+    Ok(AccountRecord {
+        account_id,
+        app_key,
+        account_type: parse_column("account type", &account_type, AccountType::parse)?,
+        account_label,
+        currency,
+        cash: parse_column("cash", &cash, |c| c.parse::<Decimal>().ok())?,
+        created_at,
+    })
+}
+
+async fn insert_account<'c>(
+    executor: impl sqlx::Executor<'c, Database = sqlx::Sqlite>,
+    a: &AccountRecord,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO accounts (account_id, app_key, account_type, account_label, currency, cash, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&a.account_id)
+    .bind(&a.app_key)
+    .bind(a.account_type.as_str())
+    .bind(&a.account_label)
+    .bind(&a.currency)
+    .bind(a.cash.to_string())
+    .bind(a.created_at)
+    .execute(executor)
+    .await
+    .map_err(map_err)?;
+    Ok(())
+}
+
+#[async_trait]
+impl AppStore for SqliteStore {
+    async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(map_err)?;
+        sqlx::query(
+            "INSERT INTO apps (app_key, name, sealed_secret, status, user_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&app.app_key)
+        .bind(&app.name)
+        .bind(&app.sealed_secret)
+        .bind(app.status.as_str())
+        .bind(&app.user_id)
+        .bind(app.created_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        for account in accounts {
+            insert_account(&mut *tx, account).await?;
+        }
+        tx.commit().await.map_err(map_err)
+    }
+
+    async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError> {
+        let row: Option<AppRow> = sqlx::query_as(
+            "SELECT app_key, name, sealed_secret, status, user_id, created_at FROM apps WHERE app_key = ?",
+        )
+        .bind(app_key)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(map_err)?;
+        row.map(app_from_row).transpose()
+    }
+
+    async fn apps(&self) -> Result<Vec<AppRecord>, StoreError> {
+        let rows: Vec<AppRow> = sqlx::query_as(
+            "SELECT app_key, name, sealed_secret, status, user_id, created_at FROM apps ORDER BY created_at, app_key",
+        )
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.into_iter().map(app_from_row).collect()
+    }
+
+    async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE apps SET status = ? WHERE app_key = ?")
+            .bind(status.as_str())
+            .bind(app_key)
+            .execute(&self.writer)
+            .await
+            .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn create_account(&self, account: &AccountRecord) -> Result<(), StoreError> {
+        insert_account(&self.writer, account).await
+    }
+
+    async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError> {
+        let rows: Vec<AccountRow> = sqlx::query_as(
+            "SELECT account_id, app_key, account_type, account_label, currency, cash, created_at FROM accounts
+             WHERE ?1 IS NULL OR app_key = ?1 ORDER BY created_at, account_type, account_id",
+        )
+        .bind(app_key)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.into_iter().map(account_from_row).collect()
+    }
+}

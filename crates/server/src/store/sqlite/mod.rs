@@ -1,0 +1,123 @@
+//! The embedded default: one SQLite file in WAL mode, migrations compiled into the binary.
+//!
+//! Writes go through a pool of exactly one connection, so writers queue in the process instead
+//! of spinning on SQLite's lock; reads use a separate pool of read-only connections. Other
+//! processes (the admin commands) may write to the same file at the same time: SQLite's busy
+//! timeout serializes them.
+
+mod apps;
+mod meta;
+mod nonces;
+mod tokens;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+
+use super::StoreError;
+
+/// How hard SQLite works to make a commit durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `synchronous=FULL`: a commit survives a power cut (an fsync per commit).
+    #[default]
+    Full,
+    /// `synchronous=NORMAL`: a commit survives a crash of the process, not of the machine.
+    Normal,
+}
+
+impl FromStr for Durability {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" => Ok(Durability::Full),
+            "normal" => Ok(Durability::Normal),
+            other => Err(format!("unknown durability {other:?}: expected full or normal")),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const READERS: u32 = 4;
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub async fn open(path: &Path, durability: Durability) -> Result<Self, StoreError> {
+        let synchronous = match durability {
+            Durability::Full => SqliteSynchronous::Full,
+            Durability::Normal => SqliteSynchronous::Normal,
+        };
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(synchronous)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true);
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options.clone().create_if_missing(true))
+            .await
+            .map_err(map_err)?;
+        sqlx::migrate!("./migrations/sqlite")
+            .run(&writer)
+            .await
+            .map_err(|e| StoreError::Other(format!("migrating {}: {e}", path.display())))?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(READERS)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options.read_only(true))
+            .await
+            .map_err(map_err)?;
+        Ok(SqliteStore {
+            path: path.to_owned(),
+            writer,
+            reader,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes both pools, waiting for connections in use to be returned.
+    pub async fn close(&self) {
+        self.writer.close().await;
+        self.reader.close().await;
+    }
+}
+
+/// Sorts sqlx errors into the three kinds the rest of the server acts on.
+fn map_err(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+            StoreError::Unavailable(e.to_string())
+        }
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),
+        // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes.
+        sqlx::Error::Database(db)
+            if db
+                .code()
+                .and_then(|c| c.parse::<i32>().ok())
+                .is_some_and(|c| matches!(c & 0xff, 5 | 6)) =>
+        {
+            StoreError::Unavailable(db.message().to_owned())
+        }
+        _ => StoreError::Other(e.to_string()),
+    }
+}
+
+/// Reads an enumeration stored as text, naming the column when the value is unknown.
+fn parse_column<T>(column: &str, value: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
+    parse(value).ok_or_else(|| StoreError::Other(format!("unexpected {column} {value:?} in the database")))
+}

@@ -1,0 +1,29 @@
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use signet_model::Account;
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::store::AccountRecord;
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/trading/accounts/list", get(list))
+}
+
+/// The calling app's accounts, as a JSON array (spec section 4).
+async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Account>>, ApiError> {
+    let accounts = state.store.accounts(Some(&caller.app_key)).await?;
+    Ok(Json(accounts.iter().map(|a| to_wire(a, &caller.user_id)).collect()))
+}
+
+fn to_wire(a: &AccountRecord, user_id: &str) -> Account {
+    Account {
+        account_id: a.account_id.clone(),
+        account_type: a.account_type,
+        account_class: a.account_type.class(),
+        account_label: a.account_label.clone(),
+        user_id: user_id.to_owned(),
+    }
+}
