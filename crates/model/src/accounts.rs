@@ -49,3 +49,12 @@ pub enum AccountClass {
     IndividualCash,
     IndividualMargin,
 }
+
+impl AccountClass {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AccountClass::IndividualCash => "INDIVIDUAL_CASH",
+            AccountClass::IndividualMargin => "INDIVIDUAL_MARGIN",
+        }
+    }
+}

@@ -24,7 +24,7 @@ fn bench(c: &mut Criterion) {
         .with_raw_query("account_id=A1B2C3D4E5F6&pagination_key=eyJ0IjoxNzAwfQ");
     let body = format!(
         "{{\"account_id\":\"A1B2C3D4E5F6\",\"memo\":\"{}\"}}",
-        "x".repeat(1024 - 38)
+        "x".repeat(1024 - 39)
     );
     assert_eq!(body.len(), 1024);
     let post = Request::new("/trading/orders/place", headers()).with_body(body.as_bytes());

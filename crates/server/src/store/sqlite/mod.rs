@@ -21,11 +21,11 @@ use super::StoreError;
 /// How hard SQLite works to make a commit durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Durability {
-    /// `synchronous=FULL`: a commit survives a power cut (an fsync per commit).
+    /// `synchronous=NORMAL` (WAL): a commit survives a crash of the process, not a power cut.
     #[default]
-    Full,
-    /// `synchronous=NORMAL`: a commit survives a crash of the process, not of the machine.
     Normal,
+    /// `synchronous=FULL`: a commit also survives a power cut, at the price of an fsync each.
+    Full,
 }
 
 impl FromStr for Durability {

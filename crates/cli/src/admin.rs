@@ -1,0 +1,253 @@
+//! `signet admin`: apps, accounts and tokens, straight in the database.
+
+use clap::{Args, Subcommand, ValueEnum};
+use rust_decimal::Decimal;
+use secrecy::ExposeSecret;
+use serde_json::json;
+use signet_model::{AccountType, TokenStatus};
+use signet_server::Admin;
+use signet_server::store::{AccountRecord, TokenSelector};
+
+use crate::DbArgs;
+use crate::output::{table, time};
+
+#[derive(Args)]
+pub struct AdminArgs {
+    #[command(subcommand)]
+    command: AdminCommand,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Print JSON instead of a table
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Apps: the holders of an app key and secret
+    #[command(subcommand)]
+    Apps(AppsCommand),
+    /// Paper accounts of an app
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+    /// Tokens of the token mechanism (servers run with --require-token)
+    #[command(subcommand)]
+    Tokens(TokensCommand),
+}
+
+#[derive(Subcommand)]
+enum AppsCommand {
+    /// Create an app with a CASH and a MARGIN paper account; prints its key and secret once
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Starting cash of each account, USD
+        #[arg(long, default_value = "100000")]
+        cash: Decimal,
+    },
+    /// List apps (secrets are never shown again)
+    List,
+    /// Revoke an app: its requests are refused from then on
+    Revoke { app_key: String },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+#[value(rename_all = "UPPER")]
+enum Kind {
+    Cash,
+    Margin,
+}
+
+#[derive(Subcommand)]
+enum AccountsCommand {
+    /// Add a paper account to an app
+    Create {
+        #[arg(long = "app")]
+        app_key: String,
+        #[arg(long = "type", value_enum, ignore_case = true)]
+        kind: Kind,
+        /// Starting cash, USD
+        #[arg(long, default_value = "100000")]
+        cash: Decimal,
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// List accounts, of one app or of all
+    List {
+        #[arg(long = "app")]
+        app_key: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokensCommand {
+    /// List tokens, of one app or of all
+    List {
+        #[arg(long = "app")]
+        app_key: Option<String>,
+    },
+    /// Approve a pending token (standing in for the approval in the broker's app)
+    Approve {
+        /// The token, as the client saved it (conf/token.txt for the official client)
+        #[arg(required_unless_present = "app_key", conflicts_with = "app_key")]
+        token: Option<String>,
+        /// Approve every pending token of this app instead
+        #[arg(long = "app")]
+        app_key: Option<String>,
+    },
+}
+
+pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
+    let database = args.db.open().await?;
+    let admin = Admin::new(database.store.clone(), database.key.clone());
+    let json = args.json;
+    match args.command {
+        AdminCommand::Apps(AppsCommand::Create { name, cash }) => {
+            let created = admin.create_app(&name, cash).await?;
+            if json {
+                let out = json!({
+                    "app_key": created.app_key,
+                    "app_secret": created.app_secret.expose_secret(),
+                    "account_ids": created.account_ids,
+                });
+                println!("{out}");
+            } else {
+                println!("app key     {}", created.app_key);
+                println!("app secret  {}   (shown only now)", created.app_secret.expose_secret());
+                println!(
+                    "accounts    {} (CASH), {} (MARGIN)",
+                    created.account_ids[0], created.account_ids[1]
+                );
+            }
+        }
+        AdminCommand::Apps(AppsCommand::List) => {
+            let apps = admin.apps().await?;
+            if json {
+                let out: Vec<_> = apps
+                    .iter()
+                    .map(|a| json!({"app_key": a.app_key, "name": a.name, "status": a.status.as_str(), "created_at": a.created_at}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                let rows: Vec<Vec<String>> = apps
+                    .iter()
+                    .map(|a| {
+                        vec![
+                            a.app_key.clone(),
+                            a.name.clone(),
+                            a.status.as_str().to_owned(),
+                            time(a.created_at),
+                        ]
+                    })
+                    .collect();
+                table(&["APP KEY", "NAME", "STATUS", "CREATED (UTC)"], &rows);
+            }
+        }
+        AdminCommand::Apps(AppsCommand::Revoke { app_key }) => {
+            admin.revoke_app(&app_key).await?;
+            if json {
+                println!("{}", json!({"app_key": app_key, "status": "REVOKED"}));
+            } else {
+                println!("revoked {app_key}");
+            }
+        }
+        AdminCommand::Accounts(AccountsCommand::Create {
+            app_key,
+            kind,
+            cash,
+            label,
+        }) => {
+            let account_type = match kind {
+                Kind::Cash => AccountType::Cash,
+                Kind::Margin => AccountType::Margin,
+            };
+            let account = admin
+                .create_account(&app_key, account_type, cash, label.as_deref())
+                .await?;
+            print_accounts(&[account], json)?;
+        }
+        AdminCommand::Accounts(AccountsCommand::List { app_key }) => {
+            print_accounts(&admin.accounts(app_key.as_deref()).await?, json)?;
+        }
+        AdminCommand::Tokens(TokensCommand::List { app_key }) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)?
+                .as_millis() as i64;
+            let tokens = admin.tokens(app_key.as_deref()).await?;
+            if json {
+                let out: Vec<_> = tokens
+                    .iter()
+                    .map(|t| json!({"token_hint": t.token_hint, "app_key": t.app_key, "status": t.status_at(now).as_str(), "expires": t.expires_at}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                let rows: Vec<Vec<String>> = tokens
+                    .iter()
+                    .map(|t| {
+                        vec![
+                            format!("{}...", t.token_hint),
+                            t.app_key.clone(),
+                            t.status_at(now).as_str().to_owned(),
+                            time(t.expires_at),
+                        ]
+                    })
+                    .collect();
+                table(&["TOKEN", "APP KEY", "STATUS", "EXPIRES (UTC)"], &rows);
+            }
+        }
+        AdminCommand::Tokens(TokensCommand::Approve { token, app_key }) => {
+            let hash;
+            let selector = match (&token, &app_key) {
+                (Some(token), _) => {
+                    hash = signet_server::tokens::hash_token(token.trim());
+                    TokenSelector::Hash(&hash)
+                }
+                (None, Some(app_key)) => TokenSelector::App(app_key),
+                (None, None) => unreachable!("clap requires a token or --app"),
+            };
+            let approved = admin.approve_tokens(selector).await?;
+            if json {
+                println!("{}", json!({"approved": approved}));
+            } else if approved == 0 {
+                anyhow::bail!("no pending token matched (see `signet admin tokens list`)");
+            } else {
+                println!("approved {approved} token(s): status {}", TokenStatus::Normal.as_str());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_accounts(accounts: &[AccountRecord], json: bool) -> anyhow::Result<()> {
+    if json {
+        let out: Vec<_> = accounts
+            .iter()
+            .map(|a| {
+                json!({
+                    "account_id": a.account_id,
+                    "app_key": a.app_key,
+                    "account_type": a.account_type.as_str(),
+                    "account_label": a.account_label,
+                    "currency": a.currency,
+                    "cash": a.cash.to_string(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        let rows: Vec<Vec<String>> = accounts
+            .iter()
+            .map(|a| {
+                vec![
+                    a.account_id.clone(),
+                    a.app_key.clone(),
+                    a.account_type.as_str().to_owned(),
+                    a.account_label.clone(),
+                    format!("{} {}", a.cash, a.currency),
+                ]
+            })
+            .collect();
+        table(&["ACCOUNT ID", "APP KEY", "TYPE", "LABEL", "CASH"], &rows);
+    }
+    Ok(())
+}

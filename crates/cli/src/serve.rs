@@ -1,0 +1,127 @@
+//! `signet serve`.
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+use rust_decimal::Decimal;
+use secrecy::ExposeSecret;
+use signet_server::{Admin, Server, ServerConfig};
+use tracing_subscriber::EnvFilter;
+
+use crate::DbArgs;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on
+    #[arg(long, env = "SIGNET_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    db: DbArgs,
+    /// When the database has no app yet, create one with two paper accounts and print its key and secret
+    #[arg(long)]
+    demo: bool,
+    /// Require an approved x-access-token on every call but the start-up calls (the token mechanism)
+    #[arg(long, env = "SIGNET_REQUIRE_TOKEN")]
+    require_token: bool,
+    /// Life of a token, in days
+    #[arg(long, default_value_t = 15)]
+    token_ttl_days: u64,
+    /// Largest accepted difference, in seconds, between x-timestamp and the server's clock
+    #[arg(long, env = "SIGNET_TIMESTAMP_WINDOW", default_value_t = 300)]
+    timestamp_window: u64,
+    /// Largest accepted request body, in bytes
+    #[arg(long, env = "SIGNET_MAX_BODY_BYTES", default_value_t = 256 * 1024)]
+    max_body_bytes: usize,
+    /// Check signatures against this host value only (the public name of a server behind a proxy)
+    #[arg(long, env = "SIGNET_PUBLIC_HOST")]
+    public_host: Option<String>,
+    /// Put the server's str3 and encoded string into INCORRECT_SIGN answers (for implementers; loopback only)
+    #[arg(long)]
+    debug_signatures: bool,
+    /// Allow --debug-signatures on an address other than loopback
+    #[arg(long, requires = "debug_signatures")]
+    force_debug_signatures: bool,
+}
+
+pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_writer(|| LogWriter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+
+    let database = args.db.open().await?;
+    if args.demo {
+        let admin = Admin::new(database.store.clone(), database.key.clone());
+        if admin.apps().await?.is_empty() {
+            let app = admin.create_app("demo", Decimal::from(100_000)).await?;
+            println!("Demo app created in {} (shown once; keep it):", args.db.db.display());
+            println!("  SIGNET_APP_KEY={}", app.app_key);
+            println!("  SIGNET_APP_SECRET={}", app.app_secret.expose_secret());
+            println!(
+                "  accounts: {} (CASH), {} (MARGIN), 100000 USD each",
+                app.account_ids[0], app.account_ids[1]
+            );
+            println!("Try: SIGNET_APP_KEY=... SIGNET_APP_SECRET=... signet accounts list");
+        }
+    }
+
+    let config = ServerConfig {
+        listen: args.listen,
+        timestamp_window: Duration::from_secs(args.timestamp_window),
+        max_body_bytes: args.max_body_bytes,
+        require_token: args.require_token,
+        token_ttl: Duration::from_secs(args.token_ttl_days * 24 * 3600),
+        public_host: args.public_host,
+        debug_signatures: args.debug_signatures,
+        force_debug_signatures: args.force_debug_signatures,
+        ..ServerConfig::default()
+    };
+    let server = Server::bind(config, &database).await?;
+    let shutdown = shutdown_signal()?;
+    tracing::info!(address = %server.local_addr(), database = %args.db.db.display(), "signet listening");
+    server.run(shutdown).await?;
+    database.store.close().await;
+    tracing::info!("signet stopped");
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM. The handlers are installed here, before the server says it
+/// listens, so that a signal sent as soon as it does cannot kill it uncleanly.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
+}
+
+/// Log lines go to stderr; when stderr is closed they are lost instead of stopping the server
+/// (the default writer's complaint about a failed write would itself panic).
+struct LogWriter;
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

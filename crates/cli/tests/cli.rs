@@ -1,0 +1,263 @@
+//! The `signet` binary: the signature calculator against the shared vectors, the admin
+//! commands, and `serve --demo` answering `signet accounts list`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn signet() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_signet"));
+    for var in [
+        "SIGNET_DB",
+        "SIGNET_APP_KEY",
+        "SIGNET_APP_SECRET",
+        "SIGNET_ENDPOINT",
+        "SIGNET_MASTER_KEY",
+    ] {
+        command.env_remove(var);
+    }
+    command
+}
+
+fn run_json(command: &mut Command) -> Value {
+    let output = command.output().expect("signet runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+#[test]
+fn sign_reproduces_every_shared_vector() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/signing-vectors.json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for v in file["vectors"].as_array().unwrap() {
+        let h = |name: &str| v["headers"][name].as_str().unwrap().to_owned();
+        let mut command = signet();
+        command.args(["sign", "--json", "--method", v["method"].as_str().unwrap()]);
+        command.args(["--host", &h("host"), "--path", v["path"].as_str().unwrap()]);
+        command.args(["--app-key", &h("x-app-key"), "--secret", v["secret"].as_str().unwrap()]);
+        command.args(["--timestamp", &h("x-timestamp"), "--nonce", &h("x-signature-nonce")]);
+        command.args([
+            "--algorithm",
+            &h("x-signature-algorithm"),
+            "--signature-version",
+            &h("x-signature-version"),
+        ]);
+        for pair in v["query"].as_array().unwrap() {
+            command.arg(format!(
+                "--query={}={}",
+                pair[0].as_str().unwrap(),
+                pair[1].as_str().unwrap()
+            ));
+        }
+        if let Some(body) = v["body"].as_str() {
+            command.args(["--body", body]);
+        }
+        let out = run_json(&mut command);
+        let name = v["name"].as_str().unwrap();
+        assert_eq!(out.as_object().unwrap().len(), 5, "{name}: exactly five keys");
+        assert_eq!(out["str1"], v["expected_str1"], "{name}");
+        assert_eq!(out["str2"], v["expected_str2"], "{name}");
+        assert_eq!(out["str3"], v["expected_str3"], "{name}");
+        assert_eq!(out["encoded"], v["expected_encoded"], "{name}");
+        assert_eq!(out["signature"], v["expected_signature"], "{name}");
+    }
+}
+
+#[test]
+fn sign_reads_the_body_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, "{}").unwrap();
+    let out = run_json(signet().args([
+        "sign",
+        "--json",
+        "--method",
+        "POST",
+        "--host",
+        "api.example.test",
+        "--path",
+        "/trading/token/create",
+        "--app-key",
+        "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+        "--secret",
+        "5ecret0f0123456789abcdef01234567",
+        "--timestamp",
+        "2026-09-21T08:15:30Z",
+        "--nonce",
+        "0123456789abcdef0123456789abcdef",
+        "--body-file",
+        body.to_str().unwrap(),
+    ]));
+    assert_eq!(out["signature"], "j7Vz4SlSisFaE0U0206WjLhKWQVg6sY6YZJ765ThOw0=");
+}
+
+#[test]
+fn admin_commands_create_list_and_revoke() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("admin.db");
+    let db = db.to_str().unwrap();
+    let created = run_json(signet().args(["admin", "apps", "create", "--db", db, "--name", "bot", "--json"]));
+    let keys: Vec<&str> = created.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["account_ids", "app_key", "app_secret"]);
+    let app_key = created["app_key"].as_str().unwrap();
+    assert_eq!(created["account_ids"].as_array().unwrap().len(), 2);
+
+    let extra = run_json(signet().args([
+        "admin", "accounts", "create", "--db", db, "--app", app_key, "--type", "margin", "--cash", "2500.50", "--json",
+    ]));
+    assert_eq!(extra[0]["cash"], "2500.50");
+    let accounts = run_json(signet().args(["admin", "accounts", "list", "--db", db, "--app", app_key, "--json"]));
+    assert_eq!(accounts.as_array().unwrap().len(), 3);
+
+    let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
+    assert_eq!(apps[0]["status"], "ACTIVE");
+    assert!(
+        !apps.to_string().contains(created["app_secret"].as_str().unwrap()),
+        "secrets are never listed"
+    );
+    run_json(signet().args(["admin", "apps", "revoke", "--db", db, app_key, "--json"]));
+    let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
+    assert_eq!(apps[0]["status"], "REVOKED");
+
+    let unknown = signet()
+        .args(["admin", "apps", "revoke", "--db", db, "nope"])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no app has the key nope"));
+
+    let raw = std::fs::read(dir.path().join("admin.db")).unwrap();
+    let secret = created["app_secret"].as_str().unwrap().as_bytes();
+    assert!(
+        !raw.windows(secret.len()).any(|w| w == secret),
+        "the secret is not stored in the clear"
+    );
+}
+
+struct Serving {
+    child: Child,
+    endpoint: String,
+    stdout: Receiver<String>,
+    _stderr: Receiver<String>,
+}
+
+/// The lines of `reader`, read on a thread until end of file.
+fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// The first line that satisfies `wanted`, within ten seconds.
+fn wait_for(lines: &Receiver<String>, wanted: impl Fn(&str) -> bool) -> String {
+    loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server printed what was expected");
+        if wanted(&line) {
+            return line;
+        }
+    }
+}
+
+/// Starts `signet serve` on a free port and waits for it to log where it listens.
+fn serve(db: &str, extra: &[&str]) -> Serving {
+    let mut child = signet()
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = lines(child.stdout.take().unwrap());
+    let stderr = lines(child.stderr.take().unwrap());
+    let line = wait_for(&stderr, |l| l.contains("address="));
+    let address = line
+        .split("address=")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    Serving {
+        child,
+        endpoint: format!("http://{address}"),
+        stdout,
+        _stderr: stderr,
+    }
+}
+
+/// Stops the server with SIGTERM and returns what it printed on stdout.
+fn stop(mut serving: Serving) -> Vec<String> {
+    let pid = serving.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    let status = serving.child.wait().unwrap();
+    assert!(status.success(), "SIGTERM stops the server cleanly: {status}");
+    serving.stdout.iter().collect()
+}
+
+fn credential(stdout: &Receiver<String>, name: &str) -> String {
+    let prefix = format!("{name}=");
+    wait_for(stdout, |l| l.trim().starts_with(&prefix)).trim()[prefix.len()..].to_owned()
+}
+
+#[test]
+fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let db = db.to_str().unwrap();
+    let serving = serve(db, &["--demo"]);
+    let key = credential(&serving.stdout, "SIGNET_APP_KEY");
+    let secret = credential(&serving.stdout, "SIGNET_APP_SECRET");
+
+    let listed = run_json(
+        signet()
+            .args(["accounts", "list", "--json", "--endpoint", &serving.endpoint])
+            .env("SIGNET_APP_KEY", &key)
+            .env("SIGNET_APP_SECRET", &secret),
+    );
+    let types: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["account_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["CASH", "MARGIN"]);
+
+    let refused = signet()
+        .args([
+            "accounts",
+            "list",
+            "--endpoint",
+            &serving.endpoint,
+            "--app-key",
+            &key,
+            "--app-secret",
+            "wrong",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("INCORRECT_SIGN"));
+    stop(serving);
+
+    let again = serve(db, &["--demo"]);
+    let printed = stop(again);
+    assert!(
+        !printed.iter().any(|l| l.contains("SIGNET_APP_KEY")),
+        "a second --demo keeps the existing app"
+    );
+    let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
+    assert_eq!(apps.as_array().unwrap().len(), 1);
+}

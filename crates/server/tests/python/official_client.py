@@ -1,0 +1,60 @@
+"""Drives the official Python client (webull-openapi-python-sdk 3.0.4), unmodified, against a
+signet server, configured as the interface catalog (section 1.10) shows.
+
+Usage: SIGNET_APP_KEY=... SIGNET_APP_SECRET=... official_client.py SCENARIO HOST PORT
+Prints one JSON object on stdout; any failure is an exception and a non-zero exit.
+
+Scenarios:
+  accounts          endpoint "host:port", port 80: signed host == Host header
+  accounts-no-port  endpoint "host", port=PORT: the client signs the host without its port
+  token             the server requires tokens; the client creates one and polls until approved
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+import webull.core.request as wreq
+from webull.core.client import ApiClient
+from webull.trade.trade_client import TradeClient
+
+
+def main():
+    scenario, host, port = sys.argv[1:4]
+    app_key, app_secret = os.environ["SIGNET_APP_KEY"], os.environ["SIGNET_APP_SECRET"]
+    port = int(port)
+    wreq.set_default_protocol_type("http")
+    if scenario == "accounts-no-port":
+        api = ApiClient(app_key, app_secret, "us", port=port)
+        api.add_endpoint("us", host)
+    else:
+        kwargs = {}
+        if scenario == "token":
+            kwargs = {"token_check_duration_seconds": 60, "token_check_interval_seconds": 1}
+        api = ApiClient(app_key, app_secret, "us", port=80, **kwargs)
+        api.add_endpoint("us", f"{host}:{port}")
+    api.set_stream_logger(stream=sys.stderr)
+    # The token file goes to a throwaway directory, not ./conf.
+    api.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
+
+    trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
+    response = trade.account_v2.get_account_list()
+    out = {"status": response.status_code, "accounts": response.json()}
+    if scenario == "accounts":
+        # A refusal reaches the caller as the client's ServerException with our error code.
+        from webull.core.exception.exceptions import ServerException
+
+        bad = ApiClient(app_key, "wrong-secret", "us", port=80)
+        bad.add_endpoint("us", f"{host}:{port}")
+        bad.set_stream_logger(stream=sys.stderr)
+        try:
+            TradeClient(bad)
+            out["refusal"] = None
+        except ServerException as e:
+            out["refusal"] = {"http_status": e.http_status, "error_code": e.error_code, "request_id": e.request_id}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

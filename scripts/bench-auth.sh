@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# End-to-end cost of authentication: the release server and the load generator
+# (crates/client/examples/load.rs) on this machine, loopback only. For each SQLite durability it
+# measures an unsigned baseline (GET /health, one database read) and two signed calls in the same
+# run, so that ratios hold on a noisy machine.
+# Usage: scripts/bench-auth.sh [seconds-per-scenario] [workers]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-8}"
+workers="${2:-32}"
+cargo build --release --quiet -p signet-cli -p signet-client --example load
+signet="$PWD/target/release/signet"
+load="$PWD/target/release/examples/load"
+work="$(mktemp -d)"
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+port=18181
+
+for durability in normal full; do
+    rm -f "$work"/bench.db*
+    "$signet" serve --demo --listen "127.0.0.1:$port" --db "$work/bench.db" --durability "$durability" \
+        >"$work/creds.txt" 2>"$work/server.log" &
+    server=$!
+    for _ in $(seq 50); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
+    SIGNET_APP_KEY="$(sed -n 's/^  SIGNET_APP_KEY=//p' "$work/creds.txt")"
+    SIGNET_APP_SECRET="$(sed -n 's/^  SIGNET_APP_SECRET=//p' "$work/creds.txt")"
+    export SIGNET_APP_KEY SIGNET_APP_SECRET
+    endpoint="http://127.0.0.1:$port"
+    echo "durability=$durability workers=$workers seconds=$seconds"
+    printf '  unsigned GET /health:                '
+    "$load" --endpoint "$endpoint" --path /health --unsigned --seconds "$seconds" --workers "$workers"
+    printf '  signed   GET /openapi/config:        '
+    "$load" --endpoint "$endpoint" --path /openapi/config --seconds "$seconds" --workers "$workers"
+    printf '  signed   GET /trading/accounts/list: '
+    "$load" --endpoint "$endpoint" --path /trading/accounts/list --seconds "$seconds" --workers "$workers"
+    kill "$server"
+    wait "$server" 2>/dev/null || true
+done
