@@ -150,7 +150,7 @@ pub fn random_bytes<const N: usize>() -> Result<[u8; N], KeyError> {
     Ok(bytes)
 }
 
-/// `bytes` random bytes as lower-case hex (app keys, secrets, tokens).
+/// `N` random bytes as lower-case hex (app keys, secrets, tokens).
 pub fn random_hex<const N: usize>() -> Result<String, KeyError> {
     Ok(hex::encode(random_bytes::<N>()?))
 }

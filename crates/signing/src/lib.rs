@@ -157,16 +157,15 @@ pub fn sign(request: &Request<'_>, secret: &str) -> String {
 /// Malformed Base64 or a signature of the wrong length is a mismatch, never a panic.
 pub fn verify(request: &Request<'_>, secret: &str, signature: &str) -> bool {
     let algorithm = request.headers.algorithm;
-    let mut decoded = [0u8; 64];
-    let expected_len = algorithm.mac_len();
-    // A valid signature is at most 44 Base64 characters; refuse longer input before decoding.
+    // A valid signature is at most 44 Base64 characters; longer input is refused undecoded.
     if signature.len() > 44 {
         return false;
     }
+    let mut decoded = [0u8; 64];
     let Ok(len) = BASE64.decode_slice(signature.as_bytes(), &mut decoded) else {
         return false;
     };
-    if len != expected_len {
+    if len != algorithm.mac_len() {
         return false;
     }
     let str3 = StringToSign::new(request).str3;
@@ -195,8 +194,8 @@ fn mac(algorithm: Algorithm, secret: &str, str3: &str) -> Vec<u8> {
     }
 }
 
-/// A MAC keyed with the signing key that has absorbed the encoded `str3`; the encoding is
-/// streamed into the MAC rather than built as a second string.
+/// A MAC keyed with secret + `&` (rule 7; the key copy is wiped when dropped) that has absorbed
+/// the encoded `str3`, streamed in rather than built as a second string.
 fn keyed_mac<M: Mac + KeyInit>(secret: &str, str3: &str) -> M {
     let mut key = zeroize::Zeroizing::new(Vec::with_capacity(secret.len() + 1));
     key.extend_from_slice(secret.as_bytes());

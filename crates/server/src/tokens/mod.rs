@@ -87,12 +87,7 @@ async fn create(
         expires_at: now + state.config.token_ttl.as_millis() as i64,
     };
     state.store.create_token(&record).await?;
-    tracing::info!(
-        app_key = %caller.app_key,
-        token_hint = %record.token_hint,
-        "token created, pending approval: signet admin tokens approve --app {}",
-        caller.app_key
-    );
+    tracing::info!(app_key = %caller.app_key, "token created, pending approval (signet admin tokens approve --app)");
     Ok(Json(TokenResponse {
         token,
         expires: record.expires_at,
