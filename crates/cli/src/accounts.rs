@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use signet_client::Client;
 
-use crate::output::table;
+use crate::output::list;
 
 /// How to reach a server, for every command that calls one.
 #[derive(Args)]
@@ -66,22 +66,20 @@ pub async fn run(args: AccountsArgs) -> anyhow::Result<()> {
     match args.command {
         AccountsCommand::List => {
             let accounts = client.accounts().list().await?;
-            if args.client.json {
-                println!("{}", serde_json::to_string_pretty(&accounts)?);
-            } else {
-                let rows: Vec<Vec<String>> = accounts
-                    .iter()
-                    .map(|a| {
-                        vec![
-                            a.account_id.clone(),
-                            a.account_type.as_str().to_owned(),
-                            a.account_class.as_str().to_owned(),
-                            a.account_label.clone(),
-                        ]
-                    })
-                    .collect();
-                table(&["ACCOUNT ID", "TYPE", "CLASS", "LABEL"], &rows);
-            }
+            list(
+                args.client.json,
+                &accounts,
+                &["ACCOUNT ID", "TYPE", "CLASS", "LABEL"],
+                |a| {
+                    vec![
+                        a.account_id.clone(),
+                        a.account_type.as_str().to_owned(),
+                        a.account_class.as_str().to_owned(),
+                        a.account_label.clone(),
+                    ]
+                },
+                |a| serde_json::to_value(a).unwrap_or_default(),
+            )?;
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ use signet_server::Admin;
 use signet_server::store::{AccountRecord, TokenSelector};
 
 use crate::DbArgs;
-use crate::output::{table, time};
+use crate::output::{list, time};
 
 #[derive(Args)]
 pub struct AdminArgs {
@@ -120,29 +120,20 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
                 );
             }
         }
-        AdminCommand::Apps(AppsCommand::List) => {
-            let apps = admin.apps().await?;
-            if json {
-                let out: Vec<_> = apps
-                    .iter()
-                    .map(|a| json!({"app_key": a.app_key, "name": a.name, "status": a.status.as_str(), "created_at": a.created_at}))
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&out)?);
-            } else {
-                let rows: Vec<Vec<String>> = apps
-                    .iter()
-                    .map(|a| {
-                        vec![
-                            a.app_key.clone(),
-                            a.name.clone(),
-                            a.status.as_str().to_owned(),
-                            time(a.created_at),
-                        ]
-                    })
-                    .collect();
-                table(&["APP KEY", "NAME", "STATUS", "CREATED (UTC)"], &rows);
-            }
-        }
+        AdminCommand::Apps(AppsCommand::List) => list(
+            json,
+            &admin.apps().await?,
+            &["APP KEY", "NAME", "STATUS", "CREATED (UTC)"],
+            |a| {
+                vec![
+                    a.app_key.clone(),
+                    a.name.clone(),
+                    a.status.as_str().to_owned(),
+                    time(a.created_at),
+                ]
+            },
+            |a| json!({"app_key": a.app_key, "name": a.name, "status": a.status.as_str(), "created_at": a.created_at}),
+        )?,
         AdminCommand::Apps(AppsCommand::Revoke { app_key }) => {
             admin.revoke_app(&app_key).await?;
             if json {
@@ -173,27 +164,20 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)?
                 .as_millis() as i64;
-            let tokens = admin.tokens(app_key.as_deref()).await?;
-            if json {
-                let out: Vec<_> = tokens
-                    .iter()
-                    .map(|t| json!({"token_hint": t.token_hint, "app_key": t.app_key, "status": t.status_at(now).as_str(), "expires": t.expires_at}))
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&out)?);
-            } else {
-                let rows: Vec<Vec<String>> = tokens
-                    .iter()
-                    .map(|t| {
-                        vec![
-                            format!("{}...", t.token_hint),
-                            t.app_key.clone(),
-                            t.status_at(now).as_str().to_owned(),
-                            time(t.expires_at),
-                        ]
-                    })
-                    .collect();
-                table(&["TOKEN", "APP KEY", "STATUS", "EXPIRES (UTC)"], &rows);
-            }
+            list(
+                json,
+                &admin.tokens(app_key.as_deref()).await?,
+                &["TOKEN", "APP KEY", "STATUS", "EXPIRES (UTC)"],
+                |t| {
+                    vec![
+                        format!("{}...", t.token_hint),
+                        t.app_key.clone(),
+                        t.status_at(now).as_str().to_owned(),
+                        time(t.expires_at),
+                    ]
+                },
+                |t| json!({"token_hint": t.token_hint, "app_key": t.app_key, "status": t.status_at(now).as_str(), "expires": t.expires_at}),
+            )?;
         }
         AdminCommand::Tokens(TokensCommand::Approve { token, app_key }) => {
             let hash;
@@ -219,35 +203,28 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
 }
 
 fn print_accounts(accounts: &[AccountRecord], json: bool) -> anyhow::Result<()> {
-    if json {
-        let out: Vec<_> = accounts
-            .iter()
-            .map(|a| {
-                json!({
-                    "account_id": a.account_id,
-                    "app_key": a.app_key,
-                    "account_type": a.account_type.as_str(),
-                    "account_label": a.account_label,
-                    "currency": a.currency,
-                    "cash": a.cash.to_string(),
-                })
+    list(
+        json,
+        accounts,
+        &["ACCOUNT ID", "APP KEY", "TYPE", "LABEL", "CASH"],
+        |a| {
+            vec![
+                a.account_id.clone(),
+                a.app_key.clone(),
+                a.account_type.as_str().to_owned(),
+                a.account_label.clone(),
+                format!("{} {}", a.cash, a.currency),
+            ]
+        },
+        |a| {
+            json!({
+                "account_id": a.account_id,
+                "app_key": a.app_key,
+                "account_type": a.account_type.as_str(),
+                "account_label": a.account_label,
+                "currency": a.currency,
+                "cash": a.cash.to_string(),
             })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        let rows: Vec<Vec<String>> = accounts
-            .iter()
-            .map(|a| {
-                vec![
-                    a.account_id.clone(),
-                    a.app_key.clone(),
-                    a.account_type.as_str().to_owned(),
-                    a.account_label.clone(),
-                    format!("{} {}", a.cash, a.currency),
-                ]
-            })
-            .collect();
-        table(&["ACCOUNT ID", "APP KEY", "TYPE", "LABEL", "CASH"], &rows);
-    }
-    Ok(())
+        },
+    )
 }

@@ -1,7 +1,24 @@
 //! Tables for people; `--json` elsewhere is for scripts.
 
+/// Prints `items` as a JSON array (`--json`, for scripts) or as a table (for people).
+pub fn list<T>(
+    json: bool,
+    items: &[T],
+    header: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+    to_json: impl Fn(&T) -> serde_json::Value,
+) -> anyhow::Result<()> {
+    if json {
+        let values: Vec<serde_json::Value> = items.iter().map(to_json).collect();
+        println!("{}", serde_json::to_string_pretty(&values)?);
+    } else {
+        table(header, &items.iter().map(row).collect::<Vec<_>>());
+    }
+    Ok(())
+}
+
 /// Prints rows under a header, each column as wide as its widest cell.
-pub fn table(header: &[&str], rows: &[Vec<String>]) {
+fn table(header: &[&str], rows: &[Vec<String>]) {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
