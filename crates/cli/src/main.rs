@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin;
+mod data;
 mod output;
 mod serve;
 mod sign;
@@ -33,6 +34,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Administer apps, accounts and tokens in a database; works while a server runs on it
     Admin(admin::AdminArgs),
+    /// Import market data files, and see what the database holds
+    Data(data::DataArgs),
     /// Accounts of the calling app, from a running server
     Accounts(accounts::AccountsArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
             Command::Admin(args) => admin::run(args).await,
+            Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
             Command::Sign(args) => sign::run(args),
         }

@@ -261,3 +261,36 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
     assert_eq!(apps.as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn data_import_prints_a_summary_per_file_and_status_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("data.db");
+    let db = db.to_str().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let nasdaq = format!("{root}/testdata/import/nasdaqlisted.txt");
+    let yahoo = format!("{root}/testdata/import/yahoo/AAPL.csv");
+    let output = signet()
+        .args(["data", "import", "--db", db, "--json", &nasdaq, &yahoo])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summaries: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(summaries.len(), 2);
+    assert_eq!(summaries[0]["format"], "nasdaq-listed");
+    assert_eq!(summaries[1]["bars_changed"], 4);
+    let status = run_json(signet().args(["data", "status", "--db", db, "--json"]));
+    assert_eq!(
+        (status["instruments"].as_u64(), status["bars"].as_u64()),
+        (Some(3), Some(4))
+    );
+
+    let bad = format!("{root}/testdata/import/bad/prices.csv");
+    let refused = signet().args(["data", "import", "--db", db, &bad]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("line 4, column 4 (high)"));
+}

@@ -12,6 +12,7 @@ pub mod config;
 pub mod database;
 pub mod error;
 pub mod extract;
+pub mod marketdata;
 pub mod secrets;
 pub mod startup;
 pub mod store;

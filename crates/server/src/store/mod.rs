@@ -9,6 +9,10 @@ pub mod sqlite;
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_model::{AccountType, TokenStatus};
+use tokio::sync::mpsc;
+
+use crate::marketdata::import::{ImportCounts, ImportMessage};
+use crate::marketdata::{Bar, CorporateAction, Fact, Instrument};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -20,6 +24,9 @@ pub enum StoreError {
     Conflict(String),
     #[error("database error: {0}")]
     Other(String),
+    /// A multi-step write was abandoned by its caller and rolled back.
+    #[error("the operation was abandoned and rolled back")]
+    Aborted,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +151,38 @@ pub trait MetaStore: Send + Sync {
     async fn ping(&self) -> Result<(), StoreError>;
 }
 
-/// Everything the server stores.
-pub trait Store: AppStore + TokenStore + NonceStore + MetaStore {}
+/// Instruments, bars, corporate actions and facts.
+#[async_trait]
+pub trait MarketDataStore: Send + Sync {
+    /// Applies the chunks of one file in one transaction, committing only on
+    /// [`ImportMessage::Commit`]; when the stream ends without it, nothing changes and the
+    /// answer is [`StoreError::Aborted`]. Corporate actions are derived again for instruments
+    /// whose bars changed.
+    async fn import(&self, messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError>;
+    async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError>;
+    async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
+    /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
+    async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
+    async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
+    /// Facts of one company and concept (any taxonomy and unit), by period end then filing.
+    async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError>;
+}
 
-impl<T: AppStore + TokenStore + NonceStore + MetaStore> Store for T {}
+/// What the market data holds, for `signet data status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MarketDataStatus {
+    pub instruments: u64,
+    pub instruments_with_bars: u64,
+    pub bars: u64,
+    pub first_day: Option<String>,
+    pub last_day: Option<String>,
+    pub splits: u64,
+    pub dividends: u64,
+    pub facts: u64,
+    pub companies_with_facts: u64,
+}
+
+/// Everything the server stores.
+pub trait Store: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore {}
+
+impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore> Store for T {}

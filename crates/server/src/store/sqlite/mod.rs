@@ -6,6 +6,7 @@
 //! timeout serializes them.
 
 mod apps;
+mod marketdata;
 mod meta;
 mod nonces;
 mod tokens;

@@ -1,0 +1,486 @@
+//! `signet data import`: files in public layouts into instruments, bars, corporate actions and
+//! facts.
+//!
+//! A file is parsed on a blocking thread while the store writes what was parsed so far, all in
+//! one transaction: a bad file changes nothing, and the error names the file, the line and the
+//! column. Importing a file twice changes nothing the second time (every write is an upsert
+//! that skips equal rows).
+
+mod companyfacts;
+mod nasdaq;
+pub mod ohlcv;
+mod sectors;
+mod tickers;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use super::{Fact, InstrumentUpdate, SymbolBar};
+use crate::store::{MarketDataStore, StoreError};
+
+/// The layouts `signet data import` reads, detected from the first bytes of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// SEC company tickers: `cik,ticker,exchange,name` (extra `gics_sector`, `indices` read too).
+    SecTickers,
+    /// Nasdaq symbol directory, `nasdaqlisted.txt`.
+    NasdaqListed,
+    /// Nasdaq symbol directory, `otherlisted.txt`.
+    OtherListed,
+    /// Daily prices in one of the CSV layouts of [`ohlcv::Layout`].
+    Ohlcv(ohlcv::Layout),
+    /// SEC XBRL companyfacts JSON.
+    CompanyFacts,
+    /// signet's own layout: `symbol,sector[,industry]`.
+    Sectors,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::SecTickers => "sec-tickers",
+            Format::NasdaqListed => "nasdaq-listed",
+            Format::OtherListed => "nasdaq-other-listed",
+            Format::Ohlcv(layout) => layout.name(),
+            Format::CompanyFacts => "sec-companyfacts",
+            Format::Sectors => "signet-sectors",
+        }
+    }
+
+    /// Recognises a layout from the start of a file (its header line, or JSON).
+    pub fn detect(start: &[u8]) -> Option<Format> {
+        let text = String::from_utf8_lossy(&start[..start.len().min(4096)]);
+        let text = text.trim_start_matches('\u{feff}').trim_start();
+        if text.starts_with('{') {
+            return Some(Format::CompanyFacts);
+        }
+        let header = text.lines().next().unwrap_or("").trim().to_ascii_lowercase();
+        if header.starts_with("symbol|security name|market category") {
+            return Some(Format::NasdaqListed);
+        }
+        if header.starts_with("act symbol|security name|exchange") {
+            return Some(Format::OtherListed);
+        }
+        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        if columns.starts_with(&["cik", "ticker", "exchange", "name"]) {
+            return Some(Format::SecTickers);
+        }
+        if columns.starts_with(&["symbol", "sector"]) {
+            return Some(Format::Sectors);
+        }
+        ohlcv::Layout::detect(&columns).map(Format::Ohlcv)
+    }
+}
+
+/// What a parser hands to the store, in file order.
+#[derive(Debug, Clone)]
+pub enum Chunk {
+    Instruments(Vec<InstrumentUpdate>),
+    Bars(Vec<SymbolBar>),
+    Facts(Vec<Fact>),
+    /// The latest count of shares outstanding a company reported.
+    SharesOutstanding {
+        cik: String,
+        shares: i64,
+    },
+}
+
+/// The stream a store applies in one transaction; it commits only on `Commit`, so a stream that
+/// ends without it (the parser failed) changes nothing.
+#[derive(Debug)]
+pub enum ImportMessage {
+    Chunk(Chunk),
+    Commit,
+}
+
+/// How many stored rows an import changed (inserted or updated; equal rows are not counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub instruments: u64,
+    pub bars: u64,
+    pub actions: u64,
+    pub facts: u64,
+}
+
+/// A value a parser could not accept: where it is and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowError {
+    pub line: u64,
+    pub column: usize,
+    pub field: String,
+    pub problem: String,
+}
+
+impl RowError {
+    pub fn new(line: u64, column: usize, field: impl Into<String>, problem: impl Into<String>) -> Self {
+        RowError {
+            line,
+            column,
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{file}: line {line}, column {column} ({field}): {problem}")]
+    Row {
+        file: String,
+        line: u64,
+        column: usize,
+        field: String,
+        problem: String,
+    },
+    #[error("{file}: {problem}")]
+    File { file: String, problem: String },
+    #[error("{file}: {source}")]
+    Io { file: String, source: std::io::Error },
+    #[error("writing to the database: {0}")]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The layout, when detection should not decide.
+    pub format: Option<Format>,
+    /// The symbol of a single-symbol price file (Yahoo, Stooq); by default from the file name.
+    pub symbol: Option<String>,
+}
+
+/// The outcome of one file, as `--json` prints it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImportSummary {
+    pub file: String,
+    pub format: &'static str,
+    pub rows: u64,
+    pub skipped: u64,
+    pub instruments_changed: u64,
+    pub bars_changed: u64,
+    pub actions_changed: u64,
+    pub facts_changed: u64,
+    pub seconds: f64,
+    pub rows_per_second: f64,
+}
+
+/// What a parser read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseStats {
+    pub rows: u64,
+    pub skipped: u64,
+}
+
+/// Rows per chunk: large enough to amortize the channel, small enough to keep memory flat.
+const CHUNK_ROWS: usize = 4096;
+
+/// How far an import is, for a progress bar: raw bytes read and rows parsed.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub bytes: AtomicU64,
+    pub rows: AtomicU64,
+}
+
+/// Sends chunks to the store.
+pub struct Emitter {
+    tx: mpsc::Sender<ImportMessage>,
+    progress: Arc<Progress>,
+}
+
+impl Emitter {
+    fn send(&self, chunk: Chunk) -> Result<(), RowError> {
+        self.tx
+            .blocking_send(ImportMessage::Chunk(chunk))
+            .map_err(|_| RowError::new(0, 0, "", "the database stopped the import"))
+    }
+}
+
+/// Collects parsed items and sends them in chunks of [`CHUNK_ROWS`].
+pub(crate) struct Batcher<'e, T> {
+    emitter: &'e Emitter,
+    items: Vec<T>,
+    wrap: fn(Vec<T>) -> Chunk,
+}
+
+impl<'e, T> Batcher<'e, T> {
+    pub(crate) fn new(emitter: &'e Emitter, wrap: fn(Vec<T>) -> Chunk) -> Self {
+        Batcher {
+            emitter,
+            items: Vec::with_capacity(CHUNK_ROWS),
+            wrap,
+        }
+    }
+
+    pub(crate) fn push(&mut self, item: T) -> Result<(), RowError> {
+        self.items.push(item);
+        self.emitter.progress.rows.fetch_add(1, Ordering::Relaxed);
+        if self.items.len() == CHUNK_ROWS {
+            self.emitter.send((self.wrap)(std::mem::replace(
+                &mut self.items,
+                Vec::with_capacity(CHUNK_ROWS),
+            )))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(self) -> Result<(), RowError> {
+        if self.items.is_empty() {
+            Ok(())
+        } else {
+            self.emitter.send((self.wrap)(self.items))
+        }
+    }
+}
+
+/// Imports one file, reporting how far it is in `progress`.
+pub async fn import_file(
+    store: Arc<dyn MarketDataStore>,
+    path: &Path,
+    options: &ImportOptions,
+    progress: Arc<Progress>,
+) -> Result<ImportSummary, ImportError> {
+    let started = Instant::now();
+    let file_name = path.display().to_string();
+    let (tx, rx) = mpsc::channel(4);
+    let writer = tokio::spawn(async move { store.import(rx).await });
+
+    let parse = {
+        let path = path.to_owned();
+        let options = options.clone();
+        let file_name = file_name.clone();
+        tokio::task::spawn_blocking(move || parse_file(&path, &file_name, &options, progress, tx))
+    };
+    let parsed = parse.await.map_err(|e| ImportError::File {
+        file: file_name.clone(),
+        problem: e.to_string(),
+    })?;
+    let written = writer.await.map_err(|e| ImportError::File {
+        file: file_name.clone(),
+        problem: e.to_string(),
+    })?;
+    let (format, stats) = parsed?;
+    let counts = written?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(ImportSummary {
+        file: file_name,
+        format: format.name(),
+        rows: stats.rows,
+        skipped: stats.skipped,
+        instruments_changed: counts.instruments,
+        bars_changed: counts.bars,
+        actions_changed: counts.actions,
+        facts_changed: counts.facts,
+        seconds,
+        rows_per_second: if seconds > 0.0 {
+            stats.rows as f64 / seconds
+        } else {
+            0.0
+        },
+    })
+}
+
+/// Runs on a blocking thread: opens, detects, parses and streams; sends `Commit` only when the
+/// whole file parsed.
+fn parse_file(
+    path: &Path,
+    file_name: &str,
+    options: &ImportOptions,
+    progress: Arc<Progress>,
+    tx: mpsc::Sender<ImportMessage>,
+) -> Result<(Format, ParseStats), ImportError> {
+    let io = |source| ImportError::Io {
+        file: file_name.to_owned(),
+        source,
+    };
+    let mut reader = open(path, progress.clone()).map_err(io)?;
+    let format = match options.format {
+        Some(format) => format,
+        None => Format::detect(reader.fill_buf().map_err(io)?).ok_or_else(|| ImportError::File {
+            file: file_name.to_owned(),
+            problem: "unknown layout: expected SEC company tickers, the Nasdaq symbol directory, daily prices \
+                      (Quandl WIKI, Yahoo or Stooq CSV), SEC companyfacts JSON or signet's sector CSV"
+                .to_owned(),
+        })?,
+    };
+    let emitter = Emitter {
+        tx: tx.clone(),
+        progress,
+    };
+    let row_error = |e: RowError| ImportError::Row {
+        file: file_name.to_owned(),
+        line: e.line,
+        column: e.column,
+        field: e.field,
+        problem: e.problem,
+    };
+    let stats = match format {
+        Format::SecTickers => tickers::parse(reader, &emitter),
+        Format::NasdaqListed => nasdaq::parse(reader, nasdaq::Directory::NasdaqListed, &emitter),
+        Format::OtherListed => nasdaq::parse(reader, nasdaq::Directory::OtherListed, &emitter),
+        Format::Sectors => sectors::parse(reader, &emitter),
+        Format::CompanyFacts => companyfacts::parse(reader, &emitter),
+        Format::Ohlcv(layout) => {
+            let symbol = match layout.single_symbol() {
+                true => Some(options.symbol.clone().unwrap_or_else(|| symbol_from_file_name(path))),
+                false => None,
+            };
+            ohlcv::parse(reader, layout, symbol.as_deref(), &emitter)
+        }
+    }
+    .map_err(row_error)?;
+    tx.blocking_send(ImportMessage::Commit).map_err(|_| ImportError::File {
+        file: file_name.to_owned(),
+        problem: "the database stopped the import".into(),
+    })?;
+    Ok((format, stats))
+}
+
+/// `AAPL.csv` → AAPL, `aapl.us.txt` (Stooq) → AAPL, `msft.csv.gz` → MSFT.
+pub fn symbol_from_file_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let stem = stem
+        .strip_suffix(".us")
+        .or_else(|| stem.strip_suffix(".US"))
+        .unwrap_or(stem);
+    stem.to_ascii_uppercase()
+}
+
+/// A buffered reader of the file, decompressed when it is gzip, counting raw bytes read.
+fn open(path: &Path, progress: Arc<Progress>) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let mut file = BufReader::new(Counting {
+        inner: File::open(path)?,
+        progress,
+    });
+    let gzip = file.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(file),
+        ))
+    } else {
+        Box::new(file)
+    })
+}
+
+struct Counting<R> {
+    inner: R,
+    progress: Arc<Progress>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Header positions of named CSV columns, case-insensitive, so that column order and extra
+/// columns do not matter.
+pub(crate) struct Columns {
+    names: Vec<String>,
+}
+
+impl Columns {
+    pub(crate) fn new(header: &csv::StringRecord) -> Self {
+        Columns {
+            names: header
+                .iter()
+                .map(|h| h.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
+                .collect(),
+        }
+    }
+
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    pub(crate) fn require(&self, name: &str) -> Result<usize, RowError> {
+        self.find(name)
+            .ok_or_else(|| RowError::new(1, 0, name, format!("the header has no {name} column")))
+    }
+}
+
+/// Line number of a CSV record (1-based, counting the header).
+pub(crate) fn line_of(record: &csv::StringRecord) -> u64 {
+    record.position().map_or(0, csv::Position::line)
+}
+
+pub(crate) fn csv_error(e: csv::Error) -> RowError {
+    let line = e.position().map_or(0, csv::Position::line);
+    RowError::new(line, 0, "", format!("not valid CSV: {e}"))
+}
+
+/// A field by index, trimmed; the error names the column.
+pub(crate) fn field<'r>(record: &'r csv::StringRecord, index: usize, name: &str) -> Result<&'r str, RowError> {
+    record
+        .get(index)
+        .map(str::trim)
+        .ok_or_else(|| RowError::new(line_of(record), index + 1, name, "missing value"))
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_are_detected_from_their_headers() {
+        let cases: [(&str, Option<Format>); 9] = [
+            (
+                "cik,ticker,exchange,name,gics_sector,indices\n",
+                Some(Format::SecTickers),
+            ),
+            ("cik,ticker,exchange,name\n", Some(Format::SecTickers)),
+            (
+                "Symbol|Security Name|Market Category|Test Issue|Financial Status|Round Lot Size|ETF|NextShares\n",
+                Some(Format::NasdaqListed),
+            ),
+            (
+                "ACT Symbol|Security Name|Exchange|CQS Symbol|ETF|Round Lot Size|Test Issue|NASDAQ Symbol\n",
+                Some(Format::OtherListed),
+            ),
+            (
+                "Ticker,Date,Open,High,Low,Close,Volume,Adj Close\n",
+                Some(Format::Ohlcv(ohlcv::Layout::Wiki)),
+            ),
+            (
+                "Date,Open,High,Low,Close,Adj Close,Volume\n",
+                Some(Format::Ohlcv(ohlcv::Layout::Yahoo)),
+            ),
+            (
+                "Date,Open,High,Low,Close,Volume\n",
+                Some(Format::Ohlcv(ohlcv::Layout::Stooq)),
+            ),
+            ("{\"cik\": 1640147, \"facts\": {}}", Some(Format::CompanyFacts)),
+            ("hello,world\n", None),
+        ];
+        for (start, expected) in cases {
+            assert_eq!(Format::detect(start.as_bytes()), expected, "{start}");
+        }
+        assert_eq!(Format::detect(b"symbol,sector,industry\n"), Some(Format::Sectors));
+    }
+
+    #[test]
+    fn symbols_from_file_names() {
+        assert_eq!(symbol_from_file_name(Path::new("/x/AAPL.csv")), "AAPL");
+        assert_eq!(symbol_from_file_name(Path::new("aapl.us.txt")), "AAPL");
+        assert_eq!(symbol_from_file_name(Path::new("msft.csv.gz")), "MSFT");
+    }
+}

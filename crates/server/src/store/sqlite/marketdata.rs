@@ -1,0 +1,443 @@
+use std::collections::{HashMap, HashSet};
+
+use async_trait::async_trait;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use tokio::sync::mpsc;
+
+use super::{SqliteStore, map_err, parse_column};
+use crate::marketdata::import::ohlcv::{AdjustedClose, derive_actions};
+use crate::marketdata::import::{Chunk, ImportCounts, ImportMessage};
+use crate::marketdata::units::format_day;
+use crate::marketdata::{
+    ActionKind, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
+};
+use crate::store::{MarketDataStatus, MarketDataStore, StoreError};
+
+/// Rows per multi-row INSERT, within SQLite's limit on bound parameters.
+const ROWS_PER_STATEMENT: usize = 1000;
+
+/// The state of one file's import inside its transaction.
+#[derive(Default)]
+struct Import {
+    ids: HashMap<String, i64>,
+    bars_changed_for: HashSet<i64>,
+    counts: ImportCounts,
+}
+
+#[async_trait]
+impl MarketDataStore for SqliteStore {
+    async fn import(&self, mut messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError> {
+        let mut tx = self.writer.begin().await.map_err(map_err)?;
+        let mut import = Import::default();
+        loop {
+            match messages.recv().await {
+                // Dropping `tx` rolls back.
+                None => return Err(StoreError::Aborted),
+                Some(ImportMessage::Commit) => break,
+                Some(ImportMessage::Chunk(chunk)) => match chunk {
+                    Chunk::Instruments(updates) => {
+                        for update in &updates {
+                            import.counts.instruments += upsert_instrument(&mut tx, update).await?;
+                        }
+                    }
+                    Chunk::Bars(bars) => import.bars(&mut tx, &bars).await?,
+                    Chunk::Facts(facts) => {
+                        for part in facts.chunks(ROWS_PER_STATEMENT) {
+                            import.counts.facts += upsert_facts(&mut tx, part).await?;
+                        }
+                    }
+                    Chunk::SharesOutstanding { cik, shares } => {
+                        let done = sqlx::query(
+                            "UPDATE instruments SET shares_outstanding = ? WHERE cik = ? AND shares_outstanding IS NOT ?",
+                        )
+                        .bind(shares)
+                        .bind(&cik)
+                        .bind(shares)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(map_err)?;
+                        import.counts.instruments += done.rows_affected();
+                    }
+                },
+            }
+        }
+        for &instrument_id in &import.bars_changed_for {
+            import.counts.actions += rederive_actions(&mut tx, instrument_id).await?;
+        }
+        tx.commit().await.map_err(map_err)?;
+        Ok(import.counts)
+    }
+
+    async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError> {
+        let (instruments,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM instruments")
+            .fetch_one(&self.reader)
+            .await
+            .map_err(map_err)?;
+        let (bars, instruments_with_bars, first, last): (i64, i64, Option<i64>, Option<i64>) =
+            sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT instrument_id), MIN(day), MAX(day) FROM daily_bars")
+                .fetch_one(&self.reader)
+                .await
+                .map_err(map_err)?;
+        let (splits, dividends): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(kind = 'SPLIT'), 0), COALESCE(SUM(kind = 'DIVIDEND'), 0) FROM corporate_actions",
+        )
+        .fetch_one(&self.reader)
+        .await
+        .map_err(map_err)?;
+        let (facts, companies_with_facts): (i64, i64) =
+            sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT cik) FROM facts")
+                .fetch_one(&self.reader)
+                .await
+                .map_err(map_err)?;
+        Ok(MarketDataStatus {
+            instruments: instruments as u64,
+            instruments_with_bars: instruments_with_bars as u64,
+            bars: bars as u64,
+            first_day: first.map(|d| format_day(d as i32)),
+            last_day: last.map(|d| format_day(d as i32)),
+            splits: splits as u64,
+            dividends: dividends as u64,
+            facts: facts as u64,
+            companies_with_facts: companies_with_facts as u64,
+        })
+    }
+
+    async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError> {
+        let row: Option<InstrumentRow> = sqlx::query_as(
+            "SELECT instrument_id, symbol, name, exchange, cik, sector, industry, instrument_type, currency,
+                    shares_outstanding, indices, generated
+             FROM instruments WHERE symbol = ?",
+        )
+        .bind(symbol)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(map_err)?;
+        row.map(instrument_from_row).transpose()
+    }
+
+    async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError> {
+        type BarRow = (i32, i64, i64, i64, i64, i64, Option<i64>);
+        let rows: Vec<BarRow> = sqlx::query_as(
+            "SELECT day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6 FROM daily_bars
+             WHERE instrument_id = ? AND day BETWEEN ? AND ? ORDER BY day",
+        )
+        .bind(instrument_id)
+        .bind(from_day)
+        .bind(to_day)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|(day, open, high, low, close, volume, adj_close)| Bar {
+                day,
+                open,
+                high,
+                low,
+                close,
+                volume,
+                adj_close,
+            })
+            .collect())
+    }
+
+    async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError> {
+        let rows: Vec<(i32, String, String, bool)> = sqlx::query_as(
+            "SELECT day, kind, value, derived FROM corporate_actions WHERE instrument_id = ? ORDER BY day, kind",
+        )
+        .bind(instrument_id)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.into_iter()
+            .map(|(day, kind, value, derived)| {
+                Ok(CorporateAction {
+                    day,
+                    kind: parse_column("action kind", &kind, ActionKind::parse)?,
+                    value: parse_column("action value", &value, |v| v.parse().ok())?,
+                    derived,
+                })
+            })
+            .collect()
+    }
+
+    async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError> {
+        type FactRow = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            Option<i32>,
+            Option<String>,
+            String,
+            String,
+            Option<String>,
+        );
+        let rows: Vec<FactRow> = sqlx::query_as(
+            "SELECT cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame FROM facts
+             WHERE cik = ? AND concept = ? ORDER BY end, filed, start",
+        )
+        .bind(cik)
+        .bind(concept)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.into_iter()
+            .map(
+                |(cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame)| {
+                    Ok(Fact {
+                        value: parse_column("fact value", &value, |v| v.parse().ok())?,
+                        cik,
+                        taxonomy,
+                        concept,
+                        unit,
+                        start,
+                        end,
+                        accn,
+                        fy,
+                        fp,
+                        form,
+                        filed,
+                        frame,
+                    })
+                },
+            )
+            .collect()
+    }
+}
+
+type InstrumentRow = (
+    i64,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    Option<i64>,
+    Option<String>,
+    bool,
+);
+
+fn instrument_from_row(r: InstrumentRow) -> Result<Instrument, StoreError> {
+    let (
+        instrument_id,
+        symbol,
+        name,
+        exchange,
+        cik,
+        sector,
+        industry,
+        kind,
+        currency,
+        shares_outstanding,
+        indices,
+        generated,
+    ) = r;
+    Ok(Instrument {
+        instrument_id,
+        symbol,
+        name,
+        exchange,
+        cik,
+        sector,
+        industry,
+        instrument_type: parse_column("instrument type", &kind, InstrumentType::parse)?,
+        currency,
+        shares_outstanding,
+        indices,
+        generated,
+    })
+}
+
+impl Import {
+    /// The id of `symbol`, creating a bare instrument (named after its symbol) for prices that
+    /// arrive before the instrument's listing.
+    async fn id(&mut self, tx: &mut SqliteConnection, symbol: &str) -> Result<i64, StoreError> {
+        if let Some(&id) = self.ids.get(symbol) {
+            return Ok(id);
+        }
+        let existing: Option<i64> = sqlx::query_scalar("SELECT instrument_id FROM instruments WHERE symbol = ?")
+            .bind(symbol)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                self.counts.instruments += 1;
+                sqlx::query_scalar("INSERT INTO instruments (symbol, name) VALUES (?, ?) RETURNING instrument_id")
+                    .bind(symbol)
+                    .bind(symbol)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(map_err)?
+            }
+        };
+        self.ids.insert(symbol.to_owned(), id);
+        Ok(id)
+    }
+
+    async fn bars(&mut self, tx: &mut SqliteConnection, bars: &[SymbolBar]) -> Result<(), StoreError> {
+        for part in bars.chunks(ROWS_PER_STATEMENT) {
+            let mut rows = Vec::with_capacity(part.len());
+            for b in part {
+                rows.push((self.id(tx, &b.symbol).await?, b.bar));
+            }
+            let changed = upsert_bars(tx, &rows).await?;
+            if changed > 0 {
+                self.counts.bars += changed;
+                self.bars_changed_for
+                    .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Inserts or updates an instrument, leaving fields the update does not know as they are.
+async fn upsert_instrument(tx: &mut SqliteConnection, u: &InstrumentUpdate) -> Result<u64, StoreError> {
+    let done = sqlx::query(
+        "INSERT INTO instruments (symbol, name, exchange, cik, sector, industry, instrument_type, indices, shares_outstanding)
+         VALUES (?1, COALESCE(?2, ?1), ?3, ?4, ?5, ?6, COALESCE(?7, 'EQUITY'), ?8, ?9)
+         ON CONFLICT (symbol) DO UPDATE SET
+             name = COALESCE(?2, name), exchange = COALESCE(?3, exchange), cik = COALESCE(?4, cik),
+             sector = COALESCE(?5, sector), industry = COALESCE(?6, industry),
+             instrument_type = COALESCE(?7, instrument_type), indices = COALESCE(?8, indices),
+             shares_outstanding = COALESCE(?9, shares_outstanding)
+         WHERE COALESCE(?2, name) IS NOT name OR COALESCE(?3, exchange) IS NOT exchange
+            OR COALESCE(?4, cik) IS NOT cik OR COALESCE(?5, sector) IS NOT sector
+            OR COALESCE(?6, industry) IS NOT industry OR COALESCE(?7, instrument_type) IS NOT instrument_type
+            OR COALESCE(?8, indices) IS NOT indices OR COALESCE(?9, shares_outstanding) IS NOT shares_outstanding",
+    )
+    .bind(&u.symbol)
+    .bind(&u.name)
+    .bind(&u.exchange)
+    .bind(&u.cik)
+    .bind(&u.sector)
+    .bind(&u.industry)
+    .bind(u.instrument_type.map(|t| t.as_str()))
+    .bind(&u.indices)
+    .bind(u.shares_outstanding)
+    .execute(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    Ok(done.rows_affected())
+}
+
+async fn upsert_bars(tx: &mut SqliteConnection, rows: &[(i64, Bar)]) -> Result<u64, StoreError> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO daily_bars (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6) ",
+    );
+    query.push_values(rows, |mut row, (id, bar)| {
+        row.push_bind(*id)
+            .push_bind(bar.day)
+            .push_bind(bar.open)
+            .push_bind(bar.high)
+            .push_bind(bar.low)
+            .push_bind(bar.close)
+            .push_bind(bar.volume)
+            .push_bind(bar.adj_close);
+    });
+    query.push(
+        " ON CONFLICT (instrument_id, day) DO UPDATE SET
+             open_e6 = excluded.open_e6, high_e6 = excluded.high_e6, low_e6 = excluded.low_e6,
+             close_e6 = excluded.close_e6, volume = excluded.volume, adj_close_e6 = excluded.adj_close_e6
+         WHERE open_e6 IS NOT excluded.open_e6 OR high_e6 IS NOT excluded.high_e6 OR low_e6 IS NOT excluded.low_e6
+            OR close_e6 IS NOT excluded.close_e6 OR volume IS NOT excluded.volume
+            OR adj_close_e6 IS NOT excluded.adj_close_e6",
+    );
+    let done = query.build().execute(&mut *tx).await.map_err(map_err)?;
+    Ok(done.rows_affected())
+}
+
+async fn upsert_facts(tx: &mut SqliteConnection, facts: &[Fact]) -> Result<u64, StoreError> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO facts (cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame) ",
+    );
+    query.push_values(facts, |mut row, f| {
+        row.push_bind(f.cik.clone())
+            .push_bind(f.taxonomy.clone())
+            .push_bind(f.concept.clone())
+            .push_bind(f.unit.clone())
+            .push_bind(f.start.clone())
+            .push_bind(f.end.clone())
+            .push_bind(f.accn.clone())
+            .push_bind(f.value.to_string())
+            .push_bind(f.fy)
+            .push_bind(f.fp.clone())
+            .push_bind(f.form.clone())
+            .push_bind(f.filed.clone())
+            .push_bind(f.frame.clone());
+    });
+    query.push(
+        " ON CONFLICT (cik, taxonomy, concept, unit, start, end, accn) DO UPDATE SET
+             value = excluded.value, fy = excluded.fy, fp = excluded.fp, form = excluded.form,
+             filed = excluded.filed, frame = excluded.frame
+         WHERE value IS NOT excluded.value OR fy IS NOT excluded.fy OR fp IS NOT excluded.fp
+            OR form IS NOT excluded.form OR filed IS NOT excluded.filed OR frame IS NOT excluded.frame",
+    );
+    let done = query.build().execute(&mut *tx).await.map_err(map_err)?;
+    Ok(done.rows_affected())
+}
+
+/// Replaces an instrument's derived corporate actions by those its bars imply now; returns how
+/// many rows changed.
+async fn rederive_actions(tx: &mut SqliteConnection, instrument_id: i64) -> Result<u64, StoreError> {
+    let closes: Vec<(i32, i64, i64)> = sqlx::query_as(
+        "SELECT day, close_e6, adj_close_e6 FROM daily_bars
+         WHERE instrument_id = ? AND adj_close_e6 IS NOT NULL ORDER BY day",
+    )
+    .bind(instrument_id)
+    .fetch_all(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    let closes: Vec<AdjustedClose> = closes
+        .into_iter()
+        .map(|(day, close, adj_close)| AdjustedClose { day, close, adj_close })
+        .collect();
+    let wanted: HashSet<(i32, &'static str, String)> = derive_actions(&closes)
+        .into_iter()
+        .map(|a| (a.day, a.kind.as_str(), a.value.normalize().to_string()))
+        .collect();
+    let stored: Vec<(i32, String, String)> =
+        sqlx::query_as("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = ? AND derived = 1")
+            .bind(instrument_id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(map_err)?;
+    let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
+    let mut changed = 0;
+    for (day, kind, _) in stored.difference(&wanted) {
+        sqlx::query("DELETE FROM corporate_actions WHERE instrument_id = ? AND day = ? AND kind = ? AND derived = 1")
+            .bind(instrument_id)
+            .bind(day)
+            .bind(kind)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        changed += 1;
+    }
+    let new: Vec<_> = wanted.difference(&stored).collect();
+    for part in new.chunks(ROWS_PER_STATEMENT) {
+        let mut query =
+            QueryBuilder::<Sqlite>::new("INSERT INTO corporate_actions (instrument_id, day, kind, value, derived) ");
+        query.push_values(part, |mut row, (day, kind, value)| {
+            row.push_bind(instrument_id)
+                .push_bind(*day)
+                .push_bind(*kind)
+                .push_bind(value.clone())
+                .push_bind(1);
+        });
+        // A reported action on the same day is kept; a derived one never replaces it.
+        query.push(" ON CONFLICT (instrument_id, day, kind) DO UPDATE SET value = excluded.value WHERE derived = 1");
+        changed += query.build().execute(&mut *tx).await.map_err(map_err)?.rows_affected();
+    }
+    Ok(changed)
+}

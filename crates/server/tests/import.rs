@@ -1,0 +1,285 @@
+//! `signet data import` against a real SQLite file: each layout from real data, malformed files
+//! (nothing changes, the error names line and column), re-imports that change nothing, and the
+//! corporate actions the real price history implies.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
+use signet_server::marketdata::units::{format_day, parse_day};
+use signet_server::marketdata::{ActionKind, InstrumentType};
+use signet_server::store::{MarketDataStatus, MarketDataStore, Store};
+use signet_server::{Database, Durability};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+}
+
+struct Db {
+    _dir: tempfile::TempDir,
+    store: Arc<dyn Store>,
+}
+
+async fn db() -> Db {
+    let dir = tempfile::tempdir().unwrap();
+    let database = Database::open_sqlite(&dir.path().join("m.db"), Durability::Normal, None)
+        .await
+        .unwrap();
+    Db {
+        _dir: dir,
+        store: database.store,
+    }
+}
+
+impl Db {
+    async fn import(&self, path: &str) -> Result<ImportSummary, ImportError> {
+        self.import_with(path, ImportOptions::default()).await
+    }
+
+    async fn import_with(&self, path: &str, options: ImportOptions) -> Result<ImportSummary, ImportError> {
+        let store: Arc<dyn MarketDataStore> = self.store.clone();
+        import_file(store, &repo(path), &options, Arc::new(Progress::default())).await
+    }
+
+    async fn status(&self) -> MarketDataStatus {
+        self.store.market_data_status().await.unwrap()
+    }
+}
+
+fn changed(s: &ImportSummary) -> u64 {
+    s.instruments_changed + s.bars_changed + s.actions_changed + s.facts_changed
+}
+
+#[tokio::test]
+async fn the_real_universe_imports_once() {
+    let db = db().await;
+    let first = db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    assert_eq!(
+        (first.format, first.rows, first.instruments_changed),
+        ("sec-tickers", 10_365, 10_365)
+    );
+    let again = db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    assert_eq!(changed(&again), 0, "a second import changes nothing");
+
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    assert_eq!(apple.name, "Apple Inc.");
+    assert_eq!(apple.cik.as_deref(), Some("0000320193"));
+    assert_eq!(apple.exchange.as_deref(), Some("NASDAQ"));
+    assert_eq!(apple.sector.as_deref(), Some("Information Technology"));
+    assert!(apple.indices.as_deref().unwrap().contains("S&P 500"));
+    assert_eq!(apple.instrument_type, InstrumentType::Equity);
+}
+
+#[tokio::test]
+async fn real_prices_import_with_their_splits_and_dividends() {
+    let db = db().await;
+    let summary = db.import("data/demo/daily_ohlcv_2000_2013.csv.gz").await.unwrap();
+    assert_eq!(
+        (summary.format, summary.rows, summary.bars_changed),
+        ("ohlcv-quandl-wiki", 12_154, 12_154)
+    );
+    let status = db.status().await;
+    assert_eq!(status.instruments_with_bars, 5);
+    assert_eq!(
+        (status.first_day.as_deref(), status.last_day.as_deref()),
+        (Some("2000-03-01"), Some("2013-03-01"))
+    );
+
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    let day = parse_day("2013-03-01").unwrap();
+    let last = db.store.daily_bars(apple.instrument_id, day, day).await.unwrap();
+    assert_eq!(last[0].close, 430_470_000, "AAPL closed at 430.47 on 2013-03-01");
+    assert_eq!(last[0].volume, 19_730_300);
+
+    let splits: Vec<(String, Decimal)> = db
+        .store
+        .corporate_actions(apple.instrument_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.kind == ActionKind::Split)
+        .map(|a| (format_day(a.day), a.value))
+        .collect();
+    assert_eq!(
+        splits,
+        [
+            ("2000-06-21".into(), Decimal::from(2)),
+            ("2005-02-28".into(), Decimal::from(2))
+        ]
+    );
+
+    let msft = db.store.instrument("MSFT").await.unwrap().unwrap();
+    let actions = db.store.corporate_actions(msft.instrument_id).await.unwrap();
+    assert!(
+        actions
+            .iter()
+            .any(|a| a.kind == ActionKind::Split && format_day(a.day) == "2003-02-18")
+    );
+    // MSFT paid 0.23 a share with ex-date 2013-02-19; the derived amount is close to it.
+    let february = actions
+        .iter()
+        .find(|a| format_day(a.day) == "2013-02-19")
+        .expect("the February 2013 dividend");
+    assert_eq!(february.kind, ActionKind::Dividend);
+    assert!(
+        (february.value - Decimal::new(23, 2)).abs() < Decimal::new(1, 2),
+        "{}",
+        february.value
+    );
+    assert!(actions.iter().all(|a| a.derived));
+
+    let again = db.import("data/demo/daily_ohlcv_2000_2013.csv.gz").await.unwrap();
+    assert_eq!(changed(&again), 0);
+}
+
+#[tokio::test]
+async fn companyfacts_keep_every_fact_and_the_shares_outstanding() {
+    let db = db().await;
+    db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    let summary = db.import("data/demo/companyfacts_CIK0001640147.json.gz").await.unwrap();
+    assert_eq!((summary.format, summary.facts_changed), ("sec-companyfacts", 8_163));
+    let revenue = db
+        .store
+        .facts("0001640147", "RevenueFromContractWithCustomerExcludingAssessedTax")
+        .await
+        .unwrap();
+    let fy2021 = revenue
+        .iter()
+        .find(|f| f.form == "10-K" && f.start == "2020-02-01" && f.end == "2021-01-31")
+        .expect("fiscal 2021 revenue");
+    assert_eq!(fy2021.value, Decimal::from(592_049_000));
+    let loss = db.store.facts("0001640147", "NetIncomeLoss").await.unwrap();
+    assert!(
+        loss.iter()
+            .any(|f| f.frame.as_deref() == Some("CY2023") && f.value == Decimal::from(-836_097_000))
+    );
+    let snowflake = db.store.instrument("SNOW").await.unwrap().unwrap();
+    assert_eq!(
+        snowflake.shares_outstanding,
+        Some(333_700_000),
+        "the latest reported count"
+    );
+    assert_eq!(
+        changed(&db.import("data/demo/companyfacts_CIK0001640147.json.gz").await.unwrap()),
+        0
+    );
+}
+
+#[tokio::test]
+async fn the_nasdaq_directory_marks_etfs_and_skips_test_issues() {
+    let db = db().await;
+    let listed = db.import("testdata/import/nasdaqlisted.txt").await.unwrap();
+    assert_eq!(
+        (listed.format, listed.rows, listed.skipped, listed.instruments_changed),
+        ("nasdaq-listed", 4, 1, 3)
+    );
+    let other = db.import("testdata/import/otherlisted.txt").await.unwrap();
+    assert_eq!(
+        (other.format, other.rows, other.skipped, other.instruments_changed),
+        ("nasdaq-other-listed", 5, 1, 4)
+    );
+
+    let qqq = db.store.instrument("QQQ").await.unwrap().unwrap();
+    assert_eq!(
+        (qqq.instrument_type, qqq.exchange.as_deref()),
+        (InstrumentType::Etf, Some("NASDAQ"))
+    );
+    let spy = db.store.instrument("SPY").await.unwrap().unwrap();
+    assert_eq!(
+        (spy.instrument_type, spy.exchange.as_deref()),
+        (InstrumentType::Etf, Some("NYSE_ARCA"))
+    );
+    assert_eq!(
+        db.store.instrument("IBM").await.unwrap().unwrap().exchange.as_deref(),
+        Some("NYSE")
+    );
+    assert!(db.store.instrument("BRK.A").await.unwrap().is_some());
+    assert!(
+        db.store.instrument("ZXZZT").await.unwrap().is_none(),
+        "test issues are skipped"
+    );
+
+    // A later SEC import (which does not know ETFs) keeps the ETF flag and fills the CIK.
+    db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    let qqq = db.store.instrument("QQQ").await.unwrap().unwrap();
+    assert_eq!(qqq.instrument_type, InstrumentType::Etf);
+}
+
+#[tokio::test]
+async fn yahoo_and_stooq_files_take_their_symbol_from_the_file_name() {
+    let db = db().await;
+    let yahoo = db.import("testdata/import/yahoo/AAPL.csv").await.unwrap();
+    assert_eq!(
+        (yahoo.format, yahoo.rows, yahoo.skipped, yahoo.bars_changed),
+        ("ohlcv-yahoo", 5, 1, 4)
+    );
+    let stooq = db.import("testdata/import/stooq/msft.us.txt").await.unwrap();
+    assert_eq!((stooq.format, stooq.bars_changed), ("ohlcv-stooq", 5));
+    let msft = db.store.instrument("MSFT").await.unwrap().unwrap();
+    let bars = db.store.daily_bars(msft.instrument_id, 0, i32::MAX).await.unwrap();
+    assert_eq!(bars.len(), 5);
+    assert_eq!(bars[4].adj_close, None, "Stooq has no adjusted close");
+
+    // The same days from the Quandl file agree with the Yahoo excerpt: nothing changes.
+    let options = ImportOptions {
+        symbol: Some("AAPL".into()),
+        ..ImportOptions::default()
+    };
+    assert_eq!(
+        changed(&db.import_with("testdata/import/yahoo/AAPL.csv", options).await.unwrap()),
+        0
+    );
+}
+
+#[tokio::test]
+async fn sectors_in_signets_layout() {
+    let db = db().await;
+    db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    let summary = db.import("testdata/import/sectors.csv").await.unwrap();
+    assert_eq!(summary.format, "signet-sectors");
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    assert_eq!(apple.industry.as_deref(), Some("Technology Hardware"));
+    let fb = db.store.instrument("FB").await.unwrap().unwrap();
+    assert_eq!(fb.sector.as_deref(), Some("Communication Services"));
+}
+
+#[tokio::test]
+async fn a_malformed_file_changes_nothing_and_names_line_and_column() {
+    let db = db().await;
+    db.import("testdata/import/nasdaqlisted.txt").await.unwrap();
+    let before = db.status().await;
+    let cases = [
+        ("testdata/import/bad/prices.csv", 4, 4, "high"),
+        ("testdata/import/bad/tickers.csv", 3, 1, "cik"),
+        ("testdata/import/bad/nasdaqlisted.txt", 3, 7, "flag"),
+        ("testdata/import/bad/sectors.csv", 3, 2, "sector"),
+    ];
+    for (file, line, column, field) in cases {
+        match db.import(file).await {
+            Err(ImportError::Row {
+                file: f,
+                line: l,
+                column: c,
+                field: name,
+                problem,
+            }) => {
+                assert!(f.ends_with(file.rsplit('/').next().unwrap()), "{f}");
+                assert_eq!((l, c, name.as_str()), (line, column, field), "{file}: {problem}");
+            }
+            other => panic!("{file}: expected a row error, got {other:?}"),
+        }
+        assert_eq!(db.status().await, before, "{file} changed nothing");
+    }
+    let truncated = db.import("testdata/import/bad/companyfacts.json").await.unwrap_err();
+    assert!(matches!(truncated, ImportError::Row { line: 2, .. }), "{truncated}");
+    let unknown = db.import("testdata/import/bad/unknown.csv").await.unwrap_err();
+    assert!(unknown.to_string().contains("unknown layout"), "{unknown}");
+    assert_eq!(db.status().await, before);
+    let message = db
+        .import("testdata/import/bad/prices.csv")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("prices.csv: line 4, column 4 (high)"), "{message}");
+}
