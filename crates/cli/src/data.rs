@@ -9,6 +9,8 @@ use std::time::Duration;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use signet_server::marketdata::import::{Format, ImportOptions, Progress, import_file, ohlcv};
+use signet_server::marketdata::snapshot;
+use signet_server::marketdata::units::{format_day, parse_day};
 use signet_server::store::MarketDataStore;
 
 use crate::DbArgs;
@@ -42,6 +44,12 @@ enum DataCommand {
     },
     /// Counts of instruments, bars, corporate actions and facts
     Status,
+    /// Recompute the screeners' figures, as of a day (by default the last day with bars)
+    Refresh {
+        /// YYYY-MM-DD
+        #[arg(long)]
+        as_of: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -81,6 +89,7 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                 symbol,
             };
             let show_bar = !args.json && std::io::stderr().is_terminal();
+            let mut changed = false;
             for file in &files {
                 let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
                 let progress = Arc::new(Progress::default());
@@ -91,6 +100,11 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     bar.finish_and_clear();
                 }
                 let summary = result?;
+                changed |= summary.instruments_changed
+                    + summary.bars_changed
+                    + summary.actions_changed
+                    + summary.facts_changed
+                    > 0;
                 if args.json {
                     println!("{}", serde_json::to_string(&summary)?);
                 } else {
@@ -123,6 +137,18 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     );
                 }
             }
+            if changed {
+                refresh(&database, None, args.json).await?;
+            }
+        }
+        DataCommand::Refresh { as_of } => {
+            let day = match as_of.as_deref() {
+                Some(text) => {
+                    Some(parse_day(text).ok_or_else(|| anyhow::anyhow!("--as-of {text:?} is not a date YYYY-MM-DD"))?)
+                }
+                None => None,
+            };
+            refresh(&database, day, args.json).await?;
         }
         DataCommand::Status => {
             let status = store.market_data_status().await?;
@@ -144,6 +170,22 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                 );
             }
         }
+    }
+    Ok(())
+}
+
+/// Recomputes the screeners' figures; said on stderr so that `--json` output stays one summary per file.
+async fn refresh(database: &signet_server::Database, as_of: Option<i32>, json: bool) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let (day, ranked) = snapshot::refresh(database.store.as_ref(), as_of).await?;
+    let day = day.map(format_day).unwrap_or_else(|| "-".into());
+    if json {
+        eprintln!("{}", serde_json::json!({"snapshots_as_of": day, "instruments": ranked}));
+    } else {
+        eprintln!(
+            "screener figures as of {day}: {ranked} instruments ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
     }
     Ok(())
 }

@@ -19,7 +19,8 @@ pub struct ServeArgs {
     listen: SocketAddr,
     #[command(flatten)]
     db: DbArgs,
-    /// When the database has no app yet, create one with two paper accounts and print its key and secret
+    /// Load the demo market data unless the database has it, and when it has no app yet, create one
+    /// with two paper accounts and print its key and secret
     #[arg(long)]
     demo: bool,
     /// Require an approved x-access-token on every call but the start-up calls (the token mechanism)
@@ -54,6 +55,17 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
     let database = args.db.open().await?;
     if args.demo {
+        tracing::info!("checking the demo dataset");
+        if let Some(summary) = signet_server::marketdata::demo::ensure_loaded(database.store.clone()).await? {
+            tracing::info!(
+                instruments = summary.instruments,
+                generated_series = summary.generated_series,
+                generated_bars = summary.generated_bars,
+                ranked = summary.snapshots,
+                seconds = format!("{:.1}", summary.seconds),
+                "demo dataset loaded"
+            );
+        }
         let admin = Admin::new(database.store.clone(), database.key.clone());
         if admin.apps().await?.is_empty() {
             let app = admin.create_app("demo", Decimal::from(100_000)).await?;

@@ -156,11 +156,11 @@ fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
     rx
 }
 
-/// The first line that satisfies `wanted`, within ten seconds.
+/// The first line that satisfies `wanted`, within two minutes (`--demo` loads its dataset first).
 fn wait_for(lines: &Receiver<String>, wanted: impl Fn(&str) -> bool) -> String {
     loop {
         let line = lines
-            .recv_timeout(Duration::from_secs(10))
+            .recv_timeout(Duration::from_secs(120))
             .expect("the server printed what was expected");
         if wanted(&line) {
             return line;

@@ -34,6 +34,7 @@ pub fn router(state: AppState) -> Router {
     let signed = Router::new()
         .merge(crate::tokens::routes())
         .merge(crate::trading::routes())
+        .merge(crate::marketdata::screeners::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rust_decimal::Decimal;
 use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
 use signet_server::marketdata::units::{format_day, parse_day};
-use signet_server::marketdata::{ActionKind, InstrumentType};
+use signet_server::marketdata::{ActionKind, ActionSource, InstrumentType};
 use signet_server::store::{MarketDataStatus, MarketDataStore, Store};
 use signet_server::{Database, Durability};
 
@@ -127,7 +127,7 @@ async fn real_prices_import_with_their_splits_and_dividends() {
         "{}",
         february.value
     );
-    assert!(actions.iter().all(|a| a.derived));
+    assert!(actions.iter().all(|a| a.source == ActionSource::Derived));
 
     let again = db.import("data/demo/daily_ohlcv_2000_2013.csv.gz").await.unwrap();
     assert_eq!(changed(&again), 0);

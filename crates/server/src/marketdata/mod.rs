@@ -1,7 +1,10 @@
 //! The market-data area: instruments, daily bars and corporate actions, their import, and (in
 //! sub-modules as they arrive) screeners, watchlists and fundamentals.
 
+pub mod demo;
 pub mod import;
+pub mod screeners;
+pub mod snapshot;
 pub mod units;
 
 use rust_decimal::Decimal;
@@ -43,9 +46,9 @@ pub struct Instrument {
     pub instrument_type: InstrumentType,
     pub currency: String,
     pub shares_outstanding: Option<i64>,
+    /// Trailing EPS in millionths, where no SEC facts give it (generated for the demo).
+    pub eps_ttm_e6: Option<i64>,
     pub indices: Option<String>,
-    /// Generated for the demo rather than imported.
-    pub generated: bool,
 }
 
 /// What an import knows of an instrument; `None` leaves a stored value as it is.
@@ -60,6 +63,8 @@ pub struct InstrumentUpdate {
     pub instrument_type: Option<InstrumentType>,
     pub indices: Option<String>,
     pub shares_outstanding: Option<i64>,
+    /// Trailing EPS in millionths, where no SEC facts give it (generated for the demo).
+    pub eps_ttm_e6: Option<i64>,
 }
 
 /// One day of one instrument; prices in millionths (see [`units`]).
@@ -105,13 +110,39 @@ impl ActionKind {
     }
 }
 
+/// Where a corporate action comes from: no public layout reports them, so they are either read
+/// off a price history or made up for the demo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ActionSource {
+    /// From the ratio of adjusted to unadjusted close (split ratios exact, dividends approximate).
+    Derived,
+    /// Generated for the demo.
+    Generated,
+}
+
+impl ActionSource {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ActionSource::Derived => "DERIVED",
+            ActionSource::Generated => "GENERATED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "DERIVED" => Some(ActionSource::Derived),
+            "GENERATED" => Some(ActionSource::Generated),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorporateAction {
     pub day: i32,
     pub kind: ActionKind,
     pub value: Decimal,
-    /// Derived from adjusted and unadjusted closes, not reported by a source.
-    pub derived: bool,
+    pub source: ActionSource,
 }
 
 /// A fact of an SEC companyfacts file, as reported.

@@ -6,12 +6,17 @@
 
 pub mod sqlite;
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
 use crate::marketdata::import::{ImportCounts, ImportMessage};
+use crate::marketdata::screeners::ScreenRow;
+use crate::marketdata::screeners::query::{Period, ScreenQuery, SectorRow};
+use crate::marketdata::snapshot::{History, Snapshot, Summary};
 use crate::marketdata::{Bar, CorporateAction, Fact, Instrument};
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +166,10 @@ pub trait MarketDataStore: Send + Sync {
     async fn import(&self, messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError>;
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError>;
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
+    /// Every instrument, by id.
+    async fn instruments(&self) -> Result<Vec<Instrument>, StoreError>;
+    /// The last close of every instrument that has bars, by instrument id.
+    async fn last_closes(&self) -> Result<HashMap<i64, i64>, StoreError>;
     /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
@@ -182,7 +191,25 @@ pub struct MarketDataStatus {
     pub companies_with_facts: u64,
 }
 
-/// Everything the server stores.
-pub trait Store: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore {}
+/// Snapshot figures and the screener queries over them.
+#[async_trait]
+pub trait ScreenerStore: Send + Sync {
+    /// The last day any instrument has a bar: the market's "today" for snapshots.
+    async fn latest_bar_day(&self) -> Result<Option<i32>, StoreError>;
+    /// Summaries as of `as_of` of the instruments with a bar that day, computed in bulk over the
+    /// `lookback_days` before it; instruments with a split in that time are left out and their
+    /// ids returned, for [`crate::marketdata::snapshot::summarize`] to adjust.
+    async fn summaries(&self, as_of: i32, lookback_days: i32) -> Result<(Vec<Summary>, Vec<i64>), StoreError>;
+    /// Histories of these instruments: bars from `from_day` to `to_day` and all corporate actions.
+    async fn histories(&self, ids: &[i64], from_day: i32, to_day: i32) -> Result<Vec<History>, StoreError>;
+    /// Replaces every snapshot by these, atomically.
+    async fn replace_snapshots(&self, snapshots: &[Snapshot]) -> Result<(), StoreError>;
+    async fn screen(&self, query: &ScreenQuery) -> Result<Vec<ScreenRow>, StoreError>;
+    /// Every sector of the ranked equities, aggregated over `period`.
+    async fn sectors(&self, period: Period) -> Result<Vec<SectorRow>, StoreError>;
+}
 
-impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore> Store for T {}
+/// Everything the server stores.
+pub trait Store: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore {}
+
+impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore> Store for T {}

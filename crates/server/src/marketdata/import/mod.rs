@@ -15,14 +15,14 @@ mod tickers;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::{Fact, InstrumentUpdate, SymbolBar};
+use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar};
 use crate::store::{MarketDataStore, StoreError};
 
 /// The layouts `signet data import` reads, detected from the first bytes of a file.
@@ -83,7 +83,13 @@ impl Format {
 #[derive(Debug, Clone)]
 pub enum Chunk {
     Instruments(Vec<InstrumentUpdate>),
-    Bars(Vec<SymbolBar>),
+    /// Bars, imported or (for the demo) generated.
+    Bars {
+        bars: Vec<SymbolBar>,
+        generated: bool,
+    },
+    /// Corporate actions reported by a source or generated (derived ones come from the bars).
+    Actions(Vec<(String, CorporateAction)>),
     Facts(Vec<Fact>),
     /// The latest count of shares outstanding a company reported.
     SharesOutstanding {
@@ -238,6 +244,26 @@ impl<'e, T> Batcher<'e, T> {
     }
 }
 
+/// Where an import reads from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    File(PathBuf),
+    /// Bytes compiled into the binary (the demo dataset), with a name for messages.
+    Embedded {
+        name: &'static str,
+        bytes: &'static [u8],
+    },
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Source::File(path) => path.display().to_string(),
+            Source::Embedded { name, .. } => (*name).to_owned(),
+        }
+    }
+}
+
 /// Imports one file, reporting how far it is in `progress`.
 pub async fn import_file(
     store: Arc<dyn MarketDataStore>,
@@ -245,16 +271,25 @@ pub async fn import_file(
     options: &ImportOptions,
     progress: Arc<Progress>,
 ) -> Result<ImportSummary, ImportError> {
+    import(store, Source::File(path.to_owned()), options, progress).await
+}
+
+/// Imports one file or embedded file, reporting how far it is in `progress`.
+pub async fn import(
+    store: Arc<dyn MarketDataStore>,
+    source: Source,
+    options: &ImportOptions,
+    progress: Arc<Progress>,
+) -> Result<ImportSummary, ImportError> {
     let started = Instant::now();
-    let file_name = path.display().to_string();
+    let file_name = source.name();
     let (tx, rx) = mpsc::channel(4);
     let writer = tokio::spawn(async move { store.import(rx).await });
 
     let parse = {
-        let path = path.to_owned();
         let options = options.clone();
         let file_name = file_name.clone();
-        tokio::task::spawn_blocking(move || parse_file(&path, &file_name, &options, progress, tx))
+        tokio::task::spawn_blocking(move || parse_file(&source, &file_name, &options, progress, tx))
     };
     let parsed = parse.await.map_err(|e| ImportError::File {
         file: file_name.clone(),
@@ -288,7 +323,7 @@ pub async fn import_file(
 /// Runs on a blocking thread: opens, detects, parses and streams; sends `Commit` only when the
 /// whole file parsed.
 fn parse_file(
-    path: &Path,
+    source: &Source,
     file_name: &str,
     options: &ImportOptions,
     progress: Arc<Progress>,
@@ -298,7 +333,7 @@ fn parse_file(
         file: file_name.to_owned(),
         source,
     };
-    let mut reader = open(path, progress.clone()).map_err(io)?;
+    let mut reader = open(source, progress.clone()).map_err(io)?;
     let format = match options.format {
         Some(format) => format,
         None => Format::detect(reader.fill_buf().map_err(io)?).ok_or_else(|| ImportError::File {
@@ -327,7 +362,12 @@ fn parse_file(
         Format::CompanyFacts => companyfacts::parse(reader, &emitter),
         Format::Ohlcv(layout) => {
             let symbol = match layout.single_symbol() {
-                true => Some(options.symbol.clone().unwrap_or_else(|| symbol_from_file_name(path))),
+                true => Some(
+                    options
+                        .symbol
+                        .clone()
+                        .unwrap_or_else(|| symbol_from_file_name(Path::new(file_name))),
+                ),
                 false => None,
             };
             ohlcv::parse(reader, layout, symbol.as_deref(), &emitter)
@@ -356,12 +396,13 @@ pub fn symbol_from_file_name(path: &Path) -> String {
     stem.to_ascii_uppercase()
 }
 
-/// A buffered reader of the file, decompressed when it is gzip, counting raw bytes read.
-fn open(path: &Path, progress: Arc<Progress>) -> std::io::Result<Box<dyn BufRead + Send>> {
-    let mut file = BufReader::new(Counting {
-        inner: File::open(path)?,
-        progress,
-    });
+/// A buffered reader of the source, decompressed when it is gzip, counting raw bytes read.
+fn open(source: &Source, progress: Arc<Progress>) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let inner: Box<dyn Read + Send> = match source {
+        Source::File(path) => Box::new(File::open(path)?),
+        Source::Embedded { bytes, .. } => Box::new(*bytes),
+    };
+    let mut file = BufReader::new(Counting { inner, progress });
     let gzip = file.fill_buf()?.starts_with(&[0x1f, 0x8b]);
     Ok(if gzip {
         Box::new(BufReader::with_capacity(

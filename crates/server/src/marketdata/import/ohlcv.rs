@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use super::tickers::symbol as ticker;
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
 use crate::marketdata::units::{parse_day, parse_price};
-use crate::marketdata::{ActionKind, Bar, CorporateAction, SymbolBar};
+use crate::marketdata::{ActionKind, ActionSource, Bar, CorporateAction, SymbolBar};
 
 /// The layouts, recognised by their header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +77,7 @@ pub fn parse(
     let adj_close = columns.find("adj close");
 
     let mut stats = ParseStats::default();
-    let mut out = Batcher::new(emitter, Chunk::Bars);
+    let mut out = Batcher::new(emitter, |bars| Chunk::Bars { bars, generated: false });
     for record in csv.records() {
         let record = record.map_err(csv_error)?;
         let line = line_of(&record);
@@ -192,7 +192,7 @@ pub fn derive_actions(closes: &[AdjustedClose]) -> Vec<CorporateAction> {
                 day: after.day,
                 kind: ActionKind::Split,
                 value: split,
-                derived: true,
+                source: ActionSource::Derived,
             });
             continue;
         }
@@ -209,7 +209,7 @@ pub fn derive_actions(closes: &[AdjustedClose]) -> Vec<CorporateAction> {
                         day: after.day,
                         kind: ActionKind::Dividend,
                         value: amount,
-                        derived: true,
+                        source: ActionSource::Derived,
                     });
                 }
             }
@@ -254,7 +254,7 @@ mod tests {
                 day: 2,
                 kind: ActionKind::Split,
                 value: Decimal::from(2),
-                derived: true
+                source: ActionSource::Derived
             }]
         );
     }

@@ -39,7 +39,8 @@ pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowE
             name: Some(name_value.to_owned()),
             exchange: exchange_name(field(&record, exchange, "exchange")?),
             cik: Some(cik_value(field(&record, cik, "cik")?, line, cik)?),
-            sector: optional(sector),
+            // A few companies carry two sectors (`Energy;Utilities`): the first is theirs.
+            sector: optional(sector).and_then(|s| s.split(';').next().map(str::to_owned)),
             indices: optional(indices),
             ..InstrumentUpdate::default()
         })?;

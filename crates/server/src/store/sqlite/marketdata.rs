@@ -1,7 +1,8 @@
 use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use tokio::sync::mpsc;
 
 use super::{SqliteStore, map_err, parse_column};
@@ -9,7 +10,7 @@ use crate::marketdata::import::ohlcv::{AdjustedClose, derive_actions};
 use crate::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use crate::marketdata::units::format_day;
 use crate::marketdata::{
-    ActionKind, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
+    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
 };
 use crate::store::{MarketDataStatus, MarketDataStore, StoreError};
 
@@ -40,7 +41,13 @@ impl MarketDataStore for SqliteStore {
                             import.counts.instruments += upsert_instrument(&mut tx, update).await?;
                         }
                     }
-                    Chunk::Bars(bars) => import.bars(&mut tx, &bars).await?,
+                    Chunk::Bars { bars, generated } => import.bars(&mut tx, &bars, generated).await?,
+                    Chunk::Actions(actions) => {
+                        for (symbol, action) in &actions {
+                            let id = import.id(&mut tx, symbol).await?;
+                            import.counts.actions += upsert_action(&mut tx, id, action).await?;
+                        }
+                    }
                     Chunk::Facts(facts) => {
                         for part in facts.chunks(ROWS_PER_STATEMENT) {
                             import.counts.facts += upsert_facts(&mut tx, part).await?;
@@ -103,16 +110,36 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError> {
-        let row: Option<InstrumentRow> = sqlx::query_as(
-            "SELECT instrument_id, symbol, name, exchange, cik, sector, industry, instrument_type, currency,
-                    shares_outstanding, indices, generated
-             FROM instruments WHERE symbol = ?",
-        )
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {INSTRUMENT_COLUMNS} FROM instruments WHERE symbol = ?"
+        )))
         .bind(symbol)
         .fetch_optional(&self.reader)
         .await
         .map_err(map_err)?;
-        row.map(instrument_from_row).transpose()
+        row.as_ref().map(instrument_from_row).transpose()
+    }
+
+    async fn instruments(&self) -> Result<Vec<Instrument>, StoreError> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {INSTRUMENT_COLUMNS} FROM instruments ORDER BY instrument_id"
+        )))
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.iter().map(instrument_from_row).collect()
+    }
+
+    async fn last_closes(&self) -> Result<HashMap<i64, i64>, StoreError> {
+        let rows: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT b.instrument_id, b.close_e6 FROM daily_bars b
+             JOIN (SELECT instrument_id, MAX(day) AS day FROM daily_bars GROUP BY instrument_id) l
+               ON l.instrument_id = b.instrument_id AND l.day = b.day",
+        )
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        Ok(rows.into_iter().collect())
     }
 
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError> {
@@ -142,20 +169,20 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError> {
-        let rows: Vec<(i32, String, String, bool)> = sqlx::query_as(
-            "SELECT day, kind, value, derived FROM corporate_actions WHERE instrument_id = ? ORDER BY day, kind",
+        let rows: Vec<(i32, String, String, String)> = sqlx::query_as(
+            "SELECT day, kind, value, source FROM corporate_actions WHERE instrument_id = ? ORDER BY day, kind",
         )
         .bind(instrument_id)
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
         rows.into_iter()
-            .map(|(day, kind, value, derived)| {
+            .map(|(day, kind, value, source)| {
                 Ok(CorporateAction {
                     day,
                     kind: parse_column("action kind", &kind, ActionKind::parse)?,
                     value: parse_column("action value", &value, |v| v.parse().ok())?,
-                    derived,
+                    source: parse_column("action source", &source, ActionSource::parse)?,
                 })
             })
             .collect()
@@ -210,50 +237,29 @@ impl MarketDataStore for SqliteStore {
     }
 }
 
-type InstrumentRow = (
-    i64,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    String,
-    String,
-    Option<i64>,
-    Option<String>,
-    bool,
-);
+const INSTRUMENT_COLUMNS: &str =
+    "instrument_id, symbol, name, exchange, cik, sector, industry, instrument_type, currency,
+    shares_outstanding, eps_ttm_e6, indices";
 
-fn instrument_from_row(r: InstrumentRow) -> Result<Instrument, StoreError> {
-    let (
-        instrument_id,
-        symbol,
-        name,
-        exchange,
-        cik,
-        sector,
-        industry,
-        kind,
-        currency,
-        shares_outstanding,
-        indices,
-        generated,
-    ) = r;
-    Ok(Instrument {
-        instrument_id,
-        symbol,
-        name,
-        exchange,
-        cik,
-        sector,
-        industry,
-        instrument_type: parse_column("instrument type", &kind, InstrumentType::parse)?,
-        currency,
-        shares_outstanding,
-        indices,
-        generated,
-    })
+fn instrument_from_row(row: &SqliteRow) -> Result<Instrument, StoreError> {
+    let get = || -> Result<Instrument, sqlx::Error> {
+        let kind: String = row.try_get("instrument_type")?;
+        Ok(Instrument {
+            instrument_id: row.try_get("instrument_id")?,
+            symbol: row.try_get("symbol")?,
+            name: row.try_get("name")?,
+            exchange: row.try_get("exchange")?,
+            cik: row.try_get("cik")?,
+            sector: row.try_get("sector")?,
+            industry: row.try_get("industry")?,
+            instrument_type: InstrumentType::parse(&kind).unwrap_or(InstrumentType::Equity),
+            currency: row.try_get("currency")?,
+            shares_outstanding: row.try_get("shares_outstanding")?,
+            eps_ttm_e6: row.try_get("eps_ttm_e6")?,
+            indices: row.try_get("indices")?,
+        })
+    };
+    get().map_err(map_err)
 }
 
 impl Import {
@@ -284,13 +290,13 @@ impl Import {
         Ok(id)
     }
 
-    async fn bars(&mut self, tx: &mut SqliteConnection, bars: &[SymbolBar]) -> Result<(), StoreError> {
+    async fn bars(&mut self, tx: &mut SqliteConnection, bars: &[SymbolBar], generated: bool) -> Result<(), StoreError> {
         for part in bars.chunks(ROWS_PER_STATEMENT) {
             let mut rows = Vec::with_capacity(part.len());
             for b in part {
                 rows.push((self.id(tx, &b.symbol).await?, b.bar));
             }
-            let changed = upsert_bars(tx, &rows).await?;
+            let changed = upsert_bars(tx, &rows, generated).await?;
             if changed > 0 {
                 self.counts.bars += changed;
                 self.bars_changed_for
@@ -304,17 +310,19 @@ impl Import {
 /// Inserts or updates an instrument, leaving fields the update does not know as they are.
 async fn upsert_instrument(tx: &mut SqliteConnection, u: &InstrumentUpdate) -> Result<u64, StoreError> {
     let done = sqlx::query(
-        "INSERT INTO instruments (symbol, name, exchange, cik, sector, industry, instrument_type, indices, shares_outstanding)
-         VALUES (?1, COALESCE(?2, ?1), ?3, ?4, ?5, ?6, COALESCE(?7, 'EQUITY'), ?8, ?9)
+        "INSERT INTO instruments (symbol, name, exchange, cik, sector, industry, instrument_type, indices,
+                                  shares_outstanding, eps_ttm_e6)
+         VALUES (?1, COALESCE(?2, ?1), ?3, ?4, ?5, ?6, COALESCE(?7, 'EQUITY'), ?8, ?9, ?10)
          ON CONFLICT (symbol) DO UPDATE SET
              name = COALESCE(?2, name), exchange = COALESCE(?3, exchange), cik = COALESCE(?4, cik),
              sector = COALESCE(?5, sector), industry = COALESCE(?6, industry),
              instrument_type = COALESCE(?7, instrument_type), indices = COALESCE(?8, indices),
-             shares_outstanding = COALESCE(?9, shares_outstanding)
+             shares_outstanding = COALESCE(?9, shares_outstanding), eps_ttm_e6 = COALESCE(?10, eps_ttm_e6)
          WHERE COALESCE(?2, name) IS NOT name OR COALESCE(?3, exchange) IS NOT exchange
             OR COALESCE(?4, cik) IS NOT cik OR COALESCE(?5, sector) IS NOT sector
             OR COALESCE(?6, industry) IS NOT industry OR COALESCE(?7, instrument_type) IS NOT instrument_type
-            OR COALESCE(?8, indices) IS NOT indices OR COALESCE(?9, shares_outstanding) IS NOT shares_outstanding",
+            OR COALESCE(?8, indices) IS NOT indices OR COALESCE(?9, shares_outstanding) IS NOT shares_outstanding
+            OR COALESCE(?10, eps_ttm_e6) IS NOT eps_ttm_e6",
     )
     .bind(&u.symbol)
     .bind(&u.name)
@@ -325,15 +333,16 @@ async fn upsert_instrument(tx: &mut SqliteConnection, u: &InstrumentUpdate) -> R
     .bind(u.instrument_type.map(|t| t.as_str()))
     .bind(&u.indices)
     .bind(u.shares_outstanding)
+    .bind(u.eps_ttm_e6)
     .execute(&mut *tx)
     .await
     .map_err(map_err)?;
     Ok(done.rows_affected())
 }
 
-async fn upsert_bars(tx: &mut SqliteConnection, rows: &[(i64, Bar)]) -> Result<u64, StoreError> {
+async fn upsert_bars(tx: &mut SqliteConnection, rows: &[(i64, Bar)], generated: bool) -> Result<u64, StoreError> {
     let mut query = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO daily_bars (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6) ",
+        "INSERT INTO daily_bars (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) ",
     );
     query.push_values(rows, |mut row, (id, bar)| {
         row.push_bind(*id)
@@ -343,15 +352,17 @@ async fn upsert_bars(tx: &mut SqliteConnection, rows: &[(i64, Bar)]) -> Result<u
             .push_bind(bar.low)
             .push_bind(bar.close)
             .push_bind(bar.volume)
-            .push_bind(bar.adj_close);
+            .push_bind(bar.adj_close)
+            .push_bind(generated);
     });
     query.push(
         " ON CONFLICT (instrument_id, day) DO UPDATE SET
              open_e6 = excluded.open_e6, high_e6 = excluded.high_e6, low_e6 = excluded.low_e6,
-             close_e6 = excluded.close_e6, volume = excluded.volume, adj_close_e6 = excluded.adj_close_e6
+             close_e6 = excluded.close_e6, volume = excluded.volume, adj_close_e6 = excluded.adj_close_e6,
+             generated = excluded.generated
          WHERE open_e6 IS NOT excluded.open_e6 OR high_e6 IS NOT excluded.high_e6 OR low_e6 IS NOT excluded.low_e6
             OR close_e6 IS NOT excluded.close_e6 OR volume IS NOT excluded.volume
-            OR adj_close_e6 IS NOT excluded.adj_close_e6",
+            OR adj_close_e6 IS NOT excluded.adj_close_e6 OR generated IS NOT excluded.generated",
     );
     let done = query.build().execute(&mut *tx).await.map_err(map_err)?;
     Ok(done.rows_affected())
@@ -387,6 +398,24 @@ async fn upsert_facts(tx: &mut SqliteConnection, facts: &[Fact]) -> Result<u64, 
     Ok(done.rows_affected())
 }
 
+/// Inserts or updates a reported or generated action (derived ones come from the bars).
+async fn upsert_action(tx: &mut SqliteConnection, instrument_id: i64, a: &CorporateAction) -> Result<u64, StoreError> {
+    let done = sqlx::query(
+        "INSERT INTO corporate_actions (instrument_id, day, kind, value, source) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (instrument_id, day, kind) DO UPDATE SET value = excluded.value, source = excluded.source
+         WHERE value IS NOT excluded.value OR source IS NOT excluded.source",
+    )
+    .bind(instrument_id)
+    .bind(a.day)
+    .bind(a.kind.as_str())
+    .bind(a.value.normalize().to_string())
+    .bind(a.source.as_str())
+    .execute(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    Ok(done.rows_affected())
+}
+
 /// Replaces an instrument's derived corporate actions by those its bars imply now; returns how
 /// many rows changed.
 async fn rederive_actions(tx: &mut SqliteConnection, instrument_id: i64) -> Result<u64, StoreError> {
@@ -407,7 +436,7 @@ async fn rederive_actions(tx: &mut SqliteConnection, instrument_id: i64) -> Resu
         .map(|a| (a.day, a.kind.as_str(), a.value.normalize().to_string()))
         .collect();
     let stored: Vec<(i32, String, String)> =
-        sqlx::query_as("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = ? AND derived = 1")
+        sqlx::query_as("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = ? AND source = 'DERIVED'")
             .bind(instrument_id)
             .fetch_all(&mut *tx)
             .await
@@ -415,28 +444,32 @@ async fn rederive_actions(tx: &mut SqliteConnection, instrument_id: i64) -> Resu
     let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
     let mut changed = 0;
     for (day, kind, _) in stored.difference(&wanted) {
-        sqlx::query("DELETE FROM corporate_actions WHERE instrument_id = ? AND day = ? AND kind = ? AND derived = 1")
-            .bind(instrument_id)
-            .bind(day)
-            .bind(kind)
-            .execute(&mut *tx)
-            .await
-            .map_err(map_err)?;
+        sqlx::query(
+            "DELETE FROM corporate_actions WHERE instrument_id = ? AND day = ? AND kind = ? AND source = 'DERIVED'",
+        )
+        .bind(instrument_id)
+        .bind(day)
+        .bind(kind)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
         changed += 1;
     }
     let new: Vec<_> = wanted.difference(&stored).collect();
     for part in new.chunks(ROWS_PER_STATEMENT) {
         let mut query =
-            QueryBuilder::<Sqlite>::new("INSERT INTO corporate_actions (instrument_id, day, kind, value, derived) ");
+            QueryBuilder::<Sqlite>::new("INSERT INTO corporate_actions (instrument_id, day, kind, value, source) ");
         query.push_values(part, |mut row, (day, kind, value)| {
             row.push_bind(instrument_id)
                 .push_bind(*day)
                 .push_bind(*kind)
                 .push_bind(value.clone())
-                .push_bind(1);
+                .push_bind(ActionSource::Derived.as_str());
         });
-        // A reported action on the same day is kept; a derived one never replaces it.
-        query.push(" ON CONFLICT (instrument_id, day, kind) DO UPDATE SET value = excluded.value WHERE derived = 1");
+        query.push(
+            " ON CONFLICT (instrument_id, day, kind) DO UPDATE SET value = excluded.value, source = excluded.source
+              WHERE value IS NOT excluded.value OR source IS NOT excluded.source",
+        );
         changed += query.build().execute(&mut *tx).await.map_err(map_err)?.rows_affected();
     }
     Ok(changed)

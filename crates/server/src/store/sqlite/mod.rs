@@ -9,6 +9,7 @@ mod apps;
 mod marketdata;
 mod meta;
 mod nonces;
+mod screeners;
 mod tokens;
 
 use std::path::{Path, PathBuf};
@@ -63,7 +64,10 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(synchronous)
             .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // 64 MiB of page cache per connection (the default is 2 MiB): bulk imports and the
+            // screeners' window queries work on tens of megabytes.
+            .pragma("cache_size", "-65536");
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(BUSY_TIMEOUT)

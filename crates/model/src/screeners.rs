@@ -1,0 +1,101 @@
+//! Screener answers (catalog section 4). Numbers travel as decimal strings, as the interface's
+//! market data does; a figure that cannot be computed (no shares outstanding, no earnings) is
+//! absent rather than zero.
+
+use serde::{Deserialize, Serialize};
+
+/// One instrument in a ranking. Every list carries the same fields; each screener documents
+/// which it ranks on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenerItem {
+    pub instrument_id: String,
+    pub symbol: String,
+    pub name: String,
+    pub category: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_code: Option<String>,
+    pub currency_code: String,
+    /// The day the figures are as of, `YYYY-MM-DD`.
+    pub date: String,
+    pub pre_close: String,
+    pub open: String,
+    pub high: String,
+    pub low: String,
+    pub close: String,
+    pub price: String,
+    /// Change over the ranking's period (the day unless the rank type says otherwise).
+    pub change: String,
+    pub change_ratio: String,
+    pub volume: String,
+    pub turnover: String,
+    pub amplitude: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turnover_rate: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub market_value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_volume_10d: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pe_ttm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dividend: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "yield")]
+    pub dividend_yield: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ex_date: Option<String>,
+    pub high_52w: String,
+    pub low_52w: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_1w: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_52w: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_ratio_52w: Option<String>,
+}
+
+/// An instrument named inside a sector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorMember {
+    pub instrument_id: String,
+    pub symbol: String,
+    pub name: String,
+}
+
+/// A market sector: its constituents' aggregate move and the largest of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sector {
+    pub id: String,
+    pub name: String,
+    /// Market-value-weighted change over the period.
+    pub change_ratio: String,
+    pub volume: String,
+    pub market_value: String,
+    pub advanced: u64,
+    pub declined: u64,
+    pub flat: u64,
+    /// The three largest constituents by market value.
+    pub data: Vec<SectorMember>,
+}
+
+/// A page of sectors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorPage {
+    pub data: Vec<Sector>,
+    /// Absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagination_key: Option<String>,
+}
+
+/// One sector with a page of its constituents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectorDetail {
+    pub id: String,
+    pub name: String,
+    pub change_ratio: String,
+    pub advanced: u64,
+    pub declined: u64,
+    pub flat: u64,
+    pub data: Vec<ScreenerItem>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagination_key: Option<String>,
+}

@@ -1,0 +1,416 @@
+//! The six screeners (catalog section 4, current v3 paths). Each ranking is a query over the
+//! stored snapshot figures ([`crate::marketdata::snapshot`]) at request time.
+//!
+//! | path | selects | orders by (default) |
+//! |---|---|---|
+//! | `gainers-losers/list` | the 200 that rose most (`direction` DESC) or fell most (ASC) over the `rank_type` period | `sort_by` (CHANGE_RATIO, over that period) |
+//! | `top-actives/list` | the 200 highest by `rank_type` (VOLUME) | `sort_by` (VOLUME) |
+//! | `market-sectors/list` | every sector, aggregated over `period` (D1) | `agg_type` (MARKET_VALUE), paginated |
+//! | `market-sectors/get` | one sector's constituents | `sort_by` (CHANGE_RATIO), paginated |
+//! | `high-dividend-ranks/list` | the 200 highest trailing yields | `sort_by` (YIELD) |
+//! | `week52-high-low/list` | new or near 52-week highs or lows (`rank_type`, NEW_HIGH), 200 at most | `sort_by` (CHANGE_RATIO_52W) |
+//!
+//! Only equities are ranked (`category` US_STOCK). The intraday rank types (PRE_MARKET,
+//! AFTER_MARKET, MIN_3, MIN_5) need intraday prices, which the market simulator will provide;
+//! until then they answer an empty list.
+
+pub mod params;
+pub mod query;
+
+use axum::extract::{Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
+use signet_model::screeners::{ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage};
+
+use self::params::*;
+use self::query::{Direction, Filter, Metric, Period, ScreenQuery, SectorRow, Week52};
+use super::snapshot::{Snapshot, ratio};
+use super::units::{format_day, from_micros};
+use crate::app::AppState;
+use crate::error::ApiError;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/market-data/screeners/gainers-losers/list", get(gainers_losers))
+        .route("/market-data/screeners/top-actives/list", get(top_actives))
+        .route("/market-data/screeners/market-sectors/list", get(market_sectors))
+        .route("/market-data/screeners/market-sectors/get", get(market_sector))
+        .route("/market-data/screeners/high-dividend-ranks/list", get(high_dividend))
+        .route("/market-data/screeners/week52-high-low/list", get(week52))
+}
+
+/// The length of the ranked lists.
+const TOP: u64 = 200;
+const PAGE: u64 = 20;
+const MAX_PAGE: u64 = 100;
+
+/// Every parameter any screener takes; each handler reads its own.
+#[derive(Debug, Default, Deserialize)]
+struct Params {
+    category: Option<String>,
+    rank_type: Option<String>,
+    sort_by: Option<String>,
+    direction: Option<String>,
+    agg_type: Option<String>,
+    period: Option<String>,
+    sector_id: Option<String>,
+    pagination_key: Option<String>,
+    page_size: Option<String>,
+}
+
+/// One instrument's stored figures, with what the answers need of the instrument.
+#[derive(Debug, Clone)]
+pub struct ScreenRow {
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub name: String,
+    pub exchange: Option<String>,
+    pub currency: String,
+    pub snapshot: Snapshot,
+}
+
+async fn gainers_losers(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    let rank = GainersRank::parse("rank_type", p.rank_type.as_deref(), GainersRank::Day1)?;
+    require_category(p.category.as_deref())?;
+    let sort_by: SortBy = SortBy11::parse("sort_by", p.sort_by.as_deref(), SortBy11::ChangeRatio)?.into();
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let period = match rank {
+        GainersRank::Day1 => Period::Day1,
+        GainersRank::Day5 => Period::Day5,
+        GainersRank::Month1 => Period::Month1,
+        GainersRank::Month3 => Period::Month3,
+        GainersRank::Week52 => Period::Week52,
+        GainersRank::PreMarket | GainersRank::AfterMarket | GainersRank::Min3 | GainersRank::Min5 => {
+            return Ok(Json(Vec::new()));
+        }
+    };
+    let query = ScreenQuery {
+        filter: Filter {
+            moved: Some((period, direction)),
+            ..Filter::default()
+        },
+        rank: Some((Metric::ChangeRatio(period), direction)),
+        rank_limit: TOP,
+        order: (sort_by.metric(period), direction),
+        offset: 0,
+        limit: TOP,
+    };
+    list(&state, &query, period).await
+}
+
+async fn top_actives(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    require_category(p.category.as_deref())?;
+    let rank = ActivesRank::parse("rank_type", p.rank_type.as_deref(), ActivesRank::Volume)?;
+    let sort_by: SortBy = SortBy11::parse("sort_by", p.sort_by.as_deref(), SortBy11::Volume)?.into();
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let query = ScreenQuery {
+        filter: Filter::default(),
+        rank: Some((rank.into(), Direction::Desc)),
+        rank_limit: TOP,
+        order: (sort_by.metric(Period::Day1), direction),
+        offset: 0,
+        limit: TOP,
+    };
+    list(&state, &query, Period::Day1).await
+}
+
+async fn high_dividend(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    require_category(p.category.as_deref())?;
+    let sort_by = parse_sort_by_13(p.sort_by.as_deref(), SortBy::Yield)?;
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let query = ScreenQuery {
+        filter: Filter {
+            dividend_payers: true,
+            ..Filter::default()
+        },
+        rank: Some((Metric::DividendYield, Direction::Desc)),
+        rank_limit: TOP,
+        order: (sort_by.metric(Period::Day1), direction),
+        offset: 0,
+        limit: TOP,
+    };
+    list(&state, &query, Period::Day1).await
+}
+
+async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    let rank: Week52 = Week52Rank::parse("rank_type", p.rank_type.as_deref(), Week52Rank::NewHigh)?.into();
+    require_category(p.category.as_deref())?;
+    let sort_by = SortBy::parse("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio52w)?;
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let query = ScreenQuery {
+        filter: Filter {
+            week52: Some(rank),
+            ..Filter::default()
+        },
+        rank: None,
+        rank_limit: TOP,
+        order: (sort_by.metric(Period::Day1), direction),
+        offset: 0,
+        limit: TOP,
+    };
+    list(&state, &query, Period::Day1).await
+}
+
+async fn list(state: &AppState, query: &ScreenQuery, period: Period) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    let rows = state.store.screen(query).await?;
+    Ok(Json(rows.iter().map(|r| item(r, period)).collect()))
+}
+
+async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorPage>, ApiError> {
+    require_category(p.category.as_deref())?;
+    let agg = AggType::parse("agg_type", p.agg_type.as_deref(), AggType::MarketValue)?;
+    let period: Period = SectorPeriod::parse("period", p.period.as_deref(), SectorPeriod::D1)?.into();
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let (offset, limit) = page(&p)?;
+
+    let mut sectors = state.store.sectors(period).await?;
+    let key = |s: &SectorRow| match agg {
+        AggType::MarketValue => s.market_value,
+        AggType::Volume => s.volume as f64,
+    };
+    sectors.sort_by(|a, b| {
+        let order = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
+        if direction == Direction::Desc {
+            order.reverse()
+        } else {
+            order
+        }
+    });
+    let total = sectors.len() as u64;
+    let data = sectors
+        .iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .map(sector)
+        .collect();
+    Ok(Json(SectorPage {
+        data,
+        pagination_key: next_key(offset, limit, total),
+    }))
+}
+
+async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorDetail>, ApiError> {
+    let sector_id = p
+        .sector_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            ApiError::illegal_parameter("sector_id is required: the id of a sector from market-sectors/list")
+        })?;
+    require_category(p.category.as_deref())?;
+    let period: Period = SectorPeriod::parse("period", p.period.as_deref(), SectorPeriod::D1)?.into();
+    let sort_by = parse_sort_by_13(p.sort_by.as_deref(), SortBy::ChangeRatio)?;
+    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let (offset, limit) = page(&p)?;
+
+    let sectors = state.store.sectors(period).await?;
+    let found = sectors
+        .iter()
+        .find(|s| sector_id_of(&s.name) == sector_id)
+        .ok_or_else(|| ApiError::not_found(format!("no sector has the id {sector_id:?}: see market-sectors/list")))?;
+    let query = ScreenQuery {
+        filter: Filter {
+            sector: Some(found.name.clone()),
+            ..Filter::default()
+        },
+        rank: None,
+        rank_limit: u64::MAX,
+        order: (sort_by.metric(period), direction),
+        offset,
+        limit: limit + 1,
+    };
+    let mut rows = state.store.screen(&query).await?;
+    let more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    Ok(Json(SectorDetail {
+        id: sector_id.to_owned(),
+        name: found.name.clone(),
+        change_ratio: ratio_text(found.change_ratio),
+        advanced: found.advanced,
+        declined: found.declined,
+        flat: found.flat,
+        data: rows.iter().map(|r| item(r, period)).collect(),
+        pagination_key: more.then(|| encode_key(offset + limit)),
+    }))
+}
+
+/// The sector ids clients pass back: GICS codes for the GICS sectors, a slug for any other name.
+pub fn sector_id_of(name: &str) -> String {
+    let gics = match name {
+        "Energy" => "10",
+        "Materials" => "15",
+        "Industrials" => "20",
+        "Consumer Discretionary" => "25",
+        "Consumer Staples" => "30",
+        "Health Care" => "35",
+        "Financials" => "40",
+        "Information Technology" => "45",
+        "Communication Services" => "50",
+        "Utilities" => "55",
+        "Real Estate" => "60",
+        other => {
+            return other
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+        }
+    };
+    gics.to_owned()
+}
+
+fn sector(s: &SectorRow) -> Sector {
+    Sector {
+        id: sector_id_of(&s.name),
+        name: s.name.clone(),
+        change_ratio: ratio_text(s.change_ratio),
+        volume: s.volume.to_string(),
+        market_value: format!("{:.0}", s.market_value),
+        advanced: s.advanced,
+        declined: s.declined,
+        flat: s.flat,
+        data: s
+            .leaders
+            .iter()
+            .map(|(id, symbol, name)| SectorMember {
+                instrument_id: id.to_string(),
+                symbol: symbol.clone(),
+                name: name.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The closing price `period` ago, adjusted for splits since.
+pub fn base_close(s: &Snapshot, period: Period) -> Option<i64> {
+    match period {
+        Period::Day1 => Some(s.pre_close),
+        Period::Day5 => s.close_5d,
+        Period::Month1 => s.close_1m,
+        Period::Month3 => s.close_3m,
+        Period::Week52 => s.close_52w,
+    }
+}
+
+/// The answer's view of a row; change and change ratio are over `period`.
+fn item(row: &ScreenRow, period: Period) -> ScreenerItem {
+    let s = &row.snapshot;
+    let price = |micros: i64| from_micros(micros).to_string();
+    let base = base_close(s, period).unwrap_or(s.pre_close);
+    ScreenerItem {
+        instrument_id: row.instrument_id.to_string(),
+        symbol: row.symbol.clone(),
+        name: row.name.clone(),
+        category: "US_STOCK".to_owned(),
+        exchange_code: row.exchange.clone(),
+        currency_code: row.currency.clone(),
+        date: format_day(s.day),
+        pre_close: price(s.pre_close),
+        open: price(s.open),
+        high: price(s.high),
+        low: price(s.low),
+        close: price(s.close),
+        price: price(s.price),
+        change: price(s.price - base),
+        change_ratio: ratio_text(ratio(s.price, base)),
+        volume: s.volume.to_string(),
+        turnover: format!("{:.2}", s.turnover),
+        amplitude: ratio_text(s.amplitude),
+        turnover_rate: s.turnover_rate.map(ratio_text),
+        market_value: s.market_value.map(|v| format!("{v:.0}")),
+        relative_volume_10d: s.relative_volume_10d.map(|v| format!("{v:.2}")),
+        pe_ttm: s.pe_ttm.map(|v| format!("{v:.2}")),
+        dividend: s.dividend.map(price),
+        dividend_yield: s.dividend_yield.map(ratio_text),
+        ex_date: s.ex_day.map(format_day),
+        high_52w: price(s.high_52w),
+        low_52w: price(s.low_52w),
+        price_1w: s.close_5d.map(price),
+        price_52w: s.close_52w.map(price),
+        change_ratio_52w: s.close_52w.map(|c| ratio_text(ratio(s.price, c))),
+    }
+}
+
+/// A ratio with six decimals, trailing zeros dropped ("0.0123", "-0.5").
+fn ratio_text(x: f64) -> String {
+    let text = format!("{x:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" { "0".to_owned() } else { text.to_owned() }
+}
+
+/// Offset and page size from `pagination_key` and `page_size`.
+fn page(p: &Params) -> Result<(u64, u64), ApiError> {
+    let offset = match p.pagination_key.as_deref().filter(|k| !k.is_empty()) {
+        None => 0,
+        Some(key) => decode_key(key).ok_or_else(|| {
+            ApiError::illegal_parameter(
+                "pagination_key is not one this server issued: pass the value of the previous page",
+            )
+        })?,
+    };
+    let size = match p.page_size.as_deref().filter(|s| !s.is_empty()) {
+        None => PAGE,
+        Some(s) => s
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (1..=MAX_PAGE).contains(n))
+            .ok_or_else(|| {
+                ApiError::illegal_parameter(format!("page_size must be a whole number from 1 to {MAX_PAGE}"))
+            })?,
+    };
+    Ok((offset, size))
+}
+
+fn encode_key(offset: u64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("o:{offset}"))
+}
+
+fn decode_key(key: &str) -> Option<u64> {
+    let bytes = URL_SAFE_NO_PAD.decode(key).ok()?;
+    std::str::from_utf8(&bytes).ok()?.strip_prefix("o:")?.parse().ok()
+}
+
+fn next_key(offset: u64, limit: u64, total: u64) -> Option<String> {
+    (offset + limit < total).then(|| encode_key(offset + limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_and_keys() {
+        assert_eq!(ratio_text(0.0123), "0.0123");
+        assert_eq!(ratio_text(-0.5), "-0.5");
+        assert_eq!(ratio_text(-0.0000001), "0");
+        assert_eq!(ratio_text(2.0), "2");
+        assert_eq!(decode_key(&encode_key(40)), Some(40));
+        assert_eq!(decode_key("garbage"), None);
+        assert_eq!(next_key(0, 20, 20), None);
+        assert_eq!(next_key(0, 20, 21), Some(encode_key(20)));
+    }
+
+    #[test]
+    fn sector_ids() {
+        assert_eq!(sector_id_of("Information Technology"), "45");
+        assert_eq!(sector_id_of("Exchange Traded Funds"), "exchange-traded-funds");
+    }
+}
