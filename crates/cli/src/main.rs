@@ -4,6 +4,7 @@ mod accounts;
 mod admin;
 mod data;
 mod output;
+mod screeners;
 mod serve;
 mod sign;
 
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
+use signet_client::Client;
 use signet_server::{Database, Durability};
 
 #[derive(Parser)]
@@ -38,6 +40,8 @@ enum Command {
     Data(data::DataArgs),
     /// Accounts of the calling app, from a running server
     Accounts(accounts::AccountsArgs),
+    /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
+    Screeners(screeners::ScreenersArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
     Sign(sign::SignArgs),
 }
@@ -62,6 +66,48 @@ impl DbArgs {
     }
 }
 
+/// How to reach a server, for every command that calls one.
+#[derive(Args)]
+pub struct ClientArgs {
+    /// Base URL of the server
+    #[arg(
+        long,
+        env = "SIGNET_ENDPOINT",
+        default_value = "http://127.0.0.1:8080",
+        global = true
+    )]
+    endpoint: String,
+    #[arg(long, env = "SIGNET_APP_KEY", global = true)]
+    app_key: Option<String>,
+    #[arg(long, env = "SIGNET_APP_SECRET", hide_env_values = true, global = true)]
+    app_secret: Option<String>,
+    /// An approved token, for servers started with --require-token
+    #[arg(long, env = "SIGNET_ACCESS_TOKEN", hide_env_values = true, global = true)]
+    access_token: Option<String>,
+    /// Print JSON instead of a table
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+impl ClientArgs {
+    pub fn client(&self) -> anyhow::Result<Client> {
+        let missing = |what: &str, env: &str| anyhow::anyhow!("{what} is required: pass --{what} or set {env}");
+        let key = self
+            .app_key
+            .as_deref()
+            .ok_or_else(|| missing("app-key", "SIGNET_APP_KEY"))?;
+        let secret = self
+            .app_secret
+            .as_deref()
+            .ok_or_else(|| missing("app-secret", "SIGNET_APP_SECRET"))?;
+        let client = Client::new(&self.endpoint, key, secret)?;
+        Ok(match &self.access_token {
+            Some(token) => client.with_access_token(token),
+            None => client,
+        })
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -77,6 +123,7 @@ fn main() -> ExitCode {
             Command::Admin(args) => admin::run(args).await,
             Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
+            Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
         }
     });

@@ -17,6 +17,10 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use signet_model::headers as h;
+use signet_model::screeners::{
+    ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
+    Week52Rank, WireEnum,
+};
 use signet_model::{Account, ConfigResponse, ErrorBody, ErrorCode, TokenRequest, TokenResponse};
 use signet_signing::{Algorithm, Request, SigningHeaders, format_timestamp};
 use url::Url;
@@ -125,6 +129,10 @@ impl Client {
 
     pub fn tokens(&self) -> Tokens<'_> {
         Tokens { client: self }
+    }
+
+    pub fn screeners(&self) -> Screeners<'_> {
+        Screeners { client: self }
     }
 
     /// `GET /openapi/config`: whether the server requires access tokens.
@@ -290,6 +298,116 @@ impl Tokens<'_> {
                     token: Some(token.to_owned()),
                 },
             )
+            .await
+    }
+}
+
+/// The six screeners (market data).
+pub struct Screeners<'a> {
+    client: &'a Client,
+}
+
+const CATEGORY: (&str, &str) = ("category", "US_STOCK");
+
+impl Screeners<'_> {
+    /// Top gainers (`Direction::Desc`) or losers (`Asc`) over the period of `rank`.
+    pub async fn gainers_losers(
+        &self,
+        rank: GainersRank,
+        sort_by: SortBy,
+        direction: Direction,
+    ) -> Result<Vec<ScreenerItem>, Error> {
+        let query = [
+            ("rank_type", rank.as_str()),
+            CATEGORY,
+            ("sort_by", sort_by.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        self.client
+            .get("/market-data/screeners/gainers-losers/list", &query)
+            .await
+    }
+
+    pub async fn top_actives(
+        &self,
+        rank: ActivesRank,
+        sort_by: SortBy,
+        direction: Direction,
+    ) -> Result<Vec<ScreenerItem>, Error> {
+        let query = [
+            CATEGORY,
+            ("rank_type", rank.as_str()),
+            ("sort_by", sort_by.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        self.client.get("/market-data/screeners/top-actives/list", &query).await
+    }
+
+    pub async fn market_sectors(
+        &self,
+        agg: AggType,
+        period: SectorPeriod,
+        direction: Direction,
+        pagination_key: Option<&str>,
+    ) -> Result<SectorPage, Error> {
+        let mut query = vec![
+            CATEGORY,
+            ("agg_type", agg.as_str()),
+            ("period", period.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        query.extend(pagination_key.map(|k| ("pagination_key", k)));
+        self.client
+            .get("/market-data/screeners/market-sectors/list", &query)
+            .await
+    }
+
+    pub async fn market_sector(
+        &self,
+        sector_id: &str,
+        period: SectorPeriod,
+        sort_by: SortBy,
+        direction: Direction,
+        pagination_key: Option<&str>,
+    ) -> Result<SectorDetail, Error> {
+        let mut query = vec![
+            ("sector_id", sector_id),
+            CATEGORY,
+            ("period", period.as_str()),
+            ("sort_by", sort_by.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        query.extend(pagination_key.map(|k| ("pagination_key", k)));
+        self.client
+            .get("/market-data/screeners/market-sectors/get", &query)
+            .await
+    }
+
+    pub async fn high_dividend(&self, sort_by: SortBy, direction: Direction) -> Result<Vec<ScreenerItem>, Error> {
+        let query = [
+            CATEGORY,
+            ("sort_by", sort_by.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        self.client
+            .get("/market-data/screeners/high-dividend-ranks/list", &query)
+            .await
+    }
+
+    pub async fn week52(
+        &self,
+        rank: Week52Rank,
+        sort_by: SortBy,
+        direction: Direction,
+    ) -> Result<Vec<ScreenerItem>, Error> {
+        let query = [
+            ("rank_type", rank.as_str()),
+            CATEGORY,
+            ("sort_by", sort_by.as_str()),
+            ("direction", direction.as_str()),
+        ];
+        self.client
+            .get("/market-data/screeners/week52-high-low/list", &query)
             .await
     }
 }

@@ -4,6 +4,102 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A closed set of query-parameter values, written as on the wire.
+pub trait WireEnum: Sized + Copy + 'static {
+    const VALUES: &'static [&'static str];
+    fn parse(value: &str) -> Option<Self>;
+    fn as_str(self) -> &'static str;
+}
+
+macro_rules! wire_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),* }
+
+        impl WireEnum for $name {
+            const VALUES: &'static [&'static str] = &[$($text),*];
+
+            fn parse(value: &str) -> Option<Self> {
+                match value { $($text => Some($name::$variant),)* _ => None }
+            }
+
+            fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+wire_enum!(
+    /// `category`: the screeners rank US equities only.
+    Category { UsStock = "US_STOCK" }
+);
+
+wire_enum!(Direction { Asc = "ASC", Desc = "DESC" });
+
+wire_enum!(
+    /// `rank_type` of gainers/losers: the period of the change ranked.
+    GainersRank {
+        PreMarket = "PRE_MARKET",
+        AfterMarket = "AFTER_MARKET",
+        Min3 = "MIN_3",
+        Min5 = "MIN_5",
+        Day1 = "DAY_1",
+        Day5 = "DAY_5",
+        Month1 = "MONTH_1",
+        Month3 = "MONTH_3",
+        Week52 = "WEEK_52",
+    }
+);
+
+wire_enum!(
+    /// `rank_type` of the most active.
+    ActivesRank {
+        Volume = "VOLUME",
+        RelativeVolume10d = "RELATIVE_VOLUME_10D",
+        Turnover = "TURNOVER",
+        TurnoverRate = "TURNOVER_RATE",
+        Amplitude = "AMPLITUDE",
+    }
+);
+
+wire_enum!(
+    /// `rank_type` of the 52-week screener.
+    Week52Rank { NewHigh = "NEW_HIGH", NearHigh = "NEAR_HIGH", NewLow = "NEW_LOW", NearLow = "NEAR_LOW" }
+);
+
+wire_enum!(
+    /// `agg_type` of market sectors.
+    AggType { MarketValue = "MARKET_VALUE", Volume = "VOLUME" }
+);
+
+wire_enum!(
+    /// `period` of market sectors.
+    SectorPeriod { D1 = "D1", D5 = "D5", M01 = "M01", M03 = "M03" }
+);
+
+wire_enum!(
+    /// `sort_by`. Gainers/losers and most active take the first 11 values; high dividend and
+    /// sector detail the first 13; the 52-week screener all 14.
+    SortBy {
+        ChangeRatio = "CHANGE_RATIO",
+        RelativeVolume10d = "RELATIVE_VOLUME_10D",
+        MarketValue = "MARKET_VALUE",
+        Close = "CLOSE",
+        Price = "PRICE",
+        PeTtm = "PE_TTM",
+        High = "HIGH",
+        Low = "LOW",
+        Amplitude = "AMPLITUDE",
+        Turnover = "TURNOVER",
+        Volume = "VOLUME",
+        Yield = "YIELD",
+        Dividend = "DIVIDEND",
+        ChangeRatio52w = "CHANGE_RATIO_52W",
+    }
+);
+
 /// One instrument in a ranking. Every list carries the same fields; each screener documents
 /// which it ranks on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

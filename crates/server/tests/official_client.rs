@@ -131,3 +131,78 @@ async fn the_official_client_waits_for_token_approval() {
     );
     assert_eq!(account_ids(&out), server.app.account_ids);
 }
+
+#[tokio::test]
+async fn the_official_client_calls_the_six_screeners_on_the_demo() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start().await;
+    signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
+        .await
+        .unwrap()
+        .expect("loaded");
+    let mut command = command(&python, &server, "screeners");
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
+
+    let items = |name: &str| -> Vec<serde_json::Value> {
+        assert_eq!(out[name]["status"], 200, "{name}");
+        out[name]["body"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: a list"))
+            .clone()
+    };
+    let ratio = |item: &serde_json::Value| item["change_ratio"].as_str().unwrap().parse::<f64>().unwrap();
+    let gainers = items("gainers");
+    assert_eq!(gainers.len(), 200, "the top 200");
+    assert!(gainers.windows(2).all(|w| ratio(&w[0]) >= ratio(&w[1])) && ratio(&gainers[199]) > 0.0);
+    let losers = items("losers");
+    assert!(!losers.is_empty() && losers.windows(2).all(|w| ratio(&w[0]) <= ratio(&w[1])) && ratio(&losers[0]) < 0.0);
+    let volume = |item: &serde_json::Value| item["volume"].as_str().unwrap().parse::<u64>().unwrap();
+    let actives = items("actives");
+    assert!(actives.len() == 200 && actives.windows(2).all(|w| volume(&w[0]) >= volume(&w[1])));
+    let dividends = items("dividends");
+    assert!(
+        dividends.len() == 200
+            && dividends
+                .iter()
+                .all(|d| d["yield"].is_string() && d["ex_date"].is_string())
+    );
+    let week52 = items("week52");
+    assert!(week52.iter().all(|w| w["change_ratio_52w"].is_string()));
+    for field in [
+        "instrument_id",
+        "symbol",
+        "name",
+        "exchange_code",
+        "currency_code",
+        "pre_close",
+        "open",
+        "high",
+        "low",
+        "close",
+        "price",
+        "change",
+        "change_ratio",
+        "volume",
+        "turnover_rate",
+        "market_value",
+        "amplitude",
+        "relative_volume_10d",
+        "pe_ttm",
+    ] {
+        assert!(gainers.iter().any(|g| g[field].is_string()), "gainers carry {field}");
+    }
+
+    assert_eq!(out["sectors"]["status"], 200);
+    let sectors = out["sectors"]["body"]["data"].as_array().unwrap();
+    assert_eq!(sectors.len(), 11, "the GICS sectors of the index members");
+    let value = |s: &serde_json::Value| s["market_value"].as_str().unwrap().parse::<f64>().unwrap();
+    assert!(sectors.windows(2).all(|w| value(&w[0]) >= value(&w[1])));
+    assert_eq!(out["sector"]["status"], 200);
+    let detail = &out["sector"]["body"];
+    assert_eq!(detail["id"], sectors[0]["id"]);
+    assert!(!detail["data"].as_array().unwrap().is_empty());
+}

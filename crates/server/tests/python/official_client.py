@@ -8,6 +8,7 @@ Scenarios:
   accounts          endpoint "host:port", port 80: signed host == Host header
   accounts-no-port  endpoint "host", port=PORT: the client signs the host without its port
   token             the server requires tokens; the client creates one and polls until approved
+  screeners         the six current screener calls of DataClient (list_*)
 """
 
 import json
@@ -38,6 +39,9 @@ def main():
     # The token file goes to a throwaway directory, not ./conf.
     api.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
 
+    if scenario == "screeners":
+        print(json.dumps(screeners(api)))
+        return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
     out = {"status": response.status_code, "accounts": response.json()}
@@ -54,6 +58,28 @@ def main():
         except ServerException as e:
             out["refusal"] = {"http_status": e.http_status, "error_code": e.error_code, "request_id": e.request_id}
     print(json.dumps(out))
+
+
+def screeners(api):
+    from webull.data.data_client import DataClient
+
+    s = DataClient(api).screener
+    calls = {
+        "gainers": lambda: s.list_gainers_losers("DAY_1", "US_STOCK", "CHANGE_RATIO", "DESC"),
+        "losers": lambda: s.list_gainers_losers("MONTH_3", "US_STOCK", "CHANGE_RATIO", "ASC"),
+        "actives": lambda: s.list_most_active("US_STOCK", "VOLUME", "VOLUME", "DESC"),
+        "sectors": lambda: s.list_market_sectors("US_STOCK", "MARKET_VALUE", "D1", "DESC"),
+        "dividends": lambda: s.list_high_dividend("US_STOCK", "YIELD", "DESC"),
+        "week52": lambda: s.list_52whl("US_STOCK", "NEAR_HIGH", "CHANGE_RATIO_52W", "DESC"),
+    }
+    out = {}
+    for name, call in calls.items():
+        response = call()
+        out[name] = {"status": response.status_code, "body": response.json()}
+    first_sector = out["sectors"]["body"]["data"][0]["id"]
+    detail = s.list_market_sectors_detail(first_sector, "US_STOCK", "D1", "MARKET_VALUE", "DESC")
+    out["sector"] = {"status": detail.status_code, "body": detail.json()}
+    return out
 
 
 if __name__ == "__main__":

@@ -23,10 +23,13 @@ use axum::{Json, Router};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
-use signet_model::screeners::{ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage};
+use signet_model::screeners::{
+    ActivesRank, AggType, Direction as Dir, GainersRank, ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage,
+    SectorPeriod, SortBy, Week52Rank,
+};
 
 use self::params::*;
-use self::query::{Direction, Filter, Metric, Period, ScreenQuery, SectorRow, Week52};
+use self::query::{Direction, Filter, Metric, Period, ScreenQuery, SectorRow};
 use super::snapshot::{Snapshot, ratio};
 use super::units::{format_day, from_micros};
 use crate::app::AppState;
@@ -76,10 +79,10 @@ async fn gainers_losers(
     State(state): State<AppState>,
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
-    let rank = GainersRank::parse("rank_type", p.rank_type.as_deref(), GainersRank::Day1)?;
+    let rank = param("rank_type", p.rank_type.as_deref(), GainersRank::Day1, None)?;
     require_category(p.category.as_deref())?;
-    let sort_by: SortBy = SortBy11::parse("sort_by", p.sort_by.as_deref(), SortBy11::ChangeRatio)?.into();
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio, SORT_11)?;
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let period = match rank {
         GainersRank::Day1 => Period::Day1,
         GainersRank::Day5 => Period::Day5,
@@ -97,7 +100,7 @@ async fn gainers_losers(
         },
         rank: Some((Metric::ChangeRatio(period), direction)),
         rank_limit: TOP,
-        order: (sort_by.metric(period), direction),
+        order: (sort_metric(sort_by, period), direction),
         offset: 0,
         limit: TOP,
     };
@@ -109,14 +112,14 @@ async fn top_actives(
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     require_category(p.category.as_deref())?;
-    let rank = ActivesRank::parse("rank_type", p.rank_type.as_deref(), ActivesRank::Volume)?;
-    let sort_by: SortBy = SortBy11::parse("sort_by", p.sort_by.as_deref(), SortBy11::Volume)?.into();
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let rank = param("rank_type", p.rank_type.as_deref(), ActivesRank::Volume, None)?;
+    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::Volume, SORT_11)?;
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let query = ScreenQuery {
         filter: Filter::default(),
-        rank: Some((rank.into(), Direction::Desc)),
+        rank: Some((actives_metric(rank), Direction::Desc)),
         rank_limit: TOP,
-        order: (sort_by.metric(Period::Day1), direction),
+        order: (sort_metric(sort_by, Period::Day1), direction),
         offset: 0,
         limit: TOP,
     };
@@ -128,8 +131,8 @@ async fn high_dividend(
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     require_category(p.category.as_deref())?;
-    let sort_by = parse_sort_by_13(p.sort_by.as_deref(), SortBy::Yield)?;
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::Yield, SORT_13)?;
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let query = ScreenQuery {
         filter: Filter {
             dividend_payers: true,
@@ -137,7 +140,7 @@ async fn high_dividend(
         },
         rank: Some((Metric::DividendYield, Direction::Desc)),
         rank_limit: TOP,
-        order: (sort_by.metric(Period::Day1), direction),
+        order: (sort_metric(sort_by, Period::Day1), direction),
         offset: 0,
         limit: TOP,
     };
@@ -145,10 +148,10 @@ async fn high_dividend(
 }
 
 async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
-    let rank: Week52 = Week52Rank::parse("rank_type", p.rank_type.as_deref(), Week52Rank::NewHigh)?.into();
+    let rank = week52_rank(param("rank_type", p.rank_type.as_deref(), Week52Rank::NewHigh, None)?);
     require_category(p.category.as_deref())?;
-    let sort_by = SortBy::parse("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio52w)?;
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio52w, None)?;
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let query = ScreenQuery {
         filter: Filter {
             week52: Some(rank),
@@ -156,7 +159,7 @@ async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Resul
         },
         rank: None,
         rank_limit: TOP,
-        order: (sort_by.metric(Period::Day1), direction),
+        order: (sort_metric(sort_by, Period::Day1), direction),
         offset: 0,
         limit: TOP,
     };
@@ -170,9 +173,9 @@ async fn list(state: &AppState, query: &ScreenQuery, period: Period) -> Result<J
 
 async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorPage>, ApiError> {
     require_category(p.category.as_deref())?;
-    let agg = AggType::parse("agg_type", p.agg_type.as_deref(), AggType::MarketValue)?;
-    let period: Period = SectorPeriod::parse("period", p.period.as_deref(), SectorPeriod::D1)?.into();
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let agg = param("agg_type", p.agg_type.as_deref(), AggType::MarketValue, None)?;
+    let period = period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?);
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let (offset, limit) = page(&p)?;
 
     let mut sectors = state.store.sectors(period).await?;
@@ -211,9 +214,9 @@ async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -
             ApiError::illegal_parameter("sector_id is required: the id of a sector from market-sectors/list")
         })?;
     require_category(p.category.as_deref())?;
-    let period: Period = SectorPeriod::parse("period", p.period.as_deref(), SectorPeriod::D1)?.into();
-    let sort_by = parse_sort_by_13(p.sort_by.as_deref(), SortBy::ChangeRatio)?;
-    let direction: Direction = Dir::parse("direction", p.direction.as_deref(), Dir::Desc)?.into();
+    let period = period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?);
+    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio, SORT_13)?;
+    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
     let (offset, limit) = page(&p)?;
 
     let sectors = state.store.sectors(period).await?;
@@ -228,7 +231,7 @@ async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -
         },
         rank: None,
         rank_limit: u64::MAX,
-        order: (sort_by.metric(period), direction),
+        order: (sort_metric(sort_by, period), direction),
         offset,
         limit: limit + 1,
     };
@@ -336,7 +339,7 @@ fn item(row: &ScreenRow, period: Period) -> ScreenerItem {
         amplitude: ratio_text(s.amplitude),
         turnover_rate: s.turnover_rate.map(ratio_text),
         market_value: s.market_value.map(|v| format!("{v:.0}")),
-        relative_volume_10d: s.relative_volume_10d.map(|v| format!("{v:.2}")),
+        relative_volume_10d: s.relative_volume_10d.map(ratio_text),
         pe_ttm: s.pe_ttm.map(|v| format!("{v:.2}")),
         dividend: s.dividend.map(price),
         dividend_yield: s.dividend_yield.map(ratio_text),
