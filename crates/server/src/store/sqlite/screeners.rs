@@ -117,10 +117,13 @@ impl ScreenerStore for SqliteStore {
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
-        // One pass over the window's bars, numbered from the as-of day back (n = 1 is the last).
+        // One pass over the window's bars in key order, numbered from the as-of day back (n = 1 is
+        // the last).
         let rows = sqlx::query(
             "WITH w AS (
-                 SELECT b.*, ROW_NUMBER() OVER (PARTITION BY instrument_id ORDER BY day DESC) AS n
+                 SELECT b.*,
+                        COUNT(*) OVER (PARTITION BY instrument_id)
+                          - ROW_NUMBER() OVER (PARTITION BY instrument_id ORDER BY day) + 1 AS n
                  FROM daily_bars b
                  WHERE day BETWEEN ?1 AND ?2 AND instrument_id NOT IN (
                      SELECT instrument_id FROM corporate_actions WHERE kind = 'SPLIT' AND day > ?1 AND day <= ?2)),
