@@ -125,7 +125,10 @@ pub async fn ensure_loaded(store: Arc<dyn Store>) -> Result<Option<DemoSummary>,
     let generate = tokio::task::spawn_blocking(move || generate(&instruments, &last_closes, &calendar, &tx));
     let (series, bars) = generate.await.map_err(|e| DemoError::Data(e.to_string()))?;
     writer.await.map_err(|e| DemoError::Data(e.to_string()))??;
-    tracing::debug!(seconds = started.elapsed().as_secs_f64(), "demo: series generated and stored");
+    tracing::debug!(
+        seconds = started.elapsed().as_secs_f64(),
+        "demo: series generated and stored"
+    );
 
     let (_, snapshots) = snapshot::refresh(store.as_ref(), None).await?;
     store.init_meta(META_KEY, VERSION).await?;
