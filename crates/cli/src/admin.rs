@@ -44,6 +44,9 @@ enum AppsCommand {
         /// Starting cash of each account, USD
         #[arg(long, default_value = "100000")]
         cash: Decimal,
+        /// May also drive the market simulator (/admin/market/..., `signet market`)
+        #[arg(long)]
+        admin: bool,
     },
     /// List apps (secrets are never shown again)
     List,
@@ -102,8 +105,12 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
     let admin = Admin::new(database.store.clone(), database.key.clone());
     let json = args.json;
     match args.command {
-        AdminCommand::Apps(AppsCommand::Create { name, cash }) => {
-            let created = admin.create_app(&name, cash).await?;
+        AdminCommand::Apps(AppsCommand::Create {
+            name,
+            cash,
+            admin: market_admin,
+        }) => {
+            let created = admin.create_app_with_role(&name, cash, market_admin).await?;
             if json {
                 let out = json!({
                     "app_key": created.app_key,

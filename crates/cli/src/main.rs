@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod data;
+mod market;
 mod output;
 mod screeners;
 mod serve;
@@ -40,6 +41,8 @@ enum Command {
     Data(data::DataArgs),
     /// Accounts of the calling app, from a running server
     Accounts(accounts::AccountsArgs),
+    /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
+    Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
@@ -123,6 +126,7 @@ fn main() -> ExitCode {
             Command::Admin(args) => admin::run(args).await,
             Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
+            Command::Market(args) => market::run(args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
         }

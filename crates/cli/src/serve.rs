@@ -7,6 +7,9 @@ use std::time::Duration;
 use clap::Args;
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
+use signet_server::market::MarketConfig;
+use signet_server::market::clock::ClockMode;
+use signet_server::marketdata::units::parse_day;
 use signet_server::{Admin, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 
@@ -44,6 +47,20 @@ pub struct ServeArgs {
     /// Allow --debug-signatures on an address other than loopback
     #[arg(long, requires = "debug_signatures")]
     force_debug_signatures: bool,
+    /// The market simulator's clock: `sim` runs from the open of a session (see --market-start),
+    /// `real` follows the real calendar, `manual` stands still until `signet market step`
+    #[arg(long, env = "SIGNET_MARKET_CLOCK", default_value = "sim", value_parser = ["sim", "real", "manual"])]
+    market_clock: String,
+    /// Simulated seconds per real second (sim clock)
+    #[arg(long, env = "SIGNET_MARKET_SPEED", default_value_t = 1.0)]
+    market_speed: f64,
+    /// Day whose core open the simulated clock starts at, YYYY-MM-DD (a day within the price
+    /// history replays it); by default the first weekday after the history
+    #[arg(long, env = "SIGNET_MARKET_START")]
+    market_start: Option<String>,
+    /// Seed of every simulated price
+    #[arg(long, env = "SIGNET_SEED", default_value_t = 2013)]
+    seed: u64,
 }
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -68,7 +85,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         let admin = Admin::new(database.store.clone(), database.key.clone());
         if admin.apps().await?.is_empty() {
-            let app = admin.create_app("demo", Decimal::from(100_000)).await?;
+            let app = admin.create_app_with_role("demo", Decimal::from(100_000), true).await?;
             println!("Demo app created in {} (shown once; keep it):", args.db.db.display());
             println!("  SIGNET_APP_KEY={}", app.app_key);
             println!("  SIGNET_APP_SECRET={}", app.app_secret.expose_secret());
@@ -80,6 +97,20 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
 
+    let clock = match args.market_clock.as_str() {
+        "real" => ClockMode::Real,
+        "manual" => ClockMode::Manual,
+        _ if args.market_speed > 0.0 && args.market_speed.is_finite() => ClockMode::Running {
+            speed: args.market_speed,
+        },
+        _ => anyhow::bail!("--market-speed must be a positive number"),
+    };
+    let start_day = match args.market_start.as_deref() {
+        Some(text) => {
+            Some(parse_day(text).ok_or_else(|| anyhow::anyhow!("--market-start {text:?} is not a date YYYY-MM-DD"))?)
+        }
+        None => None,
+    };
     let config = ServerConfig {
         listen: args.listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
@@ -89,6 +120,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         public_host: args.public_host,
         debug_signatures: args.debug_signatures,
         force_debug_signatures: args.force_debug_signatures,
+        market: MarketConfig {
+            seed: args.seed,
+            clock,
+            start_day,
+            ..MarketConfig::default()
+        },
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;

@@ -17,6 +17,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use signet_model::headers as h;
+use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -133,6 +134,11 @@ impl Client {
 
     pub fn screeners(&self) -> Screeners<'_> {
         Screeners { client: self }
+    }
+
+    /// The market simulator's controls (apps created with `--admin`).
+    pub fn market(&self) -> Market<'_> {
+        Market { client: self }
     }
 
     /// `GET /openapi/config`: whether the server requires access tokens.
@@ -409,5 +415,55 @@ impl Screeners<'_> {
         self.client
             .get("/market-data/screeners/week52-high-low/list", &query)
             .await
+    }
+}
+
+/// The market simulator's controls: quotes, pinned prices and the manual clock.
+pub struct Market<'a> {
+    client: &'a Client,
+}
+
+impl Market<'_> {
+    pub async fn quote(&self, symbol: &str) -> Result<MarketQuote, Error> {
+        self.client.get("/admin/market/quote", &[("symbol", symbol)]).await
+    }
+
+    /// Pins `symbol`'s quote at `price` (bid and ask a cent around it unless given).
+    pub async fn set(
+        &self,
+        symbol: &str,
+        price: &str,
+        bid: Option<&str>,
+        ask: Option<&str>,
+        size: Option<u64>,
+    ) -> Result<MarketQuote, Error> {
+        let request = SetQuoteRequest {
+            symbol: symbol.to_owned(),
+            price: Some(price.to_owned()),
+            bid: bid.map(str::to_owned),
+            ask: ask.map(str::to_owned),
+            size,
+            release: false,
+        };
+        self.client.post("/admin/market/set", &request).await
+    }
+
+    /// Lets `symbol` follow the simulation again.
+    pub async fn release(&self, symbol: &str) -> Result<MarketQuote, Error> {
+        let request = SetQuoteRequest {
+            symbol: symbol.to_owned(),
+            release: true,
+            ..SetQuoteRequest::default()
+        };
+        self.client.post("/admin/market/set", &request).await
+    }
+
+    /// Moves the clock forward (a server started with `--market-clock manual`, or a running one).
+    pub async fn step(&self, seconds: u64) -> Result<MarketClock, Error> {
+        self.client.post("/admin/market/step", &StepRequest { seconds }).await
+    }
+
+    pub async fn clock(&self) -> Result<MarketClock, Error> {
+        self.client.get("/admin/market/clock", &[]).await
     }
 }

@@ -77,6 +77,10 @@ error_codes! {
     /// `x-access-token` missing or not an approved token of the calling app.
     InvalidToken = ("INVALID_TOKEN", 401),
     NotFound = ("NOT_FOUND", 404),
+    /// The calling app may not use this operation (the market controls need an admin app).
+    PermissionDenied = ("PERMISSION_DENIED", 403),
+    /// No instrument has this symbol.
+    InstrumentNotFound = ("INSTRUMENT_NOT_FOUND", 404),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
     /// Futures, crypto and event market data.
     NoLongerOffered = ("NO_LONGER_OFFERED", 410),

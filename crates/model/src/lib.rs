@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod error;
 pub mod headers;
+pub mod market;
 pub mod screeners;
 pub mod tokens;
 

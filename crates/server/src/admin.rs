@@ -60,6 +60,16 @@ impl Admin {
 
     /// Creates an app with one CASH and one MARGIN paper account holding `starting_cash` each.
     pub async fn create_app(&self, name: &str, starting_cash: Decimal) -> Result<Credentials, AdminError> {
+        self.create_app_with_role(name, starting_cash, false).await
+    }
+
+    /// [`Admin::create_app`], for an app that may also drive the market simulator when `admin`.
+    pub async fn create_app_with_role(
+        &self,
+        name: &str,
+        starting_cash: Decimal,
+        admin: bool,
+    ) -> Result<Credentials, AdminError> {
         if !valid_text(name) {
             return Err(AdminError::InvalidName);
         }
@@ -73,6 +83,7 @@ impl Admin {
             status: AppStatus::Active,
             user_id: random_hex::<8>()?,
             created_at: now,
+            admin,
         };
         let mut accounts = Vec::new();
         for account_type in [AccountType::Cash, AccountType::Margin] {

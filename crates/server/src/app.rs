@@ -19,6 +19,7 @@ use tower_http::trace::TraceLayer;
 use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
+use crate::market::Simulator;
 use crate::store::{NonceStore, Store};
 
 /// What every handler and the authentication layer share.
@@ -28,6 +29,7 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub nonces: Arc<dyn NonceStore>,
     pub apps: Arc<AppDirectory>,
+    pub market: Arc<Simulator>,
 }
 
 pub fn router(state: AppState) -> Router {
@@ -35,6 +37,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::tokens::routes())
         .merge(crate::trading::routes())
         .merge(crate::marketdata::screeners::routes())
+        .merge(crate::market::routes::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))

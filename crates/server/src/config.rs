@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::market::MarketConfig;
+
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -27,6 +29,8 @@ pub struct ServerConfig {
     pub app_cache_ttl: Duration,
     /// How often expired nonces are deleted.
     pub nonce_purge_interval: Duration,
+    /// The market simulator's clock, seed and tick.
+    pub market: MarketConfig,
 }
 
 impl Default for ServerConfig {
@@ -42,6 +46,7 @@ impl Default for ServerConfig {
             force_debug_signatures: false,
             app_cache_ttl: Duration::from_secs(1),
             nonce_purge_interval: Duration::from_secs(60),
+            market: MarketConfig::default(),
         }
     }
 }

@@ -10,12 +10,15 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod database;
+pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod market;
 pub mod marketdata;
 pub mod secrets;
 pub mod startup;
 pub mod store;
+pub mod times;
 pub mod tokens;
 pub mod trading;
 

@@ -10,7 +10,9 @@ use crate::app::{AppState, router};
 use crate::auth::apps::AppDirectory;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
-use crate::store::NonceStore;
+use crate::market::Simulator;
+use crate::market::clock::ClockMode;
+use crate::store::{NonceStore, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -18,6 +20,8 @@ pub enum StartupError {
     Config(#[from] ConfigError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("cannot start the market simulator: {0}")]
+    Market(#[from] StoreError),
 }
 
 /// A server bound to its address, ready to run.
@@ -36,6 +40,7 @@ impl Server {
                 source,
             })?;
         let store = database.store.clone();
+        let market = Simulator::start(store.clone(), config.market).await?;
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
                 store.clone(),
@@ -44,6 +49,7 @@ impl Server {
             )),
             nonces: store.clone(),
             store,
+            market,
             config: Arc::new(config),
         };
         Ok(Server { listener, state })
@@ -60,10 +66,15 @@ impl Server {
             self.state.nonces.clone(),
             self.state.config.nonce_purge_interval,
         ));
+        let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
+            .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone())));
         let result = axum::serve(self.listener, router(self.state))
             .with_graceful_shutdown(shutdown)
             .await;
         purge.abort();
+        if let Some(ticker) = ticker {
+            ticker.abort();
+        }
         result
     }
 }

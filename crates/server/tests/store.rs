@@ -26,6 +26,7 @@ fn app(key: &str) -> AppRecord {
         status: AppStatus::Active,
         user_id: "u1".into(),
         created_at: 1,
+        admin: false,
     }
 }
 

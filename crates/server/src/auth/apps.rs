@@ -20,6 +20,7 @@ use crate::store::{AppStatus, Store};
 pub struct ActiveApp {
     pub app_key: Arc<str>,
     pub user_id: Arc<str>,
+    pub admin: bool,
     pub secret: SecretString,
 }
 
@@ -61,6 +62,7 @@ impl AppDirectory {
                 let app = Arc::new(ActiveApp {
                     app_key: r.app_key.into(),
                     user_id: r.user_id.into(),
+                    admin: r.admin,
                     secret,
                 });
                 cache.insert(app_key.to_owned(), (Instant::now(), app.clone()));

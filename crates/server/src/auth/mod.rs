@@ -34,6 +34,8 @@ use crate::error::ApiError;
 pub struct Caller {
     pub app_key: Arc<str>,
     pub user_id: Arc<str>,
+    /// May drive the market simulator.
+    pub admin: bool,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
@@ -87,6 +89,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     parts.extensions.insert(Caller {
         app_key: app.app_key.clone(),
         user_id: app.user_id.clone(),
+        admin: app.admin,
     });
     Ok(next.run(Request::from_parts(parts, Body::from(body))).await)
 }

@@ -115,7 +115,7 @@ pub async fn ensure_loaded(store: Arc<dyn Store>) -> Result<Option<DemoSummary>,
         .map(|b| b.day)
         .collect();
     let calendar = calendar[calendar.len().saturating_sub(GENERATED_DAYS)..].to_vec();
-    let last_closes = store.last_closes().await?;
+    let last_closes = store.closes_before(i32::MAX).await?;
 
     let (tx, rx) = mpsc::channel(4);
     let writer = {

@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
+use crate::market::Listing;
 use crate::marketdata::import::{ImportCounts, ImportMessage};
 use crate::marketdata::screeners::ScreenRow;
 use crate::marketdata::screeners::query::{Period, ScreenQuery, SectorRow};
@@ -65,6 +66,8 @@ pub struct AppRecord {
     pub status: AppStatus,
     pub user_id: String,
     pub created_at: i64,
+    /// May drive the market simulator.
+    pub admin: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,8 +171,12 @@ pub trait MarketDataStore: Send + Sync {
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
     /// Every instrument, by id.
     async fn instruments(&self) -> Result<Vec<Instrument>, StoreError>;
-    /// The last close of every instrument that has bars, by instrument id.
-    async fn last_closes(&self) -> Result<HashMap<i64, i64>, StoreError>;
+    /// Each instrument's last close on a day before `day`, by instrument id.
+    async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError>;
+    /// Every bar of one day, with its instrument id.
+    async fn bars_on(&self, day: i32) -> Result<Vec<(i64, Bar)>, StoreError>;
+    /// The instruments the market simulator quotes, with their recent volatility and volume.
+    async fn listings(&self) -> Result<Vec<Listing>, StoreError>;
     /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;

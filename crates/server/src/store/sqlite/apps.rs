@@ -5,10 +5,12 @@ use signet_model::AccountType;
 use super::{SqliteStore, map_err, parse_column};
 use crate::store::{AccountRecord, AppRecord, AppStatus, AppStore, StoreError};
 
-type AppRow = (String, String, Vec<u8>, String, String, i64);
+type AppRow = (String, String, Vec<u8>, String, String, i64, bool);
 type AccountRow = (String, String, String, String, String, String, i64);
 
-fn app_from_row((app_key, name, sealed_secret, status, user_id, created_at): AppRow) -> Result<AppRecord, StoreError> {
+fn app_from_row(
+    (app_key, name, sealed_secret, status, user_id, created_at, admin): AppRow,
+) -> Result<AppRecord, StoreError> {
     let status = parse_column("app status", &status, AppStatus::parse)?;
     Ok(AppRecord {
         app_key,
@@ -17,6 +19,7 @@ fn app_from_row((app_key, name, sealed_secret, status, user_id, created_at): App
         status,
         user_id,
         created_at,
+        admin,
     })
 }
 
@@ -60,7 +63,7 @@ impl AppStore for SqliteStore {
     async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await.map_err(map_err)?;
         sqlx::query(
-            "INSERT INTO apps (app_key, name, sealed_secret, status, user_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO apps (app_key, name, sealed_secret, status, user_id, created_at, admin) VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&app.app_key)
         .bind(&app.name)
@@ -68,6 +71,7 @@ impl AppStore for SqliteStore {
         .bind(app.status.as_str())
         .bind(&app.user_id)
         .bind(app.created_at)
+        .bind(app.admin)
         .execute(&mut *tx)
         .await
         .map_err(map_err)?;
@@ -79,7 +83,7 @@ impl AppStore for SqliteStore {
 
     async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError> {
         let row: Option<AppRow> = sqlx::query_as(
-            "SELECT app_key, name, sealed_secret, status, user_id, created_at FROM apps WHERE app_key = ?",
+            "SELECT app_key, name, sealed_secret, status, user_id, created_at, admin FROM apps WHERE app_key = ?",
         )
         .bind(app_key)
         .fetch_optional(&self.reader)
@@ -90,7 +94,7 @@ impl AppStore for SqliteStore {
 
     async fn apps(&self) -> Result<Vec<AppRecord>, StoreError> {
         let rows: Vec<AppRow> = sqlx::query_as(
-            "SELECT app_key, name, sealed_secret, status, user_id, created_at FROM apps ORDER BY created_at, app_key",
+            "SELECT app_key, name, sealed_secret, status, user_id, created_at, admin FROM apps ORDER BY created_at, app_key",
         )
         .fetch_all(&self.reader)
         .await

@@ -6,6 +6,7 @@ use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use tokio::sync::mpsc;
 
 use super::{SqliteStore, map_err, parse_column};
+use crate::market::Listing;
 use crate::marketdata::import::ohlcv::{AdjustedClose, derive_actions};
 use crate::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use crate::marketdata::units::format_day;
@@ -130,16 +131,67 @@ impl MarketDataStore for SqliteStore {
         rows.iter().map(instrument_from_row).collect()
     }
 
-    async fn last_closes(&self) -> Result<HashMap<i64, i64>, StoreError> {
+    async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError> {
         let rows: Vec<(i64, i64)> = sqlx::query_as(
             "SELECT b.instrument_id, b.close_e6 FROM daily_bars b
-             JOIN (SELECT instrument_id, MAX(day) AS day FROM daily_bars GROUP BY instrument_id) l
+             JOIN (SELECT instrument_id, MAX(day) AS day FROM daily_bars WHERE day < ? GROUP BY instrument_id) l
                ON l.instrument_id = b.instrument_id AND l.day = b.day",
         )
+        .bind(day)
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
         Ok(rows.into_iter().collect())
+    }
+
+    async fn bars_on(&self, day: i32) -> Result<Vec<(i64, Bar)>, StoreError> {
+        type BarRow = (i64, i32, i64, i64, i64, i64, i64, Option<i64>);
+        let rows: Vec<BarRow> = sqlx::query_as(
+            "SELECT instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6 FROM daily_bars
+             WHERE day = ?",
+        )
+        .bind(day)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, day, open, high, low, close, volume, adj_close)| {
+                (
+                    id,
+                    Bar {
+                        day,
+                        open,
+                        high,
+                        low,
+                        close,
+                        volume,
+                        adj_close,
+                    },
+                )
+            })
+            .collect())
+    }
+
+    async fn listings(&self) -> Result<Vec<Listing>, StoreError> {
+        let rows: Vec<(i64, String, Option<f64>, Option<i64>)> = sqlx::query_as(
+            "SELECT i.instrument_id, i.symbol, s.amplitude, s.volume
+             FROM instruments i LEFT JOIN snapshots s ON s.instrument_id = i.instrument_id
+             ORDER BY i.instrument_id",
+        )
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|(instrument_id, symbol, amplitude, volume)| Listing {
+                instrument_id,
+                symbol,
+                // A day's range is about twice its standard deviation.
+                vol: amplitude.map_or(0.02, |a| (a / 2.0).clamp(0.005, 0.08)),
+                volume: volume.map_or(100_000.0, |v| (v as f64).max(1_000.0)),
+            })
+            .collect())
     }
 
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError> {

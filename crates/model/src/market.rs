@@ -1,0 +1,59 @@
+//! The simulator's control surface (`/admin/market/...`, apps created with `--admin`).
+
+use serde::{Deserialize, Serialize};
+
+/// A quote of the market simulator. Prices are decimal strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarketQuote {
+    pub symbol: String,
+    pub instrument_id: String,
+    /// Simulated time, `yyyy-MM-ddTHH:mm:ss.SSSZ`.
+    pub time: String,
+    /// PRE_MARKET, CORE, AFTER_HOURS or CLOSED.
+    pub session: String,
+    pub last: String,
+    pub bid: String,
+    pub ask: String,
+    pub bid_size: u64,
+    pub ask_size: u64,
+    pub open: String,
+    pub high: String,
+    pub low: String,
+    pub pre_close: String,
+    pub volume: u64,
+    /// Set by hand (`signet market set`) rather than simulated.
+    pub pinned: bool,
+}
+
+/// `POST /admin/market/set`: pin a quote, or release it (`release: true`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetQuoteRequest {
+    pub symbol: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(default)]
+    pub release: bool,
+}
+
+/// `POST /admin/market/step`: move the simulated clock forward (not a real-time clock).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRequest {
+    pub seconds: u64,
+}
+
+/// `GET /admin/market/clock` and the answer to a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarketClock {
+    pub time: String,
+    /// The New York calendar day, `yyyy-MM-dd`.
+    pub date: String,
+    pub session: String,
+    /// REAL, RUNNING or MANUAL.
+    pub mode: String,
+}

@@ -1,0 +1,227 @@
+//! Simulated time and the US equity sessions.
+//!
+//! Times are milliseconds since the Unix epoch (UTC). Sessions follow New York time: pre-market
+//! 04:00–09:30, core 09:30–16:00, after-hours 16:00–20:00, Monday to Friday. New York's offset
+//! follows the US daylight-saving rules (since 2007: second Sunday of March to first Sunday of
+//! November; before: first Sunday of April to last Sunday of October), written out here rather
+//! than read from a time-zone database because only this one zone is needed.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use time::{Date, Month, Weekday};
+
+use crate::marketdata::units::{date_of, day_number};
+
+const HOUR_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 24 * HOUR_MS;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Session {
+    PreMarket,
+    Core,
+    AfterHours,
+    Closed,
+}
+
+impl Session {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Session::PreMarket => "PRE_MARKET",
+            Session::Core => "CORE",
+            Session::AfterHours => "AFTER_HOURS",
+            Session::Closed => "CLOSED",
+        }
+    }
+}
+
+/// Seconds after New York midnight at which each session starts.
+pub const PRE_OPEN: i64 = 4 * 3600;
+pub const CORE_OPEN: i64 = 9 * 3600 + 1800;
+pub const CORE_CLOSE: i64 = 16 * 3600;
+pub const AFTER_CLOSE: i64 = 20 * 3600;
+
+/// A moment read in New York: its calendar day (days since 1970-01-01) and seconds into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewYork {
+    pub day: i32,
+    pub second: i64,
+}
+
+impl NewYork {
+    pub fn of(utc_ms: i64) -> Self {
+        let offset = eastern_offset_hours(utc_ms) * HOUR_MS;
+        let local = utc_ms + offset;
+        NewYork {
+            day: local.div_euclid(DAY_MS) as i32,
+            second: local.rem_euclid(DAY_MS) / 1000,
+        }
+    }
+
+    pub fn is_weekday(self) -> bool {
+        !matches!(date_of(self.day).weekday(), Weekday::Saturday | Weekday::Sunday)
+    }
+
+    pub fn session(self) -> Session {
+        if !self.is_weekday() {
+            return Session::Closed;
+        }
+        match self.second {
+            s if (PRE_OPEN..CORE_OPEN).contains(&s) => Session::PreMarket,
+            s if (CORE_OPEN..CORE_CLOSE).contains(&s) => Session::Core,
+            s if (CORE_CLOSE..AFTER_CLOSE).contains(&s) => Session::AfterHours,
+            _ => Session::Closed,
+        }
+    }
+}
+
+/// UTC milliseconds of `second` after midnight of New York's calendar `day`.
+pub fn utc_ms_of(day: i32, second: i64) -> i64 {
+    let guess = i64::from(day) * DAY_MS + second * 1000 + 5 * HOUR_MS;
+    // The offset at the guess is right except within an hour of a change, where either is fine.
+    i64::from(day) * DAY_MS + second * 1000 - eastern_offset_hours(guess) * HOUR_MS
+}
+
+/// New York's offset from UTC at a UTC instant: −4 in daylight-saving time, −5 otherwise.
+pub fn eastern_offset_hours(utc_ms: i64) -> i64 {
+    let year = date_of((utc_ms.div_euclid(DAY_MS)) as i32).year();
+    let (start, end) = if year >= 2007 {
+        (nth_sunday(year, Month::March, 2), nth_sunday(year, Month::November, 1))
+    } else {
+        (nth_sunday(year, Month::April, 1), last_sunday(year, Month::October))
+    };
+    // Changes happen at 02:00 local: 07:00 UTC in spring (EST), 06:00 UTC in autumn (EDT).
+    let starts = i64::from(day_number(start)) * DAY_MS + 7 * HOUR_MS;
+    let ends = i64::from(day_number(end)) * DAY_MS + 6 * HOUR_MS;
+    if (starts..ends).contains(&utc_ms) { -4 } else { -5 }
+}
+
+fn nth_sunday(year: i32, month: Month, n: u8) -> Date {
+    let first = Date::from_calendar_date(year, month, 1).expect("a valid date");
+    let to_sunday = (7 - first.weekday().number_days_from_sunday()) % 7;
+    first + time::Duration::days(i64::from(to_sunday) + 7 * i64::from(n - 1))
+}
+
+fn last_sunday(year: i32, month: Month) -> Date {
+    let next_month = Date::from_calendar_date(year, month.next(), 1).expect("a valid date");
+    let last = next_month - time::Duration::days(1);
+    last - time::Duration::days(i64::from(last.weekday().number_days_from_sunday()))
+}
+
+/// How simulated time moves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ClockMode {
+    /// The real time of day and calendar.
+    Real,
+    /// From a start, `speed` simulated seconds per real second.
+    Running { speed: f64 },
+    /// Still, moved only by [`Clock::step`].
+    Manual,
+}
+
+#[derive(Debug)]
+pub struct Clock {
+    mode: ClockMode,
+    state: Mutex<(Instant, i64)>,
+}
+
+impl Clock {
+    /// A clock in `mode` showing `start_ms` now (ignored in `Real` mode).
+    pub fn new(mode: ClockMode, start_ms: i64) -> Self {
+        Clock {
+            mode,
+            state: Mutex::new((Instant::now(), start_ms)),
+        }
+    }
+
+    pub fn mode(&self) -> ClockMode {
+        self.mode
+    }
+
+    /// Simulated now, in UTC milliseconds.
+    pub fn now_ms(&self) -> i64 {
+        let (anchor, start) = *self.state.lock().expect("clock lock");
+        match self.mode {
+            ClockMode::Real => wall_clock_ms(),
+            ClockMode::Running { speed } => start + (anchor.elapsed().as_secs_f64() * speed * 1000.0) as i64,
+            ClockMode::Manual => start,
+        }
+    }
+
+    /// Moves simulated time forward (any mode but `Real`).
+    pub fn step(&self, by: Duration) -> i64 {
+        let mut state = self.state.lock().expect("clock lock");
+        state.1 += by.as_millis() as i64;
+        state.1
+    }
+}
+
+pub fn wall_clock_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64
+}
+
+/// The core open of the first weekday on or after New York `day`.
+pub fn next_core_open(mut day: i32) -> i64 {
+    while !(NewYork { day, second: 0 }).is_weekday() {
+        day += 1;
+    }
+    utc_ms_of(day, CORE_OPEN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::marketdata::units::parse_day;
+
+    fn utc(text: &str) -> i64 {
+        signet_signing::parse_timestamp(text).unwrap() * 1000
+    }
+
+    #[test]
+    fn new_york_offsets_follow_both_eras_of_daylight_saving() {
+        assert_eq!(eastern_offset_hours(utc("2013-03-10T06:59:59Z")), -5);
+        assert_eq!(eastern_offset_hours(utc("2013-03-10T07:00:00Z")), -4);
+        assert_eq!(eastern_offset_hours(utc("2013-11-03T05:59:59Z")), -4);
+        assert_eq!(eastern_offset_hours(utc("2013-11-03T06:00:00Z")), -5);
+        assert_eq!(eastern_offset_hours(utc("2005-04-03T07:00:00Z")), -4);
+        assert_eq!(eastern_offset_hours(utc("2005-03-20T12:00:00Z")), -5);
+        assert_eq!(eastern_offset_hours(utc("2005-10-30T06:00:00Z")), -5);
+        assert_eq!(eastern_offset_hours(utc("2026-07-01T12:00:00Z")), -4);
+    }
+
+    #[test]
+    fn sessions() {
+        let day = parse_day("2013-03-04").unwrap(); // a Monday, EST
+        assert_eq!(utc_ms_of(day, CORE_OPEN), utc("2013-03-04T14:30:00Z"));
+        assert_eq!(NewYork::of(utc("2013-03-04T14:30:00Z")).session(), Session::Core);
+        assert_eq!(NewYork::of(utc("2013-03-04T14:29:59Z")).session(), Session::PreMarket);
+        assert_eq!(NewYork::of(utc("2013-03-04T21:00:00Z")).session(), Session::AfterHours);
+        assert_eq!(NewYork::of(utc("2013-03-05T01:00:00Z")).session(), Session::Closed);
+        assert_eq!(
+            NewYork::of(utc("2013-03-02T15:00:00Z")).session(),
+            Session::Closed,
+            "Saturday"
+        );
+        let summer = parse_day("2013-07-01").unwrap();
+        assert_eq!(utc_ms_of(summer, CORE_OPEN), utc("2013-07-01T13:30:00Z"));
+        assert_eq!(
+            next_core_open(parse_day("2013-03-02").unwrap()),
+            utc("2013-03-04T14:30:00Z")
+        );
+    }
+
+    #[test]
+    fn clocks() {
+        let manual = Clock::new(ClockMode::Manual, 1_000);
+        assert_eq!(manual.now_ms(), 1_000);
+        manual.step(Duration::from_secs(2));
+        assert_eq!(manual.now_ms(), 3_000);
+        let fast = Clock::new(ClockMode::Running { speed: 1000.0 }, 0);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(fast.now_ms() >= 20_000);
+        assert!((Clock::new(ClockMode::Real, 0).now_ms() - wall_clock_ms()).abs() < 1_000);
+    }
+}

@@ -1,0 +1,357 @@
+//! The market simulator: a quote for every instrument at any simulated moment.
+//!
+//! Each New York trading day every listed instrument has a plan ([`path::DayPlan`]): its stored
+//! bar when the simulated day lies within the price history (replay), a flat day at the previous
+//! close for an instrument that did not trade that day, and beyond the history a seeded draw
+//! from the previous close. Quotes are read off the plan at the clock's second, so they depend on
+//! the seed and the time only, not on how often they are read. A test or an operator can pin an
+//! instrument's quote (`signet market set`) to force the price an order fills at.
+
+pub mod clock;
+pub mod path;
+pub mod routes;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::FromPrimitive;
+
+use self::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
+use self::path::DayPlan;
+use crate::store::{Store, StoreError};
+
+/// How the simulator runs (flags of `signet serve`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MarketConfig {
+    pub seed: u64,
+    pub clock: ClockMode,
+    /// New York day the simulated clock starts on (at its core open); by default the first
+    /// weekday after the last stored bar, or today when there is none.
+    pub start_day: Option<i32>,
+    /// Simulated time between two ticks of the engine.
+    pub tick: Duration,
+}
+
+impl Default for MarketConfig {
+    fn default() -> Self {
+        MarketConfig {
+            seed: 2013,
+            clock: ClockMode::Running { speed: 1.0 },
+            start_day: None,
+            tick: Duration::from_millis(250),
+        }
+    }
+}
+
+/// A quote, in dollars.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub time_ms: i64,
+    pub session: Session,
+    pub last: Decimal,
+    pub bid: Decimal,
+    pub ask: Decimal,
+    pub bid_size: u64,
+    pub ask_size: u64,
+    pub open: Decimal,
+    pub high: Decimal,
+    pub low: Decimal,
+    pub pre_close: Decimal,
+    pub volume: u64,
+    pub pinned: bool,
+}
+
+/// An instrument the simulator quotes.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub instrument_id: i64,
+    pub symbol: String,
+    /// Daily volatility used for drawn days.
+    pub vol: f64,
+    /// Typical daily volume, for drawn days and quote sizes.
+    pub volume: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MarketError {
+    #[error("unknown symbol {0:?}")]
+    UnknownSymbol(String),
+    #[error("the clock follows real time and cannot be stepped")]
+    RealClock,
+    #[error("prices must be positive, with the bid below the ask")]
+    BadQuote,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct Simulator {
+    seed: u64,
+    clock: Clock,
+    tick: Duration,
+    store: Arc<dyn Store>,
+    state: RwLock<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The New York day the plans are for.
+    day: i32,
+    /// Whether that day is a trading day (a weekday, and not a holiday of the history).
+    trading: bool,
+    plans: HashMap<i64, DayPlan>,
+    /// Close of each instrument's last trading day before `day`.
+    closes: HashMap<i64, f64>,
+    listings: HashMap<i64, Listing>,
+    ids: HashMap<String, i64>,
+    pins: HashMap<i64, Pin>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pin {
+    last: Decimal,
+    bid: Decimal,
+    ask: Decimal,
+    size: u64,
+}
+
+/// Days of history beyond which a simulator catching up draws only the last day.
+const MAX_CATCH_UP_DAYS: i32 = 10;
+
+impl Simulator {
+    /// Loads the listings and the plans of the starting day.
+    pub async fn start(store: Arc<dyn Store>, config: MarketConfig) -> Result<Arc<Self>, StoreError> {
+        let start_ms = match (config.clock, config.start_day) {
+            (ClockMode::Real, _) => clock::wall_clock_ms(),
+            (_, Some(day)) => next_core_open(day),
+            (_, None) => match store.latest_bar_day().await? {
+                Some(last) => next_core_open(last + 1),
+                None => next_core_open(NewYork::of(clock::wall_clock_ms()).day),
+            },
+        };
+        let start_day = NewYork::of(start_ms).day;
+        let listings = store.listings().await?;
+        let closes: HashMap<i64, f64> = store
+            .closes_before(start_day)
+            .await?
+            .into_iter()
+            .map(|(id, c)| (id, c as f64 / 1e6))
+            .collect();
+        let mut state = State {
+            day: start_day - 1,
+            closes,
+            ids: listings.iter().map(|l| (l.symbol.clone(), l.instrument_id)).collect(),
+            listings: listings.into_iter().map(|l| (l.instrument_id, l)).collect(),
+            ..State::default()
+        };
+        // Instruments with no price at all start from a seeded price between $5 and $50.
+        for (&id, _) in &state.listings {
+            state
+                .closes
+                .entry(id)
+                .or_insert_with(|| DayPlan::draw(config.seed, id, 0, 20.0, 0.6, 0.0).close.clamp(5.0, 50.0));
+        }
+        let simulator = Arc::new(Simulator {
+            seed: config.seed,
+            clock: Clock::new(config.clock, start_ms),
+            tick: config.tick,
+            store,
+            state: RwLock::new(state),
+        });
+        simulator.sync().await?;
+        Ok(simulator)
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    pub fn tick(&self) -> Duration {
+        self.tick
+    }
+
+    pub fn clock_mode(&self) -> ClockMode {
+        self.clock.mode()
+    }
+
+    /// Brings the plans to the clock's current New York day.
+    pub async fn sync(&self) -> Result<(), StoreError> {
+        let today = NewYork::of(self.now_ms()).day;
+        let from = {
+            let state = self.state.read().expect("market lock");
+            if state.day >= today {
+                return Ok(());
+            }
+            (state.day + 1).max(today - MAX_CATCH_UP_DAYS)
+        };
+        let history_ends = self.store.latest_bar_day().await?.unwrap_or(i32::MIN);
+        for day in from..=today {
+            let weekday = (NewYork { day, second: 0 }).is_weekday();
+            let bars = if weekday && day <= history_ends {
+                self.store.bars_on(day).await?
+            } else {
+                Vec::new()
+            };
+            let mut state = self.state.write().expect("market lock");
+            let holiday = day <= history_ends && bars.is_empty();
+            state.day = day;
+            state.trading = weekday && !holiday;
+            if !state.trading {
+                continue;
+            }
+            let replayed: HashMap<i64, _> = bars.into_iter().collect();
+            let mut plans = HashMap::with_capacity(state.listings.len());
+            for (&id, listing) in &state.listings {
+                let prev_close = state.closes.get(&id).copied().unwrap_or(20.0);
+                let plan = match replayed.get(&id) {
+                    Some(bar) => DayPlan {
+                        day,
+                        prev_close,
+                        open: bar.open as f64 / 1e6,
+                        high: bar.high as f64 / 1e6,
+                        low: bar.low as f64 / 1e6,
+                        close: bar.close as f64 / 1e6,
+                        volume: bar.volume as f64,
+                        replayed: true,
+                    },
+                    // Within the history, an instrument without a bar did not trade that day.
+                    None if day <= history_ends => DayPlan {
+                        day,
+                        prev_close,
+                        open: prev_close,
+                        high: prev_close,
+                        low: prev_close,
+                        close: prev_close,
+                        volume: 0.0,
+                        replayed: false,
+                    },
+                    None => DayPlan::draw(self.seed, id, day, prev_close, listing.vol, listing.volume),
+                };
+                plans.insert(id, plan);
+            }
+            for (id, plan) in &plans {
+                state.closes.insert(*id, plan.close);
+            }
+            state.plans = plans;
+        }
+        Ok(())
+    }
+
+    pub fn instrument_id(&self, symbol: &str) -> Option<i64> {
+        self.state.read().expect("market lock").ids.get(symbol).copied()
+    }
+
+    /// The quote of `symbol` now.
+    pub fn quote(&self, symbol: &str) -> Result<Quote, MarketError> {
+        let id = self
+            .instrument_id(symbol)
+            .ok_or_else(|| MarketError::UnknownSymbol(symbol.to_owned()))?;
+        Ok(self
+            .quote_of(id, self.now_ms())
+            .expect("a listed instrument has a quote"))
+    }
+
+    /// The quote of an instrument at `time_ms` (within the day the plans are for).
+    pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
+        let state = self.state.read().expect("market lock");
+        let listing = state.listings.get(&instrument_id)?;
+        let ny = NewYork::of(time_ms);
+        let session = if state.trading && ny.day == state.day {
+            ny.session()
+        } else {
+            Session::Closed
+        };
+        let plan = state
+            .plans
+            .get(&instrument_id)
+            .filter(|_| state.trading && ny.day == state.day);
+        let close = state.closes.get(&instrument_id).copied().unwrap_or(20.0);
+        let (price, plan_volume) = match plan {
+            Some(p) => (p.price_at(self.seed, instrument_id, ny.second), p.volume_at(ny.second)),
+            None => (close, 0.0),
+        };
+        let cents = |x: f64| {
+            Decimal::from_f64(x)
+                .unwrap_or_default()
+                .round_dp(2)
+                .max(Decimal::new(1, 2))
+        };
+        let size = (((listing.volume / 390.0 / 10.0) / 100.0).round() * 100.0).clamp(100.0, 1_000_000.0) as u64;
+        let pin = state.pins.get(&instrument_id);
+        let last = pin.map_or_else(|| cents(price), |p| p.last);
+        let half_spread = (last * Decimal::new(5, 4)).round_dp(2).max(Decimal::new(1, 2));
+        let (open, high, low, pre_close) = match plan {
+            Some(p) => (cents(p.open), cents(p.high), cents(p.low), cents(p.prev_close)),
+            None => (last, last, last, cents(close)),
+        };
+        Some(Quote {
+            instrument_id,
+            symbol: listing.symbol.clone(),
+            time_ms,
+            session,
+            bid: pin.map_or_else(|| (last - half_spread).max(Decimal::new(1, 2)), |p| p.bid),
+            ask: pin.map_or(last + half_spread, |p| p.ask),
+            bid_size: pin.map_or(size, |p| p.size),
+            ask_size: pin.map_or(size, |p| p.size),
+            last,
+            open,
+            high: high.max(last),
+            low: low.min(last),
+            pre_close,
+            volume: plan_volume as u64,
+            pinned: pin.is_some(),
+        })
+    }
+
+    /// Pins `symbol`'s quote until pinned again or released. Bid and ask default to a cent
+    /// around `last`, sizes to 10,000 shares.
+    pub fn pin(
+        &self,
+        symbol: &str,
+        last: Decimal,
+        bid: Option<Decimal>,
+        ask: Option<Decimal>,
+        size: Option<u64>,
+    ) -> Result<Quote, MarketError> {
+        let id = self
+            .instrument_id(symbol)
+            .ok_or_else(|| MarketError::UnknownSymbol(symbol.to_owned()))?;
+        let cent = Decimal::new(1, 2);
+        let bid = bid.unwrap_or(last - cent);
+        let ask = ask.unwrap_or(last + cent);
+        if last <= Decimal::ZERO || bid <= Decimal::ZERO || bid >= ask {
+            return Err(MarketError::BadQuote);
+        }
+        self.state.write().expect("market lock").pins.insert(
+            id,
+            Pin {
+                last,
+                bid,
+                ask,
+                size: size.unwrap_or(10_000),
+            },
+        );
+        self.quote(symbol)
+    }
+
+    pub fn release(&self, symbol: &str) -> Result<Quote, MarketError> {
+        let id = self
+            .instrument_id(symbol)
+            .ok_or_else(|| MarketError::UnknownSymbol(symbol.to_owned()))?;
+        self.state.write().expect("market lock").pins.remove(&id);
+        self.quote(symbol)
+    }
+
+    /// Moves a manual or running clock forward; the caller runs the engine's ticks.
+    pub async fn advance(&self, by: Duration) -> Result<i64, MarketError> {
+        if self.clock.mode() == ClockMode::Real {
+            return Err(MarketError::RealClock);
+        }
+        let now = self.clock.step(by);
+        self.sync().await?;
+        Ok(now)
+    }
+}

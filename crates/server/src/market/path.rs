@@ -1,0 +1,185 @@
+//! Where an instrument's price is at any moment of a simulated day: a pure function of the day's
+//! plan, the seed and the second, so that quotes are the same however often they are read.
+//!
+//! A day's plan is its real bar when the database has one (replay) or else a seeded draw from
+//! the previous close. Within the core session the price walks open → low → high → close (or
+//! open → high → low → close on a falling day), reaching each point a third of the way further,
+//! with a small deterministic jitter kept inside the day's range. Before the open it moves from
+//! the previous close to the open; after the close it stays near the close.
+
+use super::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, PRE_OPEN};
+
+/// One instrument's day, in dollars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DayPlan {
+    pub day: i32,
+    pub prev_close: f64,
+    pub open: f64,
+    pub high: f64,
+    pub low: f64,
+    pub close: f64,
+    pub volume: f64,
+    /// The plan comes from a stored bar rather than a draw.
+    pub replayed: bool,
+}
+
+/// Relative size of the jitter around the planned path.
+const JITTER: f64 = 0.0015;
+
+impl DayPlan {
+    /// A drawn day following `prev_close`, with daily volatility `vol`, for `instrument` on `day`.
+    pub fn draw(seed: u64, instrument: i64, day: i32, prev_close: f64, vol: f64, volume: f64) -> Self {
+        let mut rng = Mix::new(seed, instrument, day);
+        let close = (prev_close * (rng.normal() * vol).exp()).max(0.01);
+        let open = (prev_close * (rng.normal() * vol * 0.3).exp()).max(0.01);
+        let high = open.max(close) * (rng.normal().abs() * vol * 0.5).exp();
+        let low = open.min(close) * (-rng.normal().abs() * vol * 0.5).exp();
+        let volume = volume * (rng.normal() * 0.3).exp();
+        DayPlan {
+            day,
+            prev_close,
+            open,
+            high,
+            low,
+            close,
+            volume,
+            replayed: false,
+        }
+    }
+
+    /// The planned price `second` seconds after New York midnight.
+    pub fn price_at(&self, seed: u64, instrument: i64, second: i64) -> f64 {
+        let jitter = |scale: f64| {
+            let u = Mix::new(seed ^ 0x5151, instrument, self.day).at(second);
+            1.0 + (u * 2.0 - 1.0) * JITTER * scale
+        };
+        let planned = if second < PRE_OPEN {
+            return self.prev_close;
+        } else if second < CORE_OPEN {
+            let f = (second - PRE_OPEN) as f64 / (CORE_OPEN - PRE_OPEN) as f64;
+            self.prev_close + (self.open - self.prev_close) * f
+        } else if second < CORE_CLOSE {
+            // The last second of the session is the close.
+            let f = (second - CORE_OPEN) as f64 / (CORE_CLOSE - 1 - CORE_OPEN) as f64;
+            let (first, second_point) = if self.close >= self.open {
+                (self.low, self.high)
+            } else {
+                (self.high, self.low)
+            };
+            let points = [self.open, first, second_point, self.close];
+            let scaled = f * 3.0;
+            let i = (scaled.floor() as usize).min(2);
+            points[i] + (points[i + 1] - points[i]) * (scaled - i as f64)
+        } else if second < AFTER_CLOSE {
+            self.close
+        } else {
+            return self.close;
+        };
+        // The open and the close themselves are exact; in between the price wanders a little.
+        let at_a_point = second == CORE_OPEN || second == CORE_CLOSE - 1;
+        let price = if at_a_point {
+            planned
+        } else {
+            planned * jitter(if second < CORE_CLOSE { 1.0 } else { 0.3 })
+        };
+        if (CORE_OPEN..CORE_CLOSE).contains(&second) {
+            price.clamp(self.low, self.high)
+        } else {
+            price
+        }
+    }
+
+    /// Shares traded by `second` (the day's volume spread evenly over the core session).
+    pub fn volume_at(&self, second: i64) -> f64 {
+        let f = ((second - CORE_OPEN) as f64 / (CORE_CLOSE - CORE_OPEN) as f64).clamp(0.0, 1.0);
+        self.volume * f
+    }
+}
+
+/// A small deterministic mixer (SplitMix64 finalizer) keyed by seed, instrument and day.
+struct Mix {
+    state: u64,
+}
+
+impl Mix {
+    fn new(seed: u64, instrument: i64, day: i32) -> Self {
+        let key = seed
+            ^ (instrument as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (day as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        Mix { state: key }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn normal(&mut self) -> f64 {
+        let u1 = self.uniform().max(f64::MIN_POSITIVE);
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * self.uniform()).cos()
+    }
+
+    /// A uniform number in [0, 1) for one second of the day, independent of any other read.
+    fn at(&self, second: i64) -> f64 {
+        let mut m = Mix {
+            state: self.state ^ (second as u64).wrapping_mul(0xA24B_AED4_963E_E407),
+        };
+        m.uniform()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rising() -> DayPlan {
+        DayPlan {
+            day: 1,
+            prev_close: 99.0,
+            open: 100.0,
+            high: 110.0,
+            low: 95.0,
+            close: 105.0,
+            volume: 1e6,
+            replayed: true,
+        }
+    }
+
+    #[test]
+    fn the_core_session_walks_open_low_high_close() {
+        let p = rising();
+        assert_eq!(p.price_at(1, 1, CORE_OPEN), 100.0);
+        assert_eq!(p.price_at(1, 1, CORE_CLOSE - 1), 105.0);
+        let third = CORE_OPEN + (CORE_CLOSE - CORE_OPEN) / 3;
+        assert!((p.price_at(1, 1, third) - 95.0).abs() < 0.5, "the low a third in");
+        let two_thirds = CORE_OPEN + 2 * (CORE_CLOSE - CORE_OPEN) / 3;
+        assert!((p.price_at(1, 1, two_thirds) - 110.0).abs() < 0.5, "then the high");
+        for s in (CORE_OPEN..CORE_CLOSE).step_by(97) {
+            let price = p.price_at(1, 1, s);
+            assert!((95.0..=110.0).contains(&price), "{s}: {price}");
+        }
+        assert_eq!(p.price_at(1, 1, 100), 99.0, "before the pre-market: the previous close");
+        assert_eq!(p.price_at(1, 1, AFTER_CLOSE + 10), 105.0);
+    }
+
+    #[test]
+    fn prices_are_a_function_of_the_second() {
+        let p = rising();
+        let s = CORE_OPEN + 1234;
+        assert_eq!(p.price_at(7, 3, s), p.price_at(7, 3, s));
+        assert_ne!(p.price_at(7, 3, s), p.price_at(8, 3, s), "the seed matters");
+        assert_eq!(
+            DayPlan::draw(1, 2, 3, 50.0, 0.02, 1e5),
+            DayPlan::draw(1, 2, 3, 50.0, 0.02, 1e5)
+        );
+        let d = DayPlan::draw(1, 2, 3, 50.0, 0.02, 1e5);
+        assert!(d.low <= d.open.min(d.close) && d.high >= d.open.max(d.close));
+    }
+}

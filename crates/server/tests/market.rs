@@ -1,0 +1,163 @@
+//! The market simulator through `/admin/market/...`: replayed real days, drawn days that depend on
+//! the seed only, pinned quotes, the manual clock, and who may use the controls.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::TestServer;
+use rust_decimal::Decimal;
+use signet_client::Client;
+use signet_model::ErrorCode;
+use signet_server::market::MarketConfig;
+use signet_server::market::clock::ClockMode;
+use signet_server::marketdata::import::{Progress, import_file};
+use signet_server::marketdata::units::parse_day;
+
+/// A server on the real price history, its manual clock at the core open of `start`.
+async fn market(start: &str, seed: u64) -> (TestServer, Client) {
+    let server = TestServer::start_with(|c| {
+        c.market = MarketConfig {
+            seed,
+            clock: ClockMode::Manual,
+            start_day: parse_day(start),
+            ..MarketConfig::default()
+        };
+    })
+    .await;
+    // The simulator loaded an empty market at start; import, then restart on the same file.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
+    import_file(
+        server.database.store.clone(),
+        &path,
+        &Default::default(),
+        Arc::new(Progress::default()),
+    )
+    .await
+    .unwrap();
+    signet_server::marketdata::snapshot::refresh(server.database.store.as_ref(), None)
+        .await
+        .unwrap();
+    let server = server.restart().await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    let client = server.client_for(&ops);
+    (server, client)
+}
+
+/// Seconds from the core open to the last second of the core session.
+const CORE_SECONDS: u64 = 6 * 3600 + 1800 - 1;
+
+#[tokio::test]
+async fn a_day_in_the_history_is_replayed_from_open_to_close() {
+    let (_server, client) = market("2013-02-25", 1).await;
+    let open = client.market().quote("AAPL").await.unwrap();
+    assert_eq!(
+        (open.session.as_str(), open.time.as_str()),
+        ("CORE", "2013-02-25T14:30:00.000Z")
+    );
+    assert_eq!(open.last, "453.85", "the real open");
+    assert_eq!(open.pre_close, "450.81", "the real close of Friday 2013-02-22");
+    assert_eq!((open.high.as_str(), open.low.as_str()), ("455.12", "442.57"));
+    assert!(open.bid.parse::<f64>().unwrap() < 453.85 && open.ask.parse::<f64>().unwrap() > 453.85);
+
+    let clock = client.market().step(CORE_SECONDS).await.unwrap();
+    assert_eq!(clock.time, "2013-02-25T20:59:59.000Z");
+    let close = client.market().quote("AAPL").await.unwrap();
+    assert_eq!(
+        (close.last.as_str(), close.session.as_str()),
+        ("442.8", "CORE"),
+        "the real close"
+    );
+    assert!(close.volume > 13_000_000, "the day's volume has traded");
+
+    client.market().step(24 * 3600).await.unwrap();
+    let next = client.market().quote("AAPL").await.unwrap();
+    assert_eq!(next.pre_close, "442.8");
+    assert_eq!(next.open, "443.82", "2013-02-26 replays next");
+}
+
+#[tokio::test]
+async fn weekends_are_closed_at_the_last_close() {
+    let (_server, client) = market("2013-03-01", 1).await;
+    client.market().step(CORE_SECONDS + 24 * 3600).await.unwrap();
+    let saturday = client.market().quote("MSFT").await.unwrap();
+    assert_eq!(saturday.session, "CLOSED");
+    assert_eq!(saturday.last, "27.95", "Friday's real close");
+}
+
+#[tokio::test]
+async fn beyond_the_history_days_are_drawn_from_the_seed() {
+    let (_a, first) = market("2013-03-04", 7).await;
+    let (_b, same) = market("2013-03-04", 7).await;
+    let (_c, other) = market("2013-03-04", 8).await;
+    for client in [&first, &same, &other] {
+        client.market().step(3600).await.unwrap();
+    }
+    let q = |c: &Client| {
+        let c = c.clone();
+        async move { c.market().quote("IBM").await.unwrap() }
+    };
+    let (a, b, c) = (q(&first).await, q(&same).await, q(&other).await);
+    assert_eq!(a.pre_close, "202.91", "IBM's last real close");
+    assert_eq!(
+        (a.last.as_str(), a.open.as_str()),
+        (b.last.as_str(), b.open.as_str()),
+        "the same seed, the same prices"
+    );
+    assert_ne!(a.last, c.last, "another seed, other prices");
+    assert_eq!(a.time, "2013-03-04T15:30:00.000Z");
+}
+
+#[tokio::test]
+async fn a_pinned_quote_holds_until_released() {
+    let (_server, client) = market("2013-02-25", 1).await;
+    let pinned = client
+        .market()
+        .set("AAPL", "400.00", Some("399.50"), Some("400.50"), Some(300))
+        .await
+        .unwrap();
+    assert_eq!(
+        (pinned.last.as_str(), pinned.bid.as_str(), pinned.ask.as_str()),
+        ("400.00", "399.50", "400.50")
+    );
+    assert!(pinned.pinned && pinned.bid_size == 300);
+    client.market().step(600).await.unwrap();
+    assert_eq!(client.market().quote("AAPL").await.unwrap().last, "400.00");
+    let released = client.market().release("AAPL").await.unwrap();
+    assert!(!released.pinned && released.last != "400.00");
+
+    let crossed = client
+        .market()
+        .set("AAPL", "400", Some("401"), Some("399"), None)
+        .await
+        .unwrap_err();
+    assert_eq!(crossed.code(), Some(ErrorCode::IllegalParameter));
+    let unknown = client.market().quote("NOPE").await.unwrap_err();
+    assert_eq!(unknown.code(), Some(ErrorCode::InstrumentNotFound));
+}
+
+#[tokio::test]
+async fn only_admin_apps_drive_the_market() {
+    let (server, _admin) = market("2013-02-25", 1).await;
+    let refused = server.client().market().quote("AAPL").await.unwrap_err();
+    assert_eq!(refused.code(), Some(ErrorCode::PermissionDenied), "{refused}");
+    let refused = server.client().market().step(1).await.unwrap_err();
+    assert_eq!(refused.code(), Some(ErrorCode::PermissionDenied));
+}
+
+#[tokio::test]
+async fn a_real_time_clock_cannot_be_stepped() {
+    let server = TestServer::start_with(|c| c.market.clock = ClockMode::Real).await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    let e = server.client_for(&ops).market().step(60).await.unwrap_err();
+    assert_eq!(e.code(), Some(ErrorCode::IllegalParameter), "{e}");
+    assert_eq!(server.client_for(&ops).market().clock().await.unwrap().mode, "REAL");
+}
