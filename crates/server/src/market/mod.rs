@@ -148,7 +148,7 @@ impl Simulator {
             ..State::default()
         };
         // Instruments with no price at all start from a seeded price between $5 and $50.
-        for (&id, _) in &state.listings {
+        for &id in state.listings.keys() {
             state
                 .closes
                 .entry(id)
