@@ -81,6 +81,28 @@ error_codes! {
     PermissionDenied = ("PERMISSION_DENIED", 403),
     /// No instrument has this symbol.
     InstrumentNotFound = ("INSTRUMENT_NOT_FOUND", 404),
+    /// The account does not exist or belongs to another app (the two are not told apart).
+    AccountNotFoundOrDenied = ("ACCOUNT_NOT_FOUND_OR_DENIED", 403),
+    /// No order of this account has this client order id.
+    OrderNotFound = ("ORDER_NOT_FOUND", 404),
+    /// The client order id was used before in this account.
+    DuplicateClientOrderId = ("DUPLICATE_CLIENT_ORDER_ID", 409),
+    /// The order is FILLED, CANCELLED or FAILED and cannot change.
+    OrderNotOpen = ("ORDER_NOT_OPEN", 400),
+    /// Not enough buying power (cash, or margin) for the order.
+    InsufficientBuyingPower = ("INSUFFICIENT_BUYING_POWER", 400),
+    /// Selling more than the account holds (and is not selling elsewhere).
+    InsufficientPosition = ("INSUFFICIENT_POSITION", 400),
+    UnsupportedMarket = ("UNSUPPORTED_MARKET", 400),
+    UnsupportedInstrumentType = ("UNSUPPORTED_INSTRUMENT_TYPE", 400),
+    UnsupportedOrderType = ("UNSUPPORTED_ORDER_TYPE", 400),
+    UnsupportedTimeInForce = ("UNSUPPORTED_TIME_IN_FORCE", 400),
+    UnsupportedComboType = ("UNSUPPORTED_COMBO_TYPE", 400),
+    UnsupportedEntrustType = ("UNSUPPORTED_ENTRUST_TYPE", 400),
+    UnsupportedSide = ("UNSUPPORTED_SIDE", 400),
+    UnsupportedTradingSession = ("UNSUPPORTED_TRADING_SESSION", 400),
+    /// Options legs, algorithmic orders and other features the server does not offer.
+    UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
     /// Futures, crypto and event market data.
     NoLongerOffered = ("NO_LONGER_OFFERED", 410),

@@ -5,8 +5,10 @@ pub mod accounts;
 pub mod error;
 pub mod headers;
 pub mod market;
+pub mod orders;
 pub mod screeners;
 pub mod tokens;
+pub mod wire;
 
 pub use accounts::{Account, AccountClass, AccountType};
 pub use error::{ErrorBody, ErrorCode};

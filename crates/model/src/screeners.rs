@@ -4,32 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A closed set of query-parameter values, written as on the wire.
-pub trait WireEnum: Sized + Copy + 'static {
-    const VALUES: &'static [&'static str];
-    fn parse(value: &str) -> Option<Self>;
-    fn as_str(self) -> &'static str;
-}
-
-macro_rules! wire_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),* }
-
-        impl WireEnum for $name {
-            const VALUES: &'static [&'static str] = &[$($text),*];
-
-            fn parse(value: &str) -> Option<Self> {
-                match value { $($text => Some($name::$variant),)* _ => None }
-            }
-
-            fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text,)* }
-            }
-        }
-    };
-}
+pub use crate::wire::WireEnum;
+use crate::wire_enum;
 
 wire_enum!(
     /// `category`: the screeners rank US equities only.

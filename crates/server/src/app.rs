@@ -30,6 +30,8 @@ pub struct AppState {
     pub nonces: Arc<dyn NonceStore>,
     pub apps: Arc<AppDirectory>,
     pub market: Arc<Simulator>,
+    /// Held by each engine tick, so that ticks never overlap.
+    pub ticks: Arc<tokio::sync::Mutex<()>>,
 }
 
 pub fn router(state: AppState) -> Router {

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::engine::accounting::Commission;
 use crate::market::MarketConfig;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
@@ -31,6 +32,8 @@ pub struct ServerConfig {
     pub nonce_purge_interval: Duration,
     /// The market simulator's clock, seed and tick.
     pub market: MarketConfig,
+    /// Charged on fills: zero by default.
+    pub commission: Commission,
 }
 
 impl Default for ServerConfig {
@@ -47,6 +50,7 @@ impl Default for ServerConfig {
             app_cache_ttl: Duration::from_secs(1),
             nonce_purge_interval: Duration::from_secs(60),
             market: MarketConfig::default(),
+            commission: Commission::default(),
         }
     }
 }

@@ -50,6 +50,7 @@ impl Server {
             nonces: store.clone(),
             store,
             market,
+            ticks: Arc::default(),
             config: Arc::new(config),
         };
         Ok(Server { listener, state })

@@ -1,17 +1,78 @@
 //! The paper-trading engine: on every tick of the market simulator it matches open orders
 //! against the simulator's quotes.
 
+pub mod accounting;
+pub mod matching;
+pub mod order;
+pub mod spec;
+
 use std::time::Duration;
 
+use signet_model::orders::TimeInForce;
+
+use self::order::{Event, Order};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::market::clock::wall_clock_ms;
+use crate::store::{FillOutcome, FillRequest};
 
 /// Ticks one call to [`step`] may run at most; longer steps take longer ticks.
 const MAX_TICKS_PER_STEP: u32 = 10_000;
 
-/// One tick at simulated time `now_ms`: the plans follow the clock's day, then orders match.
-pub async fn tick(state: &AppState, _now_ms: i64) -> Result<(), ApiError> {
+/// One tick at simulated time `now_ms`: the plans follow the clock's day, then every open
+/// order is expired, matched against its quote, or left as it is. Ticks never overlap.
+pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
+    let _one_at_a_time = state.ticks.lock().await;
     state.market.sync().await?;
+    for order in state.store.open_orders().await? {
+        if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
+            end(
+                state,
+                &order,
+                Event::Expire,
+                "a DAY order is cancelled at the close of its session",
+            )
+            .await?;
+            continue;
+        }
+        if let Some(quote) = state.market.quote_of(order.instrument_id, now_ms)
+            && let Some((quantity, price)) = matching::fill(&order, &quote)
+        {
+            let fill = FillRequest {
+                order_id: order.order_id.clone(),
+                quantity,
+                price,
+                commission: state.config.commission,
+                time_ms: wall_clock_ms(),
+            };
+            match state.store.apply_fill(&fill).await? {
+                FillOutcome::Applied(_) | FillOutcome::Stale => {}
+                FillOutcome::Refused(refusal) => {
+                    end(state, &order, Event::Fail, refusal.reason()).await?;
+                    continue;
+                }
+            }
+        }
+        // An IOC order has had its one chance.
+        if order.time_in_force == TimeInForce::Ioc {
+            end(
+                state,
+                &order,
+                Event::Expire,
+                "IOC: what could not fill at once is cancelled",
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Ends an open order with `event` (no-op when it ended meanwhile).
+async fn end(state: &AppState, order: &Order, event: Event, reason: &str) -> Result<(), ApiError> {
+    state
+        .store
+        .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
+        .await?;
     Ok(())
 }
 

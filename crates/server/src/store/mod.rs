@@ -13,6 +13,8 @@ use rust_decimal::Decimal;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
+use crate::engine::accounting::{Commission, Holding, Refusal};
+use crate::engine::order::{Event, Order};
 use crate::market::Listing;
 use crate::marketdata::import::{ImportCounts, ImportMessage};
 use crate::marketdata::screeners::ScreenRow;
@@ -216,7 +218,86 @@ pub trait ScreenerStore: Send + Sync {
     async fn sectors(&self, period: Period) -> Result<Vec<SectorRow>, StoreError>;
 }
 
-/// Everything the server stores.
-pub trait Store: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore {}
+/// Which orders of an account to list, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderQuery {
+    pub account_id: String,
+    pub open_only: bool,
+    /// Placed at or after (milliseconds).
+    pub from_ms: Option<i64>,
+    /// Placed at or before (milliseconds).
+    pub to_ms: Option<i64>,
+    /// Only orders older than this cursor (an order's `seq`).
+    pub before_seq: Option<i64>,
+    pub limit: u32,
+}
 
-impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore> Store for T {}
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionRecord {
+    pub account_id: String,
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub holding: Holding,
+}
+
+/// A fill the engine found, to apply atomically with its effects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillRequest {
+    pub order_id: String,
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Commission,
+    pub time_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FillOutcome {
+    /// Applied: the order as it is now.
+    Applied(Box<Order>),
+    /// The order is no longer open, or has less left than the fill: nothing changed.
+    Stale,
+    /// The account cannot take the fill: nothing changed.
+    Refused(Refusal),
+}
+
+/// Orders, fills and positions.
+#[async_trait]
+pub trait TradingStore: Send + Sync {
+    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError>;
+    /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
+    /// is taken in its account (then none is inserted).
+    async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError>;
+    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
+    async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
+    /// Every open order of every account, oldest first: what the engine matches.
+    async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
+    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
+    /// Applies a fill with its effect on the order, the position and the cash, in one
+    /// transaction.
+    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;
+    /// Applies a non-fill event to an open order (cancel, expire, fail, or replace with
+    /// `replacement`); `None` when the order is not open any more.
+    async fn update_open_order(
+        &self,
+        order_id: &str,
+        event: Event,
+        reason: Option<&str>,
+        replacement: Option<Replacement>,
+        time_ms: i64,
+    ) -> Result<Option<Order>, StoreError>;
+}
+
+/// New values for the unfilled part of an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replacement {
+    pub quantity: Decimal,
+    pub limit_price: Option<Decimal>,
+}
+
+/// Everything the server stores.
+pub trait Store:
+    AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore
+{
+}
+
+impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore> Store for T {}

@@ -1,11 +1,12 @@
-//! The trading area: accounts now; orders arrive with the paper-trading engine.
+//! The trading area: accounts and orders (the engine that fills them is in `crate::engine`).
 
 mod accounts;
+pub mod orders;
 
 use axum::Router;
 
 use crate::app::AppState;
 
 pub fn routes() -> Router<AppState> {
-    accounts::routes()
+    accounts::routes().merge(orders::routes())
 }

@@ -20,8 +20,6 @@ pub mod query;
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use signet_model::screeners::{
     ActivesRank, AggType, Direction as Dir, GainersRank, ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage,
@@ -34,6 +32,7 @@ use super::snapshot::{Snapshot, ratio};
 use super::units::{format_day, from_micros};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::pagination;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -47,8 +46,8 @@ pub fn routes() -> Router<AppState> {
 
 /// The length of the ranked lists.
 const TOP: u64 = 200;
-const PAGE: u64 = 20;
-const MAX_PAGE: u64 = 100;
+const PAGE: u32 = 20;
+const MAX_PAGE: u32 = 100;
 
 /// Every parameter any screener takes; each handler reads its own.
 #[derive(Debug, Default, Deserialize)]
@@ -361,34 +360,18 @@ fn ratio_text(x: f64) -> String {
 
 /// Offset and page size from `pagination_key` and `page_size`.
 fn page(p: &Params) -> Result<(u64, u64), ApiError> {
-    let offset = match p.pagination_key.as_deref().filter(|k| !k.is_empty()) {
-        None => 0,
-        Some(key) => decode_key(key).ok_or_else(|| {
-            ApiError::illegal_parameter(
-                "pagination_key is not one this server issued: pass the value of the previous page",
-            )
-        })?,
-    };
-    let size = match p.page_size.as_deref().filter(|s| !s.is_empty()) {
-        None => PAGE,
-        Some(s) => s
-            .parse::<u64>()
-            .ok()
-            .filter(|n| (1..=MAX_PAGE).contains(n))
-            .ok_or_else(|| {
-                ApiError::illegal_parameter(format!("page_size must be a whole number from 1 to {MAX_PAGE}"))
-            })?,
-    };
-    Ok((offset, size))
+    let offset = pagination::decode(KEY, p.pagination_key.as_deref())?
+        .unwrap_or(0)
+        .max(0) as u64;
+    let size = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
+    Ok((offset, u64::from(size)))
 }
+
+/// The kind of the screeners' pagination keys: an offset.
+const KEY: char = 'o';
 
 fn encode_key(offset: u64) -> String {
-    URL_SAFE_NO_PAD.encode(format!("o:{offset}"))
-}
-
-fn decode_key(key: &str) -> Option<u64> {
-    let bytes = URL_SAFE_NO_PAD.decode(key).ok()?;
-    std::str::from_utf8(&bytes).ok()?.strip_prefix("o:")?.parse().ok()
+    pagination::encode(KEY, offset as i64)
 }
 
 fn next_key(offset: u64, limit: u64, total: u64) -> Option<String> {
@@ -405,8 +388,6 @@ mod tests {
         assert_eq!(ratio_text(-0.5), "-0.5");
         assert_eq!(ratio_text(-0.0000001), "0");
         assert_eq!(ratio_text(2.0), "2");
-        assert_eq!(decode_key(&encode_key(40)), Some(40));
-        assert_eq!(decode_key("garbage"), None);
         assert_eq!(next_key(0, 20, 20), None);
         assert_eq!(next_key(0, 20, 21), Some(encode_key(20)));
     }

@@ -11,6 +11,7 @@ mod meta;
 mod nonces;
 mod screeners;
 mod tokens;
+mod trading;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

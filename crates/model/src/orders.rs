@@ -1,0 +1,240 @@
+//! Orders (catalog section 3). Requests keep their fields as received, so that the server can
+//! refuse what it does not support with a specific code; numbers travel as decimal strings.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire_enum;
+
+wire_enum!(Side { Buy = "BUY", Sell = "SELL", Short = "SHORT" });
+
+wire_enum!(
+    /// Every order type the official clients know; the server supports some of them.
+    OrderType {
+        Market = "MARKET",
+        Limit = "LIMIT",
+        StopLoss = "STOP_LOSS",
+        StopLossLimit = "STOP_LOSS_LIMIT",
+        TrailingStopLoss = "TRAILING_STOP_LOSS",
+        TrailingStopLossLimit = "TRAILING_STOP_LOSS_LIMIT",
+        MarketOnOpen = "MARKET_ON_OPEN",
+        MarketOnClose = "MARKET_ON_CLOSE",
+        LimitOnOpen = "LIMIT_ON_OPEN",
+        EnhancedLimit = "ENHANCED_LIMIT",
+        AtAuction = "AT_AUCTION",
+        AtAuctionLimit = "AT_AUCTION_LIMIT",
+        OddLotLimit = "ODD_LOT_LIMIT",
+        TouchMkt = "TOUCH_MKT",
+    }
+);
+
+wire_enum!(TimeInForce { Day = "DAY", Gtc = "GTC", Ioc = "IOC", Gtd = "GTD" });
+
+wire_enum!(
+    /// `support_trading_session`; the samples' `N` means the core session only.
+    TradingSession { Core = "CORE", All = "ALL", Night = "NIGHT", AllDay = "ALL_DAY", N = "N" }
+);
+
+wire_enum!(OrderStatus {
+    Submitted = "SUBMITTED",
+    PartialFilled = "PARTIAL_FILLED",
+    Filled = "FILLED",
+    Cancelled = "CANCELLED",
+    Failed = "FAILED",
+});
+
+wire_enum!(ComboType {
+    Normal = "NORMAL",
+    Master = "MASTER",
+    StopProfit = "STOP_PROFIT",
+    StopLoss = "STOP_LOSS",
+    Oto = "OTO",
+    Oco = "OCO",
+    Otoco = "OTOCO",
+    StopLossProfit = "STOP_LOSS_PROFIT",
+    Broken = "BROKEN",
+    BrokenInt = "BROKEN_INT",
+    BrokenDec = "BROKEN_DEC",
+});
+
+wire_enum!(EntrustType { Qty = "QTY", Amount = "AMOUNT" });
+
+/// One order of `new_orders` or `batch_orders`, as received.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NewOrder {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_order_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combo_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instrument_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub market: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_in_force: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrust_type: Option<String>,
+    /// Decimal string (a JSON number is accepted too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_cash_amount: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_price: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_price: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trailing_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trailing_stop_step: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support_trading_session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_hours: Option<bool>,
+    /// Anything else the client sent (legs, algo fields, ...), judged by the server.
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// `POST /trading/orders/place` and `/preview` (where `new_orders` holds the orders to preview).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlaceOrderRequest {
+    pub account_id: String,
+    pub new_orders: Vec<NewOrder>,
+    #[serde(default)]
+    pub client_combo_order_id: Option<String>,
+}
+
+/// `POST /trading/orders/batch-place`: independent orders, at most 50.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BatchPlaceRequest {
+    pub account_id: String,
+    pub batch_orders: Vec<NewOrder>,
+}
+
+/// What place, replace and cancel answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderAck {
+    pub client_order_id: String,
+    pub order_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_combo_order_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combo_order_id: Option<String>,
+    pub status: OrderStatus,
+}
+
+/// `POST /trading/orders/batch-place`'s answer, one acknowledgement per order, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchPlaceResponse {
+    pub data: Vec<OrderAck>,
+}
+
+/// `POST /trading/orders/cancel`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancelOrderRequest {
+    pub account_id: String,
+    pub client_order_id: String,
+}
+
+/// One order of `modify_orders`: the client order id and the fields to change.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModifyOrder {
+    pub client_order_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_price: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_price: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_in_force: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_type: Option<String>,
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// `POST /trading/orders/replace`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReplaceOrderRequest {
+    pub account_id: String,
+    pub modify_orders: Vec<ModifyOrder>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_combo_order_id: Option<String>,
+}
+
+/// `POST /trading/orders/preview`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewResponse {
+    /// Price × quantity at the limit, or at the current quote for a market order.
+    pub estimated_cost: String,
+    pub estimated_commission: String,
+    pub estimated_transaction_fee: String,
+    pub estimated_exchange_fee: String,
+    pub buying_power: String,
+    /// Buying power once the order is placed (before it fills).
+    pub buying_power_after: String,
+    pub currency: String,
+}
+
+/// An order as detail, open orders and history show it (catalog 3.13).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderRecord {
+    pub client_order_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_combo_order_id: Option<String>,
+    pub combo_type: String,
+    pub orders: Vec<OrderDetail>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderDetail {
+    pub order_id: String,
+    pub client_order_id: String,
+    pub symbol: String,
+    pub instrument_id: String,
+    pub instrument_type: String,
+    pub market: String,
+    pub side: Side,
+    pub order_type: OrderType,
+    pub status: OrderStatus,
+    pub entrust_type: EntrustType,
+    pub total_quantity: String,
+    pub filled_quantity: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_price: Option<String>,
+    /// Average price of the fills.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filled_price: Option<String>,
+    pub time_in_force: TimeInForce,
+    pub support_trading_session: TradingSession,
+    /// `yyyy-MM-ddTHH:mm:ss.SSSZ`.
+    pub place_time: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_time: Option<String>,
+    pub update_time: String,
+    /// Why a FAILED or CANCELLED order ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A page of open orders or history, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderPage {
+    pub data: Vec<OrderRecord>,
+    /// Absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagination_key: Option<String>,
+}

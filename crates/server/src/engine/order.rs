@@ -1,0 +1,161 @@
+//! An order as the engine keeps it, and the one table of its status transitions.
+
+use rust_decimal::Decimal;
+use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession};
+
+/// What can happen to an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// Part of the remaining quantity filled.
+    PartialFill,
+    /// The rest filled.
+    Fill,
+    /// The account holder cancelled it.
+    Cancel,
+    /// Its time ran out: an IOC remainder, a DAY order at its session's close.
+    Expire,
+    /// The broker refused it after accepting it (buying power gone, ...).
+    Fail,
+    /// The unfilled part changed.
+    Replace,
+}
+
+impl Event {
+    pub const ALL: [Event; 6] = [
+        Event::PartialFill,
+        Event::Fill,
+        Event::Cancel,
+        Event::Expire,
+        Event::Fail,
+        Event::Replace,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Event::PartialFill => "PARTIAL_FILL",
+            Event::Fill => "FILL",
+            Event::Cancel => "CANCEL",
+            Event::Expire => "EXPIRE",
+            Event::Fail => "FAIL",
+            Event::Replace => "REPLACE",
+        }
+    }
+}
+
+pub const STATUSES: [OrderStatus; 5] = [
+    OrderStatus::Submitted,
+    OrderStatus::PartialFilled,
+    OrderStatus::Filled,
+    OrderStatus::Cancelled,
+    OrderStatus::Failed,
+];
+
+/// The status after `event`, or `None` when the event cannot happen to an order in `status`.
+///
+/// | status \ event | PartialFill | Fill | Cancel | Expire | Fail | Replace |
+/// |---|---|---|---|---|---|---|
+/// | SUBMITTED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | FAILED | SUBMITTED |
+/// | PARTIAL_FILLED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | CANCELLED | PARTIAL_FILLED |
+/// | FILLED, CANCELLED, FAILED | — | — | — | — | — | — |
+///
+/// A refusal of a partly filled order cancels the rest: what filled stays filled.
+pub fn transition(status: OrderStatus, event: Event) -> Option<OrderStatus> {
+    use Event as E;
+    use OrderStatus as S;
+    match (status, event) {
+        (S::Submitted | S::PartialFilled, E::PartialFill) => Some(S::PartialFilled),
+        (S::Submitted | S::PartialFilled, E::Fill) => Some(S::Filled),
+        (S::Submitted | S::PartialFilled, E::Cancel | E::Expire) => Some(S::Cancelled),
+        (S::Submitted, E::Fail) => Some(S::Failed),
+        (S::PartialFilled, E::Fail) => Some(S::Cancelled),
+        (S::Submitted | S::PartialFilled, E::Replace) => Some(status),
+        (S::Filled | S::Cancelled | S::Failed, _) => None,
+    }
+}
+
+pub fn is_open(status: OrderStatus) -> bool {
+    matches!(status, OrderStatus::Submitted | OrderStatus::PartialFilled)
+}
+
+/// An order as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order {
+    pub seq: i64,
+    pub order_id: String,
+    pub account_id: String,
+    pub client_order_id: String,
+    pub client_combo_order_id: Option<String>,
+    pub combo_type: String,
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub side: Side,
+    pub order_type: OrderType,
+    pub time_in_force: TimeInForce,
+    pub quantity: Decimal,
+    pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
+    pub session: TradingSession,
+    pub status: OrderStatus,
+    pub filled_quantity: Decimal,
+    pub filled_amount: Decimal,
+    pub reason: Option<String>,
+    /// Simulated time after which a DAY order is cancelled.
+    pub expires_at_sim: Option<i64>,
+    pub place_time: i64,
+    pub fill_time: Option<i64>,
+    pub update_time: i64,
+}
+
+impl Order {
+    pub fn remaining(&self) -> Decimal {
+        self.quantity - self.filled_quantity
+    }
+
+    pub fn average_price(&self) -> Option<Decimal> {
+        (!self.filled_quantity.is_zero()).then(|| (self.filled_amount / self.filled_quantity).round_dp(6).normalize())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every status against every event, spelled out: the table above, and nothing else.
+    #[test]
+    fn the_transition_table_is_exhaustive() {
+        use Event as E;
+        use OrderStatus as S;
+        let expected = |status: S, event: E| -> Option<S> {
+            match status {
+                S::Submitted => Some(match event {
+                    E::PartialFill => S::PartialFilled,
+                    E::Fill => S::Filled,
+                    E::Cancel | E::Expire => S::Cancelled,
+                    E::Fail => S::Failed,
+                    E::Replace => S::Submitted,
+                }),
+                S::PartialFilled => Some(match event {
+                    E::PartialFill | E::Replace => S::PartialFilled,
+                    E::Fill => S::Filled,
+                    E::Cancel | E::Expire | E::Fail => S::Cancelled,
+                }),
+                S::Filled | S::Cancelled | S::Failed => None,
+            }
+        };
+        let mut cells = 0;
+        for status in STATUSES {
+            for event in Event::ALL {
+                assert_eq!(
+                    transition(status, event),
+                    expected(status, event),
+                    "{status:?} × {event:?}"
+                );
+                cells += 1;
+            }
+        }
+        assert_eq!(cells, 30);
+        for status in STATUSES {
+            assert_eq!(is_open(status), transition(status, Event::Cancel).is_some());
+        }
+    }
+}

@@ -1,0 +1,377 @@
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_model::AccountType;
+use signet_model::orders::OrderStatus;
+use signet_model::wire::WireEnum;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+use super::{SqliteStore, map_err, parse_column};
+use crate::engine::accounting::{Holding, apply_fill};
+use crate::engine::order::{Event, Order, is_open, transition};
+use crate::store::{
+    AccountRecord, AppStore, FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError,
+    TradingStore,
+};
+
+const ORDER_COLUMNS: &str =
+    "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, instrument_id,
+    symbol, side, order_type, time_in_force, quantity, limit_price, stop_price, support_trading_session, status,
+    filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time, update_time";
+
+fn decimal_column(row: &SqliteRow, name: &str) -> Result<Decimal, StoreError> {
+    let text: String = row.try_get(name).map_err(map_err)?;
+    parse_column(name, &text, |t| t.parse().ok())
+}
+
+fn optional_decimal(row: &SqliteRow, name: &str) -> Result<Option<Decimal>, StoreError> {
+    let text: Option<String> = row.try_get(name).map_err(map_err)?;
+    text.map(|t| parse_column(name, &t, |t| t.parse().ok())).transpose()
+}
+
+fn wire_column<T: WireEnum>(row: &SqliteRow, name: &str) -> Result<T, StoreError> {
+    let text: String = row.try_get(name).map_err(map_err)?;
+    parse_column(name, &text, T::parse)
+}
+
+fn order_from_row(row: &SqliteRow) -> Result<Order, StoreError> {
+    let get = |name: &str| -> Result<i64, StoreError> { row.try_get(name).map_err(map_err) };
+    let text = |name: &str| -> Result<String, StoreError> { row.try_get(name).map_err(map_err) };
+    let optional_text = |name: &str| -> Result<Option<String>, StoreError> { row.try_get(name).map_err(map_err) };
+    Ok(Order {
+        seq: get("seq")?,
+        order_id: text("order_id")?,
+        account_id: text("account_id")?,
+        client_order_id: text("client_order_id")?,
+        client_combo_order_id: optional_text("client_combo_order_id")?,
+        combo_type: text("combo_type")?,
+        instrument_id: get("instrument_id")?,
+        symbol: text("symbol")?,
+        side: wire_column(row, "side")?,
+        order_type: wire_column(row, "order_type")?,
+        time_in_force: wire_column(row, "time_in_force")?,
+        quantity: decimal_column(row, "quantity")?,
+        limit_price: optional_decimal(row, "limit_price")?,
+        stop_price: optional_decimal(row, "stop_price")?,
+        session: wire_column(row, "support_trading_session")?,
+        status: wire_column(row, "status")?,
+        filled_quantity: decimal_column(row, "filled_quantity")?,
+        filled_amount: decimal_column(row, "filled_amount")?,
+        reason: optional_text("reason")?,
+        expires_at_sim: row.try_get("expires_at_sim").map_err(map_err)?,
+        place_time: get("place_time")?,
+        fill_time: row.try_get("fill_time").map_err(map_err)?,
+        update_time: get("update_time")?,
+    })
+}
+
+async fn order_by_id(tx: &mut SqliteConnection, order_id: &str) -> Result<Option<Order>, StoreError> {
+    let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = ?"
+    )))
+    .bind(order_id)
+    .fetch_optional(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    row.as_ref().map(order_from_row).transpose()
+}
+
+/// Records a transition in the order's history.
+async fn record_event(
+    tx: &mut SqliteConnection,
+    order_id: &str,
+    time_ms: i64,
+    from: Option<OrderStatus>,
+    to: OrderStatus,
+    event: &str,
+    reason: Option<&str>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason)
+         VALUES (?1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = ?1), ?2, ?3, ?4, ?5, ?6)",
+    )
+    .bind(order_id)
+    .bind(time_ms)
+    .bind(from.map(|s| s.as_str()))
+    .bind(to.as_str())
+    .bind(event)
+    .bind(reason)
+    .execute(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    Ok(())
+}
+
+#[async_trait]
+impl TradingStore for SqliteStore {
+    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError> {
+        Ok(self
+            .accounts(None)
+            .await?
+            .into_iter()
+            .find(|a| a.account_id == account_id))
+    }
+
+    async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await.map_err(map_err)?;
+        for o in orders {
+            sqlx::query(
+                "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
+                     instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, limit_price,
+                     stop_price, support_trading_session, status, filled_quantity, filled_amount, reason,
+                     expires_at_sim, place_time, fill_time, update_time)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QTY', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&o.order_id)
+            .bind(&o.account_id)
+            .bind(&o.client_order_id)
+            .bind(&o.client_combo_order_id)
+            .bind(&o.combo_type)
+            .bind(o.instrument_id)
+            .bind(&o.symbol)
+            .bind(o.side.as_str())
+            .bind(o.order_type.as_str())
+            .bind(o.time_in_force.as_str())
+            .bind(o.quantity.to_string())
+            .bind(o.limit_price.map(|p| p.to_string()))
+            .bind(o.stop_price.map(|p| p.to_string()))
+            .bind(o.session.as_str())
+            .bind(o.status.as_str())
+            .bind(o.filled_quantity.to_string())
+            .bind(o.filled_amount.to_string())
+            .bind(&o.reason)
+            .bind(o.expires_at_sim)
+            .bind(o.place_time)
+            .bind(o.fill_time)
+            .bind(o.update_time)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+            record_event(&mut tx, &o.order_id, o.place_time, None, o.status, "PLACE", None).await?;
+        }
+        tx.commit().await.map_err(map_err)
+    }
+
+    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE account_id = ? AND client_order_id = ?"
+        )))
+        .bind(account_id)
+        .bind(client_order_id)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(map_err)?;
+        row.as_ref().map(order_from_row).transpose()
+    }
+
+    async fn orders(&self, q: &OrderQuery) -> Result<Vec<Order>, StoreError> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders
+             WHERE account_id = ?1
+               AND (?2 = 0 OR status IN ('SUBMITTED', 'PARTIAL_FILLED'))
+               AND (?3 IS NULL OR place_time >= ?3) AND (?4 IS NULL OR place_time <= ?4)
+               AND (?5 IS NULL OR seq < ?5)
+             ORDER BY seq DESC LIMIT ?6"
+        )))
+        .bind(&q.account_id)
+        .bind(q.open_only)
+        .bind(q.from_ms)
+        .bind(q.to_ms)
+        .bind(q.before_seq)
+        .bind(q.limit)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.iter().map(order_from_row).collect()
+    }
+
+    async fn open_orders(&self) -> Result<Vec<Order>, StoreError> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE status IN ('SUBMITTED', 'PARTIAL_FILLED') ORDER BY seq"
+        )))
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.iter().map(order_from_row).collect()
+    }
+
+    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
+        let rows: Vec<(String, i64, String, String, String)> = sqlx::query_as(
+            "SELECT account_id, instrument_id, symbol, quantity, average_cost FROM positions
+             WHERE account_id = ? AND quantity != '0' ORDER BY symbol",
+        )
+        .bind(account_id)
+        .fetch_all(&self.reader)
+        .await
+        .map_err(map_err)?;
+        rows.into_iter()
+            .map(|(account_id, instrument_id, symbol, quantity, average_cost)| {
+                Ok(PositionRecord {
+                    account_id,
+                    instrument_id,
+                    symbol,
+                    holding: Holding {
+                        quantity: parse_column("quantity", &quantity, |t| t.parse().ok())?,
+                        average_cost: parse_column("average cost", &average_cost, |t| t.parse().ok())?,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError> {
+        let mut tx = self.writer.begin().await.map_err(map_err)?;
+        let Some(order) = order_by_id(&mut tx, &fill.order_id).await? else {
+            return Ok(FillOutcome::Stale);
+        };
+        if !is_open(order.status) || order.remaining() < fill.quantity || fill.quantity <= Decimal::ZERO {
+            return Ok(FillOutcome::Stale);
+        }
+        let (account_type, cash): (String, String) =
+            sqlx::query_as("SELECT account_type, cash FROM accounts WHERE account_id = ?")
+                .bind(&order.account_id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        let account_type = parse_column("account type", &account_type, AccountType::parse)?;
+        let cash: Decimal = parse_column("cash", &cash, |t| t.parse().ok())?;
+        let held: Option<(String, String)> =
+            sqlx::query_as("SELECT quantity, average_cost FROM positions WHERE account_id = ? AND instrument_id = ?")
+                .bind(&order.account_id)
+                .bind(order.instrument_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(map_err)?;
+        let holding = match held {
+            Some((q, a)) => Holding {
+                quantity: parse_column("quantity", &q, |t| t.parse().ok())?,
+                average_cost: parse_column("average cost", &a, |t| t.parse().ok())?,
+            },
+            None => Holding::default(),
+        };
+        let commission = fill.commission.of(fill.quantity, order.filled_quantity.is_zero());
+        let effect = match apply_fill(
+            account_type,
+            order.side,
+            holding,
+            cash,
+            fill.quantity,
+            fill.price,
+            commission,
+        ) {
+            Ok(effect) => effect,
+            Err(refusal) => return Ok(FillOutcome::Refused(refusal)),
+        };
+
+        let filled_quantity = order.filled_quantity + fill.quantity;
+        let event = if filled_quantity == order.quantity {
+            Event::Fill
+        } else {
+            Event::PartialFill
+        };
+        let status = transition(order.status, event).expect("an open order can fill");
+        sqlx::query("INSERT INTO fills (order_id, time, quantity, price, commission) VALUES (?, ?, ?, ?, ?)")
+            .bind(&order.order_id)
+            .bind(fill.time_ms)
+            .bind(fill.quantity.to_string())
+            .bind(fill.price.to_string())
+            .bind(commission.to_string())
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        sqlx::query(
+            "UPDATE orders SET status = ?, filled_quantity = ?, filled_amount = ?, fill_time = ?, update_time = ?
+             WHERE order_id = ?",
+        )
+        .bind(status.as_str())
+        .bind(filled_quantity.to_string())
+        .bind((order.filled_amount + fill.quantity * fill.price).to_string())
+        .bind(fill.time_ms)
+        .bind(fill.time_ms)
+        .bind(&order.order_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        record_event(
+            &mut tx,
+            &order.order_id,
+            fill.time_ms,
+            Some(order.status),
+            status,
+            event.as_str(),
+            None,
+        )
+        .await?;
+        sqlx::query(
+            "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (account_id, instrument_id) DO UPDATE SET
+                 quantity = excluded.quantity, average_cost = excluded.average_cost",
+        )
+        .bind(&order.account_id)
+        .bind(order.instrument_id)
+        .bind(&order.symbol)
+        .bind(effect.holding.quantity.normalize().to_string())
+        .bind(effect.holding.average_cost.normalize().to_string())
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        sqlx::query("UPDATE accounts SET cash = ? WHERE account_id = ?")
+            .bind(effect.cash.normalize().to_string())
+            .bind(&order.account_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        let updated = order_by_id(&mut tx, &order.order_id)
+            .await?
+            .expect("the order just updated");
+        tx.commit().await.map_err(map_err)?;
+        Ok(FillOutcome::Applied(Box::new(updated)))
+    }
+
+    async fn update_open_order(
+        &self,
+        order_id: &str,
+        event: Event,
+        reason: Option<&str>,
+        replacement: Option<Replacement>,
+        time_ms: i64,
+    ) -> Result<Option<Order>, StoreError> {
+        let mut tx = self.writer.begin().await.map_err(map_err)?;
+        let Some(order) = order_by_id(&mut tx, order_id).await? else {
+            return Ok(None);
+        };
+        let Some(status) = transition(order.status, event) else {
+            return Ok(None);
+        };
+        let (quantity, limit_price) = match replacement {
+            Some(r) => (r.quantity, r.limit_price),
+            None => (order.quantity, order.limit_price),
+        };
+        sqlx::query(
+            "UPDATE orders SET status = ?, reason = COALESCE(?, reason), quantity = ?, limit_price = ?, update_time = ?
+             WHERE order_id = ?",
+        )
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(quantity.to_string())
+        .bind(limit_price.map(|p| p.to_string()))
+        .bind(time_ms)
+        .bind(order_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(map_err)?;
+        record_event(
+            &mut tx,
+            order_id,
+            time_ms,
+            Some(order.status),
+            status,
+            event.as_str(),
+            reason,
+        )
+        .await?;
+        let updated = order_by_id(&mut tx, order_id).await?;
+        tx.commit().await.map_err(map_err)?;
+        Ok(updated)
+    }
+}

@@ -1,0 +1,590 @@
+//! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
+//! open orders and history. Fills happen later, on the engine's ticks.
+
+use std::collections::HashMap;
+
+use axum::extract::{Query, State};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use signet_model::orders::{
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, EntrustType, NewOrder, OrderAck, OrderDetail, OrderPage,
+    OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    TradingSession,
+};
+use signet_model::{AccountType, ErrorCode};
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::engine::accounting::buying_power;
+use crate::engine::order::{Event, Order};
+use crate::engine::spec::{self, OrderSpec};
+use crate::error::ApiError;
+use crate::extract::JsonBody;
+use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, utc_ms_of, wall_clock_ms};
+use crate::pagination;
+use crate::secrets::random_hex;
+use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use crate::times::{format_ms, parse_ms};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/trading/orders/place", post(place))
+        .route("/trading/orders/preview", post(preview))
+        .route("/trading/orders/batch-place", post(batch_place))
+        .route("/trading/orders/replace", post(replace))
+        .route("/trading/orders/cancel", post(cancel))
+        .route("/trading/orders/get", get(detail))
+        .route("/trading/orders/open-orders/list", get(open_orders))
+        .route("/trading/orders/historical-orders/list", get(history))
+}
+
+const MAX_BATCH: usize = 50;
+const PAGE: u32 = 10;
+const MAX_PAGE: u32 = 100;
+/// The kind of the order listings' pagination keys: an order's sequence number.
+const KEY: char = 's';
+const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// The caller's account, or 403 whether it exists or not.
+async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
+    match state.store.account(account_id.trim()).await? {
+        Some(a) if *a.app_key == *caller.app_key => Ok(a),
+        _ => Err(ApiError::new(
+            ErrorCode::AccountNotFoundOrDenied,
+            "no account with this account_id belongs to the calling app",
+        )),
+    }
+}
+
+/// An order ready to be stored, from a parsed spec.
+struct Prepared {
+    spec: OrderSpec,
+    instrument_id: i64,
+    /// The price the order is expected to fill at: its limit, or the quote now.
+    estimate: Decimal,
+}
+
+async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiError> {
+    let spec = spec::parse(order)?;
+    let instrument_id = state.market.instrument_id(&spec.symbol).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::InstrumentNotFound,
+            format!("no instrument has the symbol {:?}", spec.symbol),
+        )
+    })?;
+    let quote = state.market.quote_of(instrument_id, state.market.now_ms());
+    let market_price = quote
+        .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
+        .unwrap_or_default();
+    let estimate = spec.limit_price.unwrap_or(market_price);
+    Ok(Prepared {
+        spec,
+        instrument_id,
+        estimate,
+    })
+}
+
+/// Buying power now and after `orders`, refusing what the account cannot take: a buy beyond
+/// its buying power, a sell of shares it does not hold (or already sells in other orders).
+/// `replacing` is an open order whose reservation the new orders take over.
+async fn check_account(
+    state: &AppState,
+    account: &AccountRecord,
+    orders: &[&Prepared],
+    replacing: Option<&str>,
+) -> Result<(Decimal, Decimal), ApiError> {
+    let open = state
+        .store
+        .orders(&OrderQuery {
+            account_id: account.account_id.clone(),
+            open_only: true,
+            from_ms: None,
+            to_ms: None,
+            before_seq: None,
+            limit: u32::MAX,
+        })
+        .await?;
+    let now = state.market.now_ms();
+    let price_now = |instrument_id: i64| {
+        state
+            .market
+            .quote_of(instrument_id, now)
+            .map(|q| q.last)
+            .unwrap_or_default()
+    };
+    let mut reserved = Decimal::ZERO;
+    let mut selling: HashMap<i64, Decimal> = HashMap::new();
+    for o in open.iter().filter(|o| Some(o.order_id.as_str()) != replacing) {
+        match o.side {
+            Side::Buy => reserved += o.remaining() * o.limit_price.unwrap_or_else(|| price_now(o.instrument_id)),
+            Side::Sell | Side::Short => *selling.entry(o.instrument_id).or_default() += o.remaining(),
+        }
+    }
+    let positions = state.store.positions(&account.account_id).await?;
+    let long_value: Decimal = positions
+        .iter()
+        .map(|p| p.holding.quantity * price_now(p.instrument_id))
+        .sum();
+    let before = buying_power(account.account_type, account.cash, long_value, reserved);
+    let mut cost = Decimal::ZERO;
+    for p in orders {
+        match p.spec.side {
+            Side::Buy => cost += p.spec.quantity * p.estimate,
+            Side::Sell | Side::Short => {
+                let held = positions
+                    .iter()
+                    .find(|h| h.instrument_id == p.instrument_id)
+                    .map_or(Decimal::ZERO, |h| h.holding.quantity);
+                let free = held - selling.get(&p.instrument_id).copied().unwrap_or_default();
+                if p.spec.quantity > free {
+                    return Err(ApiError::new(
+                        ErrorCode::InsufficientPosition,
+                        format!(
+                            "the account can sell {free} {} (held and not already being sold)",
+                            p.spec.symbol
+                        ),
+                    ));
+                }
+                *selling.entry(p.instrument_id).or_default() += p.spec.quantity;
+            }
+        }
+    }
+    if cost > before {
+        let kind = if account.account_type == AccountType::Cash {
+            "cash"
+        } else {
+            "margin"
+        };
+        return Err(ApiError::new(
+            ErrorCode::InsufficientBuyingPower,
+            format!(
+                "the order needs about {} USD and the {kind} account's buying power is {} USD",
+                cost.round_dp(2),
+                before.round_dp(2)
+            ),
+        ));
+    }
+    Ok((before, before - cost))
+}
+
+/// The simulated moment a DAY order placed now is cancelled: the close of the next session it
+/// may trade in (the core close, or 20:00 for extended hours).
+fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
+    let close = if session == TradingSession::All {
+        AFTER_CLOSE
+    } else {
+        CORE_CLOSE
+    };
+    let now = NewYork::of(now_sim_ms);
+    let mut day = now.day;
+    if !now.is_weekday() || now.second >= close {
+        day += 1;
+        while !(NewYork { day, second: 0 }).is_weekday() {
+            day += 1;
+        }
+    }
+    utc_ms_of(day, close)
+}
+
+fn new_order(account: &AccountRecord, p: &Prepared, combo_id: Option<&str>, sim_now: i64) -> Result<Order, ApiError> {
+    let now = wall_clock_ms();
+    Ok(Order {
+        seq: 0,
+        order_id: random_hex::<8>()?.to_uppercase(),
+        account_id: account.account_id.clone(),
+        client_order_id: p.spec.client_order_id.clone(),
+        client_combo_order_id: combo_id.map(str::to_owned),
+        combo_type: "NORMAL".to_owned(),
+        instrument_id: p.instrument_id,
+        symbol: p.spec.symbol.clone(),
+        side: p.spec.side,
+        order_type: p.spec.order_type,
+        time_in_force: p.spec.time_in_force,
+        quantity: p.spec.quantity,
+        limit_price: p.spec.limit_price,
+        stop_price: None,
+        session: p.spec.session,
+        status: OrderStatus::Submitted,
+        filled_quantity: Decimal::ZERO,
+        filled_amount: Decimal::ZERO,
+        reason: None,
+        expires_at_sim: (p.spec.time_in_force == TimeInForce::Day).then(|| day_order_expiry(sim_now, p.spec.session)),
+        place_time: now,
+        fill_time: None,
+        update_time: now,
+    })
+}
+
+fn ack(o: &Order) -> OrderAck {
+    OrderAck {
+        client_order_id: o.client_order_id.clone(),
+        order_id: o.order_id.clone(),
+        client_combo_order_id: o.client_combo_order_id.clone(),
+        combo_order_id: None,
+        status: o.status,
+    }
+}
+
+/// Stores new orders; a client order id used before in the account is 409 and stores nothing.
+async fn insert(state: &AppState, orders: &[Order]) -> Result<(), ApiError> {
+    match state.store.insert_orders(orders).await {
+        Err(StoreError::Conflict(_)) => Err(ApiError::new(
+            ErrorCode::DuplicateClientOrderId,
+            "this client_order_id was used before in this account: every order needs a new one",
+        )),
+        other => Ok(other?),
+    }
+}
+
+/// The one order of `new_orders`: combinations are not offered yet.
+fn single(orders: &[NewOrder]) -> Result<&NewOrder, ApiError> {
+    match orders {
+        [one] => Ok(one),
+        [] => Err(ApiError::illegal_parameter("new_orders must hold one order")),
+        _ => Err(ApiError::new(
+            ErrorCode::UnsupportedComboType,
+            "one order per call: combinations (OTO, OCO, OTOCO) are not supported; supported is NORMAL",
+        )),
+    }
+}
+
+async fn place(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<PlaceOrderRequest>,
+) -> Result<Json<OrderAck>, ApiError> {
+    let account = account(&state, &caller, &request.account_id).await?;
+    let prepared = prepare(&state, single(&request.new_orders)?).await?;
+    check_account(&state, &account, &[&prepared], None).await?;
+    let combo = request.client_combo_order_id.as_deref().filter(|c| !c.is_empty());
+    let order = new_order(&account, &prepared, combo, state.market.now_ms())?;
+    insert(&state, std::slice::from_ref(&order)).await?;
+    Ok(Json(ack(&order)))
+}
+
+async fn preview(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<PlaceOrderRequest>,
+) -> Result<Json<PreviewResponse>, ApiError> {
+    let account = account(&state, &caller, &request.account_id).await?;
+    let prepared = prepare(&state, single(&request.new_orders)?).await?;
+    if state
+        .store
+        .order(&account.account_id, &prepared.spec.client_order_id)
+        .await?
+        .is_some()
+    {
+        return Err(ApiError::new(
+            ErrorCode::DuplicateClientOrderId,
+            "this client_order_id was used before in this account",
+        ));
+    }
+    let (before, after) = check_account(&state, &account, &[&prepared], None).await?;
+    let commission = state.config.commission.of(prepared.spec.quantity, true);
+    Ok(Json(PreviewResponse {
+        estimated_cost: (prepared.spec.quantity * prepared.estimate).round_dp(2).to_string(),
+        estimated_commission: commission.to_string(),
+        estimated_transaction_fee: "0".into(),
+        estimated_exchange_fee: "0".into(),
+        buying_power: before.round_dp(2).to_string(),
+        buying_power_after: after.round_dp(2).to_string(),
+        currency: account.currency.clone(),
+    }))
+}
+
+async fn batch_place(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<BatchPlaceRequest>,
+) -> Result<Json<BatchPlaceResponse>, ApiError> {
+    let account = account(&state, &caller, &request.account_id).await?;
+    if request.batch_orders.is_empty() || request.batch_orders.len() > MAX_BATCH {
+        return Err(ApiError::illegal_parameter(format!(
+            "batch_orders must hold 1 to {MAX_BATCH} orders"
+        )));
+    }
+    let mut prepared = Vec::with_capacity(request.batch_orders.len());
+    for (i, order) in request.batch_orders.iter().enumerate() {
+        let p = prepare(&state, order).await.map_err(|mut e| {
+            e.message = format!("batch_orders[{i}]: {}", e.message).into();
+            e
+        })?;
+        prepared.push(p);
+    }
+    let mut ids: Vec<&str> = prepared.iter().map(|p| p.spec.client_order_id.as_str()).collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|w| w[0] == w[1]) {
+        return Err(ApiError::new(
+            ErrorCode::DuplicateClientOrderId,
+            "two orders of the batch share a client_order_id",
+        ));
+    }
+    check_account(&state, &account, &prepared.iter().collect::<Vec<_>>(), None).await?;
+    let sim_now = state.market.now_ms();
+    let orders = prepared
+        .iter()
+        .map(|p| new_order(&account, p, None, sim_now))
+        .collect::<Result<Vec<_>, _>>()?;
+    insert(&state, &orders).await?;
+    Ok(Json(BatchPlaceResponse {
+        data: orders.iter().map(ack).collect(),
+    }))
+}
+
+/// The caller's order with this client order id, or 404.
+async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) -> Result<Order, ApiError> {
+    state
+        .store
+        .order(&account.account_id, client_order_id.trim())
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::OrderNotFound,
+                "no order of this account has this client_order_id",
+            )
+        })
+}
+
+fn not_open(order: &Order) -> ApiError {
+    ApiError::new(
+        ErrorCode::OrderNotOpen,
+        format!(
+            "the order is {} and can no longer change",
+            signet_model::wire::WireEnum::as_str(order.status)
+        ),
+    )
+}
+
+async fn cancel(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<CancelOrderRequest>,
+) -> Result<Json<OrderAck>, ApiError> {
+    let account = account(&state, &caller, &request.account_id).await?;
+    let order = find(&state, &account, &request.client_order_id).await?;
+    let cancelled = state
+        .store
+        .update_open_order(
+            &order.order_id,
+            Event::Cancel,
+            Some("cancelled by the account holder"),
+            None,
+            wall_clock_ms(),
+        )
+        .await?
+        .ok_or_else(|| not_open(&order))?;
+    Ok(Json(ack(&cancelled)))
+}
+
+async fn replace(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<ReplaceOrderRequest>,
+) -> Result<Json<OrderAck>, ApiError> {
+    let account = account(&state, &caller, &request.account_id).await?;
+    let modify = match request.modify_orders.as_slice() {
+        [one] => one,
+        _ => return Err(ApiError::illegal_parameter("modify_orders must hold one order")),
+    };
+    if modify.order_type.is_some() || modify.time_in_force.is_some() || modify.stop_price.is_some() {
+        return Err(ApiError::illegal_parameter(
+            "only quantity and limit_price can be replaced",
+        ));
+    }
+    let order = find(&state, &account, &modify.client_order_id).await?;
+    if !crate::engine::order::is_open(order.status) {
+        return Err(not_open(&order));
+    }
+    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
+    if quantity <= order.filled_quantity || quantity.scale() > 6 {
+        return Err(ApiError::illegal_parameter(format!(
+            "quantity must be more than the {} already filled, with at most 6 decimals",
+            order.filled_quantity
+        )));
+    }
+    let limit_price = match (
+        order.order_type,
+        spec::decimal("limit_price", modify.limit_price.as_ref())?,
+    ) {
+        (OrderType::Limit, Some(p)) if p <= Decimal::ZERO || p.scale() > 4 => {
+            return Err(ApiError::illegal_parameter(
+                "limit_price must be more than 0, with at most 4 decimals",
+            ));
+        }
+        (OrderType::Limit, Some(p)) => Some(p.normalize()),
+        (OrderType::Limit, None) => order.limit_price,
+        (_, Some(_)) => return Err(ApiError::illegal_parameter("only a LIMIT order has a limit_price")),
+        (_, None) => None,
+    };
+    // The replaced order must still fit the account, counting its unfilled part anew.
+    let remaining = Prepared {
+        spec: OrderSpec {
+            client_order_id: order.client_order_id.clone(),
+            symbol: order.symbol.clone(),
+            side: order.side,
+            order_type: order.order_type,
+            time_in_force: order.time_in_force,
+            quantity: quantity - order.filled_quantity,
+            limit_price,
+            session: order.session,
+        },
+        instrument_id: order.instrument_id,
+        estimate: limit_price.unwrap_or_else(|| {
+            state
+                .market
+                .quote_of(order.instrument_id, state.market.now_ms())
+                .map(|q| q.ask)
+                .unwrap_or_default()
+        }),
+    };
+    check_account(&state, &account, &[&remaining], Some(&order.order_id)).await?;
+    let replaced = state
+        .store
+        .update_open_order(
+            &order.order_id,
+            Event::Replace,
+            None,
+            Some(Replacement { quantity, limit_price }),
+            wall_clock_ms(),
+        )
+        .await?
+        .ok_or_else(|| not_open(&order))?;
+    Ok(Json(ack(&replaced)))
+}
+
+#[derive(Debug, Deserialize)]
+struct ListParams {
+    account_id: Option<String>,
+    client_order_id: Option<String>,
+    start_time: Option<String>,
+    end_time: Option<String>,
+    pagination_key: Option<String>,
+    page_size: Option<String>,
+}
+
+async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Result<AccountRecord, ApiError> {
+    let id = p
+        .account_id
+        .as_deref()
+        .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
+    account(state, caller, id).await
+}
+
+async fn detail(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(p): Query<ListParams>,
+) -> Result<Json<OrderRecord>, ApiError> {
+    let account = params_account(&state, &caller, &p).await?;
+    let client_order_id = p
+        .client_order_id
+        .as_deref()
+        .ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
+    Ok(Json(record(&find(&state, &account, client_order_id).await?)))
+}
+
+async fn open_orders(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(p): Query<ListParams>,
+) -> Result<Json<OrderPage>, ApiError> {
+    let account = params_account(&state, &caller, &p).await?;
+    page(&state, &account, &p, true, None, None).await
+}
+
+async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(p): Query<ListParams>,
+) -> Result<Json<OrderPage>, ApiError> {
+    let account = params_account(&state, &caller, &p).await?;
+    let time = |name: &str, value: Option<&str>| -> Result<Option<i64>, ApiError> {
+        match value.map(str::trim).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(v) => parse_ms(v).map(Some).ok_or_else(|| {
+                ApiError::illegal_parameter(format!(
+                    "{name} must be a UTC time yyyy-MM-ddTHH:mm:ss.SSSZ, e.g. 2026-10-01T00:00:00.000Z"
+                ))
+            }),
+        }
+    };
+    let (start, end) = (
+        time("start_time", p.start_time.as_deref())?,
+        time("end_time", p.end_time.as_deref())?,
+    );
+    let end = end.unwrap_or_else(wall_clock_ms);
+    let start = start.unwrap_or(end - HISTORY_DEFAULT_MS);
+    if start > end {
+        return Err(ApiError::illegal_parameter("start_time is after end_time"));
+    }
+    page(&state, &account, &p, false, Some(start), Some(end)).await
+}
+
+async fn page(
+    state: &AppState,
+    account: &AccountRecord,
+    p: &ListParams,
+    open_only: bool,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+) -> Result<Json<OrderPage>, ApiError> {
+    let limit = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
+    let before_seq = pagination::decode(KEY, p.pagination_key.as_deref())?;
+    let mut orders = state
+        .store
+        .orders(&OrderQuery {
+            account_id: account.account_id.clone(),
+            open_only,
+            from_ms,
+            to_ms,
+            before_seq,
+            limit: limit + 1,
+        })
+        .await?;
+    let more = orders.len() > limit as usize;
+    orders.truncate(limit as usize);
+    let pagination_key = if more {
+        orders.last().map(|o| pagination::encode(KEY, o.seq))
+    } else {
+        None
+    };
+    Ok(Json(OrderPage {
+        data: orders.iter().map(record).collect(),
+        pagination_key,
+    }))
+}
+
+/// The record clients read (catalog 3.13).
+pub fn record(o: &Order) -> OrderRecord {
+    OrderRecord {
+        client_order_id: o.client_order_id.clone(),
+        client_combo_order_id: o.client_combo_order_id.clone(),
+        combo_type: o.combo_type.clone(),
+        orders: vec![OrderDetail {
+            order_id: o.order_id.clone(),
+            client_order_id: o.client_order_id.clone(),
+            symbol: o.symbol.clone(),
+            instrument_id: o.instrument_id.to_string(),
+            instrument_type: "EQUITY".into(),
+            market: "US".into(),
+            side: o.side,
+            order_type: o.order_type,
+            status: o.status,
+            entrust_type: EntrustType::Qty,
+            total_quantity: o.quantity.normalize().to_string(),
+            filled_quantity: o.filled_quantity.normalize().to_string(),
+            limit_price: o.limit_price.map(|p| p.to_string()),
+            stop_price: o.stop_price.map(|p| p.to_string()),
+            filled_price: o.average_price().map(|p| p.to_string()),
+            time_in_force: o.time_in_force,
+            support_trading_session: o.session,
+            place_time: format_ms(o.place_time),
+            fill_time: o.fill_time.map(format_ms),
+            update_time: format_ms(o.update_time),
+            reason: o.reason.clone(),
+        }],
+    }
+}

@@ -1,0 +1,709 @@
+//! Orders against a real server with a manual market clock: placement and refusals, fills
+//! against pinned quotes, partial fills, IOC and DAY expiry, cancel and replace, listings,
+//! ownership, and the account's cash and positions.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::TestServer;
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+use signet_client::{Client, Error};
+use signet_model::ErrorCode;
+use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
+use signet_server::market::MarketConfig;
+use signet_server::market::clock::ClockMode;
+use signet_server::marketdata::import::{Progress, import_file};
+use signet_server::marketdata::units::parse_day;
+
+struct Desk {
+    server: TestServer,
+    /// The app's own client (trading).
+    client: Client,
+    /// An admin app's client (market controls).
+    ops: Client,
+    cash_account: String,
+    margin_account: String,
+}
+
+/// A manual-clock server at the core open of Monday 2013-02-25 on the real price history.
+async fn desk() -> Desk {
+    let server = TestServer::start_with(|c| {
+        c.market = MarketConfig {
+            clock: ClockMode::Manual,
+            start_day: parse_day("2013-02-25"),
+            ..MarketConfig::default()
+        };
+    })
+    .await;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
+    import_file(
+        server.database.store.clone(),
+        &path,
+        &Default::default(),
+        Arc::new(Progress::default()),
+    )
+    .await
+    .unwrap();
+    let server = server.restart().await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    let ops = server.client_for(&ops);
+    let client = server.client();
+    let (cash_account, margin_account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
+    Desk {
+        server,
+        client,
+        ops,
+        cash_account,
+        margin_account,
+    }
+}
+
+fn order(id: &str, side: &str, order_type: &str, quantity: &str, limit: Option<&str>) -> Value {
+    let mut o = json!({
+        "client_order_id": id, "combo_type": "NORMAL", "symbol": "AAPL", "side": side, "order_type": order_type,
+        "time_in_force": "DAY", "entrust_type": "QTY", "quantity": quantity, "instrument_type": "EQUITY",
+        "market": "US", "support_trading_session": "CORE"
+    });
+    if let Some(limit) = limit {
+        o["limit_price"] = json!(limit);
+    }
+    o
+}
+
+impl Desk {
+    async fn place(&self, account: &str, order: Value) -> Result<Value, Error> {
+        self.client
+            .post(
+                "/trading/orders/place",
+                &json!({"account_id": account, "new_orders": [order]}),
+            )
+            .await
+    }
+
+    async fn detail(&self, account: &str, id: &str) -> OrderRecord {
+        self.client
+            .get(
+                "/trading/orders/get",
+                &[("account_id", account), ("client_order_id", id)],
+            )
+            .await
+            .unwrap()
+    }
+
+    async fn status(&self, account: &str, id: &str) -> (OrderStatus, String) {
+        let record = self.detail(account, id).await;
+        (record.orders[0].status, record.orders[0].filled_quantity.clone())
+    }
+
+    async fn pin(&self, price: &str, bid: &str, ask: &str, size: u64) {
+        self.ops
+            .market()
+            .set("AAPL", price, Some(bid), Some(ask), Some(size))
+            .await
+            .unwrap();
+    }
+
+    async fn step(&self, seconds: u64) {
+        self.ops.market().step(seconds).await.unwrap();
+    }
+
+    async fn cash(&self, account: &str) -> Decimal {
+        let accounts = self.server.admin().accounts(None).await.unwrap();
+        accounts.into_iter().find(|a| a.account_id == account).unwrap().cash
+    }
+
+    async fn position(&self, account: &str) -> Decimal {
+        let positions = self.server.database.store.positions(account).await.unwrap();
+        positions
+            .into_iter()
+            .find(|p| p.symbol == "AAPL")
+            .map_or(Decimal::ZERO, |p| p.holding.quantity)
+    }
+}
+
+use signet_server::store::TradingStore;
+
+fn code(e: Error) -> ErrorCode {
+    e.code().unwrap_or_else(|| panic!("an error code, got {e}"))
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_marketable_limit_buy_fills_at_the_ask_and_moves_cash_and_position() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let ack = desk
+        .place(&desk.cash_account, order("buy1", "BUY", "LIMIT", "10", Some("401")))
+        .await
+        .unwrap();
+    assert_eq!(
+        (ack["client_order_id"].as_str(), ack["status"].as_str()),
+        (Some("buy1"), Some("SUBMITTED"))
+    );
+    assert!(ack["order_id"].is_string());
+
+    desk.step(1).await;
+    let record = desk.detail(&desk.cash_account, "buy1").await;
+    let o = &record.orders[0];
+    assert_eq!(
+        (o.status, o.filled_quantity.as_str(), o.filled_price.as_deref()),
+        (OrderStatus::Filled, "10", Some("400.01"))
+    );
+    assert!(o.fill_time.is_some() && o.place_time.ends_with('Z') && o.place_time.len() == 24);
+    let raw: Value = desk
+        .client
+        .get(
+            "/trading/orders/get",
+            &[("account_id", desk.cash_account.as_str()), ("client_order_id", "buy1")],
+        )
+        .await
+        .unwrap();
+    let text = raw.to_string();
+    assert!(text.contains("\"place_time\"") && text.contains("\"fill_time\""));
+    assert!(
+        !text.contains("place_time_at") && !text.contains("filled_time_at"),
+        "the retired names: {text}"
+    );
+    assert_eq!(desk.cash(&desk.cash_account).await, d("100000") - d("4000.1"));
+    assert_eq!(desk.position(&desk.cash_account).await, d("10"));
+
+    // Selling fills at the bid and brings the cash back, less the spread.
+    desk.place(&desk.cash_account, order("sell1", "SELL", "MARKET", "10", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.status(&desk.cash_account, "sell1").await.0, OrderStatus::Filled);
+    assert_eq!(desk.cash(&desk.cash_account).await, d("100000") - d("0.2"));
+    assert_eq!(desk.position(&desk.cash_account).await, d("0"));
+}
+
+#[tokio::test]
+async fn a_limit_waits_until_the_quote_crosses_it() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.cash_account, order("wait", "BUY", "LIMIT", "5", Some("390")))
+        .await
+        .unwrap();
+    desk.step(5).await;
+    assert_eq!(desk.status(&desk.cash_account, "wait").await.0, OrderStatus::Submitted);
+    desk.pin("389.50", "389.49", "389.51", 10_000).await;
+    desk.step(1).await;
+    let record = desk.detail(&desk.cash_account, "wait").await;
+    assert_eq!(
+        record.orders[0].filled_price.as_deref(),
+        Some("389.51"),
+        "the better of the limit and the ask"
+    );
+}
+
+#[tokio::test]
+async fn a_large_order_fills_in_slices_of_the_displayed_size() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 120).await;
+    desk.place(&desk.margin_account, order("big", "BUY", "MARKET", "400", None))
+        .await
+        .unwrap();
+    desk.ops.market().step(1).await.unwrap();
+    // A tick is a quarter of a second: one slice of 120 each, the last one smaller.
+    let (status, filled) = desk.status(&desk.margin_account, "big").await;
+    assert_eq!((status, filled.as_str()), (OrderStatus::Filled, "400"));
+    let events: Vec<(String,)> = sqlx_events(&desk, "big").await;
+    let fills = events.iter().filter(|(e,)| e.contains("FILL")).count();
+    assert_eq!(fills, 4, "120 + 120 + 120 + 40: {events:?}");
+}
+
+async fn sqlx_events(desk: &Desk, client_order_id: &str) -> Vec<(String,)> {
+    let order = desk
+        .server
+        .database
+        .store
+        .order(&desk.margin_account, client_order_id)
+        .await
+        .unwrap()
+        .unwrap();
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .connect_with(
+            sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(&desk.server.db_path)
+                .read_only(true),
+        )
+        .await
+        .unwrap();
+    sqlx::query_as("SELECT event FROM order_events WHERE order_id = ? ORDER BY n")
+        .bind(&order.order_id)
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn ioc_fills_what_it_can_at_once_and_cancels_the_rest() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 100).await;
+    let mut ioc = order("ioc", "BUY", "LIMIT", "300", Some("401"));
+    ioc["time_in_force"] = json!("IOC");
+    desk.place(&desk.margin_account, ioc).await.unwrap();
+    desk.step(2).await;
+    let record = desk.detail(&desk.margin_account, "ioc").await;
+    let o = &record.orders[0];
+    assert_eq!((o.status, o.filled_quantity.as_str()), (OrderStatus::Cancelled, "100"));
+    assert!(o.reason.as_deref().unwrap().contains("IOC"));
+}
+
+#[tokio::test]
+async fn a_day_order_is_cancelled_at_the_close_and_a_gtc_order_stays() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.cash_account, order("day", "BUY", "LIMIT", "1", Some("300")))
+        .await
+        .unwrap();
+    let mut gtc = order("gtc", "BUY", "LIMIT", "1", Some("300"));
+    gtc["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, gtc).await.unwrap();
+    desk.step(7 * 3600).await;
+    let day = desk.detail(&desk.cash_account, "day").await;
+    assert_eq!(day.orders[0].status, OrderStatus::Cancelled);
+    assert!(day.orders[0].reason.as_deref().unwrap().contains("close"));
+    assert_eq!(desk.status(&desk.cash_account, "gtc").await.0, OrderStatus::Submitted);
+}
+
+#[tokio::test]
+async fn market_orders_wait_for_the_core_session() {
+    let desk = desk().await;
+    desk.step(7 * 3600).await; // 16:30 New York: after the close
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let mut gtc = order("overnight", "BUY", "MARKET", "1", None);
+    gtc["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, gtc).await.unwrap();
+    desk.step(3600).await;
+    assert_eq!(
+        desk.status(&desk.cash_account, "overnight").await.0,
+        OrderStatus::Submitted
+    );
+    desk.step(16 * 3600).await; // the next core session
+    assert_eq!(
+        desk.status(&desk.cash_account, "overnight").await.0,
+        OrderStatus::Filled
+    );
+}
+
+#[tokio::test]
+async fn cancel_and_replace_apply_to_open_orders_only() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.cash_account, order("c1", "BUY", "LIMIT", "2", Some("300")))
+        .await
+        .unwrap();
+    let replaced: Value = desk
+        .client
+        .post(
+            "/trading/orders/replace",
+            &json!({"account_id": desk.cash_account, "modify_orders": [{"client_order_id": "c1", "quantity": "3", "limit_price": "305"}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(replaced["status"], "SUBMITTED");
+    let record = desk.detail(&desk.cash_account, "c1").await;
+    assert_eq!(
+        (
+            record.orders[0].total_quantity.as_str(),
+            record.orders[0].limit_price.as_deref()
+        ),
+        ("3", Some("305"))
+    );
+
+    let cancel = json!({"account_id": desk.cash_account, "client_order_id": "c1"});
+    let cancelled: Value = desk.client.post("/trading/orders/cancel", &cancel).await.unwrap();
+    assert_eq!(cancelled["status"], "CANCELLED");
+    let again = desk
+        .client
+        .post::<_, Value>("/trading/orders/cancel", &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(code(again), ErrorCode::OrderNotOpen);
+    let replace_cancelled = desk
+        .client
+        .post::<_, Value>(
+            "/trading/orders/replace",
+            &json!({"account_id": desk.cash_account, "modify_orders": [{"client_order_id": "c1", "quantity": "4"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(replace_cancelled), ErrorCode::OrderNotOpen);
+    let unknown = desk
+        .client
+        .post::<_, Value>(
+            "/trading/orders/cancel",
+            &json!({"account_id": desk.cash_account, "client_order_id": "nope"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(unknown), ErrorCode::OrderNotFound);
+}
+
+#[tokio::test]
+async fn a_client_order_id_is_used_once_even_when_two_arrive_together() {
+    let desk = desk().await;
+    desk.place(&desk.cash_account, order("once", "BUY", "LIMIT", "1", Some("300")))
+        .await
+        .unwrap();
+    let again = desk
+        .place(&desk.cash_account, order("once", "BUY", "LIMIT", "1", Some("300")))
+        .await
+        .unwrap_err();
+    assert_eq!(code(again), ErrorCode::DuplicateClientOrderId);
+
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let client = desk.client.clone();
+        let body =
+            json!({"account_id": desk.cash_account, "new_orders": [order("race", "BUY", "LIMIT", "1", Some("300"))]});
+        tasks.spawn(async move { client.post::<_, Value>("/trading/orders/place", &body).await });
+    }
+    let (mut ok, mut duplicate) = (0, 0);
+    while let Some(result) = tasks.join_next().await {
+        match result.unwrap() {
+            Ok(_) => ok += 1,
+            Err(e) if e.code() == Some(ErrorCode::DuplicateClientOrderId) => duplicate += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((ok, duplicate), (1, 7));
+}
+
+#[tokio::test]
+async fn another_apps_account_is_denied_without_a_hint() {
+    let desk = desk().await;
+    let other = desk
+        .server
+        .admin()
+        .create_app("other", Decimal::from(1_000))
+        .await
+        .unwrap();
+    let other = desk.server.client_for(&other);
+    let body = json!({"account_id": desk.cash_account, "new_orders": [order("x", "BUY", "LIMIT", "1", Some("1"))]});
+    let theirs = other
+        .post::<_, Value>("/trading/orders/place", &body)
+        .await
+        .unwrap_err();
+    let body = json!({"account_id": "NO-SUCH-ACCOUNT", "new_orders": [order("x", "BUY", "LIMIT", "1", Some("1"))]});
+    let missing = other
+        .post::<_, Value>("/trading/orders/place", &body)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (code(theirs), code(missing)),
+        (ErrorCode::AccountNotFoundOrDenied, ErrorCode::AccountNotFoundOrDenied)
+    );
+    let listing = other
+        .get::<Value>(
+            "/trading/orders/open-orders/list",
+            &[("account_id", desk.cash_account.as_str())],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(listing), ErrorCode::AccountNotFoundOrDenied);
+}
+
+#[tokio::test]
+async fn refusals_name_what_is_supported() {
+    let desk = desk().await;
+    let cases = [
+        (
+            json!({"order_type": "STOP_LOSS", "stop_price": "1"}),
+            ErrorCode::UnsupportedOrderType,
+        ),
+        (json!({"market": "HK"}), ErrorCode::UnsupportedMarket),
+        (
+            json!({"instrument_type": "CRYPTO"}),
+            ErrorCode::UnsupportedInstrumentType,
+        ),
+        (
+            json!({"legs": [{"symbol": "AAPL", "option_type": "CALL"}]}),
+            ErrorCode::UnsupportedOrderFeature,
+        ),
+        (json!({"quantity": "-5"}), ErrorCode::IllegalParameter),
+        (json!({"symbol": "NOPE"}), ErrorCode::InstrumentNotFound),
+    ];
+    for (changes, expected) in cases {
+        let mut o = order("r", "BUY", "LIMIT", "1", Some("100"));
+        for (k, v) in changes.as_object().unwrap() {
+            o[k] = v.clone();
+        }
+        assert_eq!(
+            code(desk.place(&desk.cash_account, o).await.unwrap_err()),
+            expected,
+            "{changes}"
+        );
+    }
+    let none_stored: OrderPage = desk
+        .client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", desk.cash_account.as_str())],
+        )
+        .await
+        .unwrap();
+    assert!(none_stored.data.is_empty(), "a refused order stores nothing");
+}
+
+#[tokio::test]
+async fn the_account_bounds_what_it_can_buy_and_sell() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let too_much = desk
+        .place(&desk.cash_account, order("big", "BUY", "LIMIT", "300", Some("400.01")))
+        .await
+        .unwrap_err();
+    assert_eq!(code(too_much), ErrorCode::InsufficientBuyingPower);
+    // Twice the cash on margin.
+    desk.place(
+        &desk.margin_account,
+        order("margin", "BUY", "LIMIT", "300", Some("400.01")),
+    )
+    .await
+    .unwrap();
+    let unheld = desk
+        .place(&desk.cash_account, order("short", "SELL", "LIMIT", "1", Some("400")))
+        .await
+        .unwrap_err();
+    assert_eq!(code(unheld), ErrorCode::InsufficientPosition);
+
+    // Open buy orders reserve buying power: 240 × 400 fits, another 20 does not.
+    desk.place(&desk.cash_account, order("a", "BUY", "LIMIT", "240", Some("400")))
+        .await
+        .unwrap();
+    let over = desk
+        .place(&desk.cash_account, order("b", "BUY", "LIMIT", "20", Some("400")))
+        .await
+        .unwrap_err();
+    assert_eq!(code(over), ErrorCode::InsufficientBuyingPower);
+}
+
+#[tokio::test]
+async fn a_cash_account_never_goes_below_zero_under_concurrent_orders() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 100_000).await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let client = desk.client.clone();
+        let body = json!({"account_id": desk.cash_account, "new_orders": [order(&format!("c{i}"), "BUY", "MARKET", "20", None)]});
+        tasks.spawn(async move { client.post::<_, Value>("/trading/orders/place", &body).await });
+    }
+    let mut accepted = 0;
+    while let Some(result) = tasks.join_next().await {
+        match result.unwrap() {
+            Ok(_) => accepted += 1,
+            Err(e) => assert_eq!(e.code(), Some(ErrorCode::InsufficientBuyingPower), "{e}"),
+        }
+    }
+    // The price rises before the fills: some accepted orders can no longer be paid for.
+    desk.pin("600.00", "599.99", "600.01", 100_000).await;
+    desk.step(2).await;
+    let cash = desk.cash(&desk.cash_account).await;
+    assert!(cash >= Decimal::ZERO, "cash {cash}");
+    let history: OrderPage = desk
+        .client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", desk.cash_account.as_str()), ("page_size", "100")],
+        )
+        .await
+        .unwrap();
+    let filled = history
+        .data
+        .iter()
+        .filter(|r| r.orders[0].status == OrderStatus::Filled)
+        .count();
+    let failed: Vec<_> = history
+        .data
+        .iter()
+        .filter(|r| r.orders[0].status == OrderStatus::Failed)
+        .collect();
+    assert_eq!(filled + failed.len(), accepted, "every accepted order ended");
+    assert!(!failed.is_empty() && failed[0].orders[0].reason.as_deref().unwrap().contains("buying power"));
+    assert_eq!(
+        desk.position(&desk.cash_account).await,
+        Decimal::from(20 * filled as i64)
+    );
+    assert_eq!(cash, d("100000") - Decimal::from(20 * filled as i64) * d("600.01"));
+}
+
+#[tokio::test]
+async fn open_orders_and_history_page_newest_first() {
+    let desk = desk().await;
+    for i in 0..25 {
+        let mut o = order(&format!("p{i:02}"), "BUY", "LIMIT", "1", Some("100"));
+        o["time_in_force"] = json!("GTC");
+        desk.place(&desk.cash_account, o).await.unwrap();
+    }
+    let mut seen = Vec::new();
+    let mut key: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut query = vec![("account_id", desk.cash_account.clone())];
+        if let Some(k) = &key {
+            query.push(("pagination_key", k.clone()));
+        }
+        let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let page: OrderPage = desk
+            .client
+            .get("/trading/orders/open-orders/list", &query)
+            .await
+            .unwrap();
+        pages += 1;
+        seen.extend(page.data.iter().map(|r| r.client_order_id.clone()));
+        match page.pagination_key {
+            Some(k) => key = Some(k),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3, "10 + 10 + 5");
+    let expected: Vec<String> = (0..25).rev().map(|i| format!("p{i:02}")).collect();
+    assert_eq!(seen, expected);
+
+    let all: OrderPage = desk
+        .client
+        .get(
+            "/trading/orders/open-orders/list",
+            &[("account_id", desk.cash_account.as_str()), ("page_size", "100")],
+        )
+        .await
+        .unwrap();
+    assert!(all.data.len() == 25 && all.pagination_key.is_none());
+
+    let window = |start: &str, end: &str| {
+        let client = desk.client.clone();
+        let account = desk.cash_account.clone();
+        let (start, end) = (start.to_owned(), end.to_owned());
+        async move {
+            client
+                .get::<OrderPage>(
+                    "/trading/orders/historical-orders/list",
+                    &[
+                        ("account_id", account.as_str()),
+                        ("start_time", start.as_str()),
+                        ("end_time", end.as_str()),
+                    ],
+                )
+                .await
+        }
+    };
+    let past = window("2020-01-01T00:00:00.000Z", "2020-01-02T00:00:00.000Z")
+        .await
+        .unwrap();
+    assert!(past.data.is_empty());
+    let bad = window("2020-01-01T00:00:00Z", "2020-01-02T00:00:00.000Z")
+        .await
+        .unwrap_err();
+    assert_eq!(code(bad), ErrorCode::IllegalParameter);
+    let recent: OrderPage = desk
+        .client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", desk.cash_account.as_str())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(recent.data.len(), 10, "the last 7 days by default, 10 a page");
+}
+
+#[tokio::test]
+async fn preview_estimates_and_changes_nothing() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let body = json!({"account_id": desk.cash_account, "new_orders": [order("pv", "BUY", "LIMIT", "10", Some("400"))], "client_combo_order_id": null});
+    let preview: Value = desk.client.post("/trading/orders/preview", &body).await.unwrap();
+    assert_eq!(preview["estimated_cost"], "4000");
+    assert_eq!(
+        (preview["buying_power"].as_str(), preview["buying_power_after"].as_str()),
+        (Some("100000"), Some("96000"))
+    );
+    assert!(
+        desk.server
+            .database
+            .store
+            .order(&desk.cash_account, "pv")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let body =
+        json!({"account_id": desk.cash_account, "new_orders": [order("pv", "BUY", "LIMIT", "1000", Some("400"))]});
+    let refused = desk
+        .client
+        .post::<_, Value>("/trading/orders/preview", &body)
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), ErrorCode::InsufficientBuyingPower);
+}
+
+#[tokio::test]
+async fn batch_place_takes_up_to_50_independent_orders() {
+    let desk = desk().await;
+    let orders: Vec<Value> = (0..3)
+        .map(|i| order(&format!("b{i}"), "BUY", "LIMIT", "1", Some("100")))
+        .collect();
+    let done: Value = desk
+        .client
+        .post(
+            "/trading/orders/batch-place",
+            &json!({"account_id": desk.cash_account, "batch_orders": orders}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["data"].as_array().unwrap().len(), 3);
+    let many: Vec<Value> = (0..51)
+        .map(|i| order(&format!("m{i}"), "BUY", "LIMIT", "1", Some("1")))
+        .collect();
+    let refused = desk
+        .client
+        .post::<_, Value>(
+            "/trading/orders/batch-place",
+            &json!({"account_id": desk.cash_account, "batch_orders": many}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), ErrorCode::IllegalParameter);
+}
+
+#[tokio::test]
+async fn open_orders_resume_after_a_restart() {
+    let desk = desk().await;
+    let mut o = order("durable", "BUY", "LIMIT", "1", Some("300"));
+    o["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, o).await.unwrap();
+    let Desk {
+        server, cash_account, ..
+    } = desk;
+    let server = server.restart().await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops2", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    let ops = server.client_for(&ops);
+    ops.market()
+        .set("AAPL", "299", Some("298.99"), Some("299.01"), Some(100))
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+    let record: OrderRecord = server
+        .client()
+        .get(
+            "/trading/orders/get",
+            &[("account_id", cash_account.as_str()), ("client_order_id", "durable")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(record.orders[0].status, OrderStatus::Filled);
+}
