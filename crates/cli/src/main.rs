@@ -4,6 +4,7 @@ mod accounts;
 mod admin;
 mod data;
 mod market;
+mod orders;
 mod output;
 mod screeners;
 mod serve;
@@ -41,6 +42,8 @@ enum Command {
     Data(data::DataArgs),
     /// Accounts of the calling app, from a running server
     Accounts(accounts::AccountsArgs),
+    /// Orders: place, preview, replace, cancel, show, open, history
+    Orders(orders::OrdersArgs),
     /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
             Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
+            Command::Orders(args) => orders::run(args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
         }

@@ -235,6 +235,40 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         .collect();
     assert_eq!(types, ["CASH", "MARGIN"]);
 
+    // A market order fills within a second on the running demo clock.
+    let cash_account = listed[0]["account_id"].as_str().unwrap().to_owned();
+    let with_app = |command: &mut Command| {
+        command.env("SIGNET_APP_KEY", &key).env("SIGNET_APP_SECRET", &secret);
+    };
+    let mut place = signet();
+    place.args([
+        "orders",
+        "place",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "--account",
+        &cash_account,
+    ]);
+    place.args(["--side", "buy", "--id", "cli1", "AAPL", "2"]);
+    with_app(&mut place);
+    assert_eq!(run_json(&mut place)["status"], "SUBMITTED");
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut show = signet();
+    show.args([
+        "orders",
+        "show",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "--account",
+        &cash_account,
+        "cli1",
+    ]);
+    with_app(&mut show);
+    let shown = run_json(&mut show);
+    assert_eq!(shown[0]["orders"][0]["status"], "FILLED", "{shown}");
+
     let refused = signet()
         .args([
             "accounts",

@@ -18,6 +18,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use signet_model::headers as h;
 use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
+use signet_model::orders::{
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
+    PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
+};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -134,6 +138,10 @@ impl Client {
 
     pub fn screeners(&self) -> Screeners<'_> {
         Screeners { client: self }
+    }
+
+    pub fn orders(&self) -> Orders<'_> {
+        Orders { client: self }
     }
 
     /// The market simulator's controls (apps created with `--admin`).
@@ -465,5 +473,92 @@ impl Market<'_> {
 
     pub async fn clock(&self) -> Result<MarketClock, Error> {
         self.client.get("/admin/market/clock", &[]).await
+    }
+}
+
+/// The order operations of one account.
+pub struct Orders<'a> {
+    client: &'a Client,
+}
+
+impl Orders<'_> {
+    /// `POST /trading/orders/place` with one order.
+    pub async fn place(&self, account_id: &str, order: NewOrder) -> Result<OrderAck, Error> {
+        let request = PlaceOrderRequest {
+            account_id: account_id.to_owned(),
+            new_orders: vec![order],
+            client_combo_order_id: None,
+        };
+        self.client.post("/trading/orders/place", &request).await
+    }
+
+    /// `POST /trading/orders/preview`: the estimated cost and buying power; nothing is placed.
+    pub async fn preview(&self, account_id: &str, order: NewOrder) -> Result<PreviewResponse, Error> {
+        let request = PlaceOrderRequest {
+            account_id: account_id.to_owned(),
+            new_orders: vec![order],
+            client_combo_order_id: None,
+        };
+        self.client.post("/trading/orders/preview", &request).await
+    }
+
+    /// `POST /trading/orders/batch-place`: up to 50 independent orders.
+    pub async fn batch_place(&self, account_id: &str, orders: Vec<NewOrder>) -> Result<BatchPlaceResponse, Error> {
+        let request = BatchPlaceRequest {
+            account_id: account_id.to_owned(),
+            batch_orders: orders,
+        };
+        self.client.post("/trading/orders/batch-place", &request).await
+    }
+
+    /// `POST /trading/orders/replace`: a new quantity and/or limit price for an open order.
+    pub async fn replace(&self, account_id: &str, modify: ModifyOrder) -> Result<OrderAck, Error> {
+        let request = ReplaceOrderRequest {
+            account_id: account_id.to_owned(),
+            modify_orders: vec![modify],
+            client_combo_order_id: None,
+        };
+        self.client.post("/trading/orders/replace", &request).await
+    }
+
+    pub async fn cancel(&self, account_id: &str, client_order_id: &str) -> Result<OrderAck, Error> {
+        let request = CancelOrderRequest {
+            account_id: account_id.to_owned(),
+            client_order_id: client_order_id.to_owned(),
+        };
+        self.client.post("/trading/orders/cancel", &request).await
+    }
+
+    /// `GET /trading/orders/get`.
+    pub async fn get(&self, account_id: &str, client_order_id: &str) -> Result<OrderRecord, Error> {
+        self.client
+            .get(
+                "/trading/orders/get",
+                &[("account_id", account_id), ("client_order_id", client_order_id)],
+            )
+            .await
+    }
+
+    /// A page of open orders, newest first.
+    pub async fn open(&self, account_id: &str, pagination_key: Option<&str>) -> Result<OrderPage, Error> {
+        let mut query = vec![("account_id", account_id)];
+        query.extend(pagination_key.map(|k| ("pagination_key", k)));
+        self.client.get("/trading/orders/open-orders/list", &query).await
+    }
+
+    /// A page of the orders placed between two times (`yyyy-MM-ddTHH:mm:ss.SSSZ`; by default
+    /// the last 7 days), newest first.
+    pub async fn history(
+        &self,
+        account_id: &str,
+        start_time: Option<&str>,
+        end_time: Option<&str>,
+        pagination_key: Option<&str>,
+    ) -> Result<OrderPage, Error> {
+        let mut query = vec![("account_id", account_id)];
+        query.extend(start_time.map(|t| ("start_time", t)));
+        query.extend(end_time.map(|t| ("end_time", t)));
+        query.extend(pagination_key.map(|k| ("pagination_key", k)));
+        self.client.get("/trading/orders/historical-orders/list", &query).await
     }
 }

@@ -206,3 +206,75 @@ async fn the_official_client_calls_the_six_screeners_on_the_demo() {
     assert_eq!(detail["id"], sectors[0]["id"]);
     assert!(!detail["data"].as_array().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn the_official_client_places_replaces_cancels_and_reads_orders() {
+    use signet_model::orders::OrderStatus;
+    use signet_server::market::MarketConfig;
+    use signet_server::market::clock::ClockMode;
+
+    let Some(python) = python() else { return };
+    let server = TestServer::start_with(|c| {
+        c.market = MarketConfig {
+            clock: ClockMode::Manual,
+            start_day: signet_server::marketdata::units::parse_day("2013-02-25"),
+            ..MarketConfig::default()
+        };
+    })
+    .await;
+    let prices = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
+    let store = server.database.store.clone();
+    let progress = std::sync::Arc::new(signet_server::marketdata::import::Progress::default());
+    signet_server::marketdata::import::import_file(store, &prices, &Default::default(), progress)
+        .await
+        .unwrap();
+    let server = server.restart().await;
+
+    let mut command = command(&python, &server, "orders");
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
+    let account = out["account_id"].as_str().unwrap().to_owned();
+    assert_eq!(account, server.app.account_ids[1]);
+    assert!(
+        out["preview"]["estimated_cost"].as_str() == Some("200"),
+        "{}",
+        out["preview"]
+    );
+    assert_eq!(out["place"]["client_order_id"], "pyLimit1");
+    assert!(out["place"]["order_id"].is_string());
+    let detail = &out["detail"]["orders"][0];
+    assert_eq!(
+        (detail["status"].as_str(), detail["limit_price"].as_str()),
+        (Some("SUBMITTED"), Some("100"))
+    );
+    assert!(detail["place_time"].is_string() && detail.get("place_time_at").is_none());
+    assert_eq!(out["open"]["data"][0]["client_order_id"], "pyLimit1");
+    assert!(out["open"].get("pagination_key").is_none(), "a single page");
+    assert_eq!(out["replaced"]["orders"][0]["total_quantity"], "3");
+    assert_eq!(out["replaced"]["orders"][0]["limit_price"], "101");
+    assert_eq!(out["cancel"]["status"], "CANCELLED");
+    let history: Vec<&str> = out["history"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["client_order_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        history,
+        ["pyMarket1", "pyLimit1"],
+        "newest first; the preview placed nothing"
+    );
+
+    // The market order fills on the next tick of the (manual) clock.
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
+        .await
+        .unwrap();
+    server.client_for(&ops).market().step(1).await.unwrap();
+    let filled = server.client().orders().get(&account, "pyMarket1").await.unwrap();
+    assert_eq!(filled.orders[0].status, OrderStatus::Filled);
+}

@@ -9,6 +9,7 @@ Scenarios:
   accounts-no-port  endpoint "host", port=PORT: the client signs the host without its port
   token             the server requires tokens; the client creates one and polls until approved
   screeners         the six current screener calls of DataClient (list_*)
+  orders            the v3 order calls of TradeClient.order_v3
 """
 
 import json
@@ -42,6 +43,9 @@ def main():
     if scenario == "screeners":
         print(json.dumps(screeners(api)))
         return
+    if scenario == "orders":
+        print(json.dumps(orders(api)))
+        return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
     out = {"status": response.status_code, "accounts": response.json()}
@@ -58,6 +62,31 @@ def main():
         except ServerException as e:
             out["refusal"] = {"http_status": e.http_status, "error_code": e.error_code, "request_id": e.request_id}
     print(json.dumps(out))
+
+
+def orders(api):
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[1]["account_id"]  # the MARGIN account
+    o = trade.order_v3
+    limit = {
+        "client_order_id": "pyLimit1", "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY",
+        "market": "US", "order_type": "LIMIT", "quantity": "2", "limit_price": "100", "side": "BUY",
+        "time_in_force": "GTC", "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    market = dict(limit, client_order_id="pyMarket1", order_type="MARKET", time_in_force="DAY")
+    del market["limit_price"]
+    out = {"account_id": account_id}
+    out["preview"] = o.preview_order(account_id, [dict(limit, client_order_id="pyPreview")]).json()
+    out["place"] = o.place_order(account_id, [limit]).json()
+    out["detail"] = o.get_order_detail(account_id, "pyLimit1").json()
+    out["open"] = o.list_order_open(account_id).json()
+    modify = [{"client_order_id": "pyLimit1", "quantity": "3", "limit_price": "101"}]
+    out["replace"] = o.replace_order(account_id, modify).json()
+    out["replaced"] = o.get_order_detail(account_id, "pyLimit1").json()
+    out["cancel"] = o.cancel_order(account_id, "pyLimit1").json()
+    out["market"] = o.place_order(account_id, [market]).json()
+    out["history"] = o.list_order_history(account_id).json()
+    return out
 
 
 def screeners(api):
