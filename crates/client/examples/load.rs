@@ -1,6 +1,7 @@
 //! A small closed-loop load generator: N workers send signed GETs (a fresh nonce each) for a
 //! fixed time and report requests per second, p50 and p99. `--unsigned` sends plain GETs,
-//! for a baseline measured in the same run.
+//! for a baseline measured in the same run; `--place ACCOUNT` places LIMIT orders instead (a
+//! buy of one share far below the market, GTC, so that none fills and each is a new order).
 //!
 //! cargo run --release -p signet-client --example load -- \
 //!     --endpoint http://127.0.0.1:8080 --path /trading/accounts/list --seconds 10 --workers 32
@@ -16,6 +17,7 @@ struct Args {
     seconds: u64,
     workers: usize,
     unsigned: bool,
+    place: Option<String>,
 }
 
 fn args() -> Args {
@@ -25,6 +27,7 @@ fn args() -> Args {
         seconds: 10,
         workers: 32,
         unsigned: false,
+        place: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -35,6 +38,7 @@ fn args() -> Args {
             "--seconds" => args.seconds = value().parse().expect("seconds"),
             "--workers" => args.workers = value().parse().expect("workers"),
             "--unsigned" => args.unsigned = true,
+            "--place" => args.place = Some(value()),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -53,19 +57,32 @@ async fn main() {
 
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..args.workers {
-        let (client, plain, url, path, unsigned) = (
+        let (client, plain, url, path, unsigned, place) = (
             client.clone(),
             plain.clone(),
             url.clone(),
             args.path.clone(),
             args.unsigned,
+            args.place.clone(),
         );
         workers.spawn(async move {
             let mut latencies = Vec::new();
             let mut errors = 0u64;
             while Instant::now() < deadline {
                 let started = Instant::now();
-                let ok = if unsigned {
+                let ok = if let Some(account) = &place {
+                    let order = signet_model::orders::NewOrder {
+                        client_order_id: Some(uuid::Uuid::new_v4().simple().to_string()),
+                        symbol: Some("AAPL".into()),
+                        side: Some("BUY".into()),
+                        order_type: Some("LIMIT".into()),
+                        time_in_force: Some("GTC".into()),
+                        quantity: Some("1".into()),
+                        limit_price: Some("1".into()),
+                        ..Default::default()
+                    };
+                    client.orders().place(account, order).await.is_ok()
+                } else if unsigned {
                     match plain.get(&url).send().await {
                         Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
                         Err(_) => false,

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Place-order throughput and latency on the embedded database: the release server (running
+# market clock, ticking) and the load generator on this machine, loopback only. Each request
+# places a new GTC limit buy of one AAPL share at $1 (accepted, never filled).
+# Usage: scripts/bench-orders.sh [seconds] [workers]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-10}"
+workers="${2:-32}"
+cargo build --release --quiet -p signet-cli -p signet-client --example load
+signet="$PWD/target/release/signet"
+load="$PWD/target/release/examples/load"
+work="$(mktemp -d)"
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+port=18282
+
+"$signet" data import --db "$work/bench.db" --json data/demo/daily_ohlcv_2000_2013.csv.gz >/dev/null 2>&1
+creds="$("$signet" admin apps create --db "$work/bench.db" --name bench --json)"
+export SIGNET_APP_KEY="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["app_key"])' "$creds")"
+export SIGNET_APP_SECRET="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["app_secret"])' "$creds")"
+account="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["account_ids"][1])' "$creds")"
+
+"$signet" serve --listen "127.0.0.1:$port" --db "$work/bench.db" ${MARKET_CLOCK:+--market-clock "$MARKET_CLOCK"} 2>"$work/server.log" &
+server=$!
+for _ in $(seq 100); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
+echo "place LIMIT orders, workers=$workers seconds=$seconds"
+"$load" --endpoint "http://127.0.0.1:$port" --place "$account" --seconds "$seconds" --workers "$workers"
