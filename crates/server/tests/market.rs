@@ -3,49 +3,18 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::TestServer;
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_model::ErrorCode;
-use signet_server::market::MarketConfig;
 use signet_server::market::clock::ClockMode;
-use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::units::parse_day;
 
-/// A server on the real price history, its manual clock at the core open of `start`.
+/// A server on the real price history, its manual clock at the core open of `start`, and an
+/// admin client.
 async fn market(start: &str, seed: u64) -> (TestServer, Client) {
-    let server = TestServer::start_with(|c| {
-        c.market = MarketConfig {
-            seed,
-            clock: ClockMode::Manual,
-            start_day: parse_day(start),
-            ..MarketConfig::default()
-        };
-    })
-    .await;
-    // The simulator loaded an empty market at start; import, then restart on the same file.
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
-    import_file(
-        server.database.store.clone(),
-        &path,
-        &Default::default(),
-        Arc::new(Progress::default()),
-    )
-    .await
-    .unwrap();
-    signet_server::marketdata::snapshot::refresh(server.database.store.as_ref(), None)
-        .await
-        .unwrap();
-    let server = server.restart().await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", Decimal::ZERO, true)
-        .await
-        .unwrap();
-    let client = server.client_for(&ops);
-    (server, client)
+    let server = TestServer::start_market(start, seed).await;
+    let ops = server.ops().await;
+    (server, ops)
 }
 
 /// Seconds from the core open to the last second of the core session.

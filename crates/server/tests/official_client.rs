@@ -210,25 +210,9 @@ async fn the_official_client_calls_the_six_screeners_on_the_demo() {
 #[tokio::test]
 async fn the_official_client_places_replaces_cancels_and_reads_orders() {
     use signet_model::orders::OrderStatus;
-    use signet_server::market::MarketConfig;
-    use signet_server::market::clock::ClockMode;
 
     let Some(python) = python() else { return };
-    let server = TestServer::start_with(|c| {
-        c.market = MarketConfig {
-            clock: ClockMode::Manual,
-            start_day: signet_server::marketdata::units::parse_day("2013-02-25"),
-            ..MarketConfig::default()
-        };
-    })
-    .await;
-    let prices = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
-    let store = server.database.store.clone();
-    let progress = std::sync::Arc::new(signet_server::marketdata::import::Progress::default());
-    signet_server::marketdata::import::import_file(store, &prices, &Default::default(), progress)
-        .await
-        .unwrap();
-    let server = server.restart().await;
+    let server = TestServer::start_market("2013-02-25", 2013).await;
 
     let mut command = command(&python, &server, "orders");
     let out = parse(

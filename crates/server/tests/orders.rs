@@ -4,18 +4,12 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::TestServer;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
-use signet_server::market::MarketConfig;
-use signet_server::market::clock::ClockMode;
-use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::units::parse_day;
 
 struct Desk {
     server: TestServer,
@@ -29,30 +23,8 @@ struct Desk {
 
 /// A manual-clock server at the core open of Monday 2013-02-25 on the real price history.
 async fn desk() -> Desk {
-    let server = TestServer::start_with(|c| {
-        c.market = MarketConfig {
-            clock: ClockMode::Manual,
-            start_day: parse_day("2013-02-25"),
-            ..MarketConfig::default()
-        };
-    })
-    .await;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
-    import_file(
-        server.database.store.clone(),
-        &path,
-        &Default::default(),
-        Arc::new(Progress::default()),
-    )
-    .await
-    .unwrap();
-    let server = server.restart().await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", Decimal::ZERO, true)
-        .await
-        .unwrap();
-    let ops = server.client_for(&ops);
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
     let client = server.client();
     let (cash_account, margin_account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
     Desk {

@@ -3,12 +3,17 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use rust_decimal::Decimal;
 use signet_client::{Client, SignedRequest};
 use signet_model::ErrorBody;
+use signet_server::market::MarketConfig;
+use signet_server::market::clock::ClockMode;
+use signet_server::marketdata::import::{Progress, import_file};
+use signet_server::marketdata::snapshot;
 use signet_server::{Admin, Credentials, Database, Durability, Server, ServerConfig};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -97,6 +102,45 @@ impl TestServer {
             .await
             .expect("database reopened");
         Self::launch(config, database, db_path, dir, app).await
+    }
+
+    /// A server whose market clock stands at the core open of New York day `start`
+    /// (`YYYY-MM-DD`), on the real price history in `data/demo`.
+    pub async fn start_market(start: &str, seed: u64) -> Self {
+        let start_day = signet_server::marketdata::units::parse_day(start).expect("a date");
+        let server = Self::start_with(|c| {
+            c.market = MarketConfig {
+                seed,
+                clock: ClockMode::Manual,
+                start_day: Some(start_day),
+                ..MarketConfig::default()
+            };
+        })
+        .await;
+        let prices =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/daily_ohlcv_2000_2013.csv.gz");
+        let store = server.database.store.clone();
+        import_file(
+            store.clone(),
+            &prices,
+            &Default::default(),
+            Arc::new(Progress::default()),
+        )
+        .await
+        .expect("prices");
+        snapshot::refresh(store.as_ref(), None).await.expect("snapshots");
+        // The simulator read an empty market when the server started: start it again on the prices.
+        server.restart().await
+    }
+
+    /// A client of a new app created with `--admin`, which may drive the market.
+    pub async fn ops(&self) -> Client {
+        let app = self
+            .admin()
+            .create_app_with_role("ops", Decimal::ZERO, true)
+            .await
+            .expect("an admin app");
+        self.client_for(&app)
     }
 
     pub fn admin(&self) -> Admin {

@@ -145,32 +145,16 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn bars_on(&self, day: i32) -> Result<Vec<(i64, Bar)>, StoreError> {
-        type BarRow = (i64, i32, i64, i64, i64, i64, i64, Option<i64>);
-        let rows: Vec<BarRow> = sqlx::query_as(
-            "SELECT instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6 FROM daily_bars
-             WHERE day = ?",
-        )
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT instrument_id, {BAR_COLUMNS} FROM daily_bars WHERE day = ?"
+        )))
         .bind(day)
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, day, open, high, low, close, volume, adj_close)| {
-                (
-                    id,
-                    Bar {
-                        day,
-                        open,
-                        high,
-                        low,
-                        close,
-                        volume,
-                        adj_close,
-                    },
-                )
-            })
-            .collect())
+        rows.iter()
+            .map(|row| Ok((row.try_get("instrument_id").map_err(map_err)?, bar_from_row(row)?)))
+            .collect()
     }
 
     async fn listings(&self) -> Result<Vec<Listing>, StoreError> {
@@ -195,29 +179,16 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError> {
-        type BarRow = (i32, i64, i64, i64, i64, i64, Option<i64>);
-        let rows: Vec<BarRow> = sqlx::query_as(
-            "SELECT day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6 FROM daily_bars
-             WHERE instrument_id = ? AND day BETWEEN ? AND ? ORDER BY day",
-        )
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {BAR_COLUMNS} FROM daily_bars WHERE instrument_id = ? AND day BETWEEN ? AND ? ORDER BY day"
+        )))
         .bind(instrument_id)
         .bind(from_day)
         .bind(to_day)
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
-        Ok(rows
-            .into_iter()
-            .map(|(day, open, high, low, close, volume, adj_close)| Bar {
-                day,
-                open,
-                high,
-                low,
-                close,
-                volume,
-                adj_close,
-            })
-            .collect())
+        rows.iter().map(bar_from_row).collect()
     }
 
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError> {
@@ -287,6 +258,24 @@ impl MarketDataStore for SqliteStore {
             )
             .collect()
     }
+}
+
+const BAR_COLUMNS: &str = "day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6";
+
+/// A bar from the columns of [`BAR_COLUMNS`].
+pub(super) fn bar_from_row(row: &SqliteRow) -> Result<Bar, StoreError> {
+    let get = || -> Result<Bar, sqlx::Error> {
+        Ok(Bar {
+            day: row.try_get("day")?,
+            open: row.try_get("open_e6")?,
+            high: row.try_get("high_e6")?,
+            low: row.try_get("low_e6")?,
+            close: row.try_get("close_e6")?,
+            volume: row.try_get("volume")?,
+            adj_close: row.try_get("adj_close_e6")?,
+        })
+    };
+    get().map_err(map_err)
 }
 
 const INSTRUMENT_COLUMNS: &str =
