@@ -9,6 +9,7 @@ mod output;
 mod screeners;
 mod serve;
 mod sign;
+mod watchlists;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +49,8 @@ enum Command {
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
+    /// Watchlists: list, create, update, delete, show, add, remove, sort
+    Watchlists(watchlists::WatchlistsArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
     Sign(sign::SignArgs),
 }
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
             Command::Orders(args) => orders::run(args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
+            Command::Watchlists(args) => watchlists::run(args).await,
         }
     });
     match result {

@@ -269,6 +269,31 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let shown = run_json(&mut show);
     assert_eq!(shown[0]["orders"][0]["status"], "FILLED", "{shown}");
 
+    let mut create = signet();
+    create.args([
+        "watchlists",
+        "create",
+        "Tech",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+    ]);
+    with_app(&mut create);
+    let watchlist_id = run_json(&mut create)[0]["watchlist_id"].as_str().unwrap().to_owned();
+    let mut add = signet();
+    add.args([
+        "watchlists",
+        "add",
+        &watchlist_id,
+        "aapl",
+        "msft",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+    ]);
+    with_app(&mut add);
+    assert_eq!(run_json(&mut add)["instruments"].as_array().unwrap().len(), 2);
+
     let refused = signet()
         .args([
             "accounts",

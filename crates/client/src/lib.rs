@@ -26,6 +26,10 @@ use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
 };
+use signet_model::watchlists::{
+    CreateWatchlist, InstrumentRef, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId, WatchlistInstruments,
+    WatchlistInstrumentsChange,
+};
 use signet_model::{Account, ConfigResponse, ErrorBody, ErrorCode, TokenRequest, TokenResponse};
 use signet_signing::{Algorithm, Request, SigningHeaders, format_timestamp};
 use url::Url;
@@ -142,6 +146,10 @@ impl Client {
 
     pub fn orders(&self) -> Orders<'_> {
         Orders { client: self }
+    }
+
+    pub fn watchlists(&self) -> Watchlists<'_> {
+        Watchlists { client: self }
     }
 
     /// The market simulator's controls (apps created with `--admin`).
@@ -560,5 +568,101 @@ impl Orders<'_> {
         query.extend(end_time.map(|t| ("end_time", t)));
         query.extend(pagination_key.map(|k| ("pagination_key", k)));
         self.client.get("/trading/orders/historical-orders/list", &query).await
+    }
+}
+
+/// The calling app's watchlists.
+pub struct Watchlists<'a> {
+    client: &'a Client,
+}
+
+impl Watchlists<'_> {
+    /// Every watchlist, by sort, highest first.
+    pub async fn list(&self) -> Result<Vec<Watchlist>, Error> {
+        self.client.get("/market-data/watchlists/list", &[]).await
+    }
+
+    /// A new watchlist, at the top unless `sort` says otherwise.
+    pub async fn create(&self, name: &str, sort: Option<i64>) -> Result<Watchlist, Error> {
+        self.client
+            .post(
+                "/market-data/watchlists/create",
+                &CreateWatchlist {
+                    name: Some(name.to_owned()),
+                    sort,
+                },
+            )
+            .await
+    }
+
+    pub async fn update(&self, watchlist_id: &str, name: Option<&str>, sort: Option<i64>) -> Result<Watchlist, Error> {
+        let request = UpdateWatchlist {
+            watchlist_id: watchlist_id.to_owned(),
+            name: name.map(str::to_owned),
+            sort,
+        };
+        self.client.post("/market-data/watchlists/update", &request).await
+    }
+
+    pub async fn delete(&self, watchlist_id: &str) -> Result<WatchlistDeleted, Error> {
+        self.client
+            .post(
+                "/market-data/watchlists/delete",
+                &WatchlistId {
+                    watchlist_id: watchlist_id.to_owned(),
+                },
+            )
+            .await
+    }
+
+    /// A watchlist's instruments, by sort, highest first.
+    pub async fn instruments(&self, watchlist_id: &str) -> Result<WatchlistInstruments, Error> {
+        self.client
+            .get(
+                "/market-data/watchlists/instruments/list",
+                &[("watchlist_id", watchlist_id)],
+            )
+            .await
+    }
+
+    /// Adds instruments (those present stay as they are).
+    pub async fn add(
+        &self,
+        watchlist_id: &str,
+        instruments: Vec<InstrumentRef>,
+    ) -> Result<WatchlistInstruments, Error> {
+        self.change("add", watchlist_id, instruments).await
+    }
+
+    pub async fn remove(
+        &self,
+        watchlist_id: &str,
+        instruments: Vec<InstrumentRef>,
+    ) -> Result<WatchlistInstruments, Error> {
+        self.change("remove", watchlist_id, instruments).await
+    }
+
+    /// Sets the sort of instruments present.
+    pub async fn sort(
+        &self,
+        watchlist_id: &str,
+        instruments: Vec<InstrumentRef>,
+    ) -> Result<WatchlistInstruments, Error> {
+        self.change("update", watchlist_id, instruments).await
+    }
+
+    async fn change(
+        &self,
+        what: &str,
+        watchlist_id: &str,
+        instruments: Vec<InstrumentRef>,
+    ) -> Result<WatchlistInstruments, Error> {
+        let request = WatchlistInstrumentsChange {
+            watchlist_id: watchlist_id.to_owned(),
+            instruments,
+        };
+        self.client
+            .post(&format!("/market-data/watchlists/instruments/{what}"), &request)
+            .await
     }
 }

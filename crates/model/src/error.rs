@@ -103,6 +103,10 @@ error_codes! {
     UnsupportedTradingSession = ("UNSUPPORTED_TRADING_SESSION", 400),
     /// Options legs, algorithmic orders and other features the server does not offer.
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
+    /// No watchlist of the calling app has this id.
+    WatchlistNotFound = ("WATCHLIST_NOT_FOUND", 404),
+    /// A configured limit (watchlists per app, instruments per watchlist) is reached.
+    LimitExceeded = ("LIMIT_EXCEEDED", 400),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
     /// Futures, crypto and event market data.
     NoLongerOffered = ("NO_LONGER_OFFERED", 410),

@@ -8,6 +8,7 @@ pub mod market;
 pub mod orders;
 pub mod screeners;
 pub mod tokens;
+pub mod watchlists;
 pub mod wire;
 
 pub use accounts::{Account, AccountClass, AccountType};

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::engine::accounting::Commission;
 use crate::market::MarketConfig;
+use crate::marketdata::watchlists::WatchlistLimits;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]
@@ -34,6 +35,7 @@ pub struct ServerConfig {
     pub market: MarketConfig,
     /// Charged on fills: zero by default.
     pub commission: Commission,
+    pub watchlists: WatchlistLimits,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +53,7 @@ impl Default for ServerConfig {
             nonce_purge_interval: Duration::from_secs(60),
             market: MarketConfig::default(),
             commission: Commission::default(),
+            watchlists: WatchlistLimits::default(),
         }
     }
 }

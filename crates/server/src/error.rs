@@ -19,6 +19,9 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: Cow<'static, str>,
     pub debug: Option<Vec<SignatureDebug>>,
+    /// A status other than the code's own, where the interface asks for one (an unknown symbol
+    /// added to a watchlist is 400, not 404).
+    pub status: Option<u16>,
 }
 
 impl ApiError {
@@ -27,7 +30,13 @@ impl ApiError {
             code,
             message: message.into(),
             debug: None,
+            status: None,
         }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
     }
 
     pub fn illegal_parameter(message: impl Into<Cow<'static, str>>) -> Self {
@@ -71,7 +80,8 @@ impl From<KeyError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = StatusCode::from_u16(self.status.unwrap_or(self.code.status()))
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = ErrorBody {
             error_code: self.code.as_str().to_owned(),
             message: self.message.into_owned(),

@@ -262,3 +262,48 @@ async fn the_official_client_places_replaces_cancels_and_reads_orders() {
     let filled = server.client().orders().get(&account, "pyMarket1").await.unwrap();
     assert_eq!(filled.orders[0].status, OrderStatus::Filled);
 }
+
+#[tokio::test]
+async fn the_official_client_makes_the_eight_watchlist_calls() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start().await;
+    let universe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/us_listed_companies.csv");
+    let progress = std::sync::Arc::new(signet_server::marketdata::import::Progress::default());
+    signet_server::marketdata::import::import_file(
+        server.database.store.clone(),
+        &universe,
+        &Default::default(),
+        progress,
+    )
+    .await
+    .unwrap();
+    let mut command = command(&python, &server, "watchlists");
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        out["create"]["name"], "Tech 股票 <&>",
+        "the name round-trips, signed as raw UTF-8"
+    );
+    assert_eq!(
+        (out["update"]["name"].as_str(), out["update"]["sort"].as_i64()),
+        (Some("Tech"), Some(7))
+    );
+    assert_eq!(out["list"][0]["watchlist_id"], out["create"]["watchlist_id"]);
+    assert_eq!(out["add"]["instruments"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        out["sort"]["instruments"][0]["symbol"], "MSFT",
+        "sorted by the new sort"
+    );
+    let left: Vec<&str> = out["instruments"]["instruments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, ["MSFT"]);
+    assert_eq!(out["delete"]["deleted"], true);
+    assert_eq!(out["after"], serde_json::json!([]));
+}

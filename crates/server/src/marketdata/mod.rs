@@ -6,6 +6,7 @@ pub mod import;
 pub mod screeners;
 pub mod snapshot;
 pub mod units;
+pub mod watchlists;
 
 use rust_decimal::Decimal;
 

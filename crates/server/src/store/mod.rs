@@ -294,10 +294,98 @@ pub struct Replacement {
     pub limit_price: Option<Decimal>,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchlistRecord {
+    pub watchlist_id: String,
+    pub app_key: String,
+    pub name: String,
+    pub sort: i64,
+    pub create_time: i64,
+    pub update_time: i64,
+}
+
+/// An instrument of a watchlist, with what the answers show of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchlistItem {
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub name: String,
+    pub exchange: Option<String>,
+    pub category: String,
+    pub sort: i64,
+    pub added_time: i64,
+}
+
+/// An instrument to add: its id, category and sort (the top of the list when `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWatchlistItem {
+    pub instrument_id: i64,
+    pub category: String,
+    pub sort: Option<i64>,
+}
+
+/// Watchlists, owned by apps. Every change is committed before the call returns; limits are
+/// checked inside the change's transaction, so concurrent changes cannot pass them.
+#[async_trait]
+pub trait WatchlistStore: Send + Sync {
+    /// An app's watchlists, by `sort` descending (then newest first).
+    async fn watchlists(&self, app_key: &str) -> Result<Vec<WatchlistRecord>, StoreError>;
+    async fn watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Creates a watchlist (at the top when `sort` is `None`); `None` when the app has `max`.
+    async fn create_watchlist(
+        &self,
+        app_key: &str,
+        watchlist_id: &str,
+        name: &str,
+        sort: Option<i64>,
+        max: u32,
+        now_ms: i64,
+    ) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Changes the fields given; `None` when the app has no such watchlist.
+    async fn update_watchlist(
+        &self,
+        app_key: &str,
+        watchlist_id: &str,
+        name: Option<&str>,
+        sort: Option<i64>,
+        now_ms: i64,
+    ) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Deletes a watchlist and its instruments; false when the app has no such watchlist.
+    async fn delete_watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<bool, StoreError>;
+    /// A watchlist's instruments, by `sort` descending (then last added first).
+    async fn watchlist_items(&self, watchlist_id: &str) -> Result<Vec<WatchlistItem>, StoreError>;
+    /// Adds the instruments not there yet (those present stay as they are); false, changing
+    /// nothing, when the watchlist would then hold more than `max`.
+    async fn add_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        items: &[NewWatchlistItem],
+        max: u32,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+    /// Removes these instruments (absent ones are no error).
+    async fn remove_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        instrument_ids: &[i64],
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+    /// Sets the sort of instruments present (absent ones are ignored).
+    async fn sort_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        sorts: &[(i64, i64)],
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+}
+
 /// Everything the server stores.
 pub trait Store:
-    AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore
+    AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore + WatchlistStore
 {
 }
 
-impl<T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore> Store for T {}
+impl<T> Store for T where
+    T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore + WatchlistStore
+{
+}

@@ -10,6 +10,7 @@ Scenarios:
   token             the server requires tokens; the client creates one and polls until approved
   screeners         the six current screener calls of DataClient (list_*)
   orders            the v3 order calls of TradeClient.order_v3
+  watchlists        the eight watchlist calls of DataClient
 """
 
 import json
@@ -45,6 +46,9 @@ def main():
         return
     if scenario == "orders":
         print(json.dumps(orders(api)))
+        return
+    if scenario == "watchlists":
+        print(json.dumps(watchlists(api)))
         return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
@@ -86,6 +90,26 @@ def orders(api):
     out["cancel"] = o.cancel_order(account_id, "pyLimit1").json()
     out["market"] = o.place_order(account_id, [market]).json()
     out["history"] = o.list_order_history(account_id).json()
+    return out
+
+
+def watchlists(api):
+    from webull.data.data_client import DataClient
+
+    w = DataClient(api).watchlist
+    out = {}
+    created = w.create_watchlist(name="Tech 股票 <&>", sort=1).json()
+    out["create"] = created
+    wid = created["watchlist_id"]
+    out["update"] = w.update_watchlist(wid, name="Tech", sort=7).json()
+    out["list"] = w.get_watchlist().json()
+    stocks = [{"symbol": "AAPL", "category": "US_STOCK", "sort": 2}, {"symbol": "MSFT", "category": "US_STOCK", "sort": 1}]
+    out["add"] = w.add_instruments(wid, stocks).json()
+    out["sort"] = w.update_instruments(wid, [{"symbol": "MSFT", "category": "US_STOCK", "sort": 5}]).json()
+    out["remove"] = w.remove_instruments(wid, [{"symbol": "AAPL", "category": "US_STOCK"}]).json()
+    out["instruments"] = w.get_instruments(wid).json()
+    out["delete"] = w.delete_watchlist(wid).json()
+    out["after"] = w.get_watchlist().json()
     return out
 
 

@@ -12,6 +12,7 @@ mod nonces;
 mod screeners;
 mod tokens;
 mod trading;
+mod watchlists;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
