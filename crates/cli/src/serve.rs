@@ -63,9 +63,13 @@ pub struct ServeArgs {
     seed: u64,
 }
 
+/// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
+/// the demo's one-off bulk queries set off (`RUST_LOG=info,sqlx::query=warn` shows them).
+const DEFAULT_LOG_FILTER: &str = "info,sqlx::query=error";
+
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)))
         .with_writer(|| LogWriter)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
