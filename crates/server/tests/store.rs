@@ -110,6 +110,11 @@ async fn apps_and_accounts() {
     assert_eq!(ids, ["A1", "A2"], "CASH before MARGIN when created together");
     assert_eq!(listed[0].cash.to_string(), "100000.55", "money keeps its decimals");
     assert!(store.accounts(Some("k2")).await.unwrap().is_empty());
+    assert_eq!(
+        store.account("A2").await.unwrap().unwrap().account_type,
+        AccountType::Margin
+    );
+    assert!(store.account("nope").await.unwrap().is_none());
 
     store.create_app(&app("k2"), &[]).await.unwrap();
     store

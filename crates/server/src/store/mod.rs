@@ -115,6 +115,7 @@ pub trait AppStore: Send + Sync {
     /// Returns false when no such app exists.
     async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError>;
     async fn create_account(&self, account: &AccountRecord) -> Result<(), StoreError>;
+    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError>;
     /// Accounts of one app, or of every app, oldest first.
     async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError>;
 }
@@ -263,7 +264,6 @@ pub enum FillOutcome {
 /// Orders, fills and positions.
 #[async_trait]
 pub trait TradingStore: Send + Sync {
-    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError>;
     /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
     /// is taken in its account (then none is inserted).
     async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError>;

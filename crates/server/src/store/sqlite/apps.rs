@@ -116,6 +116,18 @@ impl AppStore for SqliteStore {
         insert_account(&self.writer, account).await
     }
 
+    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError> {
+        let row: Option<AccountRow> = sqlx::query_as(
+            "SELECT account_id, app_key, account_type, account_label, currency, cash, created_at FROM accounts
+             WHERE account_id = ?",
+        )
+        .bind(account_id)
+        .fetch_optional(&self.reader)
+        .await
+        .map_err(map_err)?;
+        row.map(account_from_row).transpose()
+    }
+
     async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError> {
         let rows: Vec<AccountRow> = sqlx::query_as(
             "SELECT account_id, app_key, account_type, account_label, currency, cash, created_at FROM accounts

@@ -283,8 +283,9 @@ const INSTRUMENT_COLUMNS: &str =
     shares_outstanding, eps_ttm_e6, indices";
 
 fn instrument_from_row(row: &SqliteRow) -> Result<Instrument, StoreError> {
+    let kind: String = row.try_get("instrument_type").map_err(map_err)?;
+    let instrument_type = parse_column("instrument type", &kind, InstrumentType::parse)?;
     let get = || -> Result<Instrument, sqlx::Error> {
-        let kind: String = row.try_get("instrument_type")?;
         Ok(Instrument {
             instrument_id: row.try_get("instrument_id")?,
             symbol: row.try_get("symbol")?,
@@ -293,7 +294,7 @@ fn instrument_from_row(row: &SqliteRow) -> Result<Instrument, StoreError> {
             cik: row.try_get("cik")?,
             sector: row.try_get("sector")?,
             industry: row.try_get("industry")?,
-            instrument_type: InstrumentType::parse(&kind).unwrap_or(InstrumentType::Equity),
+            instrument_type,
             currency: row.try_get("currency")?,
             shares_outstanding: row.try_get("shares_outstanding")?,
             eps_ttm_e6: row.try_get("eps_ttm_e6")?,

@@ -9,10 +9,7 @@ use sqlx::{Row, SqliteConnection};
 use super::{SqliteStore, map_err, parse_column};
 use crate::engine::accounting::{Holding, apply_fill};
 use crate::engine::order::{Event, Order, is_open, transition};
-use crate::store::{
-    AccountRecord, AppStore, FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError,
-    TradingStore,
-};
+use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError, TradingStore};
 
 const ORDER_COLUMNS: &str =
     "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, instrument_id,
@@ -104,14 +101,6 @@ async fn record_event(
 
 #[async_trait]
 impl TradingStore for SqliteStore {
-    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError> {
-        Ok(self
-            .accounts(None)
-            .await?
-            .into_iter()
-            .find(|a| a.account_id == account_id))
-    }
-
     async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await.map_err(map_err)?;
         for o in orders {
