@@ -16,6 +16,12 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use signet_model::fundamentals::{
+    AnalystRating, BalanceSheet, CapitalFlow, CashFlowStatement, CompanyProfile, ComparisonMetric, DividendEvent,
+    EarningsEvent, Filings, FinancialAlert, ForecastEps, FundAllocation, FundBrief, FundDividendPage, FundFile,
+    FundHolding, FundNetValue, FundPerformance, FundRating, FundSplit, IncomeStatement, Indicators, IndustryComparison,
+    ReportType, TargetPrice,
+};
 use signet_model::headers as h;
 use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
 use signet_model::orders::{
@@ -146,6 +152,10 @@ impl Client {
 
     pub fn orders(&self) -> Orders<'_> {
         Orders { client: self }
+    }
+
+    pub fn fundamentals(&self) -> Fundamentals<'_> {
+        Fundamentals { client: self }
     }
 
     pub fn watchlists(&self) -> Watchlists<'_> {
@@ -664,5 +674,160 @@ impl Watchlists<'_> {
         self.client
             .post(&format!("/market-data/watchlists/instruments/{what}"), &request)
             .await
+    }
+}
+
+/// Fundamentals of one symbol (catalog section 6); every call sends `category` US_STOCK, as the
+/// official clients do, funds included.
+pub struct Fundamentals<'a> {
+    client: &'a Client,
+}
+
+const FUNDAMENTALS: &str = "/market-data/fundamentals";
+
+impl Fundamentals<'_> {
+    async fn get<T: DeserializeOwned>(&self, path: &str, symbol: &str, extra: &[(&str, &str)]) -> Result<T, Error> {
+        let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
+        query.extend_from_slice(extra);
+        self.client.get(&format!("{FUNDAMENTALS}/{path}"), &query).await
+    }
+
+    pub async fn company_profile(&self, symbol: &str) -> Result<CompanyProfile, Error> {
+        self.get("company-profiles/get", symbol, &[]).await
+    }
+
+    pub async fn target_price(&self, symbol: &str) -> Result<TargetPrice, Error> {
+        self.get("analysis/target-prices/get", symbol, &[]).await
+    }
+
+    pub async fn analyst_rating(&self, symbol: &str) -> Result<AnalystRating, Error> {
+        self.get("analysis/ratings/get", symbol, &[]).await
+    }
+
+    /// The last four reported quarters and the next expected one, oldest first.
+    pub async fn forecast_eps(&self, symbol: &str) -> Result<Vec<ForecastEps>, Error> {
+        self.get("forecast-eps/get", symbol, &[]).await
+    }
+
+    pub async fn filings(&self, symbol: &str) -> Result<Filings, Error> {
+        self.get("filings/list", symbol, &[]).await
+    }
+
+    pub async fn earnings_calendar(&self, symbol: &str) -> Result<Vec<EarningsEvent>, Error> {
+        self.get("earnings-calendars/list", symbol, &[]).await
+    }
+
+    pub async fn dividend_calendar(&self, symbol: &str) -> Result<Vec<DividendEvent>, Error> {
+        self.get("dividend-calendars/list", symbol, &[]).await
+    }
+
+    /// The latest `count` days (1 to 5, 5 by default), newest first.
+    pub async fn capital_flow(&self, symbol: &str, count: Option<u32>) -> Result<Vec<CapitalFlow>, Error> {
+        let count = count.map(|c| c.to_string());
+        let extra: Vec<(&str, &str)> = count.iter().map(|c| ("count", c.as_str())).collect();
+        self.get("capital-flows/get", symbol, &extra).await
+    }
+
+    pub async fn industry_comparison(
+        &self,
+        symbol: &str,
+        sort_by: Option<ComparisonMetric>,
+    ) -> Result<IndustryComparison, Error> {
+        let extra: Vec<(&str, &str)> = sort_by.iter().map(|m| ("sort_by", m.as_str())).collect();
+        self.get("industry-comparisons/get", symbol, &extra).await
+    }
+
+    pub async fn indicators(&self, symbol: &str, report: ReportType, count: u32) -> Result<Indicators, Error> {
+        self.statement("indicators/get", symbol, report, count).await
+    }
+
+    /// The newest `count` periods (at most 20).
+    pub async fn income_statement(
+        &self,
+        symbol: &str,
+        report: ReportType,
+        count: u32,
+    ) -> Result<Vec<IncomeStatement>, Error> {
+        self.statement("income-statements/get", symbol, report, count).await
+    }
+
+    pub async fn cash_flow(
+        &self,
+        symbol: &str,
+        report: ReportType,
+        count: u32,
+    ) -> Result<Vec<CashFlowStatement>, Error> {
+        self.statement("cash-flows/get", symbol, report, count).await
+    }
+
+    pub async fn balance_sheet(
+        &self,
+        symbol: &str,
+        report: ReportType,
+        count: u32,
+    ) -> Result<Vec<BalanceSheet>, Error> {
+        self.statement("balance-sheets/get", symbol, report, count).await
+    }
+
+    async fn statement<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        symbol: &str,
+        report: ReportType,
+        count: u32,
+    ) -> Result<T, Error> {
+        let count = count.to_string();
+        self.get(path, symbol, &[("type", report.as_str()), ("count", &count)])
+            .await
+    }
+
+    pub async fn financial_alert(&self, symbol: &str) -> Result<FinancialAlert, Error> {
+        self.get("financial-alerts/get", symbol, &[]).await
+    }
+
+    pub async fn fund_brief(&self, symbol: &str) -> Result<FundBrief, Error> {
+        self.get("fund-brief/get", symbol, &[]).await
+    }
+
+    pub async fn fund_performance(&self, symbol: &str) -> Result<FundPerformance, Error> {
+        self.get("fund-performances/get", symbol, &[]).await
+    }
+
+    /// Up to `count` days (at most 20) up to `last_date` (`YYYY-MM-DD`, inclusive), newest first.
+    pub async fn fund_net_value(
+        &self,
+        symbol: &str,
+        last_date: Option<&str>,
+        count: Option<u32>,
+    ) -> Result<Vec<FundNetValue>, Error> {
+        let count = count.map(|c| c.to_string());
+        let mut extra: Vec<(&str, &str)> = last_date.iter().map(|d| ("last_date", *d)).collect();
+        extra.extend(count.iter().map(|c| ("count", c.as_str())));
+        self.get("fund-net-values/get", symbol, &extra).await
+    }
+
+    pub async fn fund_holdings(&self, symbol: &str) -> Result<Vec<FundHolding>, Error> {
+        self.get("fund-holdings/get", symbol, &[]).await
+    }
+
+    pub async fn fund_dividends(&self, symbol: &str, pagination_key: Option<&str>) -> Result<FundDividendPage, Error> {
+        let extra: Vec<(&str, &str)> = pagination_key.iter().map(|k| ("pagination_key", *k)).collect();
+        self.get("fund-dividends/get", symbol, &extra).await
+    }
+
+    pub async fn fund_rating(&self, symbol: &str) -> Result<Vec<FundRating>, Error> {
+        self.get("fund-ratings/get", symbol, &[]).await
+    }
+
+    pub async fn fund_splits(&self, symbol: &str) -> Result<Vec<FundSplit>, Error> {
+        self.get("fund-splits/get", symbol, &[]).await
+    }
+
+    pub async fn fund_files(&self, symbol: &str) -> Result<Vec<FundFile>, Error> {
+        self.get("fund-files/get", symbol, &[]).await
+    }
+
+    pub async fn fund_allocation(&self, symbol: &str) -> Result<Vec<FundAllocation>, Error> {
+        self.get("fund-allocations/get", symbol, &[]).await
     }
 }

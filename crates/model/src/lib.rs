@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod error;
+pub mod fundamentals;
 pub mod headers;
 pub mod market;
 pub mod orders;
