@@ -40,6 +40,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::trading::routes())
         .merge(crate::marketdata::screeners::routes())
         .merge(crate::marketdata::watchlists::routes())
+        .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::market::routes::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)

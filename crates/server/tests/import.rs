@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
+use signet_server::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
 use signet_server::marketdata::units::{format_day, parse_day};
 use signet_server::marketdata::{ActionKind, ActionSource, InstrumentType};
@@ -47,10 +48,6 @@ impl Db {
     }
 }
 
-fn changed(s: &ImportSummary) -> u64 {
-    s.instruments_changed + s.bars_changed + s.actions_changed + s.facts_changed
-}
-
 #[tokio::test]
 async fn the_real_universe_imports_once() {
     let db = db().await;
@@ -60,7 +57,7 @@ async fn the_real_universe_imports_once() {
         ("sec-tickers", 10_365, 10_365)
     );
     let again = db.import("data/demo/us_listed_companies.csv").await.unwrap();
-    assert_eq!(changed(&again), 0, "a second import changes nothing");
+    assert_eq!(again.changed(), 0, "a second import changes nothing");
 
     let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
     assert_eq!(apple.name, "Apple Inc.");
@@ -130,7 +127,7 @@ async fn real_prices_import_with_their_splits_and_dividends() {
     assert!(actions.iter().all(|a| a.source == ActionSource::Derived));
 
     let again = db.import("data/demo/daily_ohlcv_2000_2013.csv.gz").await.unwrap();
-    assert_eq!(changed(&again), 0);
+    assert_eq!(again.changed(), 0);
 }
 
 #[tokio::test]
@@ -161,7 +158,10 @@ async fn companyfacts_keep_every_fact_and_the_shares_outstanding() {
         "the latest reported count"
     );
     assert_eq!(
-        changed(&db.import("data/demo/companyfacts_CIK0001640147.json.gz").await.unwrap()),
+        db.import("data/demo/companyfacts_CIK0001640147.json.gz")
+            .await
+            .unwrap()
+            .changed(),
         0
     );
 }
@@ -227,7 +227,10 @@ async fn yahoo_and_stooq_files_take_their_symbol_from_the_file_name() {
         ..ImportOptions::default()
     };
     assert_eq!(
-        changed(&db.import_with("testdata/import/yahoo/AAPL.csv", options).await.unwrap()),
+        db.import_with("testdata/import/yahoo/AAPL.csv", options)
+            .await
+            .unwrap()
+            .changed(),
         0
     );
 }
@@ -254,6 +257,7 @@ async fn a_malformed_file_changes_nothing_and_names_line_and_column() {
         ("testdata/import/bad/tickers.csv", 3, 1, "cik"),
         ("testdata/import/bad/nasdaqlisted.txt", 3, 7, "flag"),
         ("testdata/import/bad/sectors.csv", 3, 2, "sector"),
+        ("testdata/import/bad/fundamentals_bad_date.jsonl", 2, 0, "date"),
     ];
     for (file, line, column, field) in cases {
         match db.import(file).await {
@@ -282,4 +286,35 @@ async fn a_malformed_file_changes_nothing_and_names_line_and_column() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("prices.csv: line 4, column 4 (high)"), "{message}");
+}
+
+#[tokio::test]
+async fn fundamentals_in_signets_layout_import_once() {
+    let db = db().await;
+    db.import("data/demo/us_listed_companies.csv").await.unwrap();
+    let first = db.import("testdata/import/fundamentals.jsonl").await.unwrap();
+    assert_eq!(
+        (first.format, first.rows, first.records_changed),
+        ("signet-fundamentals", 5, 5)
+    );
+    assert_eq!(
+        db.import("testdata/import/fundamentals.jsonl").await.unwrap().changed(),
+        0
+    );
+
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    let ratings = db
+        .store
+        .records(apple.instrument_id, DataSet::AnalystRating)
+        .await
+        .unwrap();
+    match ratings.as_slice() {
+        [Record::AnalystRating(r)] => assert_eq!((r.date.as_str(), r.strong_buy), ("2013-03-01", 12)),
+        other => panic!("{other:?}"),
+    }
+    let estimates = db.store.records(apple.instrument_id, DataSet::Earnings).await.unwrap();
+    match estimates.as_slice() {
+        [Record::Earnings(e)] => assert_eq!(e.eps_est, Some("10.07".parse().unwrap())),
+        other => panic!("{other:?}"),
+    }
 }

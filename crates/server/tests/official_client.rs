@@ -40,6 +40,16 @@ fn command(python: &str, server: &TestServer, scenario: &str) -> Command {
     command
 }
 
+/// Runs a scenario to its end and reads its answer.
+async fn run(python: &str, server: &TestServer, scenario: &str) -> serde_json::Value {
+    let mut command = command(python, server, scenario);
+    parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    )
+}
+
 fn parse(output: std::process::Output) -> serde_json::Value {
     assert!(
         output.status.success(),
@@ -67,12 +77,7 @@ fn account_ids(out: &serde_json::Value) -> Vec<String> {
 async fn the_official_client_lists_accounts_and_reads_refusals() {
     let Some(python) = python() else { return };
     let server = TestServer::start().await;
-    let mut command = command(&python, &server, "accounts");
-    let out = parse(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    );
+    let out = run(&python, &server, "accounts").await;
     assert_eq!(out["status"], 200);
     assert_eq!(account_ids(&out), server.app.account_ids);
     let account = &out["accounts"][0];
@@ -90,12 +95,7 @@ async fn the_official_client_lists_accounts_and_reads_refusals() {
 async fn the_official_client_signing_the_host_without_its_port() {
     let Some(python) = python() else { return };
     let server = TestServer::start().await;
-    let mut command = command(&python, &server, "accounts-no-port");
-    let out = parse(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    );
+    let out = run(&python, &server, "accounts-no-port").await;
     assert_eq!(account_ids(&out), server.app.account_ids);
 }
 
@@ -133,19 +133,15 @@ async fn the_official_client_waits_for_token_approval() {
 }
 
 #[tokio::test]
-async fn the_official_client_calls_the_six_screeners_on_the_demo() {
+async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() {
     let Some(python) = python() else { return };
     let server = TestServer::start().await;
     signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
         .expect("loaded");
-    let mut command = command(&python, &server, "screeners");
-    let out = parse(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    );
+    check_fundamentals(&run(&python, &server, "fundamentals").await);
+    let out = run(&python, &server, "screeners").await;
 
     let items = |name: &str| -> Vec<serde_json::Value> {
         assert_eq!(out[name]["status"], 200, "{name}");
@@ -214,12 +210,7 @@ async fn the_official_client_places_replaces_cancels_and_reads_orders() {
     let Some(python) = python() else { return };
     let server = TestServer::start_market("2013-02-25", 2013).await;
 
-    let mut command = command(&python, &server, "orders");
-    let out = parse(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    );
+    let out = run(&python, &server, "orders").await;
     let account = out["account_id"].as_str().unwrap().to_owned();
     assert_eq!(account, server.app.account_ids[1]);
     assert!(
@@ -277,12 +268,7 @@ async fn the_official_client_makes_the_eight_watchlist_calls() {
     )
     .await
     .unwrap();
-    let mut command = command(&python, &server, "watchlists");
-    let out = parse(
-        tokio::task::spawn_blocking(move || command.output().unwrap())
-            .await
-            .unwrap(),
-    );
+    let out = run(&python, &server, "watchlists").await;
     assert_eq!(
         out["create"]["name"], "Tech 股票 <&>",
         "the name round-trips, signed as raw UTF-8"
@@ -306,4 +292,41 @@ async fn the_official_client_makes_the_eight_watchlist_calls() {
     assert_eq!(left, ["MSFT"]);
     assert_eq!(out["delete"]["deleted"], true);
     assert_eq!(out["after"], serde_json::json!([]));
+}
+
+/// The 23 fundamentals calls: each answered 200 with the shape the catalog names.
+fn check_fundamentals(out: &serde_json::Value) {
+    let calls = out.as_object().unwrap();
+    assert_eq!(calls.len(), 23);
+    for (name, call) in calls {
+        assert_eq!(call["status"], 200, "{name}: {}", call["body"]);
+    }
+    let body = |name: &str| &out[name]["body"];
+    assert_eq!(body("company_profile")["symbol"], "SNOW");
+    assert!(body("target_price")["mean"].is_string());
+    assert!(body("rating")["number"].as_u64().unwrap() > 0);
+    assert_eq!(body("forecast_eps").as_array().unwrap().len(), 5);
+    assert!(!body("filings")["filings"].as_array().unwrap().is_empty());
+    assert_eq!(body("capital_flow").as_array().unwrap().len(), 3);
+    assert_eq!(body("industry_comparison")["type"], "PE_TTM");
+    assert_eq!(body("indicators")["values"]["net_margin"].as_array().unwrap().len(), 5);
+    let income = body("income").as_array().unwrap();
+    assert_eq!(income.len(), 3);
+    assert!(
+        income
+            .iter()
+            .all(|y| y["fiscal_period"] == "FY" && y["revenue"].is_string())
+    );
+    assert_eq!(body("cash_flow").as_array().unwrap().len(), 5);
+    assert!(body("balance_sheet")[0]["total_assets"].is_string());
+    assert!(body("alert")["fiscal_period"].is_string());
+    assert_eq!(body("fund_brief")["benchmark"], "S&P 500 Index");
+    assert!(body("fund_performance")["return_1m"].is_string());
+    assert_eq!(body("fund_net_value").as_array().unwrap().len(), 3);
+    assert_eq!(body("fund_holdings").as_array().unwrap().len(), 10);
+    assert!(body("fund_dividends")["data"].is_array());
+    assert_eq!(body("fund_rating").as_array().unwrap().len(), 3);
+    assert!(body("fund_splits").as_array().unwrap().is_empty());
+    assert_eq!(body("fund_files").as_array().unwrap().len(), 3);
+    assert!(body("fund_allocation")[0]["stock"]["ratio"].is_string());
 }

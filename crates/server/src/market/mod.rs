@@ -191,7 +191,7 @@ impl Simulator {
         for day in from..=today {
             let weekday = (NewYork { day, second: 0 }).is_weekday();
             let bars = if weekday && day <= history_ends {
-                self.store.bars_on(day).await?
+                self.store.bars_between(day, day).await?
             } else {
                 Vec::new()
             };

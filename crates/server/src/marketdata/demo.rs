@@ -14,7 +14,7 @@
 //! real series get generated shares outstanding and EPS too. Generated bars and dividends are
 //! marked `generated` in the database. OTC companies get no prices.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,18 +22,18 @@ use rust_decimal::Decimal;
 use tokio::sync::mpsc;
 
 use super::import::{Chunk, ImportError, ImportMessage, ImportOptions, Progress, Source, import};
-use super::snapshot;
 use super::units::to_micros;
 use super::{ActionKind, ActionSource, Bar, CorporateAction, Instrument, InstrumentType, InstrumentUpdate, SymbolBar};
+use super::{fundamentals, snapshot};
 use crate::store::{Store, StoreError};
 
 /// The seed of every generated number.
 pub const SEED: u64 = 2013;
 /// Bumped when the dataset changes, so that databases loaded before get the new one.
-const VERSION: &str = "1";
+const VERSION: &str = "2";
 const META_KEY: &str = "demo_dataset";
 
-const FILES: [(&str, &[u8]); 5] = [
+const FILES: [(&str, &[u8]); 6] = [
     (
         "data/demo/us_listed_companies.csv",
         include_bytes!("../../../../data/demo/us_listed_companies.csv"),
@@ -54,6 +54,10 @@ const FILES: [(&str, &[u8]); 5] = [
         "data/demo/etfs_otherlisted.txt",
         include_bytes!("../../../../data/demo/etfs_otherlisted.txt"),
     ),
+    (
+        "data/demo/funds.jsonl",
+        include_bytes!("../../../../data/demo/funds.jsonl"),
+    ),
 ];
 
 /// The series whose calendar the generated bars follow.
@@ -62,6 +66,8 @@ const CALENDAR_SYMBOL: &str = "AAPL";
 const GENERATED_DAYS: usize = 253;
 /// Daily volatility of a sector's common move.
 const SECTOR_VOL: f64 = 0.006;
+/// Trading days of generated capital flow.
+const CAPITAL_FLOW_DAYS: usize = 5;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
@@ -116,6 +122,7 @@ pub async fn ensure_loaded(store: Arc<dyn Store>) -> Result<Option<DemoSummary>,
         .collect();
     let calendar = calendar[calendar.len().saturating_sub(GENERATED_DAYS)..].to_vec();
     let last_closes = store.closes_before(i32::MAX).await?;
+    let recent_days = calendar[calendar.len().saturating_sub(CAPITAL_FLOW_DAYS)..].to_vec();
 
     let (tx, rx) = mpsc::channel(4);
     let writer = {
@@ -130,7 +137,13 @@ pub async fn ensure_loaded(store: Arc<dyn Store>) -> Result<Option<DemoSummary>,
         "demo: series generated and stored"
     );
 
-    let (_, snapshots) = snapshot::refresh(store.as_ref(), None).await?;
+    // The records touch no figure of the snapshots: both at once.
+    let (fundamentals, snapshots) = tokio::join!(
+        generate_fundamentals(store.clone(), &recent_days),
+        snapshot::refresh(store.as_ref(), None)
+    );
+    fundamentals?;
+    let (_, snapshots) = snapshots?;
     store.init_meta(META_KEY, VERSION).await?;
     Ok(Some(DemoSummary {
         instruments: store.instruments().await?.len(),
@@ -139,6 +152,44 @@ pub async fn ensure_loaded(store: Arc<dyn Store>) -> Result<Option<DemoSummary>,
         snapshots,
         seconds: started.elapsed().as_secs_f64(),
     }))
+}
+
+/// Generates the fundamentals no open source gives (see [`fundamentals::generate`]) from the
+/// stored prices, and stores them in one transaction.
+async fn generate_fundamentals(store: Arc<dyn Store>, recent_days: &[i32]) -> Result<(), DemoError> {
+    let instruments = store.instruments().await?;
+    let (Some(&first), Some(&last)) = (recent_days.first(), recent_days.last()) else {
+        return Ok(());
+    };
+    let mut recent_bars: Vec<(i32, Vec<(i64, Bar)>)> = recent_days.iter().map(|&day| (day, Vec::new())).collect();
+    for (id, bar) in store.bars_between(first, last).await? {
+        if let Some((_, bars)) = recent_bars.iter_mut().find(|(day, _)| *day == bar.day) {
+            bars.push((id, bar));
+        }
+    }
+    // Every priced instrument trades on the last day (the real series run to it).
+    let last_closes: HashMap<i64, i64> = recent_bars
+        .last()
+        .map(|(_, bars)| bars.iter().map(|(id, bar)| (*id, bar.close)).collect())
+        .unwrap_or_default();
+    let ciks_with_facts: HashSet<String> = store.ciks_with_facts().await?.into_iter().collect();
+    let records = fundamentals::generate::generate(&fundamentals::generate::Inputs {
+        seed: SEED,
+        instruments: &instruments,
+        last_closes: &last_closes,
+        recent_bars: &recent_bars,
+        ciks_with_facts: &ciks_with_facts,
+    });
+    let (tx, rx) = mpsc::channel(4);
+    let writer = tokio::spawn(async move { store.import(rx).await });
+    for message in [ImportMessage::Chunk(Chunk::Records(records)), ImportMessage::Commit] {
+        if tx.send(message).await.is_err() {
+            break;
+        }
+    }
+    drop(tx);
+    writer.await.map_err(|e| DemoError::Data(e.to_string()))??;
+    Ok(())
 }
 
 /// Generates and sends everything the real files lack; returns the number of generated series
@@ -225,6 +276,12 @@ fn generate(
             last_close = close;
             series += 1;
             generated_bars += days;
+        }
+        if instrument.instrument_type == InstrumentType::Etf
+            && let Some(&today) = calendar.last()
+        {
+            let distributions = fundamentals::generate::fund_distributions(SEED, &instrument.symbol, last_close, today);
+            actions.extend(distributions.into_iter().map(|a| (instrument.symbol.clone(), a)));
         }
         updates.push(InstrumentUpdate {
             symbol: instrument.symbol.clone(),
@@ -321,11 +378,20 @@ impl Profile {
 
 /// SplitMix64 with Box-Muller normals: a fixed algorithm, so the demo is the same in every
 /// build and on every machine (library generators do not promise that across versions).
-struct Rng(u64);
+pub(in crate::marketdata) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64) -> Self {
+    pub(in crate::marketdata) fn new(seed: u64) -> Self {
         Rng(seed)
+    }
+
+    /// A stream of its own for `name` (a symbol): the same numbers whatever else is generated.
+    pub(in crate::marketdata) fn for_name(seed: u64, name: &str) -> Self {
+        // FNV-1a, a fixed hash (std's is not promised to stay the same).
+        let hash = name.bytes().fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+        });
+        Rng(seed ^ hash)
     }
 
     fn next_u64(&mut self) -> u64 {
@@ -337,11 +403,11 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
+    pub(in crate::marketdata) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    fn normal(&mut self, mean: f64, sd: f64) -> f64 {
+    pub(in crate::marketdata) fn normal(&mut self, mean: f64, sd: f64) -> f64 {
         let u1 = self.uniform().max(f64::MIN_POSITIVE);
         let u2 = self.uniform();
         mean + sd * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()

@@ -2,6 +2,7 @@
 //! sub-modules as they arrive) screeners, watchlists and fundamentals.
 
 pub mod demo;
+pub mod fundamentals;
 pub mod import;
 pub mod screeners;
 pub mod snapshot;

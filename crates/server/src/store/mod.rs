@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use crate::engine::accounting::{Commission, Holding, Refusal};
 use crate::engine::order::{Event, Order};
 use crate::market::Listing;
+use crate::marketdata::fundamentals::layout::{DataSet, Record};
 use crate::marketdata::import::{ImportCounts, ImportMessage};
 use crate::marketdata::screeners::ScreenRow;
 use crate::marketdata::screeners::query::{Period, ScreenQuery, SectorRow};
@@ -176,8 +177,9 @@ pub trait MarketDataStore: Send + Sync {
     async fn instruments(&self) -> Result<Vec<Instrument>, StoreError>;
     /// Each instrument's last close on a day before `day`, by instrument id.
     async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError>;
-    /// Every bar of one day, with its instrument id.
-    async fn bars_on(&self, day: i32) -> Result<Vec<(i64, Bar)>, StoreError>;
+    /// Every bar from `from_day` to `to_day` inclusive, with its instrument id (one scan: the
+    /// bars are keyed by instrument first).
+    async fn bars_between(&self, from_day: i32, to_day: i32) -> Result<Vec<(i64, Bar)>, StoreError>;
     /// The instruments the market simulator quotes, with their recent volatility and volume.
     async fn listings(&self) -> Result<Vec<Listing>, StoreError>;
     /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
@@ -199,6 +201,8 @@ pub struct MarketDataStatus {
     pub dividends: u64,
     pub facts: u64,
     pub companies_with_facts: u64,
+    /// Records of signet's fundamentals layout, imported or generated.
+    pub fundamentals_records: u64,
 }
 
 /// Snapshot figures and the screener queries over them.
@@ -379,13 +383,70 @@ pub trait WatchlistStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+/// A filing, as the facts it reported show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilingRow {
+    pub accn: String,
+    pub form: String,
+    /// `YYYY-MM-DD`.
+    pub filed: String,
+    /// The latest period end it reported, `YYYY-MM-DD`.
+    pub period_end: String,
+}
+
+/// An equity of an industry with what the industry comparison ranks on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Peer {
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub name: String,
+    pub cik: Option<String>,
+    pub eps_ttm_e6: Option<i64>,
+    pub shares_outstanding: Option<i64>,
+    pub price_e6: Option<i64>,
+    pub pe_ttm: Option<f64>,
+    pub dividend_e6: Option<i64>,
+    pub dividend_yield: Option<f64>,
+    pub day: Option<i32>,
+}
+
+#[async_trait]
+pub trait FundamentalsStore: Send + Sync {
+    /// An instrument's records of one data set, in key order.
+    async fn records(&self, instrument_id: i64, data_set: DataSet) -> Result<Vec<Record>, StoreError>;
+    /// A company's facts of the given concepts.
+    async fn company_facts(&self, cik: &str, concepts: &[&str]) -> Result<Vec<Fact>, StoreError>;
+    /// A company's filings, newest first.
+    async fn filings(&self, cik: &str) -> Result<Vec<FilingRow>, StoreError>;
+    /// The equities of `industry` (of `sector` when no industry is known).
+    async fn peers(&self, industry: Option<&str>, sector: Option<&str>) -> Result<Vec<Peer>, StoreError>;
+    /// The companies that have facts.
+    async fn ciks_with_facts(&self) -> Result<Vec<String>, StoreError>;
+}
+
 /// Everything the server stores.
 pub trait Store:
-    AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore + WatchlistStore
+    AppStore
+    + TokenStore
+    + NonceStore
+    + MetaStore
+    + MarketDataStore
+    + ScreenerStore
+    + TradingStore
+    + WatchlistStore
+    + FundamentalsStore
 {
 }
 
 impl<T> Store for T where
-    T: AppStore + TokenStore + NonceStore + MetaStore + MarketDataStore + ScreenerStore + TradingStore + WatchlistStore
+    T: AppStore
+        + TokenStore
+        + NonceStore
+        + MetaStore
+        + MarketDataStore
+        + ScreenerStore
+        + TradingStore
+        + WatchlistStore
+        + FundamentalsStore
 {
 }

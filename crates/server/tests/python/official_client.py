@@ -11,6 +11,7 @@ Scenarios:
   screeners         the six current screener calls of DataClient (list_*)
   orders            the v3 order calls of TradeClient.order_v3
   watchlists        the eight watchlist calls of DataClient
+  fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
 """
 
 import json
@@ -49,6 +50,9 @@ def main():
         return
     if scenario == "watchlists":
         print(json.dumps(watchlists(api)))
+        return
+    if scenario == "fundamentals":
+        print(json.dumps(fundamentals(api)))
         return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
@@ -132,6 +136,44 @@ def screeners(api):
     first_sector = out["sectors"]["body"]["data"][0]["id"]
     detail = s.list_market_sectors_detail(first_sector, "US_STOCK", "D1", "MARKET_VALUE", "DESC")
     out["sector"] = {"status": detail.status_code, "body": detail.json()}
+    return out
+
+
+def fundamentals(api):
+    from webull.data.data_client import DataClient
+
+    data = DataClient(api)
+    i, f = data.instrument, data.fundamentals
+    stock, fund = "SNOW", "SPY"
+    calls = {
+        "company_profile": lambda: i.get_company_profile(stock),
+        "target_price": lambda: i.get_analyst_target_price(stock),
+        "rating": lambda: i.get_analyst_rating(stock),
+        "forecast_eps": lambda: f.get_forecast_eps("AAPL"),
+        "filings": lambda: f.get_sec_filings(stock),
+        "earnings_calendar": lambda: f.get_earnings_calendar("AAPL"),
+        "dividend_calendar": lambda: f.get_dividend_calendar("AAPL"),
+        "capital_flow": lambda: f.get_capital_flow(stock, count=3),
+        "industry_comparison": lambda: f.get_industry_comparison("AAPL", sort_by="PE_TTM"),
+        "indicators": lambda: f.get_financials_indicators(stock, type="QUARTERLY", count=5),
+        "income": lambda: f.get_financials_income(stock, type="ANNUAL", count=3),
+        "cash_flow": lambda: f.get_financials_cashflow(stock, type="QUARTERLY", count=5),
+        "balance_sheet": lambda: f.get_financials_balance_sheet(stock, type="QUARTERLY", count=5),
+        "alert": lambda: f.get_financials_alert("AAPL"),
+        "fund_brief": lambda: f.get_fund_brief(fund),
+        "fund_performance": lambda: f.get_fund_performance(fund),
+        "fund_net_value": lambda: f.get_fund_net_value(fund, last_date="2013-02-28", count=3),
+        "fund_holdings": lambda: f.get_fund_holdings(fund),
+        "fund_dividends": lambda: f.list_fund_dividends(fund),
+        "fund_rating": lambda: f.get_fund_rating(fund),
+        "fund_splits": lambda: f.get_fund_splits(fund),
+        "fund_files": lambda: f.get_fund_files(fund),
+        "fund_allocation": lambda: f.get_fund_allocation(fund),
+    }
+    out = {}
+    for name, call in calls.items():
+        response = call()
+        out[name] = {"status": response.status_code, "body": response.json()}
     return out
 
 

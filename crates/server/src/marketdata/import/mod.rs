@@ -7,6 +7,7 @@
 //! that skips equal rows).
 
 mod companyfacts;
+mod fundamentals;
 mod nasdaq;
 pub mod ohlcv;
 mod sectors;
@@ -22,6 +23,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use super::fundamentals::layout::SymbolRecord;
 use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar};
 use crate::store::{MarketDataStore, StoreError};
 
@@ -40,6 +42,8 @@ pub enum Format {
     CompanyFacts,
     /// signet's own layout: `symbol,sector[,industry]`.
     Sectors,
+    /// signet's own fundamentals layout, JSON Lines (see [`crate::marketdata::fundamentals::layout`]).
+    Fundamentals,
 }
 
 impl Format {
@@ -51,6 +55,7 @@ impl Format {
             Format::Ohlcv(layout) => layout.name(),
             Format::CompanyFacts => "sec-companyfacts",
             Format::Sectors => "signet-sectors",
+            Format::Fundamentals => "signet-fundamentals",
         }
     }
 
@@ -59,7 +64,12 @@ impl Format {
         let text = String::from_utf8_lossy(&start[..start.len().min(4096)]);
         let text = text.trim_start_matches('\u{feff}').trim_start();
         if text.starts_with('{') {
-            return Some(Format::CompanyFacts);
+            let first_line = text.lines().next().unwrap_or("");
+            return Some(if first_line.contains("\"data_set\"") {
+                Format::Fundamentals
+            } else {
+                Format::CompanyFacts
+            });
         }
         let header = text.lines().next().unwrap_or("").trim().to_ascii_lowercase();
         if header.starts_with("symbol|security name|market category") {
@@ -91,6 +101,8 @@ pub enum Chunk {
     /// Corporate actions reported by a source or generated (derived ones come from the bars).
     Actions(Vec<(String, CorporateAction)>),
     Facts(Vec<Fact>),
+    /// Records of signet's fundamentals layout, imported or generated.
+    Records(Vec<SymbolRecord>),
     /// The latest count of shares outstanding a company reported.
     SharesOutstanding {
         cik: String,
@@ -113,6 +125,7 @@ pub struct ImportCounts {
     pub bars: u64,
     pub actions: u64,
     pub facts: u64,
+    pub records: u64,
 }
 
 /// A value a parser could not accept: where it is and what is wrong with it.
@@ -172,8 +185,16 @@ pub struct ImportSummary {
     pub bars_changed: u64,
     pub actions_changed: u64,
     pub facts_changed: u64,
+    pub records_changed: u64,
     pub seconds: f64,
     pub rows_per_second: f64,
+}
+
+impl ImportSummary {
+    /// Stored rows the import inserted or updated, all kinds together.
+    pub fn changed(&self) -> u64 {
+        self.instruments_changed + self.bars_changed + self.actions_changed + self.facts_changed + self.records_changed
+    }
 }
 
 /// What a parser read.
@@ -311,6 +332,7 @@ pub async fn import(
         bars_changed: counts.bars,
         actions_changed: counts.actions,
         facts_changed: counts.facts,
+        records_changed: counts.records,
         seconds,
         rows_per_second: if seconds > 0.0 {
             stats.rows as f64 / seconds
@@ -339,7 +361,7 @@ fn parse_file(
         None => Format::detect(reader.fill_buf().map_err(io)?).ok_or_else(|| ImportError::File {
             file: file_name.to_owned(),
             problem: "unknown layout: expected SEC company tickers, the Nasdaq symbol directory, daily prices \
-                      (Quandl WIKI, Yahoo or Stooq CSV), SEC companyfacts JSON or signet's sector CSV"
+                      (Quandl WIKI, Yahoo or Stooq CSV), SEC companyfacts JSON, signet's sector CSV or signet's fundamentals JSON Lines"
                 .to_owned(),
         })?,
     };
@@ -360,6 +382,7 @@ fn parse_file(
         Format::OtherListed => nasdaq::parse(reader, nasdaq::Directory::OtherListed, &emitter),
         Format::Sectors => sectors::parse(reader, &emitter),
         Format::CompanyFacts => companyfacts::parse(reader, &emitter),
+        Format::Fundamentals => fundamentals::parse(reader, &emitter),
         Format::Ohlcv(layout) => {
             let symbol = match layout.single_symbol() {
                 true => Some(

@@ -7,6 +7,7 @@ use tokio::sync::mpsc;
 
 use super::{SqliteStore, map_err, parse_column};
 use crate::market::Listing;
+use crate::marketdata::fundamentals::layout::SymbolRecord;
 use crate::marketdata::import::ohlcv::{AdjustedClose, derive_actions};
 use crate::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use crate::marketdata::units::format_day;
@@ -54,6 +55,15 @@ impl MarketDataStore for SqliteStore {
                             import.counts.facts += upsert_facts(&mut tx, part).await?;
                         }
                     }
+                    Chunk::Records(records) => {
+                        for part in records.chunks(ROWS_PER_STATEMENT) {
+                            let mut rows = Vec::with_capacity(part.len());
+                            for r in part {
+                                rows.push((import.id(&mut tx, &r.symbol).await?, r));
+                            }
+                            import.counts.records += upsert_records(&mut tx, &rows).await?;
+                        }
+                    }
                     Chunk::SharesOutstanding { cik, shares } => {
                         let done = sqlx::query(
                             "UPDATE instruments SET shares_outstanding = ? WHERE cik = ? AND shares_outstanding IS NOT ?",
@@ -97,6 +107,10 @@ impl MarketDataStore for SqliteStore {
                 .fetch_one(&self.reader)
                 .await
                 .map_err(map_err)?;
+        let (fundamentals_records,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM fundamentals")
+            .fetch_one(&self.reader)
+            .await
+            .map_err(map_err)?;
         Ok(MarketDataStatus {
             instruments: instruments as u64,
             instruments_with_bars: instruments_with_bars as u64,
@@ -107,6 +121,7 @@ impl MarketDataStore for SqliteStore {
             dividends: dividends as u64,
             facts: facts as u64,
             companies_with_facts: companies_with_facts as u64,
+            fundamentals_records: fundamentals_records as u64,
         })
     }
 
@@ -144,11 +159,12 @@ impl MarketDataStore for SqliteStore {
         Ok(rows.into_iter().collect())
     }
 
-    async fn bars_on(&self, day: i32) -> Result<Vec<(i64, Bar)>, StoreError> {
+    async fn bars_between(&self, from_day: i32, to_day: i32) -> Result<Vec<(i64, Bar)>, StoreError> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT instrument_id, {BAR_COLUMNS} FROM daily_bars WHERE day = ?"
+            "SELECT instrument_id, {BAR_COLUMNS} FROM daily_bars WHERE day BETWEEN ? AND ?"
         )))
-        .bind(day)
+        .bind(from_day)
+        .bind(to_day)
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
@@ -212,22 +228,7 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError> {
-        type FactRow = (
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            Option<i32>,
-            Option<String>,
-            String,
-            String,
-            Option<String>,
-        );
-        let rows: Vec<FactRow> = sqlx::query_as(
+        let rows: Vec<super::fundamentals::FactRow> = sqlx::query_as(
             "SELECT cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame FROM facts
              WHERE cik = ? AND concept = ? ORDER BY end, filed, start",
         )
@@ -236,27 +237,7 @@ impl MarketDataStore for SqliteStore {
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
-        rows.into_iter()
-            .map(
-                |(cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame)| {
-                    Ok(Fact {
-                        value: parse_column("fact value", &value, |v| v.parse().ok())?,
-                        cik,
-                        taxonomy,
-                        concept,
-                        unit,
-                        start,
-                        end,
-                        accn,
-                        fy,
-                        fp,
-                        form,
-                        filed,
-                        frame,
-                    })
-                },
-            )
-            .collect()
+        rows.into_iter().map(super::fundamentals::fact_from_row).collect()
     }
 }
 
@@ -435,6 +416,25 @@ async fn upsert_facts(tx: &mut SqliteConnection, facts: &[Fact]) -> Result<u64, 
              filed = excluded.filed, frame = excluded.frame
          WHERE value IS NOT excluded.value OR fy IS NOT excluded.fy OR fp IS NOT excluded.fp
             OR form IS NOT excluded.form OR filed IS NOT excluded.filed OR frame IS NOT excluded.frame",
+    );
+    let done = query.build().execute(&mut *tx).await.map_err(map_err)?;
+    Ok(done.rows_affected())
+}
+
+/// Inserts or replaces fundamentals records, skipping equal ones.
+async fn upsert_records(tx: &mut SqliteConnection, rows: &[(i64, &SymbolRecord)]) -> Result<u64, StoreError> {
+    let mut query =
+        QueryBuilder::<Sqlite>::new("INSERT INTO fundamentals (instrument_id, data_set, record_key, payload, source) ");
+    query.push_values(rows, |mut row, (instrument_id, r)| {
+        row.push_bind(*instrument_id)
+            .push_bind(r.record.data_set().as_str())
+            .push_bind(r.record.key())
+            .push_bind(r.record.payload())
+            .push_bind(r.source.as_str());
+    });
+    query.push(
+        " ON CONFLICT (instrument_id, data_set, record_key) DO UPDATE SET payload = excluded.payload, source = excluded.source
+         WHERE payload IS NOT excluded.payload OR source IS NOT excluded.source",
     );
     let done = query.build().execute(&mut *tx).await.map_err(map_err)?;
     Ok(done.rows_affected())

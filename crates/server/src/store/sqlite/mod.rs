@@ -6,6 +6,7 @@
 //! timeout serializes them.
 
 mod apps;
+mod fundamentals;
 mod marketdata;
 mod meta;
 mod nonces;

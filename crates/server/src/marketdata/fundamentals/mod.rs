@@ -1,0 +1,883 @@
+//! Fundamentals (catalog section 6): 23 data sets of one symbol each.
+//!
+//! | data sets | from |
+//! |---|---|
+//! | income statement, balance sheet, cash flow, indicators, filings, reported EPS | SEC facts ([`statements`]) |
+//! | dividend calendar, fund dividends, fund splits | corporate actions (derived from prices, or generated) |
+//! | fund net value, fund performance | daily closes |
+//! | industry comparison | snapshot figures of the industry's equities, and their SEC facts |
+//! | company profile | the instrument list, and `company_profile` records |
+//! | target price, rating, EPS estimates, capital flow, fund brief, holdings, rating, files, allocation | records of signet's layout ([`layout`]): imported, or generated for the demo ([`generate`]) |
+//!
+//! An unknown symbol is 404 `INSTRUMENT_NOT_FOUND`; a known one without data answers an empty
+//! list, or the object with `null` fields. "Today", for the calendars, is the market
+//! simulator's day.
+
+pub mod earnings;
+pub mod funds;
+pub mod generate;
+pub mod layout;
+pub mod statements;
+
+use std::collections::HashSet;
+
+use axum::extract::{Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use signet_model::ErrorCode;
+use signet_model::fundamentals::*;
+use signet_model::wire::WireEnum;
+
+use self::earnings::Quarter;
+use self::layout::{
+    CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
+    TargetPriceRecord,
+};
+use self::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
+use super::screeners::params::param;
+use super::units::{format_day, from_micros, parse_day};
+use super::{ActionKind, Instrument, InstrumentType};
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::pagination;
+use crate::store::Peer;
+
+pub fn routes() -> Router<AppState> {
+    const P: &str = "/market-data/fundamentals";
+    Router::new()
+        .route(&format!("{P}/company-profiles/get"), get(company_profile))
+        .route(&format!("{P}/analysis/target-prices/get"), get(target_price))
+        .route(&format!("{P}/analysis/ratings/get"), get(analyst_rating))
+        .route(&format!("{P}/forecast-eps/get"), get(forecast_eps))
+        .route(&format!("{P}/filings/list"), get(filings))
+        .route(&format!("{P}/earnings-calendars/list"), get(earnings_calendar))
+        .route(&format!("{P}/dividend-calendars/list"), get(dividend_calendar))
+        .route(&format!("{P}/capital-flows/get"), get(capital_flow))
+        .route(&format!("{P}/industry-comparisons/get"), get(industry_comparison))
+        .route(&format!("{P}/indicators/get"), get(indicators))
+        .route(&format!("{P}/income-statements/get"), get(income_statement))
+        .route(&format!("{P}/cash-flows/get"), get(cash_flow))
+        .route(&format!("{P}/balance-sheets/get"), get(balance_sheet))
+        .route(&format!("{P}/financial-alerts/get"), get(financial_alert))
+        .route(&format!("{P}/fund-brief/get"), get(fund_brief))
+        .route(&format!("{P}/fund-performances/get"), get(fund_performance))
+        .route(&format!("{P}/fund-net-values/get"), get(fund_net_value))
+        .route(&format!("{P}/fund-holdings/get"), get(fund_holdings))
+        .route(&format!("{P}/fund-dividends/get"), get(fund_dividends))
+        .route(&format!("{P}/fund-ratings/get"), get(fund_rating))
+        .route(&format!("{P}/fund-splits/get"), get(fund_splits))
+        .route(&format!("{P}/fund-files/get"), get(fund_files))
+        .route(&format!("{P}/fund-allocations/get"), get(fund_allocation))
+}
+
+/// Half a year, the window of the calendars.
+const HALF_YEAR_DAYS: i32 = 182;
+/// The industry comparison's length, the target included.
+const PEERS: usize = 20;
+const FUND_DIVIDENDS_PAGE: usize = 10;
+
+/// Every parameter any data set takes; each handler reads its own.
+#[derive(Debug, Default, Deserialize)]
+struct Params {
+    symbol: Option<String>,
+    category: Option<String>,
+    #[serde(rename = "type")]
+    report_type: Option<String>,
+    count: Option<String>,
+    last_date: Option<String>,
+    sort_by: Option<String>,
+    pagination_key: Option<String>,
+}
+
+/// The instrument a request is about.
+struct Subject {
+    instrument: Instrument,
+    category: FundamentalsCategory,
+}
+
+impl Subject {
+    fn is_fund(&self) -> bool {
+        self.instrument.instrument_type == InstrumentType::Etf
+    }
+}
+
+/// The official client sends the literal `None` for a parameter it was not given.
+fn given(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty() && *v != "None")
+}
+
+async fn subject(state: &AppState, p: &Params) -> Result<Subject, ApiError> {
+    let category = param(
+        "category",
+        given(p.category.as_deref()),
+        FundamentalsCategory::UsStock,
+        None,
+    )?;
+    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
+    if symbol.contains(',') {
+        return Err(ApiError::illegal_parameter("one symbol at a time"));
+    }
+    let symbol = symbol.to_ascii_uppercase();
+    let instrument = state.store.instrument(&symbol).await?.ok_or_else(|| {
+        let shown: String = symbol.chars().take(16).collect();
+        ApiError::new(
+            ErrorCode::InstrumentNotFound,
+            format!("no instrument has the symbol {shown:?}"),
+        )
+    })?;
+    Ok(Subject { instrument, category })
+}
+
+/// `count`: `default` when absent, from 1 to `max`.
+fn count(p: &Params, default: usize, max: usize) -> Result<usize, ApiError> {
+    match given(p.count.as_deref()) {
+        None => Ok(default),
+        Some(s) => s
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| ApiError::illegal_parameter(format!("count must be a whole number from 1 to {max}"))),
+    }
+}
+
+fn text(d: Decimal) -> String {
+    d.normalize().to_string()
+}
+
+fn opt(d: Option<Decimal>) -> Option<String> {
+    d.map(text)
+}
+
+fn today(state: &AppState) -> i32 {
+    state.market.now_ms().div_euclid(86_400_000) as i32
+}
+
+/// The records of a data set, newest (highest key) first.
+async fn records<T: RecordKind>(state: &AppState, s: &Subject) -> Result<Vec<T>, ApiError> {
+    let records = state.store.records(s.instrument.instrument_id, T::DATA_SET).await?;
+    Ok(records.into_iter().rev().filter_map(T::from_record).collect())
+}
+
+/// The company's statements, when it has SEC facts.
+async fn statements(state: &AppState, instrument: &Instrument) -> Result<Option<Statements>, ApiError> {
+    let Some(cik) = &instrument.cik else { return Ok(None) };
+    let facts = state.store.company_facts(cik, &statements::concepts()).await?;
+    Ok(Statements::new(&facts))
+}
+
+async fn quarters(state: &AppState, s: &Subject) -> Result<Vec<Quarter>, ApiError> {
+    let income = statements(state, &s.instrument)
+        .await?
+        .map(|st| st.rows(INCOME, false, true))
+        .unwrap_or_default();
+    let records: Vec<EarningsRecord> = records(state, s).await?;
+    Ok(earnings::merge(&income, &records))
+}
+
+async fn company_profile(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<CompanyProfile>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let profile = records::<ProfileRecord>(&state, &s)
+        .await?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let i = &s.instrument;
+    Ok(Json(CompanyProfile {
+        symbol: i.symbol.clone(),
+        category: s.category.as_str().to_owned(),
+        company_name: Some(i.name.clone()),
+        establish_date: profile.establish_date,
+        exhibition_code: i.exchange.clone(),
+        profile: profile.profile,
+        employees: profile.employees,
+        address: profile.address,
+        ceo: profile.ceo,
+        industries: [&i.sector, &i.industry].into_iter().flatten().cloned().collect(),
+    }))
+}
+
+async fn target_price(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<TargetPrice>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let latest = records::<TargetPriceRecord>(&state, &s).await?.into_iter().next();
+    let mut answer = TargetPrice {
+        symbol: s.instrument.symbol.clone(),
+        category: s.category.as_str().to_owned(),
+        ..TargetPrice::default()
+    };
+    if let Some(t) = latest {
+        answer.mean = Some(text(t.mean));
+        answer.low = Some(text(t.low));
+        answer.high = Some(text(t.high));
+        answer.median = Some(text(t.median));
+        answer.currency = Some(s.instrument.currency.clone());
+        answer.effective_start_date = Some(t.date);
+    }
+    Ok(Json(answer))
+}
+
+async fn analyst_rating(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<AnalystRating>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let latest = records::<RatingRecord>(&state, &s).await?.into_iter().next();
+    let mut answer = AnalystRating {
+        symbol: s.instrument.symbol.clone(),
+        category: s.category.as_str().to_owned(),
+        ..AnalystRating::default()
+    };
+    if let Some(r) = latest {
+        answer.number = Some(r.strong_buy + r.buy + r.hold + r.sell + r.under_perform);
+        answer.strong_buy = Some(r.strong_buy);
+        answer.buy = Some(r.buy);
+        answer.hold = Some(r.hold);
+        answer.sell = Some(r.sell);
+        answer.under_perform = Some(r.under_perform);
+        answer.effective_start_date = Some(r.date);
+    }
+    Ok(Json(answer))
+}
+
+async fn forecast_eps(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<ForecastEps>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let quarters = quarters(&state, &s).await?;
+    Ok(Json(
+        earnings::forecast(&quarters)
+            .into_iter()
+            .map(|q| ForecastEps {
+                fiscal_year: q.period.fiscal_year,
+                fiscal_period: q.period.label().to_owned(),
+                actual: opt(q.eps_actual),
+                est: opt(q.eps_est),
+                reported: q.reported(),
+            })
+            .collect(),
+    ))
+}
+
+/// The filings of the three years up to the latest one on record.
+async fn filings(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Filings>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let rows = match &s.instrument.cik {
+        Some(cik) => state.store.filings(cik).await?,
+        None => Vec::new(),
+    };
+    let since = rows
+        .first()
+        .and_then(|f| parse_day(&f.filed))
+        .map_or(0, |d| d - 3 * 365);
+    let cik_number = s
+        .instrument
+        .cik
+        .as_deref()
+        .unwrap_or("")
+        .trim_start_matches('0')
+        .to_owned();
+    let filings = rows
+        .into_iter()
+        .filter(|f| parse_day(&f.filed).is_some_and(|d| d >= since))
+        .map(|f| Filing {
+            title: format!("{} for the period ended {}", f.form, f.period_end),
+            url: format!(
+                "https://www.sec.gov/Archives/edgar/data/{cik_number}/{}/",
+                f.accn.replace('-', "")
+            ),
+            publish_date: f.filed,
+        })
+        .collect();
+    Ok(Json(Filings {
+        symbol: s.instrument.symbol.clone(),
+        category: s.category.as_str().to_owned(),
+        filings,
+    }))
+}
+
+async fn earnings_calendar(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<EarningsEvent>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let quarters = quarters(&state, &s).await?;
+    Ok(Json(
+        earnings::calendar(&quarters, today(&state), HALF_YEAR_DAYS)
+            .into_iter()
+            .map(|q| EarningsEvent {
+                fiscal_year: q.period.fiscal_year,
+                fiscal_period: q.period.label().to_owned(),
+                currency: s.instrument.currency.clone(),
+                expected_publish_date: q.publish_day.map(format_day),
+                eps_actual: opt(q.eps_actual),
+                eps_est: opt(q.eps_est),
+                rev_actual: opt(q.rev_actual),
+                rev_est: opt(q.rev_est),
+            })
+            .collect(),
+    ))
+}
+
+async fn dividend_calendar(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<DividendEvent>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let today = today(&state);
+    let actions = state.store.corporate_actions(s.instrument.instrument_id).await?;
+    Ok(Json(
+        actions
+            .into_iter()
+            .filter(|a| a.kind == ActionKind::Dividend && a.day.abs_diff(today) <= HALF_YEAR_DAYS.unsigned_abs())
+            .map(|a| DividendEvent {
+                symbol: s.instrument.symbol.clone(),
+                market: "US".into(),
+                currency: s.instrument.currency.clone(),
+                amount: text(a.value),
+                div_type: "CASH".into(),
+                declare_date: None,
+                ex_div_date: format_day(a.day),
+                record_date: None,
+                pay_date: None,
+            })
+            .collect(),
+    ))
+}
+
+/// The latest `count` days (1 to 5), newest first.
+async fn capital_flow(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<CapitalFlow>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let count = count(&p, 5, 5)?;
+    let flows = records::<CapitalFlowRecord>(&state, &s)
+        .await?
+        .into_iter()
+        .map(|f| CapitalFlow {
+            date: f.date,
+            large_in: text(f.large_in),
+            large_out: text(f.large_out),
+            medium_in: text(f.medium_in),
+            medium_out: text(f.medium_out),
+            small_in: text(f.small_in),
+            small_out: text(f.small_out),
+        })
+        .take(count)
+        .collect();
+    Ok(Json(flows))
+}
+
+/// `type` (QUARTERLY by default) and `count` (5 by default, at most 20) of the statements.
+fn report(p: &Params) -> Result<(bool, usize), ApiError> {
+    let t = param("type", given(p.report_type.as_deref()), ReportType::Quarterly, None)?;
+    Ok((t == ReportType::Quarterly, count(p, 5, 20)?))
+}
+
+/// The newest `count` periods of a statement.
+async fn statement(
+    state: &AppState,
+    p: &Params,
+    lines: &[statements::Line],
+    instant: bool,
+) -> Result<(Subject, Vec<StatementRow>), ApiError> {
+    let s = subject(state, p).await?;
+    let (quarterly, count) = report(p)?;
+    let mut rows = statements(state, &s.instrument)
+        .await?
+        .map(|st| st.rows(lines, instant, quarterly))
+        .unwrap_or_default();
+    rows.truncate(count);
+    Ok((s, rows))
+}
+
+fn period(s: &Subject, row: &StatementRow) -> StatementPeriod {
+    StatementPeriod {
+        fiscal_year: row.period.fiscal_year,
+        fiscal_period: row.period.label().to_owned(),
+        end_date: format_day(row.end_day),
+        currency: s.instrument.currency.clone(),
+        publish_date: row.publish_day.map(format_day),
+    }
+}
+
+async fn income_statement(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<IncomeStatement>>, ApiError> {
+    let (s, rows) = statement(&state, &p, INCOME, false).await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| {
+                let v = |name| opt(r.get(name));
+                IncomeStatement {
+                    period: period(&s, r),
+                    total_revenue: v("total_revenue"),
+                    revenue: v("revenue"),
+                    cost_of_revenue: v("cost_of_revenue"),
+                    gross_profit: v("gross_profit"),
+                    opex: v("opex"),
+                    op_income: v("op_income"),
+                    ebt: v("ebt"),
+                    income_tax: v("income_tax"),
+                    net_income: v("net_income"),
+                    diluted_eps_incl_extra: v("diluted_eps_incl_extra"),
+                    dps: v("dps"),
+                }
+            })
+            .collect(),
+    ))
+}
+
+async fn cash_flow(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<CashFlowStatement>>, ApiError> {
+    let (s, rows) = statement(&state, &p, CASH_FLOW, false).await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| {
+                let v = |name| opt(r.get(name));
+                CashFlowStatement {
+                    period: period(&s, r),
+                    cfo: v("cfo"),
+                    net_income: v("net_income"),
+                    dna: v("dna"),
+                    cfi: v("cfi"),
+                    capex: v("capex"),
+                    cff: v("cff"),
+                    net_change_cash: v("net_change_cash"),
+                    interest_paid: v("interest_paid"),
+                    taxes_paid: v("taxes_paid"),
+                }
+            })
+            .collect(),
+    ))
+}
+
+async fn balance_sheet(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<BalanceSheet>>, ApiError> {
+    let (s, rows) = statement(&state, &p, BALANCE, true).await?;
+    Ok(Json(
+        rows.iter()
+            .map(|r| {
+                let v = |name| opt(r.get(name));
+                BalanceSheet {
+                    period: period(&s, r),
+                    total_assets: v("total_assets"),
+                    total_cur_assets: v("total_cur_assets"),
+                    cash_st_invest: v("cash_st_invest"),
+                    total_non_cur_assets: v("total_non_cur_assets"),
+                    total_liab: v("total_liab"),
+                    total_cur_liab: v("total_cur_liab"),
+                    total_debt: v("total_debt"),
+                    total_equity: v("total_equity"),
+                    retained_earnings: v("retained_earnings"),
+                    common_shares_out: v("common_shares_out"),
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// Indicators of one period from its income statement, the balance sheet at its end, and the
+/// income statement of the same period a year before. Ratios to 4 places; per-period (a
+/// quarter's ROE is the quarter's income over the equity at its end, not annualized).
+fn indicator_values(
+    income: &StatementRow,
+    balance: Option<&StatementRow>,
+    year_before: Option<&StatementRow>,
+) -> [(&'static str, Option<Decimal>); 10] {
+    let div = |a: Option<Decimal>, b: Option<Decimal>| match (a, b) {
+        (Some(a), Some(b)) if !b.is_zero() => Some((a / b).round_dp(4)),
+        _ => None,
+    };
+    let growth = |name: &str| {
+        div(income.get(name), year_before.and_then(|y| y.get(name)))
+            .map(|r| r - Decimal::ONE)
+            .filter(|_| {
+                year_before
+                    .and_then(|y| y.get(name))
+                    .is_some_and(|v| v.is_sign_positive())
+            })
+    };
+    let b = |name: &str| balance.and_then(|b| b.get(name));
+    let revenue = income.get("total_revenue");
+    [
+        ("gross_margin", div(income.get("gross_profit"), revenue)),
+        ("operating_margin", div(income.get("op_income"), revenue)),
+        ("net_margin", div(income.get("net_income"), revenue)),
+        ("roe", div(income.get("net_income"), b("total_equity"))),
+        ("roa", div(income.get("net_income"), b("total_assets"))),
+        ("debt_to_assets", div(b("total_liab"), b("total_assets"))),
+        ("current_ratio", div(b("total_cur_assets"), b("total_cur_liab"))),
+        ("eps", income.get("diluted_eps_incl_extra")),
+        ("revenue_growth", growth("total_revenue")),
+        ("net_income_growth", growth("net_income")),
+    ]
+}
+
+async fn indicators(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Indicators>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let (quarterly, count) = report(&p)?;
+    let Some(st) = statements(&state, &s.instrument).await? else {
+        return Ok(Json(Indicators::default()));
+    };
+    let income = st.rows(INCOME, false, quarterly);
+    let balance = st.rows(BALANCE, true, quarterly);
+    let mut answer = Indicators {
+        currency: Some(s.instrument.currency.clone()),
+        ..Indicators::default()
+    };
+    // Oldest first, as the catalog's consumers chart them.
+    for row in income.iter().take(count).rev() {
+        let at_end = balance.iter().find(|b| b.end_day.abs_diff(row.end_day) <= 7);
+        let year_before = income
+            .iter()
+            .find(|y| y.period.quarter == row.period.quarter && y.period.fiscal_year == row.period.fiscal_year - 1);
+        for (name, value) in indicator_values(row, at_end, year_before) {
+            answer.values.entry(name.to_owned()).or_default().push(PeriodValue {
+                fiscal_year: row.period.fiscal_year,
+                fiscal_period: row.period.label().to_owned(),
+                value: opt(value),
+            });
+        }
+    }
+    Ok(Json(answer))
+}
+
+async fn financial_alert(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<FinancialAlert>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let quarters = quarters(&state, &s).await?;
+    let Some((next, year_before, previous_end)) = earnings::next_with_last_year(&quarters) else {
+        return Ok(Json(FinancialAlert::default()));
+    };
+    Ok(Json(FinancialAlert {
+        start_date: previous_end.map(|d| format_day(d + 1)),
+        end_date: Some(format_day(next.end_day)),
+        fiscal_year: Some(next.period.fiscal_year),
+        fiscal_period: Some(next.period.label().to_owned()),
+        currency: Some(s.instrument.currency.clone()),
+        eps_est: opt(next.eps_est),
+        eps_ly: opt(year_before.and_then(|y| y.eps_actual)),
+        rev_est: opt(next.rev_est),
+        rev_ly: opt(year_before.and_then(|y| y.rev_actual)),
+    }))
+}
+
+/// A peer's value of `metric`: trailing figures from the snapshot, book figures from the
+/// latest annual statements (when the company has SEC facts).
+fn peer_value(peer: &Peer, metric: ComparisonMetric, book: Option<&Book>) -> Option<Decimal> {
+    let micros = |v: Option<i64>| v.map(from_micros);
+    let float = |v: Option<f64>| v.and_then(|f| Decimal::try_from(f).ok()).map(|d| d.round_dp(4));
+    match metric {
+        ComparisonMetric::EpsTtm => book.and_then(|b| b.eps_ttm).or_else(|| micros(peer.eps_ttm_e6)),
+        ComparisonMetric::PeTtm => float(peer.pe_ttm),
+        ComparisonMetric::DpsTtm => micros(peer.dividend_e6),
+        ComparisonMetric::DivYieldTtm => float(peer.dividend_yield),
+        ComparisonMetric::Naps => book.and_then(|b| b.naps),
+        ComparisonMetric::Roe => book.and_then(|b| b.roe),
+        ComparisonMetric::DebtToAssets => book.and_then(|b| b.debt_to_assets),
+        ComparisonMetric::NetMargin => book.and_then(|b| b.net_margin),
+        ComparisonMetric::PbRatio => {
+            let naps = book
+                .and_then(|b| b.naps)
+                .filter(|n| n.is_sign_positive() && !n.is_zero())?;
+            Some((micros(peer.price_e6)? / naps).round_dp(4))
+        }
+    }
+    .map(|d| d.round_dp(4))
+}
+
+/// What the comparison needs from a company's statements.
+struct Book {
+    eps_ttm: Option<Decimal>,
+    naps: Option<Decimal>,
+    roe: Option<Decimal>,
+    debt_to_assets: Option<Decimal>,
+    net_margin: Option<Decimal>,
+}
+
+impl Book {
+    fn of(st: &Statements, shares: Option<i64>) -> Book {
+        let quarters = st.rows(INCOME, false, true);
+        let eps: Vec<Decimal> = quarters
+            .iter()
+            .take(4)
+            .filter_map(|q| q.get("diluted_eps_incl_extra"))
+            .collect();
+        let years = st.rows(INCOME, false, false);
+        let balance = st.rows(BALANCE, true, false);
+        let (year, end) = (years.first(), balance.first());
+        let values = year.map(|y| indicator_values(y, end, None));
+        let find = |name: &str| values.as_ref().and_then(|v| v.iter().find(|(n, _)| *n == name)?.1);
+        let equity = end.and_then(|b| b.get("total_equity"));
+        let shares = end
+            .and_then(|b| b.get("common_shares_out"))
+            .or(shares.map(Decimal::from));
+        Book {
+            eps_ttm: (eps.len() == 4).then(|| eps.iter().sum()),
+            naps: match (equity, shares) {
+                (Some(e), Some(s)) if !s.is_zero() => Some((e / s).round_dp(4)),
+                _ => None,
+            },
+            roe: find("roe"),
+            debt_to_assets: find("debt_to_assets"),
+            net_margin: find("net_margin"),
+        }
+    }
+}
+
+/// Up to 20 equities of the same industry (the sector when the industry is unknown), the
+/// target always among them, ranked on `sort_by` over the whole industry (highest first,
+/// unknown values last).
+async fn industry_comparison(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<IndustryComparison>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let metric = param("sort_by", given(p.sort_by.as_deref()), ComparisonMetric::EpsTtm, None)?;
+    let i = &s.instrument;
+    let peers = state.store.peers(i.industry.as_deref(), i.sector.as_deref()).await?;
+    let with_facts: HashSet<String> = state.store.ciks_with_facts().await?.into_iter().collect();
+    let mut ranked = Vec::with_capacity(peers.len());
+    for peer in &peers {
+        let book = match &peer.cik {
+            Some(cik) if with_facts.contains(cik) => {
+                let facts = state.store.company_facts(cik, &statements::concepts()).await?;
+                Statements::new(&facts).map(|st| Book::of(&st, peer.shares_outstanding))
+            }
+            _ => None,
+        };
+        ranked.push((peer, peer_value(peer, metric, book.as_ref())));
+    }
+    ranked.sort_by(|(a, x), (b, y)| match (x, y) {
+        (Some(x), Some(y)) => y.cmp(x).then_with(|| a.symbol.cmp(&b.symbol)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.symbol.cmp(&b.symbol),
+    });
+    let mut data: Vec<IndustryPeer> = Vec::new();
+    let target_rank = ranked
+        .iter()
+        .position(|(peer, _)| peer.instrument_id == i.instrument_id);
+    for (index, (peer, value)) in ranked.iter().enumerate() {
+        let room = data.len() < PEERS - usize::from(target_rank.is_some_and(|t| t > index));
+        if room || Some(index) == target_rank {
+            data.push(IndustryPeer {
+                symbol: peer.symbol.clone(),
+                name: peer.name.clone(),
+                rank: index as u32 + 1,
+                value: opt(*value),
+            });
+        }
+    }
+    let day = peers
+        .iter()
+        .find(|peer| peer.instrument_id == i.instrument_id)
+        .and_then(|peer| peer.day);
+    Ok(Json(IndustryComparison {
+        fiscal_year: day.map(|d| super::units::date_of(d).year()),
+        fiscal_period: day.map(|_| "TTM".to_owned()),
+        industry_name: i.industry.clone().or_else(|| i.sector.clone()),
+        metric: metric.as_str().to_owned(),
+        data,
+    }))
+}
+
+async fn fund_brief(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<FundBrief>, ApiError> {
+    let s = subject(&state, &p).await?;
+    if !s.is_fund() {
+        return Ok(Json(FundBrief::default()));
+    }
+    let brief = records::<FundBriefRecord>(&state, &s)
+        .await?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    // The assets under management of the latest allocation, when the brief has none.
+    let aum = match brief.aum {
+        Some(aum) => Some(text(aum)),
+        None => records::<FundAllocation>(&state, &s)
+            .await?
+            .into_iter()
+            .find_map(|a| a.aum),
+    };
+    Ok(Json(FundBrief {
+        name: Some(s.instrument.name.clone()),
+        launch_date: brief.launch_date,
+        benchmark: brief.benchmark,
+        investment_objective: brief.investment_objective,
+        aum,
+        issuer: brief.issuer,
+        custodian: brief.custodian,
+        managers: brief.managers,
+    }))
+}
+
+/// The closes of a fund up to the market's today.
+async fn fund_closes(state: &AppState, s: &Subject, from_day: i32, to_day: i32) -> Result<Vec<super::Bar>, ApiError> {
+    if !s.is_fund() {
+        return Ok(Vec::new());
+    }
+    Ok(state
+        .store
+        .daily_bars(s.instrument.instrument_id, from_day, to_day.min(today(state)))
+        .await?)
+}
+
+async fn fund_performance(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<FundPerformance>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let bars = fund_closes(&state, &s, i32::MIN, i32::MAX).await?;
+    if bars.is_empty() {
+        return Ok(Json(FundPerformance::default()));
+    }
+    Ok(Json(funds::performance(&bars, &s.instrument.currency)))
+}
+
+/// Daily net values (the closing price: exchange-traded funds trade near their net asset
+/// value) up to `last_date` inclusive, newest first.
+async fn fund_net_value(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<FundNetValue>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let count = count(&p, 5, 20)?;
+    let last_day = match given(p.last_date.as_deref()) {
+        None => i32::MAX,
+        Some(d) => parse_day(d).ok_or_else(|| ApiError::illegal_parameter("last_date must be a YYYY-MM-DD date"))?,
+    };
+    let to = last_day.min(today(&state));
+    let bars = fund_closes(&state, &s, to.saturating_sub(60), to).await?;
+    Ok(Json(
+        bars.iter()
+            .rev()
+            .take(count)
+            .map(|b| FundNetValue {
+                date: format_day(b.day),
+                currency: s.instrument.currency.clone(),
+                net_value: text(from_micros(b.close)),
+            })
+            .collect(),
+    ))
+}
+
+/// The ten largest holdings.
+async fn fund_holdings(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<FundHolding>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let mut holdings: Vec<_> = records::<FundHoldingRecord>(&state, &s).await?.into_iter().collect();
+    holdings.sort_by_key(|h| std::cmp::Reverse(h.share_held_pct));
+    Ok(Json(
+        holdings
+            .into_iter()
+            .take(10)
+            .map(|h| FundHolding {
+                target_symbol: h.target_symbol,
+                stock_name: h.stock_name,
+                share_held_pct: text(h.share_held_pct),
+                share_held_chg_pct: opt(h.share_held_chg_pct),
+                maturity_date: h.maturity_date,
+                update_time: h.update_date,
+            })
+            .collect(),
+    ))
+}
+
+/// Distributions, newest first, ten a page.
+async fn fund_dividends(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<FundDividendPage>, ApiError> {
+    let s = subject(&state, &p).await?;
+    let before = pagination::decode('f', p.pagination_key.as_deref())?.unwrap_or(i64::MAX);
+    if !s.is_fund() {
+        return Ok(Json(FundDividendPage::default()));
+    }
+    let mut dividends: Vec<_> = state
+        .store
+        .corporate_actions(s.instrument.instrument_id)
+        .await?
+        .into_iter()
+        .filter(|a| a.kind == ActionKind::Dividend && i64::from(a.day) < before)
+        .collect();
+    dividends.reverse();
+    let more = dividends.len() > FUND_DIVIDENDS_PAGE;
+    dividends.truncate(FUND_DIVIDENDS_PAGE);
+    Ok(Json(FundDividendPage {
+        pagination_key: more
+            .then(|| dividends.last().map(|a| pagination::encode('f', i64::from(a.day))))
+            .flatten(),
+        data: dividends
+            .into_iter()
+            .map(|a| FundDividend {
+                share_date: format_day(a.day),
+                publish_date: None,
+                pay_date: None,
+                record_date: None,
+                dps: text(a.value),
+            })
+            .collect(),
+    }))
+}
+
+async fn fund_rating(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<FundRating>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    Ok(Json(records::<FundRating>(&state, &s).await?.into_iter().collect()))
+}
+
+async fn fund_splits(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundSplit>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    if !s.is_fund() {
+        return Ok(Json(Vec::new()));
+    }
+    let actions = state.store.corporate_actions(s.instrument.instrument_id).await?;
+    Ok(Json(
+        actions
+            .into_iter()
+            .rev()
+            .filter(|a| a.kind == ActionKind::Split)
+            .map(|a| {
+                let (split_type, from, to) = funds::split_parts(a.value);
+                FundSplit {
+                    split_date: format_day(a.day),
+                    split_type: split_type.to_owned(),
+                    split_ratio: text(a.value),
+                    from,
+                    to,
+                }
+            })
+            .collect(),
+    ))
+}
+
+async fn fund_files(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundFile>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    Ok(Json(records::<FundFile>(&state, &s).await?.into_iter().collect()))
+}
+
+async fn fund_allocation(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<FundAllocation>>, ApiError> {
+    let s = subject(&state, &p).await?;
+    Ok(Json(records::<FundAllocation>(&state, &s).await?.into_iter().collect()))
+}
