@@ -100,16 +100,12 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     bar.finish_and_clear();
                 }
                 let summary = result?;
-                changed |= summary.instruments_changed
-                    + summary.bars_changed
-                    + summary.actions_changed
-                    + summary.facts_changed
-                    > 0;
+                changed |= summary.changed() > 0;
                 if args.json {
                     println!("{}", serde_json::to_string(&summary)?);
                 } else {
                     println!(
-                        "{}: {} ({}): {} rows in {:.2} s ({:.0} rows/s); changed {} instruments, {} bars, {} corporate actions, {} facts{}",
+                        "{}: {} ({}): {} rows in {:.2} s ({:.0} rows/s); changed {} instruments, {} bars, {} corporate actions, {} facts, {} fundamentals records{}",
                         summary.file,
                         summary.format,
                         if summary.skipped > 0 {
@@ -124,12 +120,8 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                         summary.bars_changed,
                         summary.actions_changed,
                         summary.facts_changed,
-                        if summary.instruments_changed
-                            + summary.bars_changed
-                            + summary.actions_changed
-                            + summary.facts_changed
-                            == 0
-                        {
+                        summary.records_changed,
+                        if summary.changed() == 0 {
                             " (already up to date)"
                         } else {
                             ""
@@ -168,6 +160,7 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     "SEC facts           {} ({} companies)",
                     status.facts, status.companies_with_facts
                 );
+                println!("fundamentals        {} records", status.fundamentals_records);
             }
         }
     }

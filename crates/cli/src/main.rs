@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod data;
+mod fundamentals;
 mod market;
 mod orders;
 mod output;
@@ -51,6 +52,8 @@ enum Command {
     Screeners(screeners::ScreenersArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
+    /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
+    Fundamentals(fundamentals::FundamentalsArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
     Sign(sign::SignArgs),
 }
@@ -137,6 +140,7 @@ fn main() -> ExitCode {
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Watchlists(args) => watchlists::run(args).await,
+            Command::Fundamentals(args) => fundamentals::run(args).await,
         }
     });
     match result {

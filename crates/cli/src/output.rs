@@ -1,5 +1,12 @@
 //! Tables for people; `--json` elsewhere is for scripts.
 
+use signet_model::wire::WireEnum;
+
+/// A wire value (`DAY_5`, `VOLUME`, ...) as a command-line argument.
+pub fn wire<T: WireEnum>(s: &str) -> Result<T, String> {
+    T::parse(&s.to_ascii_uppercase()).ok_or_else(|| format!("expected one of {}", T::VALUES.join(", ")))
+}
+
 /// Prints `items` as a JSON array (`--json`, for scripts) or as a table (for people).
 pub fn list<T>(
     json: bool,
@@ -18,7 +25,7 @@ pub fn list<T>(
 }
 
 /// Prints rows under a header, each column as wide as its widest cell.
-fn table(header: &[&str], rows: &[Vec<String>]) {
+pub fn table(header: &[&str], rows: &[Vec<String>]) {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {

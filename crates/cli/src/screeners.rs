@@ -2,11 +2,11 @@
 
 use clap::{Args, Subcommand};
 use signet_model::screeners::{
-    ActivesRank, AggType, Direction, GainersRank, ScreenerItem, Sector, SectorPeriod, SortBy, Week52Rank, WireEnum,
+    ActivesRank, AggType, Direction, GainersRank, ScreenerItem, Sector, SectorPeriod, SortBy, Week52Rank,
 };
 
 use crate::ClientArgs;
-use crate::output::list;
+use crate::output::{list, wire};
 
 #[derive(Args)]
 pub struct ScreenersArgs {
@@ -14,11 +14,6 @@ pub struct ScreenersArgs {
     command: ScreenerCommand,
     #[command(flatten)]
     client: ClientArgs,
-}
-
-/// A wire value (`DAY_5`, `VOLUME`, ...) as a command-line argument.
-fn wire<T: WireEnum>(s: &str) -> Result<T, String> {
-    T::parse(&s.to_ascii_uppercase()).ok_or_else(|| format!("expected one of {}", T::VALUES.join(", ")))
 }
 
 #[derive(Subcommand)]

@@ -101,7 +101,8 @@ fn admin_commands_create_list_and_revoke() {
     let db = dir.path().join("admin.db");
     let db = db.to_str().unwrap();
     let created = run_json(signet().args(["admin", "apps", "create", "--db", db, "--name", "bot", "--json"]));
-    let keys: Vec<&str> = created.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = created.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
     assert_eq!(keys, ["account_ids", "app_key", "app_secret"]);
     let app_key = created["app_key"].as_str().unwrap();
     assert_eq!(created["account_ids"].as_array().unwrap().len(), 2);
@@ -293,6 +294,23 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     ]);
     with_app(&mut add);
     assert_eq!(run_json(&mut add)["instruments"].as_array().unwrap().len(), 2);
+
+    // Fundamentals: a statement from Snowflake's filings, as JSON and as a table.
+    let mut income = signet();
+    income.args(["fundamentals", "income", "snow", "--type", "annual", "--count", "2"]);
+    income.args(["--endpoint", &serving.endpoint]);
+    with_app(&mut income);
+    let table = income.output().unwrap();
+    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.starts_with("FISCAL_YEAR") && table.contains("2025-01-31"),
+        "{table}"
+    );
+    income.arg("--json");
+    let years = run_json(&mut income);
+    assert_eq!(years.as_array().unwrap().len(), 2);
+    assert_eq!(years[0]["revenue"], "3626396000");
 
     let refused = signet()
         .args([
