@@ -60,6 +60,12 @@ wire_enum!(ComboType {
 
 wire_enum!(EntrustType { Qty = "QTY", Amount = "AMOUNT" });
 
+wire_enum!(
+    /// How a trailing stop keeps its distance: `trailing_stop_step` in money, or as a ratio of
+    /// the price (0.05 is 5 %).
+    TrailingType { Amount = "AMOUNT", Percentage = "PERCENTAGE" }
+);
+
 /// One order of `new_orders` or `batch_orders`, as received.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NewOrder {
@@ -213,8 +219,16 @@ pub struct OrderDetail {
     pub filled_quantity: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_price: Option<String>,
+    /// The stop (of a trailing stop: where it stands now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trailing_type: Option<TrailingType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trailing_stop_step: Option<String>,
+    /// The last day of a GTD order, `yyyy-MM-dd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expire_date: Option<String>,
     /// Average price of the fills.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filled_price: Option<String>,

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
+use signet_model::wire::WireEnum;
 
 struct Desk {
     server: TestServer,
@@ -175,6 +176,150 @@ async fn a_limit_waits_until_the_quote_crosses_it() {
         Some("389.51"),
         "the better of the limit and the ask"
     );
+}
+
+#[tokio::test]
+async fn a_stop_loss_sells_once_the_last_price_reaches_its_stop() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.cash_account, order("own", "BUY", "MARKET", "10", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    let mut stop = order("stop", "SELL", "STOP_LOSS", "10", None);
+    stop["stop_price"] = json!("390");
+    stop["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, stop).await.unwrap();
+    desk.pin("391.00", "390.99", "391.01", 10_000).await;
+    desk.step(5).await;
+    assert_eq!(desk.status(&desk.cash_account, "stop").await.0, OrderStatus::Submitted);
+    // The last price reaches the stop; the order sells at the bid, which is below it.
+    desk.pin("389.90", "389.80", "389.95", 10_000).await;
+    desk.step(1).await;
+    let o = &desk.detail(&desk.cash_account, "stop").await.orders[0];
+    assert_eq!(
+        (o.status, o.filled_price.as_deref(), o.stop_price.as_deref()),
+        (OrderStatus::Filled, Some("389.8"), Some("390"))
+    );
+    assert_eq!(desk.position(&desk.cash_account).await, d("0"));
+}
+
+#[tokio::test]
+async fn a_stop_limit_buy_triggers_then_waits_for_its_limit() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let mut o = order("sl", "BUY", "STOP_LOSS_LIMIT", "5", Some("406"));
+    o["stop_price"] = json!("405");
+    desk.place(&desk.cash_account, o).await.unwrap();
+    // Triggered at 405, but the ask is above the limit: it rests as a limit order...
+    desk.pin("407.00", "406.99", "407.01", 10_000).await;
+    desk.step(1).await;
+    assert_eq!(desk.status(&desk.cash_account, "sl").await.0, OrderStatus::Submitted);
+    // ...and fills when the ask comes back under the limit, although the last is below the stop.
+    desk.pin("404.00", "403.99", "404.01", 10_000).await;
+    desk.step(1).await;
+    let o = &desk.detail(&desk.cash_account, "sl").await.orders[0];
+    assert_eq!(
+        (o.status, o.filled_price.as_deref()),
+        (OrderStatus::Filled, Some("404.01"))
+    );
+}
+
+#[tokio::test]
+async fn a_trailing_stop_follows_the_price_up_and_sells_on_the_way_down() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.margin_account, order("own", "BUY", "MARKET", "4", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    let mut trail = order("trail", "SELL", "TRAILING_STOP_LOSS", "4", None);
+    trail["trailing_type"] = json!("AMOUNT");
+    trail["trailing_stop_step"] = json!("10");
+    desk.place(&desk.margin_account, trail).await.unwrap();
+    let stop = |record: OrderRecord| record.orders[0].stop_price.clone().unwrap();
+    assert_eq!(stop(desk.detail(&desk.margin_account, "trail").await), "390");
+    let detail = desk.detail(&desk.margin_account, "trail").await;
+    assert_eq!(
+        (
+            detail.orders[0].trailing_stop_step.as_deref(),
+            detail.orders[0].trailing_type.map(|t| t.as_str())
+        ),
+        (Some("10"), Some("AMOUNT"))
+    );
+    desk.pin("420.00", "419.99", "420.01", 10_000).await;
+    desk.step(1).await;
+    assert_eq!(stop(desk.detail(&desk.margin_account, "trail").await), "410");
+    desk.pin("415.00", "414.99", "415.01", 10_000).await;
+    desk.step(1).await;
+    assert_eq!(
+        desk.status(&desk.margin_account, "trail").await.0,
+        OrderStatus::Submitted,
+        "a fall above the stop keeps it where it was"
+    );
+    assert_eq!(stop(desk.detail(&desk.margin_account, "trail").await), "410");
+    desk.pin("409.00", "408.99", "409.01", 10_000).await;
+    desk.step(1).await;
+    let o = &desk.detail(&desk.margin_account, "trail").await.orders[0];
+    assert_eq!(
+        (o.status, o.filled_price.as_deref()),
+        (OrderStatus::Filled, Some("408.99"))
+    );
+}
+
+#[tokio::test]
+async fn a_gtd_order_lasts_until_the_close_of_its_date_and_a_stop_can_be_replaced() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let mut gtd = order("gtd", "BUY", "LIMIT", "1", Some("300"));
+    gtd["time_in_force"] = json!("GTD");
+    gtd["expire_date"] = json!("2013-02-26");
+    desk.place(&desk.cash_account, gtd).await.unwrap();
+    let detail = desk.detail(&desk.cash_account, "gtd").await;
+    assert_eq!(
+        (
+            detail.orders[0].time_in_force.as_str(),
+            detail.orders[0].expire_date.as_deref()
+        ),
+        ("GTD", Some("2013-02-26"))
+    );
+    let mut past = order("past", "BUY", "LIMIT", "1", Some("300"));
+    past["time_in_force"] = json!("GTD");
+    past["expire_date"] = json!("2013-02-22");
+    assert_eq!(
+        code(desk.place(&desk.cash_account, past).await.unwrap_err()),
+        ErrorCode::IllegalParameter
+    );
+    // Past Monday's close it is still open; past Tuesday's, cancelled.
+    desk.step(7 * 3600).await;
+    assert_eq!(desk.status(&desk.cash_account, "gtd").await.0, OrderStatus::Submitted);
+    desk.step(24 * 3600).await;
+    let ended = desk.detail(&desk.cash_account, "gtd").await;
+    assert_eq!(ended.orders[0].status, OrderStatus::Cancelled);
+    assert!(ended.orders[0].reason.as_deref().unwrap().contains("expire_date"));
+
+    // A waiting stop takes a new stop_price; a LIMIT order does not.
+    let mut stop = order("stop2", "BUY", "STOP_LOSS", "1", None);
+    stop["stop_price"] = json!("500");
+    stop["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, stop).await.unwrap();
+    let replace = |id: &str, field: &str, value: &str| json!({"account_id": desk.cash_account, "modify_orders": [{"client_order_id": id, field: value}]});
+    let _: Value = desk
+        .client
+        .post("/trading/orders/replace", &replace("stop2", "stop_price", "510"))
+        .await
+        .unwrap();
+    let replaced = desk.detail(&desk.cash_account, "stop2").await;
+    assert_eq!(replaced.orders[0].stop_price.as_deref(), Some("510"));
+    let mut limit = order("lim", "BUY", "LIMIT", "1", Some("300"));
+    limit["time_in_force"] = json!("GTC");
+    desk.place(&desk.cash_account, limit).await.unwrap();
+    let refused = desk
+        .client
+        .post::<_, Value>("/trading/orders/replace", &replace("lim", "stop_price", "310"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(refused), ErrorCode::IllegalParameter);
 }
 
 #[tokio::test]
@@ -391,8 +536,12 @@ async fn refusals_name_what_is_supported() {
     let desk = desk().await;
     let cases = [
         (
-            json!({"order_type": "STOP_LOSS", "stop_price": "1"}),
+            json!({"order_type": "MARKET_ON_CLOSE"}),
             ErrorCode::UnsupportedOrderType,
+        ),
+        (
+            json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "AMOUNT", "trailing_stop_step": "1", "time_in_force": "IOC"}),
+            ErrorCode::UnsupportedTimeInForce,
         ),
         (json!({"market": "HK"}), ErrorCode::UnsupportedMarket),
         (

@@ -1,9 +1,11 @@
-//! The paper-trading engine: on every tick of the market simulator it matches open orders
-//! against the simulator's quotes.
+//! The paper-trading engine: on every tick of the market simulator it moves and triggers the
+//! stops of stop orders, and matches open orders against the simulator's quotes.
 
 pub mod accounting;
 pub mod matching;
 pub mod order;
+#[cfg(test)]
+mod properties;
 pub mod spec;
 
 use std::time::Duration;
@@ -24,19 +26,29 @@ const MAX_TICKS_PER_STEP: u32 = 10_000;
 pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
     let _one_at_a_time = state.ticks.lock().await;
     state.market.sync().await?;
-    for order in state.store.open_orders().await? {
+    for mut order in state.store.open_orders().await? {
         if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
-            end(
-                state,
-                &order,
-                Event::Expire,
-                "a DAY order is cancelled at the close of its session",
-            )
-            .await?;
+            let reason = match order.time_in_force {
+                TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
+                _ => "a DAY order is cancelled at the close of its session",
+            };
+            end(state, &order, Event::Expire, reason).await?;
             continue;
         }
-        if let Some(quote) = state.market.quote_of(order.instrument_id, now_ms)
-            && let Some((quantity, price)) = matching::fill(&order, &quote)
+        let quote = state.market.quote_of(order.instrument_id, now_ms);
+        if let Some(quote) = &quote
+            && let Some(stop) = matching::watch(&order, quote)
+        {
+            let triggered_at = stop.triggered.then_some(now_ms);
+            state
+                .store
+                .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
+                .await?;
+            order.stop_price = Some(stop.stop_price);
+            order.triggered_at = triggered_at;
+        }
+        if let Some(quote) = &quote
+            && let Some((quantity, price)) = matching::fill(&order, quote)
         {
             let fill = FillRequest {
                 order_id: order.order_id.clone(),

@@ -1,7 +1,7 @@
 //! An order as the engine keeps it, and the one table of its status transitions.
 
 use rust_decimal::Decimal;
-use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession};
+use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
 
 /// What can happen to an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,17 +93,52 @@ pub struct Order {
     pub time_in_force: TimeInForce,
     pub quantity: Decimal,
     pub limit_price: Option<Decimal>,
+    /// The stop; a trailing stop's moves with the price.
     pub stop_price: Option<Decimal>,
+    pub trailing: Option<Trailing>,
+    /// Simulated time the stop was reached (stop orders only).
+    pub triggered_at: Option<i64>,
     pub session: TradingSession,
     pub status: OrderStatus,
     pub filled_quantity: Decimal,
     pub filled_amount: Decimal,
     pub reason: Option<String>,
-    /// Simulated time after which a DAY order is cancelled.
+    /// Simulated time after which a DAY or GTD order is cancelled.
     pub expires_at_sim: Option<i64>,
     pub place_time: i64,
     pub fill_time: Option<i64>,
     pub update_time: i64,
+}
+
+/// A trailing stop's distance from the best price seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trailing {
+    pub kind: TrailingType,
+    /// Money (AMOUNT), or a ratio of the price (PERCENTAGE, 0 to 1).
+    pub step: Decimal,
+}
+
+impl Trailing {
+    /// Where the stop stands for a reference price: below it for a sell, above for a buy.
+    pub fn stop_for(self, side: Side, reference: Decimal) -> Decimal {
+        let distance = match self.kind {
+            TrailingType::Amount => self.step,
+            TrailingType::Percentage => reference * self.step,
+        };
+        let stop = match side {
+            Side::Buy => reference + distance,
+            Side::Sell | Side::Short => reference - distance,
+        };
+        stop.round_dp(4).max(Decimal::ZERO).normalize()
+    }
+}
+
+/// Whether orders of this type wait for a stop.
+pub fn has_stop(order_type: OrderType) -> bool {
+    matches!(
+        order_type,
+        OrderType::StopLoss | OrderType::StopLossLimit | OrderType::TrailingStopLoss
+    )
 }
 
 impl Order {

@@ -3,10 +3,14 @@
 
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
-use signet_model::orders::{ComboType, EntrustType, NewOrder, OrderType, Side, TimeInForce, TradingSession};
+use signet_model::orders::{
+    ComboType, EntrustType, NewOrder, OrderType, Side, TimeInForce, TradingSession, TrailingType,
+};
 use signet_model::wire::WireEnum;
 
+use super::order::{Trailing, has_stop};
 use crate::error::ApiError;
+use crate::marketdata::units::parse_day;
 
 /// An order the engine can take.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,8 +22,21 @@ pub struct OrderSpec {
     pub time_in_force: TimeInForce,
     pub quantity: Decimal,
     pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
+    pub trailing: Option<Trailing>,
+    /// The last day of a GTD order (days since 1970-01-01, New York).
+    pub expire_day: Option<i32>,
     pub session: TradingSession,
 }
+
+/// The order types the engine fills.
+const ORDER_TYPES: [OrderType; 5] = [
+    OrderType::Market,
+    OrderType::Limit,
+    OrderType::StopLoss,
+    OrderType::StopLossLimit,
+    OrderType::TrailingStopLoss,
+];
 
 /// The largest quantity one order may carry.
 const MAX_QUANTITY: u64 = 10_000_000;
@@ -56,23 +73,32 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         return Err(unsupported(ErrorCode::UnsupportedSide, "side", "SHORT", "BUY, SELL"));
     }
     let order_type = required::<OrderType>("order_type", order.order_type.as_deref())?;
-    if !matches!(order_type, OrderType::Market | OrderType::Limit) {
+    if !ORDER_TYPES.contains(&order_type) {
+        let names: Vec<&str> = ORDER_TYPES.iter().map(|t| t.as_str()).collect();
         return Err(unsupported(
             ErrorCode::UnsupportedOrderType,
             "order_type",
             order_type.as_str(),
-            "MARKET, LIMIT",
+            &names.join(", "),
         ));
     }
     let time_in_force = optional("time_in_force", order.time_in_force.as_deref(), TimeInForce::Day)?;
-    if time_in_force == TimeInForce::Gtd {
+    if time_in_force == TimeInForce::Ioc && has_stop(order_type) {
         return Err(unsupported(
             ErrorCode::UnsupportedTimeInForce,
             "time_in_force",
-            "GTD",
-            "DAY, GTC, IOC",
+            "IOC",
+            "DAY, GTC, GTD for stop orders (IOC is for MARKET and LIMIT)",
         ));
     }
+    let expire_day = match time_in_force {
+        TimeInForce::Gtd => Some(
+            non_empty(order.expire_date.as_deref())
+                .and_then(parse_day)
+                .ok_or_else(|| ApiError::illegal_parameter("a GTD order needs expire_date, yyyy-MM-dd"))?,
+        ),
+        _ => None,
+    };
     let entrust = optional("entrust_type", order.entrust_type.as_deref(), EntrustType::Qty)?;
     if entrust != EntrustType::Qty {
         return Err(unsupported(
@@ -103,9 +129,14 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
             ));
         }
     };
-    if order_type == OrderType::Market && session != TradingSession::Core {
+    // What becomes a market order trades when market orders do.
+    if matches!(
+        order_type,
+        OrderType::Market | OrderType::StopLoss | OrderType::TrailingStopLoss
+    ) && session != TradingSession::Core
+    {
         return Err(ApiError::illegal_parameter(
-            "market orders trade in the core session only: use a LIMIT order outside it",
+            "market, stop and trailing stop orders trade in the core session only: use a LIMIT or STOP_LOSS_LIMIT order outside it",
         ));
     }
 
@@ -116,16 +147,21 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
             "quantity must be more than 0 and at most {MAX_QUANTITY}, with at most 6 decimals"
         )));
     }
-    let limit_price = decimal("limit_price", order.limit_price.as_ref())?;
-    let limit_price = match (order_type, limit_price) {
-        (OrderType::Limit, None) => return Err(ApiError::illegal_parameter("a LIMIT order needs limit_price")),
-        (OrderType::Limit, Some(p)) if p <= Decimal::ZERO || p.scale() > 4 => {
-            return Err(ApiError::illegal_parameter(
-                "limit_price must be more than 0, with at most 4 decimals",
-            ));
+    let limit_price = match order_type {
+        OrderType::Limit | OrderType::StopLossLimit => {
+            Some(price("limit_price", order.limit_price.as_ref(), order_type)?)
         }
-        (OrderType::Limit, Some(p)) => Some(p.normalize()),
-        (_, _) => None,
+        _ => None,
+    };
+    let stop_price = match order_type {
+        OrderType::StopLoss | OrderType::StopLossLimit => {
+            Some(price("stop_price", order.stop_price.as_ref(), order_type)?)
+        }
+        _ => None,
+    };
+    let trailing = match order_type {
+        OrderType::TrailingStopLoss => Some(trailing(order)?),
+        _ => None,
     };
     Ok(OrderSpec {
         client_order_id,
@@ -135,7 +171,44 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         time_in_force,
         quantity: quantity.normalize(),
         limit_price,
+        stop_price,
+        trailing,
+        expire_day,
         session,
+    })
+}
+
+/// A required price of `order_type`: more than 0, at most 4 decimals.
+pub fn price(field: &str, value: Option<&serde_json::Value>, order_type: OrderType) -> Result<Decimal, ApiError> {
+    match decimal(field, value)? {
+        None => Err(ApiError::illegal_parameter(format!(
+            "a {} order needs {field}",
+            order_type.as_str()
+        ))),
+        Some(p) if p <= Decimal::ZERO || p.scale() > 4 => Err(ApiError::illegal_parameter(format!(
+            "{field} must be more than 0, with at most 4 decimals"
+        ))),
+        Some(p) => Ok(p.normalize()),
+    }
+}
+
+/// `trailing_type` and `trailing_stop_step` of a trailing stop.
+fn trailing(order: &NewOrder) -> Result<Trailing, ApiError> {
+    let kind = required::<TrailingType>("trailing_type", order.trailing_type.as_deref())?;
+    let step = decimal("trailing_stop_step", order.trailing_stop_step.as_ref())?
+        .ok_or_else(|| ApiError::illegal_parameter("a TRAILING_STOP_LOSS order needs trailing_stop_step"))?;
+    let valid = match kind {
+        TrailingType::Amount => step > Decimal::ZERO && step.scale() <= 4,
+        TrailingType::Percentage => step > Decimal::ZERO && step < Decimal::ONE && step.scale() <= 6,
+    };
+    if !valid {
+        return Err(ApiError::illegal_parameter(
+            "trailing_stop_step must be more than 0: an amount with at most 4 decimals, or a ratio below 1 (0.05 is 5 %)",
+        ));
+    }
+    Ok(Trailing {
+        kind,
+        step: step.normalize(),
     })
 }
 
@@ -287,10 +360,13 @@ mod tests {
             ErrorCode::UnsupportedInstrumentType
         );
         assert_eq!(
-            code(json!({"order_type": "STOP_LOSS"})),
+            code(json!({"order_type": "MARKET_ON_OPEN"})),
             ErrorCode::UnsupportedOrderType
         );
-        assert_eq!(code(json!({"time_in_force": "GTD"})), ErrorCode::UnsupportedTimeInForce);
+        assert_eq!(
+            code(json!({"order_type": "STOP_LOSS", "stop_price": "90", "time_in_force": "IOC"})),
+            ErrorCode::UnsupportedTimeInForce
+        );
         assert_eq!(code(json!({"combo_type": "OTO"})), ErrorCode::UnsupportedComboType);
         assert_eq!(
             code(json!({"entrust_type": "AMOUNT"})),
@@ -306,8 +382,34 @@ mod tests {
             ErrorCode::UnsupportedOrderFeature
         );
         assert_eq!(code(json!({"algo_type": "TWAP"})), ErrorCode::UnsupportedOrderFeature);
-        let message = parse(&order(json!({"order_type": "STOP_LOSS"}))).unwrap_err().message;
-        assert!(message.contains("MARKET, LIMIT"), "{message}");
+        let message = parse(&order(json!({"order_type": "TOUCH_MKT"}))).unwrap_err().message;
+        assert!(
+            message.contains("MARKET, LIMIT, STOP_LOSS, STOP_LOSS_LIMIT, TRAILING_STOP_LOSS"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn stop_orders_and_gtd_parse() {
+        let stop = parse(&order(
+            json!({"order_type": "STOP_LOSS_LIMIT", "stop_price": "99", "limit_price": "98.5"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            (stop.stop_price, stop.limit_price),
+            (Some(Decimal::from(99)), Some(Decimal::new(985, 1)))
+        );
+        let market_stop = parse(&order(json!({"order_type": "STOP_LOSS", "stop_price": "99"}))).unwrap();
+        assert_eq!(market_stop.limit_price, None, "a STOP_LOSS has no limit");
+        let trailing = parse(&order(json!({
+            "order_type": "TRAILING_STOP_LOSS", "side": "SELL", "trailing_type": "PERCENTAGE", "trailing_stop_step": "0.05"
+        })))
+        .unwrap();
+        let t = trailing.trailing.unwrap();
+        assert_eq!(t.stop_for(Side::Sell, Decimal::from(200)), Decimal::from(190));
+        assert_eq!(t.stop_for(Side::Buy, Decimal::from(200)), Decimal::from(210));
+        let gtd = parse(&order(json!({"time_in_force": "GTD", "expire_date": "2013-03-01"}))).unwrap();
+        assert_eq!(gtd.expire_day, parse_day("2013-03-01"));
     }
 
     #[test]
@@ -328,6 +430,15 @@ mod tests {
             json!({"symbol": ""}),
             json!({"order_type": "MARKET", "support_trading_session": "ALL"}),
             json!({"quantity": {"x": 1}}),
+            json!({"order_type": "STOP_LOSS"}),
+            json!({"order_type": "STOP_LOSS", "stop_price": "-1"}),
+            json!({"order_type": "STOP_LOSS_LIMIT", "stop_price": "90", "limit_price": null}),
+            json!({"order_type": "STOP_LOSS", "stop_price": "90", "support_trading_session": "ALL"}),
+            json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "PERCENTAGE"}),
+            json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "PERCENTAGE", "trailing_stop_step": "5"}),
+            json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "STEPS", "trailing_stop_step": "1"}),
+            json!({"time_in_force": "GTD"}),
+            json!({"time_in_force": "GTD", "expire_date": "2013-02-30"}),
         ] {
             assert_eq!(code(fields.clone()), ErrorCode::IllegalParameter, "{fields}");
         }

@@ -279,6 +279,15 @@ pub trait TradingStore: Send + Sync {
     /// Applies a fill with its effect on the order, the position and the cash, in one
     /// transaction.
     async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;
+    /// Moves a waiting stop order's stop, and marks it triggered at simulated time
+    /// `triggered_at`; false when the order is not open or triggered already.
+    async fn move_stop(
+        &self,
+        order_id: &str,
+        stop_price: Decimal,
+        triggered_at: Option<i64>,
+        time_ms: i64,
+    ) -> Result<bool, StoreError>;
     /// Applies a non-fill event to an open order (cancel, expire, fail, or replace with
     /// `replacement`); `None` when the order is not open any more.
     async fn update_open_order(
@@ -296,6 +305,7 @@ pub trait TradingStore: Send + Sync {
 pub struct Replacement {
     pub quantity: Decimal,
     pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

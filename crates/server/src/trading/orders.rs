@@ -23,6 +23,7 @@ use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, utc_ms_of, wall_clock_ms};
+use crate::marketdata::units::format_day;
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
@@ -62,7 +63,7 @@ async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<
 struct Prepared {
     spec: OrderSpec,
     instrument_id: i64,
-    /// The price the order is expected to fill at: its limit, or the quote now.
+    /// The price the order is expected to fill at: its limit, its stop, or the quote now.
     estimate: Decimal,
 }
 
@@ -74,11 +75,25 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiErro
             format!("no instrument has the symbol {:?}", spec.symbol),
         )
     })?;
-    let quote = state.market.quote_of(instrument_id, state.market.now_ms());
+    let now = state.market.now_ms();
+    if let Some(day) = spec.expire_day
+        && day < NewYork::of(now).day
+    {
+        return Err(ApiError::illegal_parameter(
+            "expire_date is in the past (of the market's clock)",
+        ));
+    }
+    let quote = state.market.quote_of(instrument_id, now);
     let market_price = quote
+        .as_ref()
         .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
         .unwrap_or_default();
-    let estimate = spec.limit_price.unwrap_or(market_price);
+    let mut spec = spec;
+    // A trailing stop starts its distance away from the last price.
+    if let Some(trailing) = spec.trailing {
+        spec.stop_price = Some(trailing.stop_for(spec.side, quote.map_or(market_price, |q| q.last)));
+    }
+    let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
     Ok(Prepared {
         spec,
         instrument_id,
@@ -118,7 +133,12 @@ async fn check_account(
     let mut selling: HashMap<i64, Decimal> = HashMap::new();
     for o in open.iter().filter(|o| Some(o.order_id.as_str()) != replacing) {
         match o.side {
-            Side::Buy => reserved += o.remaining() * o.limit_price.unwrap_or_else(|| price_now(o.instrument_id)),
+            Side::Buy => {
+                reserved += o.remaining()
+                    * o.limit_price
+                        .or(o.stop_price)
+                        .unwrap_or_else(|| price_now(o.instrument_id))
+            }
             Side::Sell | Side::Short => *selling.entry(o.instrument_id).or_default() += o.remaining(),
         }
     }
@@ -172,11 +192,7 @@ async fn check_account(
 /// The simulated moment a DAY order placed now is cancelled: the close of the next session it
 /// may trade in (the core close, or 20:00 for extended hours).
 fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
-    let close = if session == TradingSession::All {
-        AFTER_CLOSE
-    } else {
-        CORE_CLOSE
-    };
+    let close = session_close(session);
     let now = NewYork::of(now_sim_ms);
     let mut day = now.day;
     if !now.is_weekday() || now.second >= close {
@@ -186,6 +202,15 @@ fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
         }
     }
     utc_ms_of(day, close)
+}
+
+/// The second of the New York day an order's sessions end.
+fn session_close(session: TradingSession) -> i64 {
+    if session == TradingSession::All {
+        AFTER_CLOSE
+    } else {
+        CORE_CLOSE
+    }
 }
 
 fn new_order(account: &AccountRecord, p: &Prepared, combo_id: Option<&str>, sim_now: i64) -> Result<Order, ApiError> {
@@ -204,13 +229,22 @@ fn new_order(account: &AccountRecord, p: &Prepared, combo_id: Option<&str>, sim_
         time_in_force: p.spec.time_in_force,
         quantity: p.spec.quantity,
         limit_price: p.spec.limit_price,
-        stop_price: None,
+        stop_price: p.spec.stop_price,
+        trailing: p.spec.trailing,
+        triggered_at: None,
         session: p.spec.session,
         status: OrderStatus::Submitted,
         filled_quantity: Decimal::ZERO,
         filled_amount: Decimal::ZERO,
         reason: None,
-        expires_at_sim: (p.spec.time_in_force == TimeInForce::Day).then(|| day_order_expiry(sim_now, p.spec.session)),
+        expires_at_sim: match p.spec.time_in_force {
+            TimeInForce::Day => Some(day_order_expiry(sim_now, p.spec.session)),
+            TimeInForce::Gtd => p
+                .spec
+                .expire_day
+                .map(|day| utc_ms_of(day, session_close(p.spec.session))),
+            TimeInForce::Gtc | TimeInForce::Ioc => None,
+        },
         place_time: now,
         fill_time: None,
         update_time: now,
@@ -389,9 +423,12 @@ async fn replace(
         [one] => one,
         _ => return Err(ApiError::illegal_parameter("modify_orders must hold one order")),
     };
-    if modify.order_type.is_some() || modify.time_in_force.is_some() || modify.stop_price.is_some() {
+    let trailing_change = ["trailing_type", "trailing_stop_step"]
+        .iter()
+        .any(|k| modify.other.get(*k).is_some_and(|v| !v.is_null()));
+    if modify.order_type.is_some() || modify.time_in_force.is_some() || trailing_change {
         return Err(ApiError::illegal_parameter(
-            "only quantity and limit_price can be replaced",
+            "only quantity, limit_price and stop_price can be replaced: cancel and place a new order for the rest",
         ));
     }
     let order = find(&state, &account, &modify.client_order_id).await?;
@@ -405,19 +442,34 @@ async fn replace(
             order.filled_quantity
         )));
     }
-    let limit_price = match (
-        order.order_type,
-        spec::decimal("limit_price", modify.limit_price.as_ref())?,
-    ) {
-        (OrderType::Limit, Some(p)) if p <= Decimal::ZERO || p.scale() > 4 => {
+    let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, ApiError> {
+        match spec::decimal(field, value)? {
+            None => Ok(None),
+            Some(_) => spec::price(field, value, order.order_type).map(Some),
+        }
+    };
+    let limit_price = match (order.order_type, given("limit_price", modify.limit_price.as_ref())?) {
+        (OrderType::Limit | OrderType::StopLossLimit, new) => new.or(order.limit_price),
+        (_, Some(_)) => {
             return Err(ApiError::illegal_parameter(
-                "limit_price must be more than 0, with at most 4 decimals",
+                "only LIMIT and STOP_LOSS_LIMIT orders have a limit_price",
             ));
         }
-        (OrderType::Limit, Some(p)) => Some(p.normalize()),
-        (OrderType::Limit, None) => order.limit_price,
-        (_, Some(_)) => return Err(ApiError::illegal_parameter("only a LIMIT order has a limit_price")),
         (_, None) => None,
+    };
+    let stop_price = match (order.order_type, given("stop_price", modify.stop_price.as_ref())?) {
+        (OrderType::StopLoss | OrderType::StopLossLimit, Some(_)) if order.triggered_at.is_some() => {
+            return Err(ApiError::illegal_parameter(
+                "the stop was reached already: the order trades, and its stop_price no longer matters",
+            ));
+        }
+        (OrderType::StopLoss | OrderType::StopLossLimit, new) => new.or(order.stop_price),
+        (_, Some(_)) => {
+            return Err(ApiError::illegal_parameter(
+                "only STOP_LOSS and STOP_LOSS_LIMIT orders take a new stop_price (a trailing stop moves its own)",
+            ));
+        }
+        (_, None) => order.stop_price,
     };
     // The replaced order must still fit the account, counting its unfilled part anew.
     let remaining = Prepared {
@@ -429,10 +481,13 @@ async fn replace(
             time_in_force: order.time_in_force,
             quantity: quantity - order.filled_quantity,
             limit_price,
+            stop_price,
+            trailing: order.trailing,
+            expire_day: None,
             session: order.session,
         },
         instrument_id: order.instrument_id,
-        estimate: limit_price.unwrap_or_else(|| {
+        estimate: limit_price.or(stop_price).unwrap_or_else(|| {
             state
                 .market
                 .quote_of(order.instrument_id, state.market.now_ms())
@@ -447,7 +502,11 @@ async fn replace(
             &order.order_id,
             Event::Replace,
             None,
-            Some(Replacement { quantity, limit_price }),
+            Some(Replacement {
+                quantity,
+                limit_price,
+                stop_price,
+            }),
             wall_clock_ms(),
         )
         .await?
@@ -578,6 +637,11 @@ pub fn record(o: &Order) -> OrderRecord {
             filled_quantity: o.filled_quantity.normalize().to_string(),
             limit_price: o.limit_price.map(|p| p.to_string()),
             stop_price: o.stop_price.map(|p| p.to_string()),
+            trailing_type: o.trailing.map(|t| t.kind),
+            trailing_stop_step: o.trailing.map(|t| t.step.to_string()),
+            expire_date: (o.time_in_force == TimeInForce::Gtd)
+                .then(|| o.expires_at_sim.map(|at| format_day(NewYork::of(at).day)))
+                .flatten(),
             filled_price: o.average_price().map(|p| p.to_string()),
             time_in_force: o.time_in_force,
             support_trading_session: o.session,

@@ -1,20 +1,21 @@
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_model::AccountType;
-use signet_model::orders::OrderStatus;
+use signet_model::orders::{OrderStatus, TrailingType};
 use signet_model::wire::WireEnum;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
 use super::{SqliteStore, map_err, parse_column};
 use crate::engine::accounting::{Holding, apply_fill};
-use crate::engine::order::{Event, Order, is_open, transition};
+use crate::engine::order::{Event, Order, Trailing, is_open, transition};
 use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError, TradingStore};
 
 const ORDER_COLUMNS: &str =
     "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, instrument_id,
-    symbol, side, order_type, time_in_force, quantity, limit_price, stop_price, support_trading_session, status,
-    filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time, update_time";
+    symbol, side, order_type, time_in_force, quantity, limit_price, stop_price, trailing_type, trailing_step,
+    triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
+    fill_time, update_time";
 
 fn decimal_column(row: &SqliteRow, name: &str) -> Result<Decimal, StoreError> {
     let text: String = row.try_get(name).map_err(map_err)?;
@@ -50,6 +51,14 @@ fn order_from_row(row: &SqliteRow) -> Result<Order, StoreError> {
         quantity: decimal_column(row, "quantity")?,
         limit_price: optional_decimal(row, "limit_price")?,
         stop_price: optional_decimal(row, "stop_price")?,
+        trailing: match optional_text("trailing_type")? {
+            Some(kind) => Some(Trailing {
+                kind: parse_column("trailing_type", &kind, TrailingType::parse)?,
+                step: optional_decimal(row, "trailing_step")?.unwrap_or_default(),
+            }),
+            None => None,
+        },
+        triggered_at: row.try_get("triggered_at").map_err(map_err)?,
         session: wire_column(row, "support_trading_session")?,
         status: wire_column(row, "status")?,
         filled_quantity: decimal_column(row, "filled_quantity")?,
@@ -107,9 +116,9 @@ impl TradingStore for SqliteStore {
             sqlx::query(
                 "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
                      instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, limit_price,
-                     stop_price, support_trading_session, status, filled_quantity, filled_amount, reason,
-                     expires_at_sim, place_time, fill_time, update_time)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QTY', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     stop_price, trailing_type, trailing_step, triggered_at, support_trading_session, status,
+                     filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time, update_time)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QTY', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&o.order_id)
             .bind(&o.account_id)
@@ -124,6 +133,9 @@ impl TradingStore for SqliteStore {
             .bind(o.quantity.to_string())
             .bind(o.limit_price.map(|p| p.to_string()))
             .bind(o.stop_price.map(|p| p.to_string()))
+            .bind(o.trailing.map(|t| t.kind.as_str()))
+            .bind(o.trailing.map(|t| t.step.to_string()))
+            .bind(o.triggered_at)
             .bind(o.session.as_str())
             .bind(o.status.as_str())
             .bind(o.filled_quantity.to_string())
@@ -317,6 +329,27 @@ impl TradingStore for SqliteStore {
         Ok(FillOutcome::Applied(Box::new(updated)))
     }
 
+    async fn move_stop(
+        &self,
+        order_id: &str,
+        stop_price: Decimal,
+        triggered_at: Option<i64>,
+        time_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE orders SET stop_price = ?, triggered_at = COALESCE(triggered_at, ?), update_time = ?
+             WHERE order_id = ? AND status IN ('SUBMITTED', 'PARTIAL_FILLED') AND triggered_at IS NULL",
+        )
+        .bind(stop_price.to_string())
+        .bind(triggered_at)
+        .bind(time_ms)
+        .bind(order_id)
+        .execute(&self.writer)
+        .await
+        .map_err(map_err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
     async fn update_open_order(
         &self,
         order_id: &str,
@@ -332,18 +365,20 @@ impl TradingStore for SqliteStore {
         let Some(status) = transition(order.status, event) else {
             return Ok(None);
         };
-        let (quantity, limit_price) = match replacement {
-            Some(r) => (r.quantity, r.limit_price),
-            None => (order.quantity, order.limit_price),
+        let (quantity, limit_price, stop_price) = match replacement {
+            Some(r) => (r.quantity, r.limit_price, r.stop_price),
+            None => (order.quantity, order.limit_price, order.stop_price),
         };
         sqlx::query(
-            "UPDATE orders SET status = ?, reason = COALESCE(?, reason), quantity = ?, limit_price = ?, update_time = ?
+            "UPDATE orders SET status = ?, reason = COALESCE(?, reason), quantity = ?, limit_price = ?, stop_price = ?,
+                 update_time = ?
              WHERE order_id = ?",
         )
         .bind(status.as_str())
         .bind(reason)
         .bind(quantity.to_string())
         .bind(limit_price.map(|p| p.to_string()))
+        .bind(stop_price.map(|p| p.to_string()))
         .bind(time_ms)
         .bind(order_id)
         .execute(&mut *tx)

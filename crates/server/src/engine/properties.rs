@@ -1,0 +1,191 @@
+//! Property tests of the engine's rules over random sequences of orders and price moves: the
+//! matching (stops, limits, slices) and the accounting, run the way a tick runs them.
+
+use proptest::prelude::*;
+use rust_decimal::Decimal;
+use signet_model::AccountType;
+use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
+
+use super::accounting::{Holding, apply_fill};
+use super::matching::{fill, watch};
+use super::order::{Event, Order, Trailing, has_stop, transition};
+use crate::market::Quote;
+use crate::market::clock::Session;
+
+#[derive(Debug, Clone)]
+enum Step {
+    Place {
+        side: Side,
+        order_type: OrderType,
+        quantity: u32,
+        /// Cents.
+        price: u32,
+        /// Cents.
+        step: u32,
+    },
+    /// A new last price (cents) and displayed size.
+    Move { last: u32, size: u64 },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let order_type = prop_oneof![
+        Just(OrderType::Market),
+        Just(OrderType::Limit),
+        Just(OrderType::StopLoss),
+        Just(OrderType::StopLossLimit),
+        Just(OrderType::TrailingStopLoss),
+    ];
+    let side = prop_oneof![Just(Side::Buy), Just(Side::Sell)];
+    prop_oneof![
+        (side, order_type, 1u32..300, 8_000u32..12_000, 1u32..1_500).prop_map(
+            |(side, order_type, quantity, price, step)| Step::Place {
+                side,
+                order_type,
+                quantity,
+                price,
+                step
+            }
+        ),
+        (8_000u32..12_000, 1u64..400).prop_map(|(last, size)| Step::Move { last, size }),
+    ]
+}
+
+fn cents(c: u32) -> Decimal {
+    Decimal::new(i64::from(c), 2)
+}
+
+fn quote(last: Decimal, size: u64) -> Quote {
+    Quote {
+        instrument_id: 1,
+        symbol: "X".into(),
+        time_ms: 0,
+        session: Session::Core,
+        last,
+        bid: last - Decimal::new(1, 2),
+        ask: last + Decimal::new(1, 2),
+        bid_size: size,
+        ask_size: size,
+        open: last,
+        high: last,
+        low: last,
+        pre_close: last,
+        volume: 0,
+        pinned: true,
+    }
+}
+
+fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: Decimal, step: Decimal) -> Order {
+    let trailing = (order_type == OrderType::TrailingStopLoss).then_some(Trailing {
+        kind: TrailingType::Amount,
+        step,
+    });
+    Order {
+        seq: n as i64,
+        order_id: n.to_string(),
+        account_id: "A".into(),
+        client_order_id: n.to_string(),
+        client_combo_order_id: None,
+        combo_type: "NORMAL".into(),
+        instrument_id: 1,
+        symbol: "X".into(),
+        side,
+        order_type,
+        time_in_force: TimeInForce::Gtc,
+        quantity: Decimal::from(quantity),
+        limit_price: matches!(order_type, OrderType::Limit | OrderType::StopLossLimit).then_some(price),
+        stop_price: match order_type {
+            OrderType::StopLoss | OrderType::StopLossLimit => Some(price),
+            OrderType::TrailingStopLoss => Some(trailing.expect("trailing").stop_for(side, price)),
+            _ => None,
+        },
+        trailing,
+        triggered_at: None,
+        session: TradingSession::Core,
+        status: OrderStatus::Submitted,
+        filled_quantity: Decimal::ZERO,
+        filled_amount: Decimal::ZERO,
+        reason: None,
+        expires_at_sim: None,
+        place_time: 0,
+        fill_time: None,
+        update_time: 0,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn fills_respect_quantities_cash_and_stops(
+        account_type in prop_oneof![Just(AccountType::Cash), Just(AccountType::Margin)],
+        steps in proptest::collection::vec(step(), 1..80),
+    ) {
+        let start_cash = Decimal::from(50_000);
+        let (mut cash, mut holding) = (start_cash, Holding::default());
+        let (mut bought, mut sold) = (Decimal::ZERO, Decimal::ZERO);
+        let (mut spent, mut received) = (Decimal::ZERO, Decimal::ZERO);
+        let mut orders: Vec<Order> = Vec::new();
+        let mut last = Decimal::from(100);
+        for (n, step) in steps.into_iter().enumerate() {
+            let size = match step {
+                Step::Place { side, order_type, quantity, price, step } => {
+                    orders.push(new_order(n, side, order_type, quantity, cents(price), cents(step)));
+                    100
+                }
+                Step::Move { last: l, size } => {
+                    last = cents(l);
+                    size
+                }
+            };
+            // One tick, as the engine runs it.
+            let q = quote(last, size);
+            for order in orders.iter_mut().filter(|o| matches!(o.status, OrderStatus::Submitted | OrderStatus::PartialFilled)) {
+                if let Some(moved) = watch(order, &q) {
+                    let before = order.stop_price.expect("a stop order has a stop");
+                    match order.side {
+                        Side::Buy => prop_assert!(moved.stop_price <= before, "a buy stop only comes down"),
+                        _ => prop_assert!(moved.stop_price >= before, "a sell stop only goes up"),
+                    }
+                    if order.trailing.is_none() {
+                        prop_assert_eq!(moved.stop_price, before, "a plain stop stays where it was put");
+                    }
+                    order.stop_price = Some(moved.stop_price);
+                    if moved.triggered {
+                        order.triggered_at = Some(n as i64);
+                    }
+                }
+                let Some((quantity, price)) = fill(order, &q) else { continue };
+                prop_assert!(has_stop(order.order_type) <= order.triggered_at.is_some(), "a stop order trades once triggered");
+                if let Some(limit) = order.limit_price {
+                    match order.side {
+                        Side::Buy => prop_assert!(price <= limit),
+                        _ => prop_assert!(price >= limit),
+                    }
+                }
+                match apply_fill(account_type, order.side, holding, cash, quantity, price, Decimal::ZERO) {
+                    Ok(effect) => {
+                        (holding, cash) = (effect.holding, effect.cash);
+                        order.filled_quantity += quantity;
+                        order.filled_amount += quantity * price;
+                        let event = if order.remaining().is_zero() { Event::Fill } else { Event::PartialFill };
+                        order.status = transition(order.status, event).expect("an open order fills");
+                        match order.side {
+                            Side::Buy => { bought += quantity; spent += quantity * price; }
+                            _ => { sold += quantity; received += quantity * price; }
+                        }
+                    }
+                    Err(_) => order.status = transition(order.status, Event::Fail).expect("an open order can fail"),
+                }
+                prop_assert!(order.filled_quantity <= order.quantity);
+            }
+            prop_assert!(account_type == AccountType::Margin || cash >= Decimal::ZERO, "a cash account never goes below zero");
+            prop_assert!(holding.quantity >= Decimal::ZERO);
+            prop_assert_eq!(holding.quantity, bought - sold, "shares are what was bought less what was sold");
+            prop_assert_eq!(cash, start_cash - spent + received, "cash moves by the fills' value exactly");
+        }
+        for order in &orders {
+            prop_assert!(order.filled_quantity <= order.quantity);
+            prop_assert_eq!(order.status == OrderStatus::Filled, order.filled_quantity == order.quantity);
+        }
+    }
+}
