@@ -24,12 +24,24 @@ struct OrderFields {
     side: String,
     symbol: String,
     quantity: String,
-    /// A limit price makes a LIMIT order; without it the order is a MARKET order
+    /// A limit price makes a LIMIT order (with --stop, a STOP_LOSS_LIMIT); without one, a MARKET order
     #[arg(long)]
     limit: Option<String>,
-    /// DAY, GTC or IOC
+    /// A stop price makes a STOP_LOSS order (with --limit, a STOP_LOSS_LIMIT): it trades once the last price reaches the stop
+    #[arg(long, conflicts_with_all = ["trail", "trail_ratio"])]
+    stop: Option<String>,
+    /// A TRAILING_STOP_LOSS this amount from the best price seen
+    #[arg(long, conflicts_with_all = ["limit", "trail_ratio"])]
+    trail: Option<String>,
+    /// A TRAILING_STOP_LOSS this ratio from the best price seen (0.05 is 5 %)
+    #[arg(long, conflicts_with = "limit")]
+    trail_ratio: Option<String>,
+    /// DAY, GTC, IOC or GTD (with --expire-date)
     #[arg(long, default_value = "DAY")]
     tif: String,
+    /// The last day of a GTD order, yyyy-MM-dd
+    #[arg(long)]
+    expire_date: Option<String>,
     /// Trade in the pre-market and after-hours sessions too (limit orders)
     #[arg(long)]
     extended_hours: bool,
@@ -39,6 +51,20 @@ struct OrderFields {
 }
 
 impl OrderFields {
+    fn order_type(&self) -> &'static str {
+        match (
+            &self.limit,
+            &self.stop,
+            self.trail.is_some() || self.trail_ratio.is_some(),
+        ) {
+            (_, _, true) => "TRAILING_STOP_LOSS",
+            (Some(_), Some(_), _) => "STOP_LOSS_LIMIT",
+            (None, Some(_), _) => "STOP_LOSS",
+            (Some(_), None, _) => "LIMIT",
+            (None, None, _) => "MARKET",
+        }
+    }
+
     fn to_order(&self) -> NewOrder {
         let id = self
             .id
@@ -51,11 +77,23 @@ impl OrderFields {
             market: Some("US".into()),
             symbol: Some(self.symbol.to_ascii_uppercase()),
             side: Some(self.side.to_ascii_uppercase()),
-            order_type: Some(if self.limit.is_some() { "LIMIT" } else { "MARKET" }.into()),
+            order_type: Some(self.order_type().into()),
             time_in_force: Some(self.tif.to_ascii_uppercase()),
+            expire_date: self.expire_date.clone(),
             entrust_type: Some("QTY".into()),
             quantity: Some(serde_json::Value::String(self.quantity.clone())),
             limit_price: self.limit.clone().map(serde_json::Value::String),
+            stop_price: self.stop.clone().map(serde_json::Value::String),
+            trailing_type: match (&self.trail, &self.trail_ratio) {
+                (Some(_), _) => Some("AMOUNT".into()),
+                (None, Some(_)) => Some("PERCENTAGE".into()),
+                (None, None) => None,
+            },
+            trailing_stop_step: self
+                .trail
+                .clone()
+                .or_else(|| self.trail_ratio.clone())
+                .map(serde_json::Value::String),
             support_trading_session: Some(if self.extended_hours { "ALL" } else { "CORE" }.into()),
             ..NewOrder::default()
         }
@@ -68,7 +106,7 @@ enum OrdersCommand {
     Place(OrderFields),
     /// Estimate an order's cost and buying power without placing it
     Preview(OrderFields),
-    /// Change an open order's quantity or limit price
+    /// Change an open order's quantity, limit price or (of a waiting stop order) stop price
     Replace {
         #[arg(long)]
         account: String,
@@ -77,6 +115,8 @@ enum OrdersCommand {
         quantity: Option<String>,
         #[arg(long)]
         limit: Option<String>,
+        #[arg(long)]
+        stop: Option<String>,
     },
     /// Cancel an open order
     Cancel {
@@ -136,11 +176,13 @@ pub async fn run(args: OrdersArgs) -> anyhow::Result<()> {
             client_order_id,
             quantity,
             limit,
+            stop,
         } => {
             let modify = ModifyOrder {
                 client_order_id,
                 quantity: quantity.map(serde_json::Value::String),
                 limit_price: limit.map(serde_json::Value::String),
+                stop_price: stop.map(serde_json::Value::String),
                 ..ModifyOrder::default()
             };
             orders.replace(&account, modify).await?
@@ -195,6 +237,7 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
             "SIDE",
             "TYPE",
             "LIMIT",
+            "STOP",
             "QTY",
             "FILLED",
             "AVG PRICE",
@@ -210,6 +253,7 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
                 o.side.as_str().to_owned(),
                 o.order_type.as_str().to_owned(),
                 o.limit_price.clone().unwrap_or_else(|| "-".into()),
+                o.stop_price.clone().unwrap_or_else(|| "-".into()),
                 o.total_quantity.clone(),
                 o.filled_quantity.clone(),
                 o.filled_price.clone().unwrap_or_else(|| "-".into()),
