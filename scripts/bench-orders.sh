@@ -23,5 +23,8 @@ account="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["account_i
 "$signet" serve --listen "127.0.0.1:$port" --db "$work/bench.db" ${MARKET_CLOCK:+--market-clock "$MARKET_CLOCK"} 2>"$work/server.log" &
 server=$!
 for _ in $(seq 100); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
-echo "place LIMIT orders, workers=$workers seconds=$seconds"
+# The baseline, in the same run: a signed read (the nonce is the one write).
+printf 'signed GET /trading/accounts/list, workers=%s seconds=%s: ' "$workers" "$seconds"
+"$load" --endpoint "http://127.0.0.1:$port" --path /trading/accounts/list --seconds "$seconds" --workers "$workers"
+printf 'place LIMIT orders, workers=%s seconds=%s:          ' "$workers" "$seconds"
 "$load" --endpoint "http://127.0.0.1:$port" --place "$account" --seconds "$seconds" --workers "$workers"

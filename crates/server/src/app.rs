@@ -32,6 +32,8 @@ pub struct AppState {
     pub market: Arc<Simulator>,
     /// Held by each engine tick, so that ticks never overlap.
     pub ticks: Arc<tokio::sync::Mutex<()>>,
+    /// What open orders hold back, per account, between placements.
+    pub reservations: Arc<crate::trading::reservations::Reservations>,
 }
 
 pub fn router(state: AppState) -> Router {

@@ -51,6 +51,7 @@ impl Server {
             store,
             market,
             ticks: Arc::default(),
+            reservations: Arc::default(),
             config: Arc::new(config),
         };
         Ok(Server { listener, state })

@@ -40,10 +40,12 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
             && let Some(stop) = matching::watch(&order, quote)
         {
             let triggered_at = stop.triggered.then_some(now_ms);
-            state
+            let moved = state
                 .store
                 .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
-                .await?;
+                .await;
+            state.reservations.forget(&order.account_id);
+            moved?;
             order.stop_price = Some(stop.stop_price);
             order.triggered_at = triggered_at;
         }
@@ -57,7 +59,9 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
                 commission: state.config.commission,
                 time_ms: wall_clock_ms(),
             };
-            match state.store.apply_fill(&fill).await? {
+            let outcome = state.store.apply_fill(&fill).await;
+            state.reservations.forget(&order.account_id);
+            match outcome? {
                 FillOutcome::Applied(_) | FillOutcome::Stale => {}
                 FillOutcome::Refused(refusal) => {
                     end(state, &order, Event::Fail, refusal.reason()).await?;
@@ -81,10 +85,12 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
 
 /// Ends an open order with `event` (no-op when it ended meanwhile).
 async fn end(state: &AppState, order: &Order, event: Event, reason: &str) -> Result<(), ApiError> {
-    state
+    let ended = state
         .store
         .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
-        .await?;
+        .await;
+    state.reservations.forget(&order.account_id);
+    ended?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 
 mod accounts;
 pub mod orders;
+pub mod reservations;
 
 use axum::Router;
 

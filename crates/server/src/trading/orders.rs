@@ -28,6 +28,7 @@ use crate::pagination;
 use crate::secrets::random_hex;
 use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
 use crate::times::{format_ms, parse_ms};
+use crate::trading::reservations::Reserved;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -110,17 +111,6 @@ async fn check_account(
     orders: &[&Prepared],
     replacing: Option<&str>,
 ) -> Result<(Decimal, Decimal), ApiError> {
-    let open = state
-        .store
-        .orders(&OrderQuery {
-            account_id: account.account_id.clone(),
-            open_only: true,
-            from_ms: None,
-            to_ms: None,
-            before_seq: None,
-            limit: u32::MAX,
-        })
-        .await?;
     let now = state.market.now_ms();
     let price_now = |instrument_id: i64| {
         state
@@ -129,19 +119,41 @@ async fn check_account(
             .map(|q| q.last)
             .unwrap_or_default()
     };
-    let mut reserved = Decimal::ZERO;
-    let mut selling: HashMap<i64, Decimal> = HashMap::new();
-    for o in open.iter().filter(|o| Some(o.order_id.as_str()) != replacing) {
-        match o.side {
-            Side::Buy => {
-                reserved += o.remaining()
-                    * o.limit_price
-                        .or(o.stop_price)
-                        .unwrap_or_else(|| price_now(o.instrument_id))
+    // What the account's open orders hold back: cash for buys, shares for sells.
+    let sums = |open: &mut dyn Iterator<Item = &Reserved>| {
+        let mut reserved = Decimal::ZERO;
+        let mut selling: HashMap<i64, Decimal> = HashMap::new();
+        for o in open.filter(|o| Some(o.order_id.as_str()) != replacing) {
+            match o.side {
+                Side::Buy => reserved += o.remaining * o.price.unwrap_or_else(|| price_now(o.instrument_id)),
+                Side::Sell | Side::Short => *selling.entry(o.instrument_id).or_default() += o.remaining,
             }
-            Side::Sell | Side::Short => *selling.entry(o.instrument_id).or_default() += o.remaining(),
         }
-    }
+        (reserved, selling)
+    };
+    let (reserved, mut selling) = match state
+        .reservations
+        .with(&account.account_id, |open| sums(&mut open.values()))
+    {
+        Ok(sums) => sums,
+        Err(generation) => {
+            let orders = state
+                .store
+                .orders(&OrderQuery {
+                    account_id: account.account_id.clone(),
+                    open_only: true,
+                    from_ms: None,
+                    to_ms: None,
+                    before_seq: None,
+                    limit: u32::MAX,
+                })
+                .await?;
+            let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
+            let result = sums(&mut open.iter());
+            state.reservations.keep(&account.account_id, generation, open);
+            result
+        }
+    };
     let positions = state.store.positions(&account.account_id).await?;
     let long_value: Decimal = positions
         .iter()
@@ -261,14 +273,21 @@ fn ack(o: &Order) -> OrderAck {
     }
 }
 
-/// Stores new orders; a client order id used before in the account is 409 and stores nothing.
-async fn insert(state: &AppState, orders: &[Order]) -> Result<(), ApiError> {
+/// Stores new orders of one account; a client order id used before in the account is 409 and
+/// stores nothing.
+async fn insert(state: &AppState, account: &AccountRecord, orders: &[Order]) -> Result<(), ApiError> {
     match state.store.insert_orders(orders).await {
         Err(StoreError::Conflict(_)) => Err(ApiError::new(
             ErrorCode::DuplicateClientOrderId,
             "this client_order_id was used before in this account: every order needs a new one",
         )),
-        other => Ok(other?),
+        Err(other) => Err(other.into()),
+        Ok(()) => {
+            state
+                .reservations
+                .placed(&account.account_id, orders.iter().map(Reserved::of));
+            Ok(())
+        }
     }
 }
 
@@ -294,7 +313,7 @@ async fn place(
     check_account(&state, &account, &[&prepared], None).await?;
     let combo = request.client_combo_order_id.as_deref().filter(|c| !c.is_empty());
     let order = new_order(&account, &prepared, combo, state.market.now_ms())?;
-    insert(&state, std::slice::from_ref(&order)).await?;
+    insert(&state, &account, std::slice::from_ref(&order)).await?;
     Ok(Json(ack(&order)))
 }
 
@@ -362,7 +381,7 @@ async fn batch_place(
         .iter()
         .map(|p| new_order(&account, p, None, sim_now))
         .collect::<Result<Vec<_>, _>>()?;
-    insert(&state, &orders).await?;
+    insert(&state, &account, &orders).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
@@ -408,8 +427,9 @@ async fn cancel(
             None,
             wall_clock_ms(),
         )
-        .await?
-        .ok_or_else(|| not_open(&order))?;
+        .await;
+    state.reservations.forget(&account.account_id);
+    let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
     Ok(Json(ack(&cancelled)))
 }
 
@@ -509,8 +529,9 @@ async fn replace(
             }),
             wall_clock_ms(),
         )
-        .await?
-        .ok_or_else(|| not_open(&order))?;
+        .await;
+    state.reservations.forget(&account.account_id);
+    let replaced = replaced?.ok_or_else(|| not_open(&order))?;
     Ok(Json(ack(&replaced)))
 }
 
