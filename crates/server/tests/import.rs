@@ -157,6 +157,21 @@ async fn companyfacts_keep_every_fact_and_the_shares_outstanding() {
         Some(333_700_000),
         "the latest reported count"
     );
+    // Diluted EPS of the four quarters to 2025-04-30: -0.95, -0.98 and -1.29 as the 10-Qs filed
+    // them, and the fourth quarter of fiscal 2025 as the year (-3.86) less nine months (-2.88).
+    let quarters = db.store.facts("0001640147", "EarningsPerShareDiluted").await.unwrap();
+    let filed = |start: &str, end: &str| {
+        quarters
+            .iter()
+            .find(|f| f.start == start && f.end == end)
+            .unwrap_or_else(|| panic!("{start}..{end}"))
+            .value
+    };
+    let ttm = filed("2024-05-01", "2024-07-31")
+        + filed("2024-08-01", "2024-10-31")
+        + (filed("2024-02-01", "2025-01-31") - filed("2024-02-01", "2024-10-31"))
+        + filed("2025-02-01", "2025-04-30");
+    assert_eq!(Decimal::new(snowflake.eps_ttm_e6.unwrap(), 6), ttm);
     assert_eq!(
         db.import("data/demo/companyfacts_CIK0001640147.json.gz")
             .await

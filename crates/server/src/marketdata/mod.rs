@@ -48,7 +48,8 @@ pub struct Instrument {
     pub instrument_type: InstrumentType,
     pub currency: String,
     pub shares_outstanding: Option<i64>,
-    /// Trailing EPS in millionths, where no SEC facts give it (generated for the demo).
+    /// Trailing twelve-month EPS in millionths: from the SEC facts when imported, generated for
+    /// the demo otherwise.
     pub eps_ttm_e6: Option<i64>,
     pub indices: Option<String>,
 }
@@ -65,7 +66,7 @@ pub struct InstrumentUpdate {
     pub instrument_type: Option<InstrumentType>,
     pub indices: Option<String>,
     pub shares_outstanding: Option<i64>,
-    /// Trailing EPS in millionths, where no SEC facts give it (generated for the demo).
+    /// Trailing twelve-month EPS in millionths (generated for the demo where no facts give it).
     pub eps_ttm_e6: Option<i64>,
 }
 

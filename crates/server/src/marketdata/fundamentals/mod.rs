@@ -611,11 +611,6 @@ struct Book {
 impl Book {
     fn of(st: &Statements, shares: Option<i64>) -> Book {
         let quarters = st.rows(INCOME, false, true);
-        let eps: Vec<Decimal> = quarters
-            .iter()
-            .take(4)
-            .filter_map(|q| q.get("diluted_eps_incl_extra"))
-            .collect();
         let years = st.rows(INCOME, false, false);
         let balance = st.rows(BALANCE, true, false);
         let (year, end) = (years.first(), balance.first());
@@ -626,7 +621,7 @@ impl Book {
             .and_then(|b| b.get("common_shares_out"))
             .or(shares.map(Decimal::from));
         Book {
-            eps_ttm: (eps.len() == 4).then(|| eps.iter().sum()),
+            eps_ttm: statements::eps_ttm(&quarters),
             naps: match (equity, shares) {
                 (Some(e), Some(s)) if !s.is_zero() => Some((e / s).round_dp(4)),
                 _ => None,

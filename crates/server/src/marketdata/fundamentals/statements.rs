@@ -150,6 +150,29 @@ pub fn concepts() -> Vec<&'static str> {
     all.into_iter().collect()
 }
 
+/// The concepts of diluted EPS, the line trailing figures are made of.
+pub fn eps_concepts() -> &'static [&'static str] {
+    INCOME
+        .iter()
+        .find(|l| l.name == "diluted_eps_incl_extra")
+        .map_or(&[], |l| l.concepts)
+}
+
+/// Trailing twelve-month diluted EPS: the sum of the latest four quarters, when they follow one
+/// another.
+pub fn eps_ttm(quarters: &[StatementRow]) -> Option<Decimal> {
+    let latest: Vec<&StatementRow> = quarters.iter().take(4).collect();
+    let consecutive = latest.len() == 4
+        && latest.windows(2).all(|w| {
+            let (a, b) = (w[0].period, w[1].period);
+            (a.fiscal_year * 4 + i32::from(a.quarter)) - (b.fiscal_year * 4 + i32::from(b.quarter)) == 1
+        });
+    if !consecutive {
+        return None;
+    }
+    latest.iter().map(|q| q.get("diluted_eps_incl_extra")).sum()
+}
+
 /// A fiscal period: a quarter (1 to 4) or the year (quarter 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Period {

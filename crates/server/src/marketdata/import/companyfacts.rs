@@ -1,5 +1,5 @@
 //! SEC XBRL companyfacts JSON (`data.sec.gov/api/xbrl/companyfacts/CIK##########.json`):
-//! every fact as reported, and the latest shares outstanding.
+//! every fact as reported, the latest shares outstanding, and trailing EPS (for P/E).
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -10,6 +10,8 @@ use serde::Deserialize;
 use super::tickers::cik_value;
 use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
 use crate::marketdata::Fact;
+use crate::marketdata::fundamentals::statements::{self, Statements};
+use crate::marketdata::units::to_micros;
 
 #[derive(Deserialize)]
 struct CompanyFacts {
@@ -53,6 +55,7 @@ pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowE
 
     let mut stats = ParseStats::default();
     let mut latest_shares: Option<(String, String, i64)> = None;
+    let mut eps_facts = Vec::new();
     let mut out = Batcher::new(emitter, Chunk::Facts);
     for (taxonomy, concepts) in &file.facts {
         for (concept, body) in concepts {
@@ -72,7 +75,7 @@ pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowE
                             latest_shares = Some((key.0, key.1, shares));
                         }
                     }
-                    out.push(Fact {
+                    let fact = Fact {
                         cik: cik.clone(),
                         taxonomy: taxonomy.clone(),
                         concept: concept.clone(),
@@ -86,14 +89,23 @@ pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowE
                         form: raw.form.clone(),
                         filed: raw.filed.clone(),
                         frame: raw.frame.clone(),
-                    })?;
+                    };
+                    if taxonomy == "us-gaap" && statements::eps_concepts().contains(&concept.as_str()) {
+                        eps_facts.push(fact.clone());
+                    }
+                    out.push(fact)?;
                 }
             }
         }
     }
     out.finish()?;
-    if let Some((_, _, shares)) = latest_shares.filter(|(_, _, s)| *s > 0) {
-        emitter.send(Chunk::SharesOutstanding { cik, shares })?;
-    }
+    let eps_ttm_e6 = Statements::new(&eps_facts)
+        .and_then(|st| statements::eps_ttm(&st.rows(statements::INCOME, false, true)))
+        .and_then(to_micros);
+    emitter.send(Chunk::Reported {
+        cik,
+        shares_outstanding: latest_shares.map(|(_, _, s)| s).filter(|s| *s > 0),
+        eps_ttm_e6,
+    })?;
     Ok(stats)
 }

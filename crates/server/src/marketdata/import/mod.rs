@@ -103,10 +103,12 @@ pub enum Chunk {
     Facts(Vec<Fact>),
     /// Records of signet's fundamentals layout, imported or generated.
     Records(Vec<SymbolRecord>),
-    /// The latest count of shares outstanding a company reported.
-    SharesOutstanding {
+    /// What a company's facts say of the figures the screeners use: its latest count of shares
+    /// outstanding, and its trailing EPS (`None` leaves a stored value as it is).
+    Reported {
         cik: String,
-        shares: i64,
+        shares_outstanding: Option<i64>,
+        eps_ttm_e6: Option<i64>,
     },
 }
 

@@ -64,13 +64,20 @@ impl MarketDataStore for SqliteStore {
                             import.counts.records += upsert_records(&mut tx, &rows).await?;
                         }
                     }
-                    Chunk::SharesOutstanding { cik, shares } => {
+                    Chunk::Reported {
+                        cik,
+                        shares_outstanding,
+                        eps_ttm_e6,
+                    } => {
                         let done = sqlx::query(
-                            "UPDATE instruments SET shares_outstanding = ? WHERE cik = ? AND shares_outstanding IS NOT ?",
+                            "UPDATE instruments SET shares_outstanding = COALESCE(?1, shares_outstanding),
+                                 eps_ttm_e6 = COALESCE(?2, eps_ttm_e6)
+                             WHERE cik = ?3 AND (shares_outstanding IS NOT COALESCE(?1, shares_outstanding)
+                                 OR eps_ttm_e6 IS NOT COALESCE(?2, eps_ttm_e6))",
                         )
-                        .bind(shares)
+                        .bind(shares_outstanding)
+                        .bind(eps_ttm_e6)
                         .bind(&cik)
-                        .bind(shares)
                         .execute(&mut *tx)
                         .await
                         .map_err(map_err)?;
