@@ -1,0 +1,155 @@
+//! `kill -9` while orders are placed and filled: after a restart every acknowledged order exists
+//! exactly once, the ones in flight either exist whole or not at all, the open ones fill, and the
+//! account's cash and position agree with its fills to the cent.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Serving, run_json, serve, signet, stop};
+use rust_decimal::Decimal;
+use signet_client::Client;
+use signet_model::orders::{NewOrder, OrderStatus};
+use signet_server::store::{AppStore, OrderQuery, TradingStore};
+use signet_server::{Database, Durability};
+
+const WORKERS: usize = 8;
+
+fn market_buy(id: String) -> NewOrder {
+    NewOrder {
+        client_order_id: Some(id),
+        combo_type: Some("NORMAL".into()),
+        instrument_type: Some("EQUITY".into()),
+        market: Some("US".into()),
+        symbol: Some("AAPL".into()),
+        side: Some("BUY".into()),
+        order_type: Some("MARKET".into()),
+        time_in_force: Some("DAY".into()),
+        entrust_type: Some("QTY".into()),
+        quantity: Some(serde_json::json!("1")),
+        support_trading_session: Some("CORE".into()),
+        ..NewOrder::default()
+    }
+}
+
+/// Places market buys from `WORKERS` tasks until the server stops answering; returns the ids it
+/// acknowledged.
+async fn place_until_gone(client: Arc<Client>, account: String) -> Vec<String> {
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let mut tasks = Vec::new();
+    for worker in 0..WORKERS {
+        let (client, account, acknowledged) = (client.clone(), account.clone(), acknowledged.clone());
+        tasks.push(tokio::spawn(async move {
+            for n in 0.. {
+                let id = format!("w{worker}n{n}");
+                match client.orders().place(&account, market_buy(id.clone())).await {
+                    Ok(_) => acknowledged.lock().unwrap().push(id),
+                    Err(e @ signet_client::Error::Api { .. }) => panic!("a placement was refused: {e}"),
+                    Err(_) => return,
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    Arc::try_unwrap(acknowledged).unwrap().into_inner().unwrap()
+}
+
+#[test]
+fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crash.db");
+    let db = db.to_str().unwrap();
+    let prices = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
+    );
+    run_json(signet().args(["data", "import", "--db", db, "--json", prices]));
+    // Enough cash for every order a few seconds can place (about $430 each).
+    let created = run_json(signet().args([
+        "admin", "apps", "create", "--db", db, "--name", "crash", "--cash", "10000000", "--json",
+    ]));
+    let (key, secret) = (
+        created["app_key"].as_str().unwrap(),
+        created["app_secret"].as_str().unwrap(),
+    );
+    let account = created["account_ids"][1].as_str().unwrap().to_owned();
+
+    // The running clock starts at a core open: market orders fill on the ticks, four a second.
+    let serving = serve(db, &[]);
+    let client = Arc::new(Client::new(&serving.endpoint, key, secret).unwrap());
+    let pid = serving.child.id().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let acknowledged = runtime.block_on(async {
+        let killer = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+        });
+        let acknowledged = place_until_gone(client, account.clone()).await;
+        killer.await.unwrap();
+        acknowledged
+    });
+    let Serving { mut child, .. } = serving;
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "killed, not stopped: {status}");
+    assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
+
+    // Restarted, the engine resumes: what was open fills.
+    let again = serve(db, &[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    stop(again);
+
+    let (orders, positions, cash) = runtime.block_on(async {
+        let database = Database::open_sqlite(std::path::Path::new(db), Durability::Normal, None)
+            .await
+            .unwrap();
+        let store = database.store;
+        let orders = store
+            .orders(&OrderQuery {
+                account_id: account.clone(),
+                open_only: false,
+                from_ms: None,
+                to_ms: None,
+                before_seq: None,
+                limit: u32::MAX,
+            })
+            .await
+            .unwrap();
+        let positions = store.positions(&account).await.unwrap();
+        let cash = store.account(&account).await.unwrap().unwrap().cash;
+        (orders, positions, cash)
+    });
+
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for o in &orders {
+        *seen.entry(o.client_order_id.as_str()).or_default() += 1;
+    }
+    for id in &acknowledged {
+        assert_eq!(
+            seen.get(id.as_str()),
+            Some(&1),
+            "acknowledged order {id} exists exactly once"
+        );
+    }
+    // Orders whose answer the kill cut off may exist too, but whole: the same checks hold.
+    assert!(orders.len() <= acknowledged.len() + WORKERS);
+    for o in &orders {
+        assert_eq!(o.status, OrderStatus::Filled, "{} after the restart", o.client_order_id);
+        assert_eq!(o.filled_quantity, Decimal::ONE);
+    }
+    let spent: Decimal = orders.iter().map(|o| o.filled_amount).sum();
+    assert_eq!(
+        cash,
+        Decimal::from(10_000_000) - spent,
+        "cash is the start less every fill"
+    );
+    let held: Decimal = positions.iter().map(|p| p.holding.quantity).sum();
+    assert_eq!(held, Decimal::from(orders.len() as u64), "one share per filled order");
+}
