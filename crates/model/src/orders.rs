@@ -215,6 +215,9 @@ pub struct OrderDetail {
     pub order_type: OrderType,
     pub status: OrderStatus,
     pub entrust_type: EntrustType,
+    /// The cash of an AMOUNT order; its `total_quantity` is what that bought when placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_cash_amount: Option<String>,
     pub total_quantity: String,
     pub filled_quantity: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -323,6 +323,35 @@ async fn a_gtd_order_lasts_until_the_close_of_its_date_and_a_stop_can_be_replace
 }
 
 #[tokio::test]
+async fn an_amount_order_buys_the_fractional_shares_its_cash_pays_for() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let mut o = order("cash", "BUY", "MARKET", "1", None);
+    o["entrust_type"] = json!("AMOUNT");
+    o["quantity"] = Value::Null;
+    o["total_cash_amount"] = json!("1000");
+    desk.place(&desk.cash_account, o).await.unwrap();
+    desk.step(1).await;
+    let detail = desk.detail(&desk.cash_account, "cash").await;
+    let o = &detail.orders[0];
+    assert_eq!(
+        (
+            o.status,
+            o.entrust_type.as_str(),
+            o.total_cash_amount.as_deref(),
+            o.total_quantity.as_str()
+        ),
+        (OrderStatus::Filled, "AMOUNT", Some("1000"), "2.499937"),
+        "1000 / 400.01, rounded down to the millionth"
+    );
+    assert_eq!(desk.position(&desk.cash_account).await, d("2.499937"));
+    assert_eq!(
+        desk.cash(&desk.cash_account).await,
+        d("100000") - d("2.499937") * d("400.01")
+    );
+}
+
+#[tokio::test]
 async fn a_large_order_fills_in_slices_of_the_displayed_size() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 120).await;

@@ -114,6 +114,7 @@ mod tests {
             order_type,
             time_in_force: TimeInForce::Gtc,
             quantity: Decimal::from(10),
+            cash_amount: None,
             limit_price: limit.map(|l| l.parse().unwrap()),
             stop_price: Some(stop.parse().unwrap()),
             trailing: None,

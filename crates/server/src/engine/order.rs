@@ -1,7 +1,7 @@
 //! An order as the engine keeps it, and the one table of its status transitions.
 
 use rust_decimal::Decimal;
-use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
+use signet_model::orders::{EntrustType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
 
 /// What can happen to an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,6 +92,8 @@ pub struct Order {
     pub order_type: OrderType,
     pub time_in_force: TimeInForce,
     pub quantity: Decimal,
+    /// The cash of an AMOUNT order (`entrust_type`), which set its quantity.
+    pub cash_amount: Option<Decimal>,
     pub limit_price: Option<Decimal>,
     /// The stop; a trailing stop's moves with the price.
     pub stop_price: Option<Decimal>,
@@ -142,6 +144,14 @@ pub fn has_stop(order_type: OrderType) -> bool {
 }
 
 impl Order {
+    pub fn entrust_type(&self) -> EntrustType {
+        if self.cash_amount.is_some() {
+            EntrustType::Amount
+        } else {
+            EntrustType::Qty
+        }
+    }
+
     pub fn remaining(&self) -> Decimal {
         self.quantity - self.filled_quantity
     }

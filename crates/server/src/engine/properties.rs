@@ -92,6 +92,7 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
         order_type,
         time_in_force: TimeInForce::Gtc,
         quantity: Decimal::from(quantity),
+        cash_amount: None,
         limit_price: matches!(order_type, OrderType::Limit | OrderType::StopLossLimit).then_some(price),
         stop_price: match order_type {
             OrderType::StopLoss | OrderType::StopLossLimit => Some(price),

@@ -20,7 +20,10 @@ pub struct OrderSpec {
     pub side: Side,
     pub order_type: OrderType,
     pub time_in_force: TimeInForce,
+    /// Zero for an AMOUNT order until [`Self::quantity_for`] sets it.
     pub quantity: Decimal,
+    /// The cash an AMOUNT order spends (or raises).
+    pub cash_amount: Option<Decimal>,
     pub limit_price: Option<Decimal>,
     pub stop_price: Option<Decimal>,
     pub trailing: Option<Trailing>,
@@ -40,6 +43,38 @@ const ORDER_TYPES: [OrderType; 5] = [
 
 /// The largest quantity one order may carry.
 const MAX_QUANTITY: u64 = 10_000_000;
+/// The largest cash amount one AMOUNT order may carry.
+const MAX_CASH_AMOUNT: u64 = 100_000_000;
+
+impl OrderSpec {
+    /// An AMOUNT order's quantity at `price`: the shares the amount pays for, to the millionth
+    /// (fractional), rounded down.
+    pub fn quantity_for(&mut self, price: Decimal) -> Result<(), ApiError> {
+        let Some(amount) = self.cash_amount else { return Ok(()) };
+        if price <= Decimal::ZERO {
+            return Err(ApiError::illegal_parameter(
+                "there is no price yet to turn total_cash_amount into shares: give a quantity",
+            ));
+        }
+        let shares = (amount / price).round_dp_with_strategy(6, rust_decimal::RoundingStrategy::ToZero);
+        self.quantity = checked_quantity(shares)
+            .map_err(|_| {
+                ApiError::illegal_parameter(format!("total_cash_amount {amount} buys {shares} shares at {price}"))
+            })?
+            .normalize();
+        Ok(())
+    }
+}
+
+/// More than 0, at most [`MAX_QUANTITY`], at most 6 decimals.
+fn checked_quantity(quantity: Decimal) -> Result<Decimal, ApiError> {
+    if quantity <= Decimal::ZERO || quantity > Decimal::from(MAX_QUANTITY) || quantity.scale() > 6 {
+        return Err(ApiError::illegal_parameter(format!(
+            "quantity must be more than 0 and at most {MAX_QUANTITY}, with at most 6 decimals"
+        )));
+    }
+    Ok(quantity)
+}
 
 pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
     let client_order_id = client_order_id(order.client_order_id.as_deref())?;
@@ -99,15 +134,27 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         ),
         _ => None,
     };
-    let entrust = optional("entrust_type", order.entrust_type.as_deref(), EntrustType::Qty)?;
-    if entrust != EntrustType::Qty {
-        return Err(unsupported(
-            ErrorCode::UnsupportedEntrustType,
-            "entrust_type",
-            entrust.as_str(),
-            "QTY",
-        ));
-    }
+    let cash_amount = match optional("entrust_type", order.entrust_type.as_deref(), EntrustType::Qty)? {
+        EntrustType::Qty => None,
+        EntrustType::Amount if !matches!(order_type, OrderType::Market | OrderType::Limit) => {
+            return Err(unsupported(
+                ErrorCode::UnsupportedEntrustType,
+                "entrust_type",
+                "AMOUNT",
+                "QTY, and AMOUNT for MARKET and LIMIT orders",
+            ));
+        }
+        EntrustType::Amount => {
+            let amount = decimal("total_cash_amount", order.total_cash_amount.as_ref())?
+                .ok_or_else(|| ApiError::illegal_parameter("an AMOUNT order needs total_cash_amount"))?;
+            if amount <= Decimal::ZERO || amount > Decimal::from(MAX_CASH_AMOUNT) || amount.scale() > 2 {
+                return Err(ApiError::illegal_parameter(format!(
+                    "total_cash_amount must be more than 0 and at most {MAX_CASH_AMOUNT}, with at most 2 decimals"
+                )));
+            }
+            Some(amount.normalize())
+        }
+    };
     let default_session = if order.extended_hours == Some(true) {
         TradingSession::All
     } else {
@@ -140,13 +187,17 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         ));
     }
 
-    let quantity = decimal("quantity", order.quantity.as_ref())?
-        .ok_or_else(|| ApiError::illegal_parameter("quantity is required"))?;
-    if quantity <= Decimal::ZERO || quantity > Decimal::from(MAX_QUANTITY) || quantity.scale() > 6 {
-        return Err(ApiError::illegal_parameter(format!(
-            "quantity must be more than 0 and at most {MAX_QUANTITY}, with at most 6 decimals"
-        )));
-    }
+    let quantity = match (cash_amount, decimal("quantity", order.quantity.as_ref())?) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::illegal_parameter(
+                "an AMOUNT order gives total_cash_amount, not quantity",
+            ));
+        }
+        // Set from the price when the order is placed.
+        (Some(_), None) => Decimal::ZERO,
+        (None, None) => return Err(ApiError::illegal_parameter("quantity is required")),
+        (None, Some(quantity)) => checked_quantity(quantity)?,
+    };
     let limit_price = match order_type {
         OrderType::Limit | OrderType::StopLossLimit => {
             Some(price("limit_price", order.limit_price.as_ref(), order_type)?)
@@ -170,6 +221,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         order_type,
         time_in_force,
         quantity: quantity.normalize(),
+        cash_amount,
         limit_price,
         stop_price,
         trailing,
@@ -369,7 +421,9 @@ mod tests {
         );
         assert_eq!(code(json!({"combo_type": "OTO"})), ErrorCode::UnsupportedComboType);
         assert_eq!(
-            code(json!({"entrust_type": "AMOUNT"})),
+            code(
+                json!({"entrust_type": "AMOUNT", "order_type": "STOP_LOSS", "stop_price": "9", "total_cash_amount": "100"})
+            ),
             ErrorCode::UnsupportedEntrustType
         );
         assert_eq!(code(json!({"side": "SHORT"})), ErrorCode::UnsupportedSide);
@@ -408,6 +462,16 @@ mod tests {
         let t = trailing.trailing.unwrap();
         assert_eq!(t.stop_for(Side::Sell, Decimal::from(200)), Decimal::from(190));
         assert_eq!(t.stop_for(Side::Buy, Decimal::from(200)), Decimal::from(210));
+        let mut amount = parse(&order(
+            json!({"entrust_type": "AMOUNT", "quantity": null, "total_cash_amount": "1000"}),
+        ))
+        .unwrap();
+        amount.quantity_for(Decimal::new(40001, 2)).unwrap();
+        assert_eq!(
+            amount.quantity,
+            Decimal::new(2_499_937, 6),
+            "rounded down to the millionth"
+        );
         let gtd = parse(&order(json!({"time_in_force": "GTD", "expire_date": "2013-03-01"}))).unwrap();
         assert_eq!(gtd.expire_day, parse_day("2013-03-01"));
     }
@@ -438,6 +502,9 @@ mod tests {
             json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "PERCENTAGE", "trailing_stop_step": "5"}),
             json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "STEPS", "trailing_stop_step": "1"}),
             json!({"time_in_force": "GTD"}),
+            json!({"entrust_type": "AMOUNT", "quantity": null}),
+            json!({"entrust_type": "AMOUNT", "quantity": "1", "total_cash_amount": "100"}),
+            json!({"entrust_type": "AMOUNT", "quantity": null, "total_cash_amount": "1.001"}),
             json!({"time_in_force": "GTD", "expire_date": "2013-02-30"}),
         ] {
             assert_eq!(code(fields.clone()), ErrorCode::IllegalParameter, "{fields}");

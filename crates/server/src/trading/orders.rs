@@ -9,9 +9,8 @@ use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, EntrustType, NewOrder, OrderAck, OrderDetail, OrderPage,
-    OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
-    TradingSession,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
+    OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce, TradingSession,
 };
 use signet_model::{AccountType, ErrorCode};
 
@@ -95,6 +94,7 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiErro
         spec.stop_price = Some(trailing.stop_for(spec.side, quote.map_or(market_price, |q| q.last)));
     }
     let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
+    spec.quantity_for(estimate)?;
     Ok(Prepared {
         spec,
         instrument_id,
@@ -240,6 +240,7 @@ fn new_order(account: &AccountRecord, p: &Prepared, combo_id: Option<&str>, sim_
         order_type: p.spec.order_type,
         time_in_force: p.spec.time_in_force,
         quantity: p.spec.quantity,
+        cash_amount: p.spec.cash_amount,
         limit_price: p.spec.limit_price,
         stop_price: p.spec.stop_price,
         trailing: p.spec.trailing,
@@ -500,6 +501,7 @@ async fn replace(
             order_type: order.order_type,
             time_in_force: order.time_in_force,
             quantity: quantity - order.filled_quantity,
+            cash_amount: None,
             limit_price,
             stop_price,
             trailing: order.trailing,
@@ -653,7 +655,8 @@ pub fn record(o: &Order) -> OrderRecord {
             side: o.side,
             order_type: o.order_type,
             status: o.status,
-            entrust_type: EntrustType::Qty,
+            entrust_type: o.entrust_type(),
+            total_cash_amount: o.cash_amount.map(|a| a.to_string()),
             total_quantity: o.quantity.normalize().to_string(),
             filled_quantity: o.filled_quantity.normalize().to_string(),
             limit_price: o.limit_price.map(|p| p.to_string()),

@@ -13,7 +13,7 @@ use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replace
 
 const ORDER_COLUMNS: &str =
     "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, instrument_id,
-    symbol, side, order_type, time_in_force, quantity, limit_price, stop_price, trailing_type, trailing_step,
+    symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
     fill_time, update_time";
 
@@ -49,6 +49,7 @@ fn order_from_row(row: &SqliteRow) -> Result<Order, StoreError> {
         order_type: wire_column(row, "order_type")?,
         time_in_force: wire_column(row, "time_in_force")?,
         quantity: decimal_column(row, "quantity")?,
+        cash_amount: optional_decimal(row, "cash_amount")?,
         limit_price: optional_decimal(row, "limit_price")?,
         stop_price: optional_decimal(row, "stop_price")?,
         trailing: match optional_text("trailing_type")? {
@@ -115,10 +116,11 @@ impl TradingStore for SqliteStore {
         for o in orders {
             sqlx::query(
                 "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
-                     instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, limit_price,
-                     stop_price, trailing_type, trailing_step, triggered_at, support_trading_session, status,
-                     filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time, update_time)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'QTY', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, cash_amount,
+                     limit_price, stop_price, trailing_type, trailing_step, triggered_at, support_trading_session,
+                     status, filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time,
+                     update_time)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&o.order_id)
             .bind(&o.account_id)
@@ -130,7 +132,9 @@ impl TradingStore for SqliteStore {
             .bind(o.side.as_str())
             .bind(o.order_type.as_str())
             .bind(o.time_in_force.as_str())
+            .bind(o.entrust_type().as_str())
             .bind(o.quantity.to_string())
+            .bind(o.cash_amount.map(|a| a.to_string()))
             .bind(o.limit_price.map(|p| p.to_string()))
             .bind(o.stop_price.map(|p| p.to_string()))
             .bind(o.trailing.map(|t| t.kind.as_str()))
