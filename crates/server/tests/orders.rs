@@ -352,6 +352,61 @@ async fn an_amount_order_buys_the_fractional_shares_its_cash_pays_for() {
 }
 
 #[tokio::test]
+async fn a_margin_account_sells_short_and_covers() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    desk.place(&desk.margin_account, order("short", "SHORT", "MARKET", "10", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.status(&desk.margin_account, "short").await.0, OrderStatus::Filled);
+    assert_eq!(desk.position(&desk.margin_account).await, d("-10"));
+    assert_eq!(desk.cash(&desk.margin_account).await, d("100000") + d("3999.9"));
+    // Short while short is fine; a SELL is not (nothing is held).
+    assert_eq!(
+        code(
+            desk.place(&desk.margin_account, order("sell", "SELL", "MARKET", "1", None))
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::InsufficientPosition
+    );
+    desk.pin("390.00", "389.99", "390.01", 10_000).await;
+    desk.place(&desk.margin_account, order("cover", "BUY", "MARKET", "10", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.position(&desk.margin_account).await, d("0"));
+    assert_eq!(
+        desk.cash(&desk.margin_account).await,
+        d("100000") + d("3999.9") - d("3900.1"),
+        "sold at 399.99, bought back at 390.01"
+    );
+
+    // A CASH account does not sell short, and neither does an account holding the shares long.
+    assert_eq!(
+        code(
+            desk.place(&desk.cash_account, order("cs", "SHORT", "MARKET", "1", None))
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::UnsupportedSide
+    );
+    desk.place(&desk.margin_account, order("long", "BUY", "MARKET", "1", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(
+        code(
+            desk.place(&desk.margin_account, order("ls", "SHORT", "MARKET", "1", None))
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::InsufficientPosition
+    );
+}
+
+#[tokio::test]
 async fn a_large_order_fills_in_slices_of_the_displayed_size() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 120).await;

@@ -5,7 +5,8 @@ use rust_decimal::Decimal;
 use signet_model::AccountType;
 use signet_model::orders::Side;
 
-/// A holding: shares and the average price paid for them.
+/// A holding: shares (negative when sold short) and the average price they were bought (or sold
+/// short) at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Holding {
     pub quantity: Decimal,
@@ -26,6 +27,8 @@ pub enum Refusal {
     Cash,
     /// The account would sell shares it does not hold.
     Shares,
+    /// A short sale by a CASH account, or while the account holds shares long.
+    Short,
 }
 
 impl Refusal {
@@ -33,15 +36,18 @@ impl Refusal {
         match self {
             Refusal::Cash => "buying power gone: the cash account cannot pay for the fill",
             Refusal::Shares => "the account no longer holds the shares to sell",
+            Refusal::Short => "only a margin account without a long position may sell short",
         }
     }
 }
 
 /// Applies a fill of `quantity` at `price` (plus `commission`) to a holding and cash.
 ///
-/// A buy raises the holding at a new average cost and spends cash; a sell lowers it at the same
-/// average cost and adds the proceeds. A CASH account can never go below zero, and no account
-/// sells more than it holds (short selling is not offered yet).
+/// A buy spends cash and raises the holding: at a new average cost when long, covering (at the
+/// same average short price) when short. A sell lowers a long holding at the same average cost
+/// and adds the proceeds; a short sale (MARGIN accounts, no long holding) adds the proceeds and
+/// deepens the short at a new average price. A CASH account can never go below zero, and no
+/// account sells more than it holds.
 pub fn apply_fill(
     account_type: AccountType,
     side: Side,
@@ -52,23 +58,28 @@ pub fn apply_fill(
     commission: Decimal,
 ) -> Result<FillEffect, Refusal> {
     let value = quantity * price;
-    match side {
+    // The average of an existing holding and `quantity` more at `price`, by absolute size.
+    let averaged = |held: Decimal| ((held.abs() * holding.average_cost + value) / (held.abs() + quantity)).round_dp(6);
+    let (quantity_after, average_cost, cash) = match side {
         Side::Buy => {
             let cash = cash - value - commission;
             if account_type == AccountType::Cash && cash < Decimal::ZERO {
                 return Err(Refusal::Cash);
             }
             let total = holding.quantity + quantity;
-            let average_cost = ((holding.quantity * holding.average_cost + value) / total).round_dp(6);
-            Ok(FillEffect {
-                holding: Holding {
-                    quantity: total,
-                    average_cost,
-                },
-                cash,
-            })
+            let average_cost = if holding.quantity >= Decimal::ZERO {
+                averaged(holding.quantity)
+            } else if total < Decimal::ZERO {
+                holding.average_cost
+            } else if total.is_zero() {
+                Decimal::ZERO
+            } else {
+                // Covered the short and bought beyond it: the long part cost `price`.
+                price
+            };
+            (total, average_cost, cash)
         }
-        Side::Sell | Side::Short => {
+        Side::Sell => {
             if holding.quantity < quantity {
                 return Err(Refusal::Shares);
             }
@@ -78,24 +89,42 @@ pub fn apply_fill(
             } else {
                 holding.average_cost
             };
-            Ok(FillEffect {
-                holding: Holding {
-                    quantity: left,
-                    average_cost,
-                },
-                cash: cash + value - commission,
-            })
+            (left, average_cost, cash + value - commission)
         }
-    }
+        Side::Short => {
+            if account_type == AccountType::Cash || holding.quantity > Decimal::ZERO {
+                return Err(Refusal::Short);
+            }
+            (
+                holding.quantity - quantity,
+                averaged(holding.quantity),
+                cash + value - commission,
+            )
+        }
+    };
+    Ok(FillEffect {
+        holding: Holding {
+            quantity: quantity_after,
+            average_cost,
+        },
+        cash,
+    })
 }
 
-/// Buying power: what a CASH account has in cash, or for a MARGIN account twice its equity less
-/// what its long positions already use (Reg T: 50% initial margin); in both cases less what open
-/// buy orders have reserved.
-pub fn buying_power(account_type: AccountType, cash: Decimal, long_value: Decimal, reserved: Decimal) -> Decimal {
+/// Buying power: what a CASH account has in cash, or for a MARGIN account twice its equity
+/// (cash, which holds the proceeds of short sales, plus longs less shorts) less what its long and
+/// short positions already use (Reg T: 50% initial margin on both); in both cases less what open
+/// buy and short orders have reserved.
+pub fn buying_power(
+    account_type: AccountType,
+    cash: Decimal,
+    long_value: Decimal,
+    short_value: Decimal,
+    reserved: Decimal,
+) -> Decimal {
     let power = match account_type {
         AccountType::Cash => cash,
-        AccountType::Margin => (cash + long_value) * Decimal::TWO - long_value,
+        AccountType::Margin => (cash + long_value - short_value) * Decimal::TWO - long_value - short_value,
     };
     (power - reserved).max(Decimal::ZERO)
 }
@@ -204,15 +233,107 @@ mod tests {
     }
 
     #[test]
-    fn buying_power_of_cash_and_margin() {
-        assert_eq!(buying_power(AccountType::Cash, d("1000"), d("500"), d("300")), d("700"));
-        assert_eq!(buying_power(AccountType::Margin, d("1000"), d("0"), d("0")), d("2000"));
+    fn a_short_sale_adds_proceeds_and_a_buy_covers_it() {
+        let none = Holding::default();
         assert_eq!(
-            buying_power(AccountType::Margin, d("0"), d("2000"), d("0")),
+            apply_fill(AccountType::Cash, Side::Short, none, d("1000"), d("1"), d("10"), d("0")),
+            Err(Refusal::Short)
+        );
+        let long = Holding {
+            quantity: d("5"),
+            average_cost: d("10"),
+        };
+        assert_eq!(
+            apply_fill(
+                AccountType::Margin,
+                Side::Short,
+                long,
+                d("1000"),
+                d("1"),
+                d("10"),
+                d("0")
+            ),
+            Err(Refusal::Short),
+            "sell the long shares first"
+        );
+        let short = apply_fill(
+            AccountType::Margin,
+            Side::Short,
+            none,
+            d("1000"),
+            d("10"),
+            d("20"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(short.cash, d("1200"));
+        let deeper = apply_fill(
+            AccountType::Margin,
+            Side::Short,
+            short.holding,
+            short.cash,
+            d("10"),
+            d("30"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (deeper.holding.quantity, deeper.holding.average_cost),
+            (d("-20"), d("25"))
+        );
+        let covered = apply_fill(
+            AccountType::Margin,
+            Side::Buy,
+            deeper.holding,
+            deeper.cash,
+            d("15"),
+            d("22"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (covered.holding.quantity, covered.holding.average_cost),
+            (d("-5"), d("25"))
+        );
+        let flipped = apply_fill(
+            AccountType::Margin,
+            Side::Buy,
+            covered.holding,
+            covered.cash,
+            d("8"),
+            d("21"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (flipped.holding.quantity, flipped.holding.average_cost),
+            (d("3"), d("21"))
+        );
+        assert_eq!(flipped.cash, d("1500") - d("330") - d("168"));
+    }
+
+    #[test]
+    fn buying_power_of_cash_and_margin() {
+        let zero = d("0");
+        assert_eq!(
+            buying_power(AccountType::Cash, d("1000"), d("500"), zero, d("300")),
+            d("700")
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, d("1000"), zero, zero, zero),
+            d("2000")
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, zero, d("2000"), zero, zero),
             d("2000"),
             "equity 2000, all of it in stock"
         );
-        assert_eq!(buying_power(AccountType::Cash, d("10"), d("0"), d("50")), d("0"));
+        assert_eq!(
+            buying_power(AccountType::Margin, d("2000"), zero, d("1000"), zero),
+            d("1000"),
+            "1000 of cash and a short of 1000 (whose proceeds are in the cash): half the power used"
+        );
+        assert_eq!(buying_power(AccountType::Cash, d("10"), zero, zero, d("50")), zero);
         let c = Commission {
             per_share: d("0.005"),
             per_order: d("1"),

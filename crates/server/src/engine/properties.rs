@@ -35,7 +35,7 @@ fn step() -> impl Strategy<Value = Step> {
         Just(OrderType::StopLossLimit),
         Just(OrderType::TrailingStopLoss),
     ];
-    let side = prop_oneof![Just(Side::Buy), Just(Side::Sell)];
+    let side = prop_oneof![Just(Side::Buy), Just(Side::Sell), Just(Side::Short)];
     prop_oneof![
         (side, order_type, 1u32..300, 8_000u32..12_000, 1u32..1_500).prop_map(
             |(side, order_type, quantity, price, step)| Step::Place {
@@ -180,7 +180,7 @@ proptest! {
                 prop_assert!(order.filled_quantity <= order.quantity);
             }
             prop_assert!(account_type == AccountType::Margin || cash >= Decimal::ZERO, "a cash account never goes below zero");
-            prop_assert!(holding.quantity >= Decimal::ZERO);
+            prop_assert!(account_type == AccountType::Margin || holding.quantity >= Decimal::ZERO, "only margin accounts go short");
             prop_assert_eq!(holding.quantity, bought - sold, "shares are what was bought less what was sold");
             prop_assert_eq!(cash, start_cash - spent + received, "cash moves by the fills' value exactly");
         }

@@ -104,9 +104,6 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         .ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?
         .to_ascii_uppercase();
     let side = required::<Side>("side", order.side.as_deref())?;
-    if side == Side::Short {
-        return Err(unsupported(ErrorCode::UnsupportedSide, "side", "SHORT", "BUY, SELL"));
-    }
     let order_type = required::<OrderType>("order_type", order.order_type.as_deref())?;
     if !ORDER_TYPES.contains(&order_type) {
         let names: Vec<&str> = ORDER_TYPES.iter().map(|t| t.as_str()).collect();
@@ -426,7 +423,6 @@ mod tests {
             ),
             ErrorCode::UnsupportedEntrustType
         );
-        assert_eq!(code(json!({"side": "SHORT"})), ErrorCode::UnsupportedSide);
         assert_eq!(
             code(json!({"support_trading_session": "NIGHT"})),
             ErrorCode::UnsupportedTradingSession

@@ -125,8 +125,10 @@ async fn check_account(
         let mut selling: HashMap<i64, Decimal> = HashMap::new();
         for o in open.filter(|o| Some(o.order_id.as_str()) != replacing) {
             match o.side {
-                Side::Buy => reserved += o.remaining * o.price.unwrap_or_else(|| price_now(o.instrument_id)),
-                Side::Sell | Side::Short => *selling.entry(o.instrument_id).or_default() += o.remaining,
+                Side::Buy | Side::Short => {
+                    reserved += o.remaining * o.price.unwrap_or_else(|| price_now(o.instrument_id))
+                }
+                Side::Sell => *selling.entry(o.instrument_id).or_default() += o.remaining,
             }
         }
         (reserved, selling)
@@ -155,21 +157,43 @@ async fn check_account(
         }
     };
     let positions = state.store.positions(&account.account_id).await?;
-    let long_value: Decimal = positions
-        .iter()
-        .map(|p| p.holding.quantity * price_now(p.instrument_id))
-        .sum();
-    let before = buying_power(account.account_type, account.cash, long_value, reserved);
+    let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
+    for p in &positions {
+        let value = p.holding.quantity * price_now(p.instrument_id);
+        if value.is_sign_negative() {
+            short_value -= value;
+        } else {
+            long_value += value;
+        }
+    }
+    let before = buying_power(account.account_type, account.cash, long_value, short_value, reserved);
     let mut cost = Decimal::ZERO;
     for p in orders {
+        let held = positions
+            .iter()
+            .find(|h| h.instrument_id == p.instrument_id)
+            .map_or(Decimal::ZERO, |h| h.holding.quantity);
         match p.spec.side {
             Side::Buy => cost += p.spec.quantity * p.estimate,
-            Side::Sell | Side::Short => {
-                let held = positions
-                    .iter()
-                    .find(|h| h.instrument_id == p.instrument_id)
-                    .map_or(Decimal::ZERO, |h| h.holding.quantity);
-                let free = held - selling.get(&p.instrument_id).copied().unwrap_or_default();
+            Side::Short if account.account_type == AccountType::Cash => {
+                return Err(ApiError::new(
+                    ErrorCode::UnsupportedSide,
+                    "side \"SHORT\" is for MARGIN accounts: a CASH account sells only what it holds",
+                ));
+            }
+            Side::Short if held > Decimal::ZERO => {
+                return Err(ApiError::new(
+                    ErrorCode::InsufficientPosition,
+                    format!(
+                        "the account holds {held} {} long: SELL them before selling short",
+                        p.spec.symbol
+                    ),
+                ));
+            }
+            // A short sale uses buying power as a purchase does (Reg T: 50% of its value).
+            Side::Short => cost += p.spec.quantity * p.estimate,
+            Side::Sell => {
+                let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
                 if p.spec.quantity > free {
                     return Err(ApiError::new(
                         ErrorCode::InsufficientPosition,
