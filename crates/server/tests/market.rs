@@ -130,3 +130,43 @@ async fn a_real_time_clock_cannot_be_stepped() {
     assert_eq!(e.code(), Some(ErrorCode::IllegalParameter), "{e}");
     assert_eq!(server.client_for(&ops).market().clock().await.unwrap().mode, "REAL");
 }
+
+#[tokio::test]
+async fn intraday_gainers_rank_the_simulated_day() {
+    use signet_model::screeners::{Direction, GainersRank, SortBy};
+
+    let (server, ops) = market("2013-02-25", 1).await;
+    ops.market().step(600).await.unwrap();
+    let screeners = server.client();
+    let screeners = screeners.screeners();
+    let rank = |r| screeners.gainers_losers(r, SortBy::ChangeRatio, Direction::Desc);
+
+    // At 09:40 the pre-market move is the opening gap: every one of the five opened above its
+    // close of 2013-02-22 (MSFT 27.76 to 27.97, AAPL 450.81 to 453.85, GOOG 799.71 to 802.30,
+    // IBM 201.09 to 201.67, FB 27.13 to 27.16), ranked by the gap's ratio.
+    let pre = rank(GainersRank::PreMarket).await.unwrap();
+    let order: Vec<&str> = pre.iter().map(|i| i.symbol.as_str()).collect();
+    assert_eq!(order, ["MSFT", "AAPL", "GOOG", "IBM", "FB"]);
+    assert_eq!((pre[1].price.as_str(), pre[1].change.as_str()), ("453.85", "3.04"));
+    let fallers = screeners
+        .gainers_losers(GainersRank::PreMarket, SortBy::ChangeRatio, Direction::Asc)
+        .await
+        .unwrap();
+    assert!(fallers.is_empty(), "nothing gapped down");
+
+    assert!(rank(GainersRank::AfterMarket).await.unwrap().is_empty(), "before 16:00");
+    let ratio = |i: &signet_model::screeners::ScreenerItem| i.change_ratio.parse::<f64>().unwrap();
+    let five = rank(GainersRank::Min5).await.unwrap();
+    assert!(five.iter().all(|i| ratio(i) > 0.0) && five.windows(2).all(|w| ratio(&w[0]) >= ratio(&w[1])));
+    for item in &five {
+        let (price, change): (f64, f64) = (item.price.parse().unwrap(), item.change.parse().unwrap());
+        assert!((change / (price - change) - ratio(item)).abs() < 1e-6, "{item:?}");
+    }
+
+    // After the close, the after-hours move is ranked; a weekend has none.
+    ops.market().step(7 * 3600).await.unwrap();
+    let after = rank(GainersRank::AfterMarket).await;
+    assert!(after.is_ok());
+    ops.market().step(5 * 24 * 3600).await.unwrap();
+    assert!(rank(GainersRank::Min3).await.unwrap().is_empty(), "Saturday");
+}

@@ -254,6 +254,22 @@ impl Simulator {
             .expect("a listed instrument has a quote"))
     }
 
+    /// Every instrument's last price at `from_ms` and its quote at `to_ms` (both within the day
+    /// the plans are for), for the intraday rankings.
+    pub fn moves(&self, from_ms: i64, to_ms: i64) -> Vec<(Decimal, Quote)> {
+        let ids: Vec<i64> = self
+            .state
+            .read()
+            .expect("market lock")
+            .listings
+            .keys()
+            .copied()
+            .collect();
+        ids.into_iter()
+            .filter_map(|id| Some((self.quote_of(id, from_ms)?.last, self.quote_of(id, to_ms)?)))
+            .collect()
+    }
+
     /// The quote of an instrument at `time_ms` (within the day the plans are for).
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
         let state = self.state.read().expect("market lock");

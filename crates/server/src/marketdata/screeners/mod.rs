@@ -10,16 +10,18 @@
 //! | `high-dividend-ranks/list` | the 200 highest trailing yields | `sort_by` (YIELD) |
 //! | `week52-high-low/list` | new or near 52-week highs or lows (`rank_type`, NEW_HIGH), 200 at most | `sort_by` (CHANGE_RATIO_52W) |
 //!
-//! Only equities are ranked (`category` US_STOCK). The intraday rank types (PRE_MARKET,
-//! AFTER_MARKET, MIN_3, MIN_5) need intraday prices, which the market simulator will provide;
-//! until then they answer an empty list.
+//! Only equities are ranked (`category` US_STOCK). The intraday rank types of gainers/losers
+//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday`]).
 
 pub mod params;
 pub mod query;
 
+use std::collections::HashMap;
+
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
+use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::screeners::{
     ActivesRank, AggType, Direction as Dir, GainersRank, ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage,
@@ -32,6 +34,8 @@ use super::snapshot::{Snapshot, ratio};
 use super::units::{format_day, from_micros};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::market::Quote;
+use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
 use crate::pagination;
 
 pub fn routes() -> Router<AppState> {
@@ -89,7 +93,7 @@ async fn gainers_losers(
         GainersRank::Month3 => Period::Month3,
         GainersRank::Week52 => Period::Week52,
         GainersRank::PreMarket | GainersRank::AfterMarket | GainersRank::Min3 | GainersRank::Min5 => {
-            return Ok(Json(Vec::new()));
+            return intraday(&state, rank, sort_by, direction).await;
         }
     };
     let query = ScreenQuery {
@@ -104,6 +108,99 @@ async fn gainers_losers(
         limit: TOP,
     };
     list(&state, &query, period).await
+}
+
+/// The intraday rank types, from the market simulator's prices: the pre-market move from the
+/// previous close (from 04:00 New York), the after-hours move from the close (from 16:00), or the
+/// move over the last 3 or 5 minutes (while a session is open). Outside those times, or on a day
+/// without trading, the list is empty. The figures other than the price and the change are the
+/// day's snapshot.
+async fn intraday(
+    state: &AppState,
+    rank: GainersRank,
+    sort_by: SortBy,
+    direction: Direction,
+) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    let now = state.market.now_ms();
+    let ny = NewYork::of(now);
+    let at = |second: i64| utc_ms_of(ny.day, second);
+    let open = ny.is_weekday() && ny.session() != Session::Closed;
+    // (from, to); no `from` for the move from the previous close.
+    let window = match rank {
+        GainersRank::PreMarket if ny.is_weekday() && ny.second >= PRE_OPEN => {
+            Some((None, at(ny.second.min(CORE_OPEN))))
+        }
+        GainersRank::AfterMarket if ny.is_weekday() && ny.second >= CORE_CLOSE => {
+            Some((Some(at(CORE_CLOSE)), at(ny.second.min(AFTER_CLOSE))))
+        }
+        GainersRank::Min3 if open => Some((Some(now - 3 * 60_000), now)),
+        GainersRank::Min5 if open => Some((Some(now - 5 * 60_000), now)),
+        _ => None,
+    };
+    let Some((from, to)) = window else {
+        return Ok(Json(Vec::new()));
+    };
+    let mut moves: Vec<(i64, Decimal, Quote)> = state
+        .market
+        .moves(from.unwrap_or(to), to)
+        .into_iter()
+        .map(|(then, quote)| {
+            (
+                quote.instrument_id,
+                if from.is_some() { then } else { quote.pre_close },
+                quote,
+            )
+        })
+        .filter(|(_, base, quote)| {
+            !base.is_zero()
+                && match direction {
+                    Direction::Desc => quote.last > *base,
+                    Direction::Asc => quote.last < *base,
+                }
+        })
+        .collect();
+    let change = |(_, base, quote): &(i64, Decimal, Quote)| (quote.last - *base) / *base;
+    moves.sort_by(|a, b| match direction {
+        Direction::Desc => change(b).cmp(&change(a)),
+        Direction::Asc => change(a).cmp(&change(b)),
+    });
+    // Twice the list: the funds among them are not ranked.
+    moves.truncate(2 * TOP as usize);
+    let by_id: HashMap<i64, (Decimal, Quote)> = moves.iter().map(|(id, base, q)| (*id, (*base, q.clone()))).collect();
+    let rows = state
+        .store
+        .screen(&ScreenQuery {
+            filter: Filter {
+                ids: Some(by_id.keys().copied().collect()),
+                ..Filter::default()
+            },
+            rank: None,
+            rank_limit: 2 * TOP,
+            order: (sort_metric(sort_by, Period::Day1), direction),
+            offset: 0,
+            limit: 2 * TOP,
+        })
+        .await?;
+    let mut items: Vec<(Decimal, ScreenerItem)> = rows
+        .iter()
+        .filter_map(|row| {
+            let (base, quote) = by_id.get(&row.instrument_id)?;
+            let ratio = (quote.last - *base) / *base;
+            let mut item = item(row, Period::Day1);
+            item.price = quote.last.to_string();
+            item.change = (quote.last - *base).to_string();
+            item.change_ratio = ratio.round_dp(6).normalize().to_string();
+            Some((ratio, item))
+        })
+        .collect();
+    if sort_by == SortBy::ChangeRatio {
+        items.sort_by(|(a, _), (b, _)| match direction {
+            Direction::Desc => b.cmp(a),
+            Direction::Asc => a.cmp(b),
+        });
+    }
+    items.truncate(TOP as usize);
+    Ok(Json(items.into_iter().map(|(_, item)| item).collect()))
 }
 
 async fn top_actives(

@@ -58,6 +58,8 @@ pub struct Filter {
     pub moved: Option<(Period, Direction)>,
     pub dividend_payers: bool,
     pub week52: Option<Week52>,
+    /// Only these instruments.
+    pub ids: Option<Vec<i64>>,
 }
 
 /// Select the instruments that pass `filter`, keep the first `rank_limit` by `rank` (when set),

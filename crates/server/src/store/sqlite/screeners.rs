@@ -297,6 +297,14 @@ impl ScreenerStore for SqliteStore {
         if f.dividend_payers {
             query.push(" AND s.dividend_yield > 0");
         }
+        if let Some(ids) = &f.ids {
+            query.push(" AND i.instrument_id IN (");
+            let mut list = query.separated(", ");
+            for id in ids {
+                list.push_bind(*id);
+            }
+            query.push(")");
+        }
         let near_high = 1.0 - NEAR_52W;
         let near_low = 1.0 + NEAR_52W;
         match f.week52 {
