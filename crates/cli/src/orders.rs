@@ -19,11 +19,16 @@ struct OrderFields {
     /// The account (see `signet accounts list`)
     #[arg(long)]
     account: String,
-    /// BUY or SELL
+    /// BUY, SELL, or SHORT (margin accounts)
     #[arg(long)]
     side: String,
     symbol: String,
-    quantity: String,
+    /// Shares (fractional to the millionth); or give --amount
+    #[arg(required_unless_present = "amount", conflicts_with = "amount")]
+    quantity: Option<String>,
+    /// Spend (or raise) this much cash instead of a quantity: an AMOUNT order (MARKET or LIMIT)
+    #[arg(long)]
+    amount: Option<String>,
     /// A limit price makes a LIMIT order (with --stop, a STOP_LOSS_LIMIT); without one, a MARKET order
     #[arg(long)]
     limit: Option<String>,
@@ -80,8 +85,9 @@ impl OrderFields {
             order_type: Some(self.order_type().into()),
             time_in_force: Some(self.tif.to_ascii_uppercase()),
             expire_date: self.expire_date.clone(),
-            entrust_type: Some("QTY".into()),
-            quantity: Some(serde_json::Value::String(self.quantity.clone())),
+            entrust_type: Some(if self.amount.is_some() { "AMOUNT" } else { "QTY" }.into()),
+            quantity: self.quantity.clone().map(serde_json::Value::String),
+            total_cash_amount: self.amount.clone().map(serde_json::Value::String),
             limit_price: self.limit.clone().map(serde_json::Value::String),
             stop_price: self.stop.clone().map(serde_json::Value::String),
             trailing_type: match (&self.trail, &self.trail_ratio) {
