@@ -418,6 +418,8 @@ pub struct Peer {
     pub dividend_e6: Option<i64>,
     pub dividend_yield: Option<f64>,
     pub day: Option<i32>,
+    /// The company has SEC facts (and so book figures).
+    pub has_facts: bool,
 }
 
 #[async_trait]

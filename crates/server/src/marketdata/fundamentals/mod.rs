@@ -19,8 +19,6 @@ pub mod generate;
 pub mod layout;
 pub mod statements;
 
-use std::collections::HashSet;
-
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -644,11 +642,10 @@ async fn industry_comparison(
     let metric = param("sort_by", given(p.sort_by.as_deref()), ComparisonMetric::EpsTtm, None)?;
     let i = &s.instrument;
     let peers = state.store.peers(i.industry.as_deref(), i.sector.as_deref()).await?;
-    let with_facts: HashSet<String> = state.store.ciks_with_facts().await?.into_iter().collect();
     let mut ranked = Vec::with_capacity(peers.len());
     for peer in &peers {
         let book = match &peer.cik {
-            Some(cik) if with_facts.contains(cik) => {
+            Some(cik) if peer.has_facts => {
                 let facts = state.store.company_facts(cik, &statements::concepts()).await?;
                 Statements::new(&facts).map(|st| Book::of(&st, peer.shares_outstanding))
             }
@@ -776,7 +773,7 @@ async fn fund_holdings(
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<FundHolding>>, ApiError> {
     let s = subject(&state, &p).await?;
-    let mut holdings: Vec<_> = records::<FundHoldingRecord>(&state, &s).await?.into_iter().collect();
+    let mut holdings = records::<FundHoldingRecord>(&state, &s).await?;
     holdings.sort_by_key(|h| std::cmp::Reverse(h.share_held_pct));
     Ok(Json(
         holdings
@@ -836,7 +833,7 @@ async fn fund_rating(
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<FundRating>>, ApiError> {
     let s = subject(&state, &p).await?;
-    Ok(Json(records::<FundRating>(&state, &s).await?.into_iter().collect()))
+    Ok(Json(records::<FundRating>(&state, &s).await?))
 }
 
 async fn fund_splits(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundSplit>>, ApiError> {
@@ -866,7 +863,7 @@ async fn fund_splits(State(state): State<AppState>, Query(p): Query<Params>) -> 
 
 async fn fund_files(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundFile>>, ApiError> {
     let s = subject(&state, &p).await?;
-    Ok(Json(records::<FundFile>(&state, &s).await?.into_iter().collect()))
+    Ok(Json(records::<FundFile>(&state, &s).await?))
 }
 
 async fn fund_allocation(
@@ -874,5 +871,5 @@ async fn fund_allocation(
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<FundAllocation>>, ApiError> {
     let s = subject(&state, &p).await?;
-    Ok(Json(records::<FundAllocation>(&state, &s).await?.into_iter().collect()))
+    Ok(Json(records::<FundAllocation>(&state, &s).await?))
 }

@@ -116,10 +116,12 @@ impl FundamentalsStore for SqliteStore {
             Option<i64>,
             Option<f64>,
             Option<i32>,
+            bool,
         );
         let rows: Vec<PeerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT i.instrument_id, i.symbol, i.name, i.cik, i.eps_ttm_e6, i.shares_outstanding,
-                    s.price_e6, s.pe_ttm, s.dividend_e6, s.dividend_yield, s.day
+                    s.price_e6, s.pe_ttm, s.dividend_e6, s.dividend_yield, s.day,
+                    EXISTS (SELECT 1 FROM facts f WHERE f.cik = i.cik) AS has_facts
              FROM instruments i LEFT JOIN snapshots s ON s.instrument_id = i.instrument_id
              WHERE i.{column} = ? AND i.instrument_type = 'EQUITY' AND i.status = 'ACTIVE'
              ORDER BY i.symbol"
@@ -143,6 +145,7 @@ impl FundamentalsStore for SqliteStore {
                     dividend_e6,
                     dividend_yield,
                     day,
+                    has_facts,
                 )| Peer {
                     instrument_id,
                     symbol,
@@ -155,6 +158,7 @@ impl FundamentalsStore for SqliteStore {
                     dividend_e6,
                     dividend_yield,
                     day,
+                    has_facts,
                 },
             )
             .collect())
