@@ -170,3 +170,58 @@ async fn intraday_gainers_rank_the_simulated_day() {
     ops.market().step(5 * 24 * 3600).await.unwrap();
     assert!(rank(GainersRank::Min3).await.unwrap().is_empty(), "Saturday");
 }
+
+#[tokio::test]
+async fn a_simulated_day_is_stored_as_bars_once_over_and_the_screeners_follow() {
+    use signet_model::screeners::{Direction, GainersRank, SortBy};
+    use signet_server::marketdata::units::parse_day;
+    use signet_server::store::{MarketDataStore, ScreenerStore};
+
+    // 2013-03-04 lies past the history: a drawn day.
+    let (server, ops) = market("2013-03-04", 7).await;
+    let open = ops.market().quote("AAPL").await.unwrap();
+    ops.market().step(CORE_SECONDS).await.unwrap();
+    let close = ops.market().quote("AAPL").await.unwrap();
+    ops.market().step(24 * 3600).await.unwrap();
+
+    let store = server.database.store.clone();
+    let day = parse_day("2013-03-04").unwrap();
+    let mut waited = 0;
+    while store.latest_bar_day().await.unwrap() != Some(day) {
+        assert!(waited < 200, "the day was not stored");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    let aapl = store.instrument("AAPL").await.unwrap().unwrap();
+    let bars = store.daily_bars(aapl.instrument_id, day, day).await.unwrap();
+    let price = |micros: i64| Decimal::new(micros, 6).normalize().to_string();
+    assert_eq!(
+        (price(bars[0].open), price(bars[0].close)),
+        (open.last.clone(), close.last.clone()),
+        "the bar is the day the quotes walked"
+    );
+
+    // The screeners' figures follow (computed just after the bars).
+    let mut waited = 0;
+    loop {
+        let gainers = server
+            .client()
+            .screeners()
+            .gainers_losers(GainersRank::Day1, SortBy::ChangeRatio, Direction::Desc)
+            .await
+            .unwrap();
+        let losers = server
+            .client()
+            .screeners()
+            .gainers_losers(GainersRank::Day1, SortBy::ChangeRatio, Direction::Asc)
+            .await
+            .unwrap();
+        if gainers.iter().chain(&losers).any(|i| i.date == "2013-03-04") {
+            break;
+        }
+        assert!(waited < 200, "the figures were not computed again");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+    }
+    assert_eq!(store.latest_bar_day().await.unwrap(), Some(day));
+}

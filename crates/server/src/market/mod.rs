@@ -6,6 +6,10 @@
 //! from the previous close. Quotes are read off the plan at the clock's second, so they depend on
 //! the seed and the time only, not on how often they are read. A test or an operator can pin an
 //! instrument's quote (`signet market set`) to force the price an order fills at.
+//!
+//! A drawn day, once over, is stored as daily bars (marked generated) and the screeners' figures
+//! are computed anew, so that rankings and fundamentals follow the simulated market, and a
+//! restart replays what was simulated.
 
 pub mod clock;
 pub mod path;
@@ -20,6 +24,8 @@ use rust_decimal::prelude::FromPrimitive;
 
 use self::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
 use self::path::DayPlan;
+use crate::marketdata::SymbolBar;
+use crate::marketdata::import::{Chunk, ImportMessage};
 use crate::store::{Store, StoreError};
 
 /// How the simulator runs (flags of `signet serve`).
@@ -118,6 +124,27 @@ struct Pin {
     size: u64,
 }
 
+/// Stores the bars of simulated days that are over, and computes the screeners' figures anew.
+async fn store_finished_days(store: Arc<dyn Store>, bars: Vec<SymbolBar>) -> Result<(), StoreError> {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    let writer = {
+        let store = store.clone();
+        tokio::spawn(async move { store.import(rx).await })
+    };
+    for message in [
+        ImportMessage::Chunk(Chunk::Bars { bars, generated: true }),
+        ImportMessage::Commit,
+    ] {
+        if tx.send(message).await.is_err() {
+            break;
+        }
+    }
+    drop(tx);
+    writer.await.map_err(|e| StoreError::Other(e.to_string()))??;
+    crate::marketdata::snapshot::refresh(store.as_ref(), None).await?;
+    Ok(())
+}
+
 /// Days of history beyond which a simulator catching up draws only the last day.
 const MAX_CATCH_UP_DAYS: i32 = 10;
 
@@ -188,6 +215,7 @@ impl Simulator {
             (state.day + 1).max(today - MAX_CATCH_UP_DAYS)
         };
         let history_ends = self.store.latest_bar_day().await?.unwrap_or(i32::MIN);
+        let mut finished = Vec::new();
         for day in from..=today {
             let weekday = (NewYork { day, second: 0 }).is_weekday();
             let bars = if weekday && day <= history_ends {
@@ -196,6 +224,21 @@ impl Simulator {
                 Vec::new()
             };
             let mut state = self.state.write().expect("market lock");
+            if state.trading && state.day > history_ends {
+                let state = &*state;
+                finished.extend(
+                    state
+                        .plans
+                        .iter()
+                        .filter(|(_, plan)| !plan.replayed)
+                        .filter_map(|(id, plan)| {
+                            Some(SymbolBar {
+                                symbol: state.listings.get(id)?.symbol.clone(),
+                                bar: plan.bar(),
+                            })
+                        }),
+                );
+            }
             let holiday = day <= history_ends && bars.is_empty();
             state.day = day;
             state.trading = weekday && !holiday;
@@ -236,6 +279,15 @@ impl Simulator {
                 state.closes.insert(*id, plan.close);
             }
             state.plans = plans;
+        }
+        if !finished.is_empty() {
+            // In the background: the ticks go on while the figures are computed.
+            let store = self.store.clone();
+            tokio::spawn(async move {
+                if let Err(e) = store_finished_days(store, finished).await {
+                    tracing::warn!(error = %e, "storing the simulated day failed");
+                }
+            });
         }
         Ok(())
     }

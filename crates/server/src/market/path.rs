@@ -8,6 +8,7 @@
 //! the previous close to the open; after the close it stays near the close.
 
 use super::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, PRE_OPEN};
+use crate::marketdata::Bar;
 
 /// One instrument's day, in dollars.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +45,21 @@ impl DayPlan {
             close,
             volume,
             replayed: false,
+        }
+    }
+
+    /// The day as a daily bar, prices to the cent as quoted.
+    pub fn bar(&self) -> Bar {
+        let cents = |x: f64| (x * 100.0).round().max(1.0) as i64 * 10_000;
+        let (open, close) = (cents(self.open), cents(self.close));
+        Bar {
+            day: self.day,
+            open,
+            high: cents(self.high).max(open).max(close),
+            low: cents(self.low).min(open).min(close),
+            close,
+            volume: self.volume.round() as i64,
+            adj_close: None,
         }
     }
 
