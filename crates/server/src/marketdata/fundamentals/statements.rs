@@ -382,15 +382,19 @@ impl Calendar {
         if year_ends.is_empty() {
             return None;
         }
+        // A 10-K's fiscal year names the year it reports: the year whose end is its latest date.
         let label_offset = facts
             .iter()
             .filter(|f| f.form.starts_with("10-K") && f.fp.as_deref() == Some("FY"))
-            .filter_map(|f| {
+            .find_map(|f| {
                 let end = parse_day(&f.end)?;
-                (year_ends.contains(&end) && filing_end.get(f.accn.as_str()) == Some(&end))
-                    .then(|| Some(f.fy? - date_of(end).year()))?
+                let reported = year_ends.contains(&end) && filing_end.get(f.accn.as_str()) == Some(&end);
+                if reported {
+                    Some(f.fy? - date_of(end).year())
+                } else {
+                    None
+                }
             })
-            .next_back()
             .unwrap_or(0);
         // Fiscal year ends move by a few days (52/53-week years): keep one per year.
         let mut ends: Vec<i32> = Vec::new();
