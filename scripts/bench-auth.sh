@@ -20,7 +20,8 @@ for durability in normal full; do
     "$signet" serve --demo --listen "127.0.0.1:$port" --db "$work/bench.db" --durability "$durability" \
         >"$work/creds.txt" 2>"$work/server.log" &
     server=$!
-    for _ in $(seq 50); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
+    # The demo dataset loads first (under 10 s).
+    for _ in $(seq 600); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
     SIGNET_APP_KEY="$(sed -n 's/^  SIGNET_APP_KEY=//p' "$work/creds.txt")"
     SIGNET_APP_SECRET="$(sed -n 's/^  SIGNET_APP_SECRET=//p' "$work/creds.txt")"
     export SIGNET_APP_KEY SIGNET_APP_SECRET
