@@ -23,7 +23,7 @@ use crate::marketdata::screeners::query::{Period, ScreenQuery, SectorRow};
 use crate::marketdata::snapshot::{History, Snapshot, Summary};
 use crate::marketdata::{Bar, CorporateAction, Fact, Instrument};
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The database could not be reached in time (busy, locked, pool exhausted, I/O).
     #[error("database unavailable: {0}")]

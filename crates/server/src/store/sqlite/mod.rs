@@ -50,6 +50,7 @@ pub struct SqliteStore {
     path: PathBuf,
     writer: SqlitePool,
     reader: SqlitePool,
+    nonce_writer: tokio::sync::mpsc::Sender<nonces::Pending>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -89,6 +90,7 @@ impl SqliteStore {
             .map_err(map_err)?;
         Ok(SqliteStore {
             path: path.to_owned(),
+            nonce_writer: nonces::spawn_writer(writer.clone()),
             writer,
             reader,
         })
