@@ -33,13 +33,18 @@ pub fn decode(kind: char, key: Option<&str>) -> Result<Option<i64>, ApiError> {
 
 /// `page_size`: `default` when absent, at most `max`.
 pub fn page_size(value: Option<&str>, default: u32, max: u32) -> Result<u32, ApiError> {
+    bounded("page_size", value, default, max)
+}
+
+/// A count parameter `name`: `default` when absent or empty, else a whole number from 1 to `max`.
+pub fn bounded(name: &str, value: Option<&str>, default: u32, max: u32) -> Result<u32, ApiError> {
     match value.map(str::trim).filter(|s| !s.is_empty()) {
         None => Ok(default),
         Some(s) => s
             .parse::<u32>()
             .ok()
             .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| ApiError::illegal_parameter(format!("page_size must be a whole number from 1 to {max}"))),
+            .ok_or_else(|| ApiError::illegal_parameter(format!("{name} must be a whole number from 1 to {max}"))),
     }
 }
 

@@ -163,10 +163,23 @@ async fn intraday_gainers_rank_the_simulated_day() {
         assert!((change / (price - change) - ratio(item)).abs() < 1e-6, "{item:?}");
     }
 
-    // After the close, the after-hours move is ranked; a weekend has none.
-    ops.market().step(7 * 3600).await.unwrap();
-    let after = rank(GainersRank::AfterMarket).await;
-    assert!(after.is_ok());
+    // After the close, the after-hours move from the 16:00 price is ranked; a weekend has none.
+    ops.market().step(6 * 3600 + 20 * 60).await.unwrap();
+    let mut at_close = std::collections::HashMap::new();
+    for symbol in ["AAPL", "IBM", "MSFT", "GOOG", "FB"] {
+        let quote = ops.market().quote(symbol).await.unwrap();
+        assert_eq!(quote.time.get(11..19), Some("21:00:00"), "16:00 New York");
+        at_close.insert(symbol, quote.last.parse::<Decimal>().unwrap());
+    }
+    ops.market().step(40 * 60).await.unwrap();
+    let after = rank(GainersRank::AfterMarket).await.unwrap();
+    assert!(!after.is_empty(), "after hours the price wanders around the close");
+    assert!(after.windows(2).all(|w| ratio(&w[0]) >= ratio(&w[1])));
+    for item in &after {
+        let (price, change): (Decimal, Decimal) = (item.price.parse().unwrap(), item.change.parse().unwrap());
+        assert!(change > Decimal::ZERO);
+        assert_eq!(price - change, at_close[item.symbol.as_str()], "{item:?}");
+    }
     ops.market().step(5 * 24 * 3600).await.unwrap();
     assert!(rank(GainersRank::Min3).await.unwrap().is_empty(), "Saturday");
 }

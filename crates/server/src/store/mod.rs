@@ -405,7 +405,7 @@ pub struct FilingRow {
 }
 
 /// An equity of an industry with what the industry comparison ranks on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Peer {
     pub instrument_id: i64,
     pub symbol: String,

@@ -177,29 +177,21 @@ pub struct FundHoldingRecord {
     pub update_date: String,
 }
 
-/// One record of one data set.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Record {
-    CompanyProfile(ProfileRecord),
-    AnalystTargetPrice(TargetPriceRecord),
-    AnalystRating(RatingRecord),
-    Earnings(EarningsRecord),
-    CapitalFlow(CapitalFlowRecord),
-    FundBrief(FundBriefRecord),
-    FundHolding(FundHoldingRecord),
-    FundRating(FundRating),
-    FundFile(FundFile),
-    FundAllocation(FundAllocation),
-}
-
 /// The record type of one data set, to read records back typed.
 pub trait RecordKind: Sized {
     const DATA_SET: DataSet;
     fn from_record(record: Record) -> Option<Self>;
 }
 
-macro_rules! record_kinds {
+/// [`Record`], one variant per data set, and what only dispatches on the variant.
+macro_rules! records {
     ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// One record of one data set.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Record {
+            $($variant($ty)),*
+        }
+
         $(impl RecordKind for $ty {
             const DATA_SET: DataSet = DataSet::$variant;
             fn from_record(record: Record) -> Option<Self> {
@@ -209,10 +201,34 @@ macro_rules! record_kinds {
                 }
             }
         })*
+
+        impl Record {
+            pub fn data_set(&self) -> DataSet {
+                match self {
+                    $(Record::$variant(_) => DataSet::$variant),*
+                }
+            }
+
+            /// The record as stored: its `data` object.
+            pub fn payload(&self) -> String {
+                match self {
+                    $(Record::$variant(r) => serde_json::to_string(r)),*
+                }
+                .expect("records serialize")
+            }
+
+            /// A `data` object of `data_set`, as serde reads it (unchecked).
+            fn decode(data_set: DataSet, data: serde_json::Value) -> Result<Record, LayoutError> {
+                let invalid = |e: serde_json::Error| LayoutError::new("data", 0, e.to_string());
+                Ok(match data_set {
+                    $(DataSet::$variant => Record::$variant(serde_json::from_value(data).map_err(invalid)?)),*
+                })
+            }
+        }
     };
 }
 
-record_kinds!(
+records!(
     CompanyProfile(ProfileRecord),
     AnalystTargetPrice(TargetPriceRecord),
     AnalystRating(RatingRecord),
@@ -243,21 +259,6 @@ struct Line {
 }
 
 impl Record {
-    pub fn data_set(&self) -> DataSet {
-        match self {
-            Record::CompanyProfile(_) => DataSet::CompanyProfile,
-            Record::AnalystTargetPrice(_) => DataSet::AnalystTargetPrice,
-            Record::AnalystRating(_) => DataSet::AnalystRating,
-            Record::Earnings(_) => DataSet::Earnings,
-            Record::CapitalFlow(_) => DataSet::CapitalFlow,
-            Record::FundBrief(_) => DataSet::FundBrief,
-            Record::FundHolding(_) => DataSet::FundHolding,
-            Record::FundRating(_) => DataSet::FundRating,
-            Record::FundFile(_) => DataSet::FundFile,
-            Record::FundAllocation(_) => DataSet::FundAllocation,
-        }
-    }
-
     /// What identifies the record among its instrument's records of the same data set: a new
     /// record with the same key replaces the old one. Keys sort in date order.
     pub fn key(&self) -> String {
@@ -274,40 +275,9 @@ impl Record {
         }
     }
 
-    /// The record as stored: its `data` object.
-    pub fn payload(&self) -> String {
-        let value = match self {
-            Record::CompanyProfile(r) => serde_json::to_string(r),
-            Record::AnalystTargetPrice(r) => serde_json::to_string(r),
-            Record::AnalystRating(r) => serde_json::to_string(r),
-            Record::Earnings(r) => serde_json::to_string(r),
-            Record::CapitalFlow(r) => serde_json::to_string(r),
-            Record::FundBrief(r) => serde_json::to_string(r),
-            Record::FundHolding(r) => serde_json::to_string(r),
-            Record::FundRating(r) => serde_json::to_string(r),
-            Record::FundFile(r) => serde_json::to_string(r),
-            Record::FundAllocation(r) => serde_json::to_string(r),
-        };
-        value.expect("records serialize")
-    }
-
     /// A stored or imported `data` object of `data_set`, checked.
     pub fn from_data(data_set: DataSet, data: serde_json::Value) -> Result<Record, LayoutError> {
-        fn de<T: serde::de::DeserializeOwned>(data: serde_json::Value) -> Result<T, LayoutError> {
-            serde_json::from_value(data).map_err(|e| LayoutError::new("data", 0, e.to_string()))
-        }
-        let record = match data_set {
-            DataSet::CompanyProfile => Record::CompanyProfile(de(data)?),
-            DataSet::AnalystTargetPrice => Record::AnalystTargetPrice(de(data)?),
-            DataSet::AnalystRating => Record::AnalystRating(de(data)?),
-            DataSet::Earnings => Record::Earnings(de(data)?),
-            DataSet::CapitalFlow => Record::CapitalFlow(de(data)?),
-            DataSet::FundBrief => Record::FundBrief(de(data)?),
-            DataSet::FundHolding => Record::FundHolding(de(data)?),
-            DataSet::FundRating => Record::FundRating(de(data)?),
-            DataSet::FundFile => Record::FundFile(de(data)?),
-            DataSet::FundAllocation => Record::FundAllocation(de(data)?),
-        };
+        let record = Record::decode(data_set, data)?;
         record.check()?;
         Ok(record)
     }

@@ -129,15 +129,8 @@ async fn subject(state: &AppState, p: &Params) -> Result<Subject, ApiError> {
 }
 
 /// `count`: `default` when absent, from 1 to `max`.
-fn count(p: &Params, default: usize, max: usize) -> Result<usize, ApiError> {
-    match given(p.count.as_deref()) {
-        None => Ok(default),
-        Some(s) => s
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| ApiError::illegal_parameter(format!("count must be a whole number from 1 to {max}"))),
-    }
+fn count(p: &Params, default: u32, max: u32) -> Result<usize, ApiError> {
+    pagination::bounded("count", given(p.count.as_deref()), default, max).map(|n| n as usize)
 }
 
 fn text(d: Decimal) -> String {

@@ -104,21 +104,7 @@ impl FundamentalsStore for SqliteStore {
             (None, Some(sector)) => ("sector", sector),
             (None, None) => return Ok(Vec::new()),
         };
-        type PeerRow = (
-            i64,
-            String,
-            String,
-            Option<String>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<f64>,
-            Option<i64>,
-            Option<f64>,
-            Option<i32>,
-            bool,
-        );
-        let rows: Vec<PeerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT i.instrument_id, i.symbol, i.name, i.cik, i.eps_ttm_e6, i.shares_outstanding,
                     s.price_e6, s.pe_ttm, s.dividend_e6, s.dividend_yield, s.day,
                     EXISTS (SELECT 1 FROM facts f WHERE f.cik = i.cik) AS has_facts
@@ -129,39 +115,7 @@ impl FundamentalsStore for SqliteStore {
         .bind(value)
         .fetch_all(&self.reader)
         .await
-        .map_err(map_err)?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(
-                    instrument_id,
-                    symbol,
-                    name,
-                    cik,
-                    eps_ttm_e6,
-                    shares_outstanding,
-                    price_e6,
-                    pe_ttm,
-                    dividend_e6,
-                    dividend_yield,
-                    day,
-                    has_facts,
-                )| Peer {
-                    instrument_id,
-                    symbol,
-                    name,
-                    cik,
-                    eps_ttm_e6,
-                    shares_outstanding,
-                    price_e6,
-                    pe_ttm,
-                    dividend_e6,
-                    dividend_yield,
-                    day,
-                    has_facts,
-                },
-            )
-            .collect())
+        .map_err(map_err)
     }
 
     async fn ciks_with_facts(&self) -> Result<Vec<String>, StoreError> {
