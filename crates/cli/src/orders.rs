@@ -47,9 +47,13 @@ struct OrderFields {
     /// The last day of a GTD order, yyyy-MM-dd
     #[arg(long)]
     expire_date: Option<String>,
-    /// Trade in the pre-market and after-hours sessions too (limit orders)
-    #[arg(long)]
+    /// Trade in the pre-market and after-hours sessions too (limit orders): --session ALL
+    #[arg(long, conflicts_with = "session")]
     extended_hours: bool,
+    /// The sessions the order trades in: CORE, ALL (04:00-20:00 New York), NIGHT (20:00-04:00)
+    /// or ALL_DAY; outside CORE, limit orders only
+    #[arg(long, default_value = "CORE")]
+    session: String,
     /// Your id for the order (1 to 32 of A-Z a-z 0-9 _ -); by default 32 random hex characters
     #[arg(long)]
     id: Option<String>,
@@ -100,7 +104,11 @@ impl OrderFields {
                 .clone()
                 .or_else(|| self.trail_ratio.clone())
                 .map(serde_json::Value::String),
-            support_trading_session: Some(if self.extended_hours { "ALL" } else { "CORE" }.into()),
+            support_trading_session: Some(if self.extended_hours {
+                "ALL".into()
+            } else {
+                self.session.to_ascii_uppercase()
+            }),
             ..NewOrder::default()
         }
     }

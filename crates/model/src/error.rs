@@ -100,7 +100,6 @@ error_codes! {
     UnsupportedComboType = ("UNSUPPORTED_COMBO_TYPE", 400),
     UnsupportedEntrustType = ("UNSUPPORTED_ENTRUST_TYPE", 400),
     UnsupportedSide = ("UNSUPPORTED_SIDE", 400),
-    UnsupportedTradingSession = ("UNSUPPORTED_TRADING_SESSION", 400),
     /// Options legs, algorithmic orders and other features the server does not offer.
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
     /// No watchlist of the calling app has this id.

@@ -498,6 +498,56 @@ async fn market_orders_wait_for_the_core_session() {
 }
 
 #[tokio::test]
+async fn night_orders_trade_overnight_and_all_day_orders_around_the_clock() {
+    let desk = desk().await;
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let in_session = |id: &str, session: &str, tif: &str, limit: &str| {
+        let mut o = order(id, "BUY", "LIMIT", "1", Some(limit));
+        o["support_trading_session"] = json!(session);
+        o["time_in_force"] = json!(tif);
+        o
+    };
+    let account = desk.cash_account.clone();
+    desk.place(&account, in_session("night", "NIGHT", "DAY", "401"))
+        .await
+        .unwrap();
+    desk.place(&account, in_session("allday", "ALL_DAY", "GTC", "401"))
+        .await
+        .unwrap();
+    desk.step(1).await; // 09:30 Monday
+    assert_eq!(desk.status(&account, "night").await.0, OrderStatus::Submitted);
+    assert_eq!(desk.status(&account, "allday").await.0, OrderStatus::Filled);
+
+    desk.step(11 * 3600).await; // 20:30: Tuesday's overnight session
+    let night = desk.detail(&account, "night").await;
+    assert_eq!(night.orders[0].status, OrderStatus::Filled);
+    assert_eq!(night.orders[0].filled_price.as_deref(), Some("400.01"));
+    desk.place(&account, in_session("core", "CORE", "GTC", "401"))
+        .await
+        .unwrap();
+    desk.place(&account, in_session("late", "ALL_DAY", "GTC", "401"))
+        .await
+        .unwrap();
+    desk.place(&account, in_session("waits", "NIGHT", "DAY", "300"))
+        .await
+        .unwrap();
+    desk.step(3600).await;
+    assert_eq!(desk.status(&account, "core").await.0, OrderStatus::Submitted);
+    assert_eq!(desk.status(&account, "late").await.0, OrderStatus::Filled);
+    desk.step(7 * 3600).await; // 04:30 Tuesday: the night is over, and the DAY order with it
+    let waits = desk.detail(&account, "waits").await;
+    assert_eq!(waits.orders[0].status, OrderStatus::Cancelled);
+    assert!(waits.orders[0].reason.as_deref().unwrap().contains("close"));
+    assert_eq!(desk.status(&account, "core").await.0, OrderStatus::Submitted);
+    let mut market = order("night-market", "BUY", "MARKET", "1", None);
+    market["support_trading_session"] = json!("NIGHT");
+    assert_eq!(
+        code(desk.place(&account, market).await.unwrap_err()),
+        ErrorCode::IllegalParameter
+    );
+}
+
+#[tokio::test]
 async fn cancel_and_replace_apply_to_open_orders_only() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 10_000).await;

@@ -12,7 +12,8 @@ pub fn trades_in(order_session: TradingSession, session: Session) -> bool {
     match order_session {
         TradingSession::Core | TradingSession::N => session == Session::Core,
         TradingSession::All => matches!(session, Session::PreMarket | Session::Core | Session::AfterHours),
-        TradingSession::Night | TradingSession::AllDay => false,
+        TradingSession::Night => session == Session::Overnight,
+        TradingSession::AllDay => session != Session::Closed,
     }
 }
 

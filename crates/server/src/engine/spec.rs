@@ -163,15 +163,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
         default_session,
     )? {
         TradingSession::N => TradingSession::Core,
-        s @ (TradingSession::Core | TradingSession::All) => s,
-        other => {
-            return Err(unsupported(
-                ErrorCode::UnsupportedTradingSession,
-                "support_trading_session",
-                other.as_str(),
-                "CORE, ALL",
-            ));
-        }
+        s => s,
     };
     // What becomes a market order trades when market orders do.
     if matches!(
@@ -399,6 +391,8 @@ mod tests {
         assert_eq!(numbers.limit_price, Some(Decimal::new(1225, 2)));
         let extended = parse(&order(json!({"support_trading_session": null, "extended_hours": true}))).unwrap();
         assert_eq!(extended.session, TradingSession::All);
+        let night = parse(&order(json!({"support_trading_session": "NIGHT"}))).unwrap();
+        assert_eq!(night.session, TradingSession::Night);
     }
 
     #[test]
@@ -422,10 +416,6 @@ mod tests {
                 json!({"entrust_type": "AMOUNT", "order_type": "STOP_LOSS", "stop_price": "9", "total_cash_amount": "100"})
             ),
             ErrorCode::UnsupportedEntrustType
-        );
-        assert_eq!(
-            code(json!({"support_trading_session": "NIGHT"})),
-            ErrorCode::UnsupportedTradingSession
         );
         assert_eq!(
             code(json!({"legs": [{"symbol": "X"}]})),

@@ -1,7 +1,8 @@
 //! Simulated time and the US equity sessions.
 //!
 //! Times are milliseconds since the Unix epoch (UTC). Sessions follow New York time: pre-market
-//! 04:00–09:30, core 09:30–16:00, after-hours 16:00–20:00, Monday to Friday. New York's offset
+//! 04:00–09:30, core 09:30–16:00, after-hours 16:00–20:00, Monday to Friday, and the overnight
+//! session 20:00–04:00 before each weekday (Sunday evening to Friday morning). New York's offset
 //! follows the US daylight-saving rules (since 2007: second Sunday of March to first Sunday of
 //! November; before: first Sunday of April to last Sunday of October), written out here rather
 //! than read from a time-zone database because only this one zone is needed.
@@ -21,6 +22,8 @@ pub enum Session {
     PreMarket,
     Core,
     AfterHours,
+    /// 20:00–04:00 New York, ending on a weekday's morning.
+    Overnight,
     Closed,
 }
 
@@ -30,6 +33,7 @@ impl Session {
             Session::PreMarket => "PRE_MARKET",
             Session::Core => "CORE",
             Session::AfterHours => "AFTER_HOURS",
+            Session::Overnight => "OVERNIGHT",
             Session::Closed => "CLOSED",
         }
     }
@@ -63,13 +67,16 @@ impl NewYork {
     }
 
     pub fn session(self) -> Session {
-        if !self.is_weekday() {
-            return Session::Closed;
-        }
-        match self.second {
-            s if (PRE_OPEN..CORE_OPEN).contains(&s) => Session::PreMarket,
-            s if (CORE_OPEN..CORE_CLOSE).contains(&s) => Session::Core,
-            s if (CORE_CLOSE..AFTER_CLOSE).contains(&s) => Session::AfterHours,
+        let tomorrow = NewYork {
+            day: self.day + 1,
+            second: 0,
+        };
+        match (self.second, self.is_weekday()) {
+            (s, true) if s < PRE_OPEN => Session::Overnight,
+            (s, true) if s < CORE_OPEN => Session::PreMarket,
+            (s, true) if s < CORE_CLOSE => Session::Core,
+            (s, true) if s < AFTER_CLOSE => Session::AfterHours,
+            _ if self.second >= AFTER_CLOSE && tomorrow.is_weekday() => Session::Overnight,
             _ => Session::Closed,
         }
     }
@@ -199,7 +206,13 @@ mod tests {
         assert_eq!(NewYork::of(utc("2013-03-04T14:30:00Z")).session(), Session::Core);
         assert_eq!(NewYork::of(utc("2013-03-04T14:29:59Z")).session(), Session::PreMarket);
         assert_eq!(NewYork::of(utc("2013-03-04T21:00:00Z")).session(), Session::AfterHours);
-        assert_eq!(NewYork::of(utc("2013-03-05T01:00:00Z")).session(), Session::Closed);
+        assert_eq!(NewYork::of(utc("2013-03-05T01:00:00Z")).session(), Session::Overnight);
+        assert_eq!(NewYork::of(utc("2013-03-05T08:59:59Z")).session(), Session::Overnight);
+        // Friday evening to Sunday evening nothing trades; Sunday 20:00 (EDT from that day)
+        // starts Monday's night.
+        assert_eq!(NewYork::of(utc("2013-03-09T01:00:00Z")).session(), Session::Closed);
+        assert_eq!(NewYork::of(utc("2013-03-10T23:59:59Z")).session(), Session::Closed);
+        assert_eq!(NewYork::of(utc("2013-03-11T00:00:00Z")).session(), Session::Overnight);
         assert_eq!(
             NewYork::of(utc("2013-03-02T15:00:00Z")).session(),
             Session::Closed,

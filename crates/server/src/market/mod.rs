@@ -327,10 +327,11 @@ impl Simulator {
         let state = self.state.read().expect("market lock");
         let listing = state.listings.get(&instrument_id)?;
         let ny = NewYork::of(time_ms);
-        let session = if state.trading && ny.day == state.day {
-            ny.session()
-        } else {
-            Session::Closed
+        // The overnight session runs at the last price, also on the evening before a trading day.
+        let session = match ny.session() {
+            Session::Overnight => Session::Overnight,
+            s if state.trading && ny.day == state.day => s,
+            _ => Session::Closed,
         };
         let plan = state
             .plans

@@ -21,7 +21,7 @@ use crate::engine::order::{Event, Order};
 use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
-use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, utc_ms_of, wall_clock_ms};
+use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
 use crate::marketdata::units::format_day;
 use crate::pagination;
 use crate::secrets::random_hex;
@@ -225,8 +225,8 @@ async fn check_account(
     Ok((before, before - cost))
 }
 
-/// The simulated moment a DAY order placed now is cancelled: the close of the next session it
-/// may trade in (the core close, or 20:00 for extended hours).
+/// The simulated moment a DAY order placed now is cancelled: the next close of the sessions it
+/// may trade in (see [`session_close`]) on a weekday.
 fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
     let close = session_close(session);
     let now = NewYork::of(now_sim_ms);
@@ -240,12 +240,13 @@ fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
     utc_ms_of(day, close)
 }
 
-/// The second of the New York day an order's sessions end.
+/// The second of the New York day an order's sessions end: the core close, the after-hours
+/// close, or the overnight session's close in the morning.
 fn session_close(session: TradingSession) -> i64 {
-    if session == TradingSession::All {
-        AFTER_CLOSE
-    } else {
-        CORE_CLOSE
+    match session {
+        TradingSession::Core | TradingSession::N => CORE_CLOSE,
+        TradingSession::All | TradingSession::AllDay => AFTER_CLOSE,
+        TradingSession::Night => PRE_OPEN,
     }
 }
 
