@@ -45,7 +45,7 @@ enum Command {
     /// Accounts of the calling app, from a running server
     Accounts(accounts::AccountsArgs),
     /// Orders: place, preview, replace, cancel, show, open, history
-    Orders(orders::OrdersArgs),
+    Orders(Box<orders::OrdersArgs>),
     /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
@@ -136,7 +136,7 @@ fn main() -> ExitCode {
             Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
-            Command::Orders(args) => orders::run(args).await,
+            Command::Orders(args) => orders::run(*args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Watchlists(args) => watchlists::run(args).await,

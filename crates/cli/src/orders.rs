@@ -57,6 +57,20 @@ struct OrderFields {
     /// Your id for the order (1 to 32 of A-Z a-z 0-9 _ -); by default 32 random hex characters
     #[arg(long)]
     id: Option<String>,
+    /// Exit at this limit price once the order has filled: a GTC limit order on the other side
+    /// for the same quantity (an OTO combination; with --stop-loss an OTOCO bracket)
+    #[arg(long, conflicts_with = "amount")]
+    take_profit: Option<String>,
+    /// Exit with a GTC stop at this price once the order has filled (see --take-profit)
+    #[arg(long, conflicts_with = "amount")]
+    stop_loss: Option<String>,
+    /// Your id for the combination that --take-profit and --stop-loss make; by default random
+    #[arg(long)]
+    combo_id: Option<String>,
+}
+
+fn random_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 impl OrderFields {
@@ -74,11 +88,57 @@ impl OrderFields {
         }
     }
 
+    /// The order, or with exits the combination and its id.
+    fn to_orders(&self) -> (Vec<NewOrder>, Option<String>) {
+        let order = self.to_order();
+        let exit_side = if self.side.eq_ignore_ascii_case("BUY") {
+            "SELL"
+        } else {
+            "BUY"
+        };
+        let exit = |combo_type: &str, order_type: &str| NewOrder {
+            client_order_id: Some(random_id()),
+            combo_type: Some(combo_type.into()),
+            side: Some(exit_side.into()),
+            order_type: Some(order_type.into()),
+            time_in_force: Some("GTC".into()),
+            expire_date: None,
+            limit_price: None,
+            stop_price: None,
+            trailing_type: None,
+            trailing_stop_step: None,
+            support_trading_session: Some("CORE".into()),
+            ..order.clone()
+        };
+        let price = |p: &String| Some(serde_json::Value::String(p.clone()));
+        let mut exits = Vec::new();
+        if let Some(p) = &self.take_profit {
+            let kind = if self.stop_loss.is_some() { "STOP_PROFIT" } else { "OTO" };
+            exits.push(NewOrder {
+                limit_price: price(p),
+                ..exit(kind, "LIMIT")
+            });
+        }
+        if let Some(p) = &self.stop_loss {
+            let kind = if self.take_profit.is_some() { "STOP_LOSS" } else { "OTO" };
+            exits.push(NewOrder {
+                stop_price: price(p),
+                ..exit(kind, "STOP_LOSS")
+            });
+        }
+        if exits.is_empty() {
+            return (vec![order], None);
+        }
+        let master = NewOrder {
+            combo_type: Some("MASTER".into()),
+            ..order
+        };
+        let combo_id = self.combo_id.clone().unwrap_or_else(random_id);
+        (std::iter::once(master).chain(exits).collect(), Some(combo_id))
+    }
+
     fn to_order(&self) -> NewOrder {
-        let id = self
-            .id
-            .clone()
-            .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
+        let id = self.id.clone().unwrap_or_else(random_id);
         NewOrder {
             client_order_id: Some(id),
             combo_type: Some("NORMAL".into()),
@@ -116,7 +176,8 @@ impl OrderFields {
 
 #[derive(Subcommand)]
 enum OrdersCommand {
-    /// Place an order: `signet orders place --account ID --side BUY AAPL 10 [--limit 150]`
+    /// Place an order: `signet orders place --account ID --side BUY AAPL 10 [--limit 150]
+    /// [--take-profit 170] [--stop-loss 140]`
     Place(OrderFields),
     /// Estimate an order's cost and buying power without placing it
     Preview(OrderFields),
@@ -170,9 +231,17 @@ pub async fn run(args: OrdersArgs) -> anyhow::Result<()> {
     let orders = client.orders();
     let json = args.client.json;
     let ack: OrderAck = match args.command {
-        OrdersCommand::Place(fields) => orders.place(&fields.account, fields.to_order()).await?,
+        OrdersCommand::Place(fields) => match fields.to_orders() {
+            (combination, Some(combo_id)) => {
+                orders
+                    .place_combination(&fields.account, &combo_id, combination)
+                    .await?
+            }
+            (mut one, None) => orders.place(&fields.account, one.remove(0)).await?,
+        },
         OrdersCommand::Preview(fields) => {
-            let preview = orders.preview(&fields.account, fields.to_order()).await?;
+            let (new_orders, combo_id) = fields.to_orders();
+            let preview = orders.preview(&fields.account, new_orders, combo_id.as_deref()).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&preview)?);
             } else {
@@ -229,13 +298,27 @@ pub async fn run(args: OrdersArgs) -> anyhow::Result<()> {
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&ack)?);
-    } else {
+    } else if ack.orders.is_empty() {
         println!(
             "{} {} (order {})",
             ack.client_order_id,
             signet_model::wire::WireEnum::as_str(ack.status),
             ack.order_id
         );
+    } else {
+        println!(
+            "combination {} (combo order {})",
+            ack.client_combo_order_id.as_deref().unwrap_or_default(),
+            ack.combo_order_id.as_deref().unwrap_or_default()
+        );
+        for o in &ack.orders {
+            println!(
+                "  {} {} (order {})",
+                o.client_order_id,
+                signet_model::wire::WireEnum::as_str(o.status),
+                o.order_id
+            );
+        }
     }
     Ok(())
 }
@@ -256,6 +339,7 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
             "FILLED",
             "AVG PRICE",
             "STATUS",
+            "COMBO",
             "PLACED",
             "REASON",
         ],
@@ -272,6 +356,10 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
                 o.filled_quantity.clone(),
                 o.filled_price.clone().unwrap_or_else(|| "-".into()),
                 o.status.as_str().to_owned(),
+                match o.combo_type {
+                    signet_model::orders::ComboType::Normal => "-".to_owned(),
+                    part => format!("{} {}", r.combo_type, part.as_str()),
+                },
                 o.place_time.clone(),
                 o.reason.clone().unwrap_or_default(),
             ]

@@ -176,6 +176,31 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let shown = run_json(&mut show);
     assert_eq!(shown[0]["orders"][0]["status"], "FILLED", "{shown}");
 
+    // Exits make a bracket: the entry, then a take-profit and a stop-loss waiting for it.
+    let mut bracket = signet();
+    bracket.args([
+        "orders",
+        "place",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "--account",
+        &cash_account,
+    ]);
+    bracket.args(["--side", "buy", "--id", "cli2", "AAPL", "1", "--limit", "1"]);
+    bracket.args([
+        "--take-profit",
+        "1000",
+        "--stop-loss",
+        "0.5",
+        "--combo-id",
+        "cliBracket",
+    ]);
+    with_app(&mut bracket);
+    let placed = run_json(&mut bracket);
+    assert_eq!(placed["client_combo_order_id"], "cliBracket", "{placed}");
+    assert_eq!(placed["orders"].as_array().map(Vec::len), Some(3), "{placed}");
+
     let mut create = signet();
     create.args([
         "watchlists",

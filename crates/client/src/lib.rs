@@ -499,24 +499,42 @@ pub struct Orders<'a> {
     client: &'a Client,
 }
 
+fn placement(account_id: &str, orders: Vec<NewOrder>, client_combo_order_id: Option<&str>) -> PlaceOrderRequest {
+    PlaceOrderRequest {
+        account_id: account_id.to_owned(),
+        new_orders: orders,
+        client_combo_order_id: client_combo_order_id.map(str::to_owned),
+    }
+}
+
 impl Orders<'_> {
     /// `POST /trading/orders/place` with one order.
     pub async fn place(&self, account_id: &str, order: NewOrder) -> Result<OrderAck, Error> {
-        let request = PlaceOrderRequest {
-            account_id: account_id.to_owned(),
-            new_orders: vec![order],
-            client_combo_order_id: None,
-        };
+        let request = placement(account_id, vec![order], None);
         self.client.post("/trading/orders/place", &request).await
     }
 
-    /// `POST /trading/orders/preview`: the estimated cost and buying power; nothing is placed.
-    pub async fn preview(&self, account_id: &str, order: NewOrder) -> Result<PreviewResponse, Error> {
-        let request = PlaceOrderRequest {
-            account_id: account_id.to_owned(),
-            new_orders: vec![order],
-            client_combo_order_id: None,
-        };
+    /// `POST /trading/orders/place` with a combination named `client_combo_order_id`: OTO
+    /// (`combo_type` MASTER, OTO), OCO (two OCO) or OTOCO (MASTER, STOP_PROFIT, STOP_LOSS).
+    pub async fn place_combination(
+        &self,
+        account_id: &str,
+        client_combo_order_id: &str,
+        orders: Vec<NewOrder>,
+    ) -> Result<OrderAck, Error> {
+        let request = placement(account_id, orders, Some(client_combo_order_id));
+        self.client.post("/trading/orders/place", &request).await
+    }
+
+    /// `POST /trading/orders/preview`: the estimated cost and buying power of one order or a
+    /// combination (with its id); nothing is placed.
+    pub async fn preview(
+        &self,
+        account_id: &str,
+        orders: Vec<NewOrder>,
+        client_combo_order_id: Option<&str>,
+    ) -> Result<PreviewResponse, Error> {
+        let request = placement(account_id, orders, client_combo_order_id);
         self.client.post("/trading/orders/preview", &request).await
     }
 

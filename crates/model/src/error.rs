@@ -87,6 +87,7 @@ error_codes! {
     OrderNotFound = ("ORDER_NOT_FOUND", 404),
     /// The client order id was used before in this account.
     DuplicateClientOrderId = ("DUPLICATE_CLIENT_ORDER_ID", 409),
+    DuplicateClientComboOrderId = ("DUPLICATE_CLIENT_COMBO_ORDER_ID", 409),
     /// The order is FILLED, CANCELLED or FAILED and cannot change.
     OrderNotOpen = ("ORDER_NOT_OPEN", 400),
     /// Not enough buying power (cash, or margin) for the order.

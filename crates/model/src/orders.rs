@@ -137,6 +137,9 @@ pub struct OrderAck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub combo_order_id: Option<String>,
     pub status: OrderStatus,
+    /// Every order of a combination, in the order placed (absent for a single order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub orders: Vec<OrderAck>,
 }
 
 /// `POST /trading/orders/batch-place`'s answer, one acknowledgement per order, in order.
@@ -199,6 +202,9 @@ pub struct OrderRecord {
     pub client_order_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_combo_order_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combo_order_id: Option<String>,
+    /// NORMAL, or the combination the order belongs to: OTO, OCO, OTOCO.
     pub combo_type: String,
     pub orders: Vec<OrderDetail>,
 }
@@ -214,6 +220,8 @@ pub struct OrderDetail {
     pub side: Side,
     pub order_type: OrderType,
     pub status: OrderStatus,
+    /// The order's part in its combination, as placed (NORMAL when alone).
+    pub combo_type: ComboType,
     pub entrust_type: EntrustType,
     /// The cash of an AMOUNT order; its `total_quantity` is what that bought when placed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -242,6 +242,26 @@ async fn the_official_client_places_replaces_cancels_and_reads_orders() {
         ["pyMarket1", "pyLimit1"],
         "newest first; the preview placed nothing"
     );
+    assert_eq!(
+        out["bracket_preview"]["estimated_cost"], "180",
+        "the entry, 2 at 90: {}",
+        out["bracket_preview"]
+    );
+    let bracket = &out["bracket"];
+    assert_eq!(bracket["client_combo_order_id"], "pyBracket1");
+    assert_eq!(bracket["orders"].as_array().map(Vec::len), Some(3), "{bracket}");
+    let leg = &out["bracket_leg"];
+    assert_eq!(
+        (leg["combo_type"].as_str(), leg["combo_order_id"].as_str()),
+        (Some("OTOCO"), bracket["combo_order_id"].as_str())
+    );
+    assert_eq!(
+        (
+            leg["orders"][0]["combo_type"].as_str(),
+            leg["orders"][0]["stop_price"].as_str()
+        ),
+        (Some("STOP_LOSS"), Some("80"))
+    );
 
     // The market order fills on the next tick of the (manual) clock.
     let ops = server

@@ -417,17 +417,18 @@ async fn a_large_order_fills_in_slices_of_the_displayed_size() {
     // A tick is a quarter of a second: one slice of 120 each, the last one smaller.
     let (status, filled) = desk.status(&desk.margin_account, "big").await;
     assert_eq!((status, filled.as_str()), (OrderStatus::Filled, "400"));
-    let events: Vec<(String,)> = sqlx_events(&desk, "big").await;
-    let fills = events.iter().filter(|(e,)| e.contains("FILL")).count();
+    let events = events(&desk, &desk.margin_account, "big").await;
+    let fills = events.iter().filter(|e| e.contains("FILL")).count();
     assert_eq!(fills, 4, "120 + 120 + 120 + 40: {events:?}");
 }
 
-async fn sqlx_events(desk: &Desk, client_order_id: &str) -> Vec<(String,)> {
+/// The events recorded for an order, in order.
+async fn events(desk: &Desk, account: &str, client_order_id: &str) -> Vec<String> {
     let order = desk
         .server
         .database
         .store
-        .order(&desk.margin_account, client_order_id)
+        .order(account, client_order_id)
         .await
         .unwrap()
         .unwrap();
@@ -439,7 +440,7 @@ async fn sqlx_events(desk: &Desk, client_order_id: &str) -> Vec<(String,)> {
         )
         .await
         .unwrap();
-    sqlx::query_as("SELECT event FROM order_events WHERE order_id = ? ORDER BY n")
+    sqlx::query_scalar("SELECT event FROM order_events WHERE order_id = ? ORDER BY n")
         .bind(&order.order_id)
         .fetch_all(&pool)
         .await
@@ -545,6 +546,219 @@ async fn night_orders_trade_overnight_and_all_day_orders_around_the_clock() {
         code(desk.place(&account, market).await.unwrap_err()),
         ErrorCode::IllegalParameter
     );
+}
+
+/// An order of a combination: `order` with its part.
+fn part(combo_type: &str, id: &str, side: &str, order_type: &str, quantity: &str, price: Option<&str>) -> Value {
+    let mut o = order(id, side, order_type, quantity, None);
+    o["combo_type"] = json!(combo_type);
+    o["time_in_force"] = json!("GTC");
+    match order_type {
+        "STOP_LOSS" => o["stop_price"] = json!(price.unwrap()),
+        _ => o["limit_price"] = json!(price),
+    }
+    o
+}
+
+impl Desk {
+    async fn place_combination(
+        &self,
+        account: &str,
+        combo_id: Option<&str>,
+        orders: Vec<Value>,
+    ) -> Result<Value, Error> {
+        let mut body = json!({"account_id": account, "new_orders": orders});
+        if let Some(id) = combo_id {
+            body["client_combo_order_id"] = json!(id);
+        }
+        self.client.post("/trading/orders/place", &body).await
+    }
+
+    async fn cancel(&self, account: &str, id: &str) -> Result<Value, Error> {
+        let body = json!({"account_id": account, "client_order_id": id});
+        self.client.post("/trading/orders/cancel", &body).await
+    }
+}
+
+#[tokio::test]
+async fn an_otoco_bracket_works_once_its_master_fills_and_its_legs_cancel_each_other() {
+    let desk = desk().await;
+    let account = desk.cash_account.clone();
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let ack = desk
+        .place_combination(
+            &account,
+            Some("bracket-1"),
+            vec![
+                part("MASTER", "entry", "BUY", "LIMIT", "10", Some("390")),
+                part("STOP_PROFIT", "profit", "SELL", "LIMIT", "10", Some("420")),
+                part("STOP_LOSS", "loss", "SELL", "STOP_LOSS", "10", Some("380")),
+            ],
+        )
+        .await
+        .unwrap();
+    let ids: Vec<&str> = ack["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["client_order_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["entry", "profit", "loss"]);
+    assert_eq!(ack["client_combo_order_id"], "bracket-1");
+    assert_eq!(ack["combo_order_id"], ack["order_id"], "named by its master");
+
+    // The profit leg would trade at 425, but waits for the master.
+    desk.pin("425.00", "424.99", "425.01", 10_000).await;
+    desk.step(2).await;
+    let profit = desk.detail(&account, "profit").await;
+    assert_eq!(profit.combo_type, "OTOCO");
+    assert_eq!(
+        profit.combo_order_id.as_ref(),
+        ack["combo_order_id"].as_str().map(str::to_owned).as_ref()
+    );
+    assert_eq!(profit.orders[0].combo_type.as_str(), "STOP_PROFIT");
+    assert_eq!(
+        (profit.orders[0].status, profit.orders[0].filled_quantity.as_str()),
+        (OrderStatus::Submitted, "0")
+    );
+
+    desk.pin("389.00", "388.99", "389.01", 10_000).await;
+    desk.step(1).await;
+    assert_eq!(desk.status(&account, "entry").await.0, OrderStatus::Filled);
+    assert_eq!(desk.position(&account).await, d("10"));
+    assert_eq!(desk.status(&account, "loss").await.0, OrderStatus::Submitted);
+
+    desk.pin("421.00", "420.99", "421.01", 10_000).await;
+    desk.step(1).await;
+    let profit = desk.detail(&account, "profit").await;
+    assert_eq!(profit.orders[0].status, OrderStatus::Filled);
+    assert_eq!(profit.orders[0].filled_price.as_deref(), Some("420.99"));
+    let loss = desk.detail(&account, "loss").await;
+    assert_eq!(loss.orders[0].status, OrderStatus::Cancelled);
+    assert!(
+        loss.orders[0].reason.as_deref().unwrap().contains("OCO"),
+        "{:?}",
+        loss.orders[0].reason
+    );
+    assert_eq!(desk.position(&account).await, d("0"));
+    assert_eq!(events(&desk, &account, "loss").await, ["PLACE", "RELEASE", "CANCEL"]);
+    assert_eq!(
+        desk.cash(&account).await - d("100000"),
+        d("10") * (d("420.99") - d("389.01")),
+        "cash moved by the two fills exactly"
+    );
+}
+
+#[tokio::test]
+async fn an_oto_follower_ends_with_its_master_and_an_oco_pair_claims_the_shares_once() {
+    let desk = desk().await;
+    let account = desk.cash_account.clone();
+    desk.pin("400.00", "399.99", "400.01", 10_000).await;
+    let oto = vec![
+        part("MASTER", "oto-buy", "BUY", "LIMIT", "5", Some("300")),
+        part("OTO", "oto-sell", "SELL", "LIMIT", "5", Some("500")),
+    ];
+    desk.place_combination(&account, Some("oto-1"), oto).await.unwrap();
+    desk.cancel(&account, "oto-buy").await.unwrap();
+    let follower = desk.detail(&account, "oto-sell").await;
+    assert_eq!(follower.orders[0].status, OrderStatus::Cancelled);
+    assert!(follower.orders[0].reason.as_deref().unwrap().contains("master"));
+
+    // A client combo order id names one combination, for ever.
+    let again = vec![
+        part("MASTER", "oto-buy-2", "BUY", "LIMIT", "5", Some("300")),
+        part("OTO", "oto-sell-2", "SELL", "LIMIT", "5", Some("500")),
+    ];
+    assert_eq!(
+        code(
+            desk.place_combination(&account, Some("oto-1"), again.clone())
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::DuplicateClientComboOrderId
+    );
+    assert_eq!(
+        code(desk.place_combination(&account, None, again.clone()).await.unwrap_err()),
+        ErrorCode::IllegalParameter,
+        "a combination needs its client_combo_order_id"
+    );
+    assert!(
+        desk.server
+            .database
+            .store
+            .order(&account, "oto-buy-2")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let shapes = [
+        vec![
+            part("MASTER", "m1", "BUY", "LIMIT", "1", Some("300")),
+            part("MASTER", "m2", "BUY", "LIMIT", "1", Some("300")),
+        ],
+        vec![part("OTO", "f1", "BUY", "LIMIT", "1", Some("300"))],
+        vec![
+            order("n1", "BUY", "LIMIT", "1", Some("300")),
+            order("n2", "BUY", "LIMIT", "1", Some("300")),
+        ],
+    ];
+    for orders in shapes {
+        assert_eq!(
+            code(
+                desk.place_combination(&account, Some("shape"), orders)
+                    .await
+                    .unwrap_err()
+            ),
+            ErrorCode::UnsupportedComboType
+        );
+    }
+    let batch =
+        json!({"account_id": account, "batch_orders": [part("MASTER", "b1", "BUY", "LIMIT", "1", Some("300"))]});
+    assert_eq!(
+        code(
+            desk.client
+                .post::<_, Value>("/trading/orders/batch-place", &batch)
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::UnsupportedComboType
+    );
+
+    // A bracket's legs sell what its master buys, not more.
+    let too_many = vec![
+        part("MASTER", "x-buy", "BUY", "LIMIT", "5", Some("300")),
+        part("OCO", "x-profit", "SELL", "LIMIT", "6", Some("500")),
+        part("OCO", "x-loss", "SELL", "STOP_LOSS", "5", Some("250")),
+    ];
+    assert_eq!(
+        code(desk.place_combination(&account, Some("x"), too_many).await.unwrap_err()),
+        ErrorCode::InsufficientPosition
+    );
+
+    // Held shares: an OCO pair sells them once, and a cancelled leg takes the other with it.
+    desk.place(&account, order("hold", "BUY", "MARKET", "10", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.position(&account).await, d("10"));
+    let pair = vec![
+        part("OCO", "take", "SELL", "LIMIT", "10", Some("450")),
+        part("OCO", "stop", "SELL", "STOP_LOSS", "10", Some("350")),
+    ];
+    desk.place_combination(&account, Some("pair"), pair).await.unwrap();
+    assert_eq!(
+        code(
+            desk.place(&account, order("one-more", "SELL", "LIMIT", "1", Some("450")))
+                .await
+                .unwrap_err()
+        ),
+        ErrorCode::InsufficientPosition
+    );
+    desk.cancel(&account, "take").await.unwrap();
+    assert_eq!(desk.status(&account, "stop").await.0, OrderStatus::Cancelled);
+    desk.place(&account, order("one-more", "SELL", "LIMIT", "1", Some("450")))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

@@ -30,7 +30,11 @@ pub struct StopMove {
 /// reached it (a buy stop at or above, a sell stop at or below), in the sessions it trades in;
 /// `None` when nothing changes.
 pub fn watch(order: &Order, quote: &Quote) -> Option<StopMove> {
-    if !has_stop(order.order_type) || order.triggered_at.is_some() || !trades_in(order.session, quote.session) {
+    if !has_stop(order.order_type)
+        || order.triggered_at.is_some()
+        || order.waits_for.is_some()
+        || !trades_in(order.session, quote.session)
+    {
         return None;
     }
     let current = order.stop_price?;
@@ -54,9 +58,13 @@ pub fn watch(order: &Order, quote: &Quote) -> Option<StopMove> {
 /// The quantity and price an order fills at against `quote` now, if any: a buy at the ask, a
 /// sell at the bid (a limit only when marketable, which is the better of the two prices), at
 /// most the size shown, so that a large order fills in slices over successive ticks. A stop
-/// order trades only once triggered, as a market order (or a limit one, with a limit price).
+/// order trades only once triggered, as a market order (or a limit one, with a limit price); an
+/// order waiting for its master not at all.
 pub fn fill(order: &Order, quote: &Quote) -> Option<(Decimal, Decimal)> {
-    if !trades_in(order.session, quote.session) || (has_stop(order.order_type) && order.triggered_at.is_none()) {
+    if !trades_in(order.session, quote.session)
+        || order.waits_for.is_some()
+        || (has_stop(order.order_type) && order.triggered_at.is_none())
+    {
         return None;
     }
     let (price, size) = match order.side {
@@ -75,7 +83,7 @@ pub fn fill(order: &Order, quote: &Quote) -> Option<(Decimal, Decimal)> {
 
 #[cfg(test)]
 mod tests {
-    use signet_model::orders::{OrderStatus, TimeInForce, TradingSession, TrailingType};
+    use signet_model::orders::{ComboType, OrderStatus, TimeInForce, TradingSession, TrailingType};
 
     use super::*;
     use crate::engine::order::Trailing;
@@ -108,7 +116,9 @@ mod tests {
             account_id: "A".into(),
             client_order_id: "c".into(),
             client_combo_order_id: None,
-            combo_type: "NORMAL".into(),
+            combo_type: ComboType::Normal,
+            combo: None,
+            waits_for: None,
             instrument_id: 1,
             symbol: "AAPL".into(),
             side,

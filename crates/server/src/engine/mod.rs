@@ -2,6 +2,7 @@
 //! stops of stop orders, and matches open orders against the simulator's quotes.
 
 pub mod accounting;
+pub mod combo;
 pub mod matching;
 pub mod order;
 #[cfg(test)]

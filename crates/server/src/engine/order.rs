@@ -1,7 +1,11 @@
 //! An order as the engine keeps it, and the one table of its status transitions.
 
 use rust_decimal::Decimal;
-use signet_model::orders::{EntrustType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
+use signet_model::orders::{
+    ComboType, EntrustType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType,
+};
+
+use super::combo::Combo;
 
 /// What can happen to an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,16 +22,19 @@ pub enum Event {
     Fail,
     /// The unfilled part changed.
     Replace,
+    /// The master order it waited for filled: it works from now on.
+    Release,
 }
 
 impl Event {
-    pub const ALL: [Event; 6] = [
+    pub const ALL: [Event; 7] = [
         Event::PartialFill,
         Event::Fill,
         Event::Cancel,
         Event::Expire,
         Event::Fail,
         Event::Replace,
+        Event::Release,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -38,6 +45,7 @@ impl Event {
             Event::Expire => "EXPIRE",
             Event::Fail => "FAIL",
             Event::Replace => "REPLACE",
+            Event::Release => "RELEASE",
         }
     }
 }
@@ -52,13 +60,14 @@ pub const STATUSES: [OrderStatus; 5] = [
 
 /// The status after `event`, or `None` when the event cannot happen to an order in `status`.
 ///
-/// | status \ event | PartialFill | Fill | Cancel | Expire | Fail | Replace |
-/// |---|---|---|---|---|---|---|
-/// | SUBMITTED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | FAILED | SUBMITTED |
-/// | PARTIAL_FILLED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | CANCELLED | PARTIAL_FILLED |
-/// | FILLED, CANCELLED, FAILED | — | — | — | — | — | — |
+/// | status \ event | PartialFill | Fill | Cancel | Expire | Fail | Replace | Release |
+/// |---|---|---|---|---|---|---|---|
+/// | SUBMITTED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | FAILED | SUBMITTED | SUBMITTED |
+/// | PARTIAL_FILLED | PARTIAL_FILLED | FILLED | CANCELLED | CANCELLED | CANCELLED | PARTIAL_FILLED | — |
+/// | FILLED, CANCELLED, FAILED | — | — | — | — | — | — | — |
 ///
-/// A refusal of a partly filled order cancels the rest: what filled stays filled.
+/// A refusal of a partly filled order cancels the rest: what filled stays filled. An order that
+/// waits for its master has not traded, so only a SUBMITTED one is released.
 pub fn transition(status: OrderStatus, event: Event) -> Option<OrderStatus> {
     use Event as E;
     use OrderStatus as S;
@@ -69,6 +78,8 @@ pub fn transition(status: OrderStatus, event: Event) -> Option<OrderStatus> {
         (S::Submitted, E::Fail) => Some(S::Failed),
         (S::PartialFilled, E::Fail) => Some(S::Cancelled),
         (S::Submitted | S::PartialFilled, E::Replace) => Some(status),
+        (S::Submitted, E::Release) => Some(S::Submitted),
+        (S::PartialFilled, E::Release) => None,
         (S::Filled | S::Cancelled | S::Failed, _) => None,
     }
 }
@@ -85,7 +96,11 @@ pub struct Order {
     pub account_id: String,
     pub client_order_id: String,
     pub client_combo_order_id: Option<String>,
-    pub combo_type: String,
+    /// Its part in a combination, as sent (NORMAL when alone).
+    pub combo_type: ComboType,
+    pub combo: Option<Combo>,
+    /// The master order it waits for (OTO, OTOCO), until the master has filled.
+    pub waits_for: Option<String>,
     pub instrument_id: i64,
     pub symbol: String,
     pub side: Side,
@@ -177,13 +192,14 @@ mod tests {
                     E::Fill => S::Filled,
                     E::Cancel | E::Expire => S::Cancelled,
                     E::Fail => S::Failed,
-                    E::Replace => S::Submitted,
+                    E::Replace | E::Release => S::Submitted,
                 }),
-                S::PartialFilled => Some(match event {
-                    E::PartialFill | E::Replace => S::PartialFilled,
-                    E::Fill => S::Filled,
-                    E::Cancel | E::Expire | E::Fail => S::Cancelled,
-                }),
+                S::PartialFilled => match event {
+                    E::PartialFill | E::Replace => Some(S::PartialFilled),
+                    E::Fill => Some(S::Filled),
+                    E::Cancel | E::Expire | E::Fail => Some(S::Cancelled),
+                    E::Release => None,
+                },
                 S::Filled | S::Cancelled | S::Failed => None,
             }
         };
@@ -198,7 +214,7 @@ mod tests {
                 cells += 1;
             }
         }
-        assert_eq!(cells, 30);
+        assert_eq!(cells, 35);
         for status in STATUSES {
             assert_eq!(is_open(status), transition(status, Event::Cancel).is_some());
         }

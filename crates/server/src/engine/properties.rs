@@ -1,14 +1,16 @@
 //! Property tests of the engine's rules over random sequences of orders and price moves: the
-//! matching (stops, limits, slices) and the accounting, run the way a tick runs them.
+//! matching (stops, limits, slices), the accounting and the combinations, run the way a tick and
+//! the store run them.
 
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 use signet_model::AccountType;
-use signet_model::orders::{OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
+use signet_model::orders::{ComboType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
 
 use super::accounting::{Holding, apply_fill};
+use super::combo::{Combo, ComboKind, Consequence, Part, consequence, part};
 use super::matching::{fill, watch};
-use super::order::{Event, Order, Trailing, has_stop, transition};
+use super::order::{Event, Order, Trailing, has_stop, is_open, transition};
 use crate::market::Quote;
 use crate::market::clock::Session;
 
@@ -22,6 +24,13 @@ enum Step {
         price: u32,
         /// Cents.
         step: u32,
+    },
+    /// An OTOCO bracket: a limit buy, then a limit sell above and a stop below (cents).
+    Bracket {
+        quantity: u32,
+        entry: u32,
+        profit: u32,
+        loss: u32,
     },
     /// A new last price (cents) and displayed size.
     Move { last: u32, size: u64 },
@@ -46,6 +55,14 @@ fn step() -> impl Strategy<Value = Step> {
                 step
             }
         ),
+        (1u32..300, 8_000u32..12_000, 0u32..1_500, 0u32..1_500).prop_map(|(quantity, entry, up, down)| {
+            Step::Bracket {
+                quantity,
+                entry,
+                profit: entry + up + 1,
+                loss: entry - down - 1,
+            }
+        }),
         (8_000u32..12_000, 1u64..400).prop_map(|(last, size)| Step::Move { last, size }),
     ]
 }
@@ -85,7 +102,9 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
         account_id: "A".into(),
         client_order_id: n.to_string(),
         client_combo_order_id: None,
-        combo_type: "NORMAL".into(),
+        combo_type: ComboType::Normal,
+        combo: None,
+        waits_for: None,
         instrument_id: 1,
         symbol: "X".into(),
         side,
@@ -113,6 +132,29 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
     }
 }
 
+/// A master limit buy at `entry`, then a limit sell at `profit` and a stop at `loss`, both
+/// waiting for it.
+fn bracket(n: usize, quantity: u32, entry: Decimal, profit: Decimal, loss: Decimal) -> [Order; 3] {
+    let master = format!("{n}.0");
+    let combo = Some(Combo {
+        combo_order_id: master.clone(),
+        kind: ComboKind::Otoco,
+    });
+    let mut orders = [
+        new_order(n, Side::Buy, OrderType::Limit, quantity, entry, Decimal::ZERO),
+        new_order(n, Side::Sell, OrderType::Limit, quantity, profit, Decimal::ZERO),
+        new_order(n, Side::Sell, OrderType::StopLoss, quantity, loss, Decimal::ZERO),
+    ];
+    let parts = [ComboType::Master, ComboType::StopProfit, ComboType::StopLoss];
+    for (i, (order, combo_type)) in orders.iter_mut().zip(parts).enumerate() {
+        order.order_id = format!("{n}.{i}");
+        order.combo_type = combo_type;
+        order.combo = combo.clone();
+        order.waits_for = (i > 0).then(|| master.clone());
+    }
+    orders
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -133,6 +175,10 @@ proptest! {
                     orders.push(new_order(n, side, order_type, quantity, cents(price), cents(step)));
                     100
                 }
+                Step::Bracket { quantity, entry, profit, loss } => {
+                    orders.extend(bracket(n, quantity, cents(entry), cents(profit), cents(loss)));
+                    100
+                }
                 Step::Move { last: l, size } => {
                     last = cents(l);
                     size
@@ -140,7 +186,14 @@ proptest! {
             };
             // One tick, as the engine runs it.
             let q = quote(last, size);
-            for order in orders.iter_mut().filter(|o| matches!(o.status, OrderStatus::Submitted | OrderStatus::PartialFilled)) {
+            for i in 0..orders.len() {
+                let master_filled = orders[i].waits_for.as_ref().is_none_or(|m| {
+                    orders.iter().any(|o| &o.order_id == m && o.status == OrderStatus::Filled)
+                });
+                let order = &mut orders[i];
+                if !is_open(order.status) {
+                    continue;
+                }
                 if let Some(moved) = watch(order, &q) {
                     let before = order.stop_price.expect("a stop order has a stop");
                     match order.side {
@@ -157,6 +210,7 @@ proptest! {
                 }
                 let Some((quantity, price)) = fill(order, &q) else { continue };
                 prop_assert!(has_stop(order.order_type) <= order.triggered_at.is_some(), "a stop order trades once triggered");
+                prop_assert!(master_filled, "an order waiting for its master trades once the master has filled");
                 if let Some(limit) = order.limit_price {
                     match order.side {
                         Side::Buy => prop_assert!(price <= limit),
@@ -178,11 +232,24 @@ proptest! {
                     Err(_) => order.status = transition(order.status, Event::Fail).expect("an open order can fail"),
                 }
                 prop_assert!(order.filled_quantity <= order.quantity);
+                // What the store does to the rest of the combination, in the fill's transaction.
+                let changed = order.clone();
+                for other in orders.iter_mut().filter(|o| o.combo.is_some() && o.combo == changed.combo) {
+                    let event = match consequence(&changed, other) {
+                        None => continue,
+                        Some(Consequence::Release) => { other.waits_for = None; Event::Release }
+                        Some(Consequence::Cancel(_)) => Event::Cancel,
+                    };
+                    other.status = transition(other.status, event).expect("consequences touch open orders");
+                }
             }
             prop_assert!(account_type == AccountType::Margin || cash >= Decimal::ZERO, "a cash account never goes below zero");
             prop_assert!(account_type == AccountType::Margin || holding.quantity >= Decimal::ZERO, "only margin accounts go short");
             prop_assert_eq!(holding.quantity, bought - sold, "shares are what was bought less what was sold");
             prop_assert_eq!(cash, start_cash - spent + received, "cash moves by the fills' value exactly");
+        }
+        for legs in orders.iter().filter(|o| part(o.combo_type) == Part::Leg).collect::<Vec<_>>().chunks(2) {
+            prop_assert!(legs.iter().filter(|o| !o.filled_quantity.is_zero()).count() <= 1, "one leg of an OCO pair trades");
         }
         for order in &orders {
             prop_assert!(order.filled_quantity <= order.quantity);

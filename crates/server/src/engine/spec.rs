@@ -8,6 +8,7 @@ use signet_model::orders::{
 };
 use signet_model::wire::WireEnum;
 
+use super::combo::COMBO_TYPES;
 use super::order::{Trailing, has_stop};
 use crate::error::ApiError;
 use crate::marketdata::units::parse_day;
@@ -16,6 +17,8 @@ use crate::marketdata::units::parse_day;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderSpec {
     pub client_order_id: String,
+    /// Its part in a combination ([`super::combo`]).
+    pub combo_type: ComboType,
     pub symbol: String,
     pub side: Side,
     pub order_type: OrderType,
@@ -77,14 +80,15 @@ fn checked_quantity(quantity: Decimal) -> Result<Decimal, ApiError> {
 }
 
 pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
-    let client_order_id = client_order_id(order.client_order_id.as_deref())?;
+    let client_order_id = client_id("client_order_id", order.client_order_id.as_deref())?;
     refuse_features(order)?;
     check_value::<ComboType>(
         "combo_type",
         order.combo_type.as_deref(),
-        &[ComboType::Normal],
+        &COMBO_TYPES,
         ErrorCode::UnsupportedComboType,
     )?;
+    let combo_type = optional("combo_type", order.combo_type.as_deref(), ComboType::Normal)?;
     if let Some(market) = non_empty(order.market.as_deref())
         && market != "US"
     {
@@ -205,6 +209,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, ApiError> {
     };
     Ok(OrderSpec {
         client_order_id,
+        combo_type,
         symbol,
         side,
         order_type,
@@ -253,13 +258,14 @@ fn trailing(order: &NewOrder) -> Result<Trailing, ApiError> {
     })
 }
 
-/// 1 to 32 characters of `A-Z a-z 0-9 _ -`.
-pub fn client_order_id(value: Option<&str>) -> Result<String, ApiError> {
-    let id = non_empty(value).ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
+/// A client's id (`client_order_id`, `client_combo_order_id`): 1 to 32 characters of
+/// `A-Z a-z 0-9 _ -`.
+pub fn client_id(field: &str, value: Option<&str>) -> Result<String, ApiError> {
+    let id = non_empty(value).ok_or_else(|| ApiError::illegal_parameter(format!("{field} is required")))?;
     if id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(ApiError::illegal_parameter(
-            "client_order_id must be 1 to 32 characters of A-Z a-z 0-9 _ -",
-        ));
+        return Err(ApiError::illegal_parameter(format!(
+            "{field} must be 1 to 32 characters of A-Z a-z 0-9 _ -"
+        )));
     }
     Ok(id.to_owned())
 }
@@ -410,7 +416,11 @@ mod tests {
             code(json!({"order_type": "STOP_LOSS", "stop_price": "90", "time_in_force": "IOC"})),
             ErrorCode::UnsupportedTimeInForce
         );
-        assert_eq!(code(json!({"combo_type": "OTO"})), ErrorCode::UnsupportedComboType);
+        assert_eq!(code(json!({"combo_type": "BROKEN"})), ErrorCode::UnsupportedComboType);
+        assert_eq!(
+            parse(&order(json!({"combo_type": "STOP_PROFIT"}))).unwrap().combo_type,
+            ComboType::StopProfit
+        );
         assert_eq!(
             code(
                 json!({"entrust_type": "AMOUNT", "order_type": "STOP_LOSS", "stop_price": "9", "total_cash_amount": "100"})

@@ -269,15 +269,16 @@ pub enum FillOutcome {
 #[async_trait]
 pub trait TradingStore: Send + Sync {
     /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
-    /// is taken in its account (then none is inserted).
+    /// or a client combo order id is taken in its account (then none is inserted; the message
+    /// names `client_combo_order_id` for the latter).
     async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError>;
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.
     async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
-    /// Applies a fill with its effect on the order, the position and the cash, in one
-    /// transaction.
+    /// Applies a fill with its effect on the order, the position, the cash and the rest of the
+    /// order's combination ([`crate::engine::combo::consequence`]), in one transaction.
     async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;
     /// Moves a waiting stop order's stop, and marks it triggered at simulated time
     /// `triggered_at`; false when the order is not open or triggered already.
@@ -289,7 +290,8 @@ pub trait TradingStore: Send + Sync {
         time_ms: i64,
     ) -> Result<bool, StoreError>;
     /// Applies a non-fill event to an open order (cancel, expire, fail, or replace with
-    /// `replacement`); `None` when the order is not open any more.
+    /// `replacement`); `None` when the order is not open any more. Like a fill, an order's end
+    /// carries on to the rest of its combination in the same transaction.
     async fn update_open_order(
         &self,
         order_id: &str,

@@ -1,22 +1,22 @@
 //! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
 //! open orders and history. Fills happen later, on the engine's ticks.
 
-use std::collections::HashMap;
-
 use axum::extract::{Query, State};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
-    OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce, TradingSession,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
+    OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    TradingSession,
 };
 use signet_model::{AccountType, ErrorCode};
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::engine::accounting::buying_power;
+use crate::engine::combo::{self, Combo, ComboKind, Part, part};
 use crate::engine::order::{Event, Order};
 use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
@@ -27,7 +27,7 @@ use crate::pagination;
 use crate::secrets::random_hex;
 use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
 use crate::times::{format_ms, parse_ms};
-use crate::trading::reservations::Reserved;
+use crate::trading::reservations::{Claims, Reserved, claims};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -42,6 +42,8 @@ pub fn routes() -> Router<AppState> {
 }
 
 const MAX_BATCH: usize = 50;
+/// The most orders of a combination (OTOCO).
+const MAX_COMBINATION: usize = 3;
 const PAGE: u32 = 10;
 const MAX_PAGE: u32 = 100;
 /// The kind of the order listings' pagination keys: an order's sequence number.
@@ -102,13 +104,16 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiErro
     })
 }
 
-/// Buying power now and after `orders`, refusing what the account cannot take: a buy beyond
-/// its buying power, a sell of shares it does not hold (or already sells in other orders).
-/// `replacing` is an open order whose reservation the new orders take over.
+/// Buying power now and after `orders` (one order, a combination in the order placed, or a
+/// batch of independent orders), refusing what the account cannot take: a buy beyond its buying
+/// power, a sell of shares it does not hold (or already sells in other orders). Of an OCO pair
+/// only one leg trades, so the larger claim counts; an order waiting for a master that buys may
+/// sell what the master buys. `replacing` is an open order whose claim the new orders take over.
 async fn check_account(
     state: &AppState,
     account: &AccountRecord,
     orders: &[&Prepared],
+    kind: Option<ComboKind>,
     replacing: Option<&str>,
 ) -> Result<(Decimal, Decimal), ApiError> {
     let now = state.market.now_ms();
@@ -119,25 +124,17 @@ async fn check_account(
             .map(|q| q.last)
             .unwrap_or_default()
     };
-    // What the account's open orders hold back: cash for buys, shares for sells.
-    let sums = |open: &mut dyn Iterator<Item = &Reserved>| {
-        let mut reserved = Decimal::ZERO;
-        let mut selling: HashMap<i64, Decimal> = HashMap::new();
-        for o in open.filter(|o| Some(o.order_id.as_str()) != replacing) {
-            match o.side {
-                Side::Buy | Side::Short => {
-                    reserved += o.remaining * o.price.unwrap_or_else(|| price_now(o.instrument_id))
-                }
-                Side::Sell => *selling.entry(o.instrument_id).or_default() += o.remaining,
-            }
-        }
-        (reserved, selling)
+    let open_claims = |open: &mut dyn Iterator<Item = &Reserved>| {
+        claims(open.filter(|o| Some(o.order_id.as_str()) != replacing), price_now)
     };
-    let (reserved, mut selling) = match state
+    let Claims {
+        cash: reserved,
+        selling,
+    } = match state
         .reservations
-        .with(&account.account_id, |open| sums(&mut open.values()))
+        .with(&account.account_id, |open| open_claims(&mut open.values()))
     {
-        Ok(sums) => sums,
+        Ok(claims) => claims,
         Err(generation) => {
             let orders = state
                 .store
@@ -151,9 +148,9 @@ async fn check_account(
                 })
                 .await?;
             let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
-            let result = sums(&mut open.iter());
+            let claims = open_claims(&mut open.iter());
             state.reservations.keep(&account.account_id, generation, open);
-            result
+            claims
         }
     };
     let positions = state.store.positions(&account.account_id).await?;
@@ -167,14 +164,22 @@ async fn check_account(
         }
     }
     let before = buying_power(account.account_type, account.cash, long_value, short_value, reserved);
-    let mut cost = Decimal::ZERO;
-    for p in orders {
-        let held = positions
+    let master = orders
+        .first()
+        .filter(|_| matches!(kind, Some(ComboKind::Oto | ComboKind::Otoco)));
+    let mut selling = selling;
+    let (mut cost, mut leg_cost) = (Decimal::ZERO, Decimal::ZERO);
+    for (i, p) in orders.iter().enumerate() {
+        let mut held = positions
             .iter()
             .find(|h| h.instrument_id == p.instrument_id)
             .map_or(Decimal::ZERO, |h| h.holding.quantity);
-        match p.spec.side {
-            Side::Buy => cost += p.spec.quantity * p.estimate,
+        let waits = i > 0 && master.is_some();
+        if let Some(m) = master.filter(|m| waits && m.spec.side == Side::Buy && m.instrument_id == p.instrument_id) {
+            held += m.spec.quantity;
+        }
+        let (order_cost, shares) = match p.spec.side {
+            Side::Buy => (p.spec.quantity * p.estimate, Decimal::ZERO),
             Side::Short if account.account_type == AccountType::Cash => {
                 return Err(ApiError::new(
                     ErrorCode::UnsupportedSide,
@@ -191,7 +196,7 @@ async fn check_account(
                 ));
             }
             // A short sale uses buying power as a purchase does (Reg T: 50% of its value).
-            Side::Short => cost += p.spec.quantity * p.estimate,
+            Side::Short => (p.spec.quantity * p.estimate, Decimal::ZERO),
             Side::Sell => {
                 let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
                 if p.spec.quantity > free {
@@ -203,10 +208,18 @@ async fn check_account(
                         ),
                     ));
                 }
-                *selling.entry(p.instrument_id).or_default() += p.spec.quantity;
+                (Decimal::ZERO, if waits { Decimal::ZERO } else { p.spec.quantity })
             }
+        };
+        // The legs come last: each is checked against the same shares.
+        if part(p.spec.combo_type) == Part::Leg {
+            leg_cost = leg_cost.max(order_cost);
+        } else {
+            cost += order_cost;
+            *selling.entry(p.instrument_id).or_default() += shares;
         }
     }
+    cost += leg_cost;
     if cost > before {
         let kind = if account.account_type == AccountType::Cash {
             "cash"
@@ -250,15 +263,22 @@ fn session_close(session: TradingSession) -> i64 {
     }
 }
 
-fn new_order(account: &AccountRecord, p: &Prepared, combo_id: Option<&str>, sim_now: i64) -> Result<Order, ApiError> {
+fn new_order(
+    account: &AccountRecord,
+    p: &Prepared,
+    client_combo_order_id: Option<&str>,
+    sim_now: i64,
+) -> Result<Order, ApiError> {
     let now = wall_clock_ms();
     Ok(Order {
         seq: 0,
         order_id: random_hex::<8>()?.to_uppercase(),
         account_id: account.account_id.clone(),
         client_order_id: p.spec.client_order_id.clone(),
-        client_combo_order_id: combo_id.map(str::to_owned),
-        combo_type: "NORMAL".to_owned(),
+        client_combo_order_id: client_combo_order_id.map(str::to_owned),
+        combo_type: p.spec.combo_type,
+        combo: None,
+        waits_for: None,
         instrument_id: p.instrument_id,
         symbol: p.spec.symbol.clone(),
         side: p.spec.side,
@@ -294,15 +314,20 @@ fn ack(o: &Order) -> OrderAck {
         client_order_id: o.client_order_id.clone(),
         order_id: o.order_id.clone(),
         client_combo_order_id: o.client_combo_order_id.clone(),
-        combo_order_id: None,
+        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.clone()),
         status: o.status,
+        orders: Vec::new(),
     }
 }
 
-/// Stores new orders of one account; a client order id used before in the account is 409 and
-/// stores nothing.
+/// Stores new orders of one account; a client order id (or client combo order id) used before
+/// in the account is 409 and stores nothing.
 async fn insert(state: &AppState, account: &AccountRecord, orders: &[Order]) -> Result<(), ApiError> {
     match state.store.insert_orders(orders).await {
+        Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => Err(ApiError::new(
+            ErrorCode::DuplicateClientComboOrderId,
+            "this client_combo_order_id was used before in this account: every combination needs a new one",
+        )),
         Err(StoreError::Conflict(_)) => Err(ApiError::new(
             ErrorCode::DuplicateClientOrderId,
             "this client_order_id was used before in this account: every order needs a new one",
@@ -317,15 +342,101 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &[Order]) -> 
     }
 }
 
-/// The one order of `new_orders`: combinations are not offered yet.
-fn single(orders: &[NewOrder]) -> Result<&NewOrder, ApiError> {
-    match orders {
-        [one] => Ok(one),
-        [] => Err(ApiError::illegal_parameter("new_orders must hold one order")),
-        _ => Err(ApiError::new(
+/// `new_orders` parsed and priced: one order, or a combination with its id.
+struct Placement {
+    orders: Vec<Prepared>,
+    kind: Option<ComboKind>,
+    client_combo_order_id: Option<String>,
+}
+
+async fn placement(
+    state: &AppState,
+    new_orders: &[NewOrder],
+    client_combo_order_id: Option<&str>,
+) -> Result<Placement, ApiError> {
+    if new_orders.len() > MAX_COMBINATION {
+        return Err(ApiError::new(
             ErrorCode::UnsupportedComboType,
-            "one order per call: combinations (OTO, OCO, OTOCO) are not supported; supported is NORMAL",
-        )),
+            format!(
+                "new_orders holds one order or a combination of at most {MAX_COMBINATION}: use /trading/orders/batch-place for independent orders"
+            ),
+        ));
+    }
+    let mut orders = Vec::with_capacity(new_orders.len());
+    for (i, order) in new_orders.iter().enumerate() {
+        let p = prepare(state, order).await.map_err(|mut e| {
+            if new_orders.len() > 1 {
+                e.message = format!("new_orders[{i}]: {}", e.message).into();
+            }
+            e
+        })?;
+        orders.push(p);
+    }
+    let kind = combo::kind_of(&orders.iter().map(|p| p.spec.combo_type).collect::<Vec<_>>())?;
+    let client_combo_order_id = match kind {
+        None => client_combo_order_id.filter(|c| !c.is_empty()).map(str::to_owned),
+        Some(_) => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
+    };
+    if kind.is_some() {
+        distinct_ids(&orders, "two orders of the combination share a client_order_id")?;
+        if orders.iter().any(|p| p.spec.time_in_force == TimeInForce::Ioc) {
+            return Err(ApiError::new(
+                ErrorCode::UnsupportedTimeInForce,
+                "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
+            ));
+        }
+        let legs: Vec<&Prepared> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
+        if let [a, b] = legs.as_slice()
+            && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
+        {
+            return Err(ApiError::illegal_parameter(
+                "the two legs of an OCO pair trade the same symbol on the same side",
+            ));
+        }
+    }
+    Ok(Placement {
+        orders,
+        kind,
+        client_combo_order_id,
+    })
+}
+
+fn distinct_ids(orders: &[Prepared], message: &'static str) -> Result<(), ApiError> {
+    let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|w| w[0] == w[1]) {
+        return Err(ApiError::new(ErrorCode::DuplicateClientOrderId, message));
+    }
+    Ok(())
+}
+
+impl Placement {
+    async fn check(&self, state: &AppState, account: &AccountRecord) -> Result<(Decimal, Decimal), ApiError> {
+        let orders: Vec<&Prepared> = self.orders.iter().collect();
+        check_account(state, account, &orders, self.kind, None).await
+    }
+
+    /// The orders to store: a combination is named by its first order, and in OTO and OTOCO
+    /// the others wait for it.
+    fn orders(&self, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
+        let mut orders = self
+            .orders
+            .iter()
+            .map(|p| new_order(account, p, self.client_combo_order_id.as_deref(), sim_now))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(kind) = self.kind {
+            let first = orders[0].order_id.clone();
+            for (i, o) in orders.iter_mut().enumerate() {
+                o.combo = Some(Combo {
+                    combo_order_id: first.clone(),
+                    kind,
+                });
+                if i > 0 && kind != ComboKind::Oco {
+                    o.waits_for = Some(first.clone());
+                }
+            }
+        }
+        Ok(orders)
     }
 }
 
@@ -335,12 +446,15 @@ async fn place(
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    let prepared = prepare(&state, single(&request.new_orders)?).await?;
-    check_account(&state, &account, &[&prepared], None).await?;
-    let combo = request.client_combo_order_id.as_deref().filter(|c| !c.is_empty());
-    let order = new_order(&account, &prepared, combo, state.market.now_ms())?;
-    insert(&state, &account, std::slice::from_ref(&order)).await?;
-    Ok(Json(ack(&order)))
+    let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
+    placement.check(&state, &account).await?;
+    let orders = placement.orders(&account, state.market.now_ms())?;
+    insert(&state, &account, &orders).await?;
+    let mut answer = ack(&orders[0]);
+    if orders.len() > 1 {
+        answer.orders = orders.iter().map(ack).collect();
+    }
+    Ok(Json(answer))
 }
 
 async fn preview(
@@ -349,22 +463,41 @@ async fn preview(
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<PreviewResponse>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    let prepared = prepare(&state, single(&request.new_orders)?).await?;
-    if state
-        .store
-        .order(&account.account_id, &prepared.spec.client_order_id)
-        .await?
-        .is_some()
-    {
-        return Err(ApiError::new(
-            ErrorCode::DuplicateClientOrderId,
-            "this client_order_id was used before in this account",
-        ));
+    let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
+    for p in &placement.orders {
+        if state
+            .store
+            .order(&account.account_id, &p.spec.client_order_id)
+            .await?
+            .is_some()
+        {
+            return Err(ApiError::new(
+                ErrorCode::DuplicateClientOrderId,
+                "this client_order_id was used before in this account",
+            ));
+        }
     }
-    let (before, after) = check_account(&state, &account, &[&prepared], None).await?;
-    let commission = state.config.commission.of(prepared.spec.quantity, true);
+    let (before, after) = placement.check(&state, &account).await?;
+    // The value and commission of what trades first: the order, the master of a combination, or
+    // the larger leg of an OCO pair (after the master, the others trade instead of buying power).
+    let first = match placement.kind {
+        Some(ComboKind::Oto | ComboKind::Otoco) => &placement.orders[..1],
+        _ => &placement.orders[..],
+    };
+    let (value, commission) = first
+        .iter()
+        .map(|p| {
+            (
+                p.spec.quantity * p.estimate,
+                state.config.commission.of(p.spec.quantity, true),
+            )
+        })
+        .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match placement.kind {
+            Some(ComboKind::Oco) => total.max(this),
+            _ => (total.0 + this.0, total.1 + this.1),
+        });
     Ok(Json(PreviewResponse {
-        estimated_cost: (prepared.spec.quantity * prepared.estimate).round_dp(2).to_string(),
+        estimated_cost: value.round_dp(2).to_string(),
         estimated_commission: commission.to_string(),
         estimated_transaction_fee: "0".into(),
         estimated_exchange_fee: "0".into(),
@@ -391,17 +524,18 @@ async fn batch_place(
             e.message = format!("batch_orders[{i}]: {}", e.message).into();
             e
         })?;
+        if p.spec.combo_type != ComboType::Normal {
+            return Err(ApiError::new(
+                ErrorCode::UnsupportedComboType,
+                format!(
+                    "batch_orders[{i}]: a batch holds independent NORMAL orders; place a combination with /trading/orders/place"
+                ),
+            ));
+        }
         prepared.push(p);
     }
-    let mut ids: Vec<&str> = prepared.iter().map(|p| p.spec.client_order_id.as_str()).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|w| w[0] == w[1]) {
-        return Err(ApiError::new(
-            ErrorCode::DuplicateClientOrderId,
-            "two orders of the batch share a client_order_id",
-        ));
-    }
-    check_account(&state, &account, &prepared.iter().collect::<Vec<_>>(), None).await?;
+    distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
+    check_account(&state, &account, &prepared.iter().collect::<Vec<_>>(), None, None).await?;
     let sim_now = state.market.now_ms();
     let orders = prepared
         .iter()
@@ -521,6 +655,7 @@ async fn replace(
     let remaining = Prepared {
         spec: OrderSpec {
             client_order_id: order.client_order_id.clone(),
+            combo_type: ComboType::Normal,
             symbol: order.symbol.clone(),
             side: order.side,
             order_type: order.order_type,
@@ -542,7 +677,7 @@ async fn replace(
                 .unwrap_or_default()
         }),
     };
-    check_account(&state, &account, &[&remaining], Some(&order.order_id)).await?;
+    check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
     let replaced = state
         .store
         .update_open_order(
@@ -669,7 +804,8 @@ pub fn record(o: &Order) -> OrderRecord {
     OrderRecord {
         client_order_id: o.client_order_id.clone(),
         client_combo_order_id: o.client_combo_order_id.clone(),
-        combo_type: o.combo_type.clone(),
+        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.clone()),
+        combo_type: o.combo.as_ref().map_or("NORMAL", |c| c.kind.as_str()).to_owned(),
         orders: vec![OrderDetail {
             order_id: o.order_id.clone(),
             client_order_id: o.client_order_id.clone(),
@@ -680,6 +816,7 @@ pub fn record(o: &Order) -> OrderRecord {
             side: o.side,
             order_type: o.order_type,
             status: o.status,
+            combo_type: o.combo_type,
             entrust_type: o.entrust_type(),
             total_cash_amount: o.cash_amount.map(|a| a.to_string()),
             total_quantity: o.quantity.normalize().to_string(),

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use rust_decimal::Decimal;
 use signet_model::orders::Side;
 
+use crate::engine::combo::{Part, part};
 use crate::engine::order::Order;
 
 /// An open order's claim on its account.
@@ -25,6 +26,10 @@ pub struct Reserved {
     pub remaining: Decimal,
     /// The limit or stop it is priced at; a market order is priced at the quote.
     pub price: Option<Decimal>,
+    /// The combination of an OCO leg: of a pair, only one trades, so the larger claim counts.
+    pub oco: Option<String>,
+    /// It waits for its master: a sell then sells what the master buys, not what is held.
+    pub waits: bool,
 }
 
 impl Reserved {
@@ -35,8 +40,56 @@ impl Reserved {
             instrument_id: order.instrument_id,
             remaining: order.remaining(),
             price: order.limit_price.or(order.stop_price),
+            oco: order
+                .combo
+                .as_ref()
+                .filter(|_| part(order.combo_type) == Part::Leg)
+                .map(|c| c.combo_order_id.clone()),
+            waits: order.waits_for.is_some(),
         }
     }
+}
+
+/// What open orders hold back: cash for buys and short sales, shares for sells.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Claims {
+    pub cash: Decimal,
+    pub selling: HashMap<i64, Decimal>,
+}
+
+/// The claims of `open`, buys and shorts priced at their price or else `price_now`.
+pub fn claims<'a>(open: impl Iterator<Item = &'a Reserved>, price_now: impl Fn(i64) -> Decimal) -> Claims {
+    let mut total = Claims::default();
+    // Per OCO pair: (cash, instrument, shares), each the larger of the two legs'.
+    let mut pairs: HashMap<&str, (Decimal, i64, Decimal)> = HashMap::new();
+    for o in open {
+        let (cash, shares) = match o.side {
+            Side::Buy | Side::Short => (
+                o.remaining * o.price.unwrap_or_else(|| price_now(o.instrument_id)),
+                Decimal::ZERO,
+            ),
+            Side::Sell if o.waits => (Decimal::ZERO, Decimal::ZERO),
+            Side::Sell => (Decimal::ZERO, o.remaining),
+        };
+        match &o.oco {
+            Some(pair) => {
+                let claim = pairs
+                    .entry(pair)
+                    .or_insert((Decimal::ZERO, o.instrument_id, Decimal::ZERO));
+                claim.0 = claim.0.max(cash);
+                claim.2 = claim.2.max(shares);
+            }
+            None => {
+                total.cash += cash;
+                *total.selling.entry(o.instrument_id).or_default() += shares;
+            }
+        }
+    }
+    for (cash, instrument_id, shares) in pairs.into_values() {
+        total.cash += cash;
+        *total.selling.entry(instrument_id).or_default() += shares;
+    }
+    total
 }
 
 #[derive(Default)]
@@ -114,11 +167,38 @@ mod tests {
             instrument_id: n,
             remaining: Decimal::ONE,
             price: None,
+            oco: None,
+            waits: false,
         }
     }
 
     fn count(r: &Reservations) -> Option<usize> {
         r.with("A", |orders| orders.len()).ok()
+    }
+
+    #[test]
+    fn an_oco_pair_claims_its_larger_leg_and_a_waiting_sell_claims_no_shares() {
+        let order = |side: Side, remaining: i64, price: i64, oco: Option<&str>, waits: bool| Reserved {
+            order_id: String::new(),
+            side,
+            instrument_id: 7,
+            remaining: Decimal::from(remaining),
+            price: Some(Decimal::from(price)),
+            oco: oco.map(str::to_owned),
+            waits,
+        };
+        let open = [
+            order(Side::Buy, 10, 5, None, false),
+            order(Side::Sell, 3, 9, Some("P"), false),
+            order(Side::Sell, 4, 2, Some("P"), false),
+            order(Side::Buy, 2, 5, Some("Q"), true),
+            order(Side::Buy, 1, 20, Some("Q"), true),
+            order(Side::Sell, 6, 1, None, true),
+            order(Side::Sell, 1, 1, None, false),
+        ];
+        let claims = claims(open.iter(), |_| Decimal::ZERO);
+        assert_eq!(claims.cash, Decimal::from(50 + 20));
+        assert_eq!(claims.selling[&7], Decimal::from(4 + 1));
     }
 
     #[test]

@@ -94,6 +94,16 @@ def orders(api):
     out["cancel"] = o.cancel_order(account_id, "pyLimit1").json()
     out["market"] = o.place_order(account_id, [market]).json()
     out["history"] = o.list_order_history(account_id).json()
+    # An OTOCO bracket: the exits work once the entry has filled.
+    entry = dict(limit, client_order_id="pyEntry", combo_type="MASTER", limit_price="90")
+    profit = dict(limit, client_order_id="pyProfit", combo_type="STOP_PROFIT", side="SELL", limit_price="120")
+    loss = dict(limit, client_order_id="pyLoss", combo_type="STOP_LOSS", side="SELL", order_type="STOP_LOSS",
+                stop_price="80")
+    del loss["limit_price"]
+    bracket = [entry, profit, loss]
+    out["bracket_preview"] = o.preview_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
+    out["bracket"] = o.place_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
+    out["bracket_leg"] = o.get_order_detail(account_id, "pyLoss").json()
     return out
 
 

@@ -8,11 +8,13 @@ use sqlx::{Row, SqliteConnection};
 
 use super::{SqliteStore, map_err, parse_column};
 use crate::engine::accounting::{Holding, apply_fill};
+use crate::engine::combo::{Combo, ComboKind, Consequence, consequence};
 use crate::engine::order::{Event, Order, Trailing, is_open, transition};
 use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError, TradingStore};
 
 const ORDER_COLUMNS: &str =
-    "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, instrument_id,
+    "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, combo_order_id, combo_kind,
+    waits_for, instrument_id,
     symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
     fill_time, update_time";
@@ -42,7 +44,15 @@ fn order_from_row(row: &SqliteRow) -> Result<Order, StoreError> {
         account_id: text("account_id")?,
         client_order_id: text("client_order_id")?,
         client_combo_order_id: optional_text("client_combo_order_id")?,
-        combo_type: text("combo_type")?,
+        combo_type: wire_column(row, "combo_type")?,
+        combo: match optional_text("combo_order_id")? {
+            Some(combo_order_id) => Some(Combo {
+                combo_order_id,
+                kind: parse_column("combo kind", &text("combo_kind")?, ComboKind::parse)?,
+            }),
+            None => None,
+        },
+        waits_for: optional_text("waits_for")?,
         instrument_id: get("instrument_id")?,
         symbol: text("symbol")?,
         side: wire_column(row, "side")?,
@@ -109,6 +119,62 @@ async fn record_event(
     Ok(())
 }
 
+/// Carries out, in the same transaction, what `changed` (just filled or ended) does to the other
+/// open orders of its combination.
+async fn follow_combination(tx: &mut SqliteConnection, changed: &Order, time_ms: i64) -> Result<(), StoreError> {
+    let Some(combo) = &changed.combo else {
+        return Ok(());
+    };
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders
+         WHERE combo_order_id = ? AND order_id != ? AND status IN ('SUBMITTED', 'PARTIAL_FILLED')"
+    )))
+    .bind(&combo.combo_order_id)
+    .bind(&changed.order_id)
+    .fetch_all(&mut *tx)
+    .await
+    .map_err(map_err)?;
+    for row in &rows {
+        let other = order_from_row(row)?;
+        let (event, reason, query) = match consequence(changed, &other) {
+            None => continue,
+            Some(Consequence::Release) => (
+                Event::Release,
+                None,
+                "UPDATE orders SET waits_for = NULL, status = ?, reason = COALESCE(?, reason), update_time = ?
+                 WHERE order_id = ?",
+            ),
+            Some(Consequence::Cancel(reason)) => (
+                Event::Cancel,
+                Some(reason),
+                "UPDATE orders SET status = ?, reason = COALESCE(?, reason), update_time = ? WHERE order_id = ?",
+            ),
+        };
+        let Some(status) = transition(other.status, event) else {
+            continue;
+        };
+        sqlx::query(query)
+            .bind(status.as_str())
+            .bind(reason)
+            .bind(time_ms)
+            .bind(&other.order_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(map_err)?;
+        record_event(
+            tx,
+            &other.order_id,
+            time_ms,
+            Some(other.status),
+            status,
+            event.as_str(),
+            reason,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 #[async_trait]
 impl TradingStore for SqliteStore {
     async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError> {
@@ -116,17 +182,20 @@ impl TradingStore for SqliteStore {
         for o in orders {
             sqlx::query(
                 "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
-                     instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, cash_amount,
+                     combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, cash_amount,
                      limit_price, stop_price, trailing_type, trailing_step, triggered_at, support_trading_session,
                      status, filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time,
                      update_time)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&o.order_id)
             .bind(&o.account_id)
             .bind(&o.client_order_id)
             .bind(&o.client_combo_order_id)
-            .bind(&o.combo_type)
+            .bind(o.combo_type.as_str())
+            .bind(o.combo.as_ref().map(|c| &c.combo_order_id))
+            .bind(o.combo.as_ref().map(|c| c.kind.as_str()))
+            .bind(&o.waits_for)
             .bind(o.instrument_id)
             .bind(&o.symbol)
             .bind(o.side.as_str())
@@ -329,6 +398,7 @@ impl TradingStore for SqliteStore {
         let updated = order_by_id(&mut tx, &order.order_id)
             .await?
             .expect("the order just updated");
+        follow_combination(&mut tx, &updated, fill.time_ms).await?;
         tx.commit().await.map_err(map_err)?;
         Ok(FillOutcome::Applied(Box::new(updated)))
     }
@@ -399,6 +469,9 @@ impl TradingStore for SqliteStore {
         )
         .await?;
         let updated = order_by_id(&mut tx, order_id).await?;
+        if let Some(updated) = &updated {
+            follow_combination(&mut tx, updated, time_ms).await?;
+        }
         tx.commit().await.map_err(map_err)?;
         Ok(updated)
     }
