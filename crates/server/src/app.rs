@@ -34,6 +34,8 @@ pub struct AppState {
     pub ticks: Arc<tokio::sync::Mutex<()>>,
     /// What open orders hold back, per account, between placements.
     pub reservations: Arc<crate::trading::reservations::Reservations>,
+    /// The open orders the engine's ticks match.
+    pub book: Arc<crate::engine::book::Book>,
 }
 
 pub fn router(state: AppState) -> Router {

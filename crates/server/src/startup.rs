@@ -52,6 +52,7 @@ impl Server {
             market,
             ticks: Arc::default(),
             reservations: Arc::default(),
+            book: Arc::default(),
             config: Arc::new(config),
         };
         Ok(Server { listener, state })

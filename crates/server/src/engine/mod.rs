@@ -2,6 +2,7 @@
 //! stops of stop orders, and matches open orders against the simulator's quotes.
 
 pub mod accounting;
+pub mod book;
 pub mod combo;
 pub mod matching;
 pub mod order;
@@ -9,6 +10,8 @@ pub mod order;
 mod properties;
 pub mod spec;
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use signet_model::orders::TimeInForce;
@@ -16,6 +19,7 @@ use signet_model::orders::TimeInForce;
 use self::order::{Event, Order};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::market::Quote;
 use crate::market::clock::wall_clock_ms;
 use crate::store::{FillOutcome, FillRequest};
 
@@ -27,7 +31,16 @@ const MAX_TICKS_PER_STEP: u32 = 10_000;
 pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
     let _one_at_a_time = state.ticks.lock().await;
     state.market.sync().await?;
-    for mut order in state.store.open_orders().await? {
+    let open = match state.book.snapshot() {
+        Ok(open) => open,
+        Err(generation) => {
+            let open: Vec<Arc<Order>> = state.store.open_orders().await?.into_iter().map(Arc::new).collect();
+            state.book.keep(generation, &open);
+            open
+        }
+    };
+    let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
+    for order in open {
         if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
             let reason = match order.time_in_force {
                 TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
@@ -36,10 +49,12 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
             end(state, &order, Event::Expire, reason).await?;
             continue;
         }
-        let quote = state.market.quote_of(order.instrument_id, now_ms);
-        if let Some(quote) = &quote
-            && let Some(stop) = matching::watch(&order, quote)
-        {
+        let quote = quotes
+            .entry(order.instrument_id)
+            .or_insert_with(|| state.market.quote_of(order.instrument_id, now_ms));
+        let Some(quote) = quote.as_ref() else { continue };
+        let mut order = order;
+        if let Some(stop) = matching::watch(&order, quote) {
             let triggered_at = stop.triggered.then_some(now_ms);
             let moved = state
                 .store
@@ -47,12 +62,12 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
                 .await;
             state.reservations.forget(&order.account_id);
             moved?;
-            order.stop_price = Some(stop.stop_price);
-            order.triggered_at = triggered_at;
+            let changed = Arc::make_mut(&mut order);
+            changed.stop_price = Some(stop.stop_price);
+            changed.triggered_at = triggered_at;
+            state.book.update(changed.clone());
         }
-        if let Some(quote) = &quote
-            && let Some((quantity, price)) = matching::fill(&order, quote)
-        {
+        if let Some((quantity, price)) = matching::fill(&order, quote) {
             let fill = FillRequest {
                 order_id: order.order_id.clone(),
                 quantity,
@@ -63,7 +78,9 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
             let outcome = state.store.apply_fill(&fill).await;
             state.reservations.forget(&order.account_id);
             match outcome? {
-                FillOutcome::Applied(_) | FillOutcome::Stale => {}
+                // What a fill does to the rest of a combination is not in the returned order.
+                FillOutcome::Applied(updated) if updated.combo.is_none() => state.book.update(*updated),
+                FillOutcome::Applied(_) | FillOutcome::Stale => state.book.forget(),
                 FillOutcome::Refused(refusal) => {
                     end(state, &order, Event::Fail, refusal.reason()).await?;
                     continue;
@@ -91,7 +108,10 @@ async fn end(state: &AppState, order: &Order, event: Event, reason: &str) -> Res
         .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
         .await;
     state.reservations.forget(&order.account_id);
-    ended?;
+    match ended? {
+        Some(ended) if ended.combo.is_none() => state.book.update(ended),
+        _ => state.book.forget(),
+    }
     Ok(())
 }
 

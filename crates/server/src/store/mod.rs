@@ -271,7 +271,8 @@ pub trait TradingStore: Send + Sync {
     /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
     /// or a client combo order id is taken in its account (then none is inserted; the message
     /// names `client_combo_order_id` for the latter).
-    async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError>;
+    /// Answers each order's `seq`.
+    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError>;
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.

@@ -124,15 +124,12 @@ async fn check_account(
             .map(|q| q.last)
             .unwrap_or_default()
     };
-    let open_claims = |open: &mut dyn Iterator<Item = &Reserved>| {
-        claims(open.filter(|o| Some(o.order_id.as_str()) != replacing), price_now)
-    };
     let Claims {
         cash: reserved,
         selling,
     } = match state
         .reservations
-        .with(&account.account_id, |open| open_claims(&mut open.values()))
+        .with(&account.account_id, |known| known.claims(replacing, price_now))
     {
         Ok(claims) => claims,
         Err(generation) => {
@@ -148,7 +145,10 @@ async fn check_account(
                 })
                 .await?;
             let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
-            let claims = open_claims(&mut open.iter());
+            let claims = claims(
+                open.iter().filter(|o| Some(o.order_id.as_str()) != replacing),
+                price_now,
+            );
             state.reservations.keep(&account.account_id, generation, open);
             claims
         }
@@ -320,9 +320,9 @@ fn ack(o: &Order) -> OrderAck {
     }
 }
 
-/// Stores new orders of one account; a client order id (or client combo order id) used before
-/// in the account is 409 and stores nothing.
-async fn insert(state: &AppState, account: &AccountRecord, orders: &[Order]) -> Result<(), ApiError> {
+/// Stores new orders of one account (setting their `seq`); a client order id (or client combo
+/// order id) used before in the account is 409 and stores nothing.
+async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order]) -> Result<(), ApiError> {
     match state.store.insert_orders(orders).await {
         Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => Err(ApiError::new(
             ErrorCode::DuplicateClientComboOrderId,
@@ -333,10 +333,14 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &[Order]) -> 
             "this client_order_id was used before in this account: every order needs a new one",
         )),
         Err(other) => Err(other.into()),
-        Ok(()) => {
+        Ok(seqs) => {
+            for (order, seq) in orders.iter_mut().zip(seqs) {
+                order.seq = seq;
+            }
             state
                 .reservations
                 .placed(&account.account_id, orders.iter().map(Reserved::of));
+            state.book.placed(orders);
             Ok(())
         }
     }
@@ -448,8 +452,8 @@ async fn place(
     let account = account(&state, &caller, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
     placement.check(&state, &account).await?;
-    let orders = placement.orders(&account, state.market.now_ms())?;
-    insert(&state, &account, &orders).await?;
+    let mut orders = placement.orders(&account, state.market.now_ms())?;
+    insert(&state, &account, &mut orders).await?;
     let mut answer = ack(&orders[0]);
     if orders.len() > 1 {
         answer.orders = orders.iter().map(ack).collect();
@@ -537,14 +541,21 @@ async fn batch_place(
     distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
     check_account(&state, &account, &prepared.iter().collect::<Vec<_>>(), None, None).await?;
     let sim_now = state.market.now_ms();
-    let orders = prepared
+    let mut orders = prepared
         .iter()
         .map(|p| new_order(&account, p, None, sim_now))
         .collect::<Result<Vec<_>, _>>()?;
-    insert(&state, &account, &orders).await?;
+    insert(&state, &account, &mut orders).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
+}
+
+/// An open order changed outside placements and the engine's ticks: the account's claims and
+/// the engine's book are read again from the database.
+fn forget_open_orders(state: &AppState, account_id: &str) {
+    state.reservations.forget(account_id);
+    state.book.forget();
 }
 
 /// The caller's order with this client order id, or 404.
@@ -588,7 +599,7 @@ async fn cancel(
             wall_clock_ms(),
         )
         .await;
-    state.reservations.forget(&account.account_id);
+    forget_open_orders(&state, &account.account_id);
     let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
     Ok(Json(ack(&cancelled)))
 }
@@ -692,7 +703,7 @@ async fn replace(
             wall_clock_ms(),
         )
         .await;
-    state.reservations.forget(&account.account_id);
+    forget_open_orders(&state, &account.account_id);
     let replaced = replaced?.ok_or_else(|| not_open(&order))?;
     Ok(Json(ack(&replaced)))
 }

@@ -177,16 +177,18 @@ async fn follow_combination(tx: &mut SqliteConnection, changed: &Order, time_ms:
 
 #[async_trait]
 impl TradingStore for SqliteStore {
-    async fn insert_orders(&self, orders: &[Order]) -> Result<(), StoreError> {
+    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
         let mut tx = self.writer.begin().await.map_err(map_err)?;
+        let mut seqs = Vec::with_capacity(orders.len());
         for o in orders {
-            sqlx::query(
+            let seq = sqlx::query_scalar(
                 "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
                      combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, cash_amount,
                      limit_price, stop_price, trailing_type, trailing_step, triggered_at, support_trading_session,
                      status, filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time,
                      update_time)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 RETURNING seq",
             )
             .bind(&o.order_id)
             .bind(&o.account_id)
@@ -218,12 +220,14 @@ impl TradingStore for SqliteStore {
             .bind(o.place_time)
             .bind(o.fill_time)
             .bind(o.update_time)
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await
             .map_err(map_err)?;
             record_event(&mut tx, &o.order_id, o.place_time, None, o.status, "PLACE", None).await?;
+            seqs.push(seq);
         }
-        tx.commit().await.map_err(map_err)
+        tx.commit().await.map_err(map_err)?;
+        Ok(seqs)
     }
 
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
