@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-8}"
 workers="${2:-32}"
-cargo build --release --quiet -p signet-cli -p signet-client --example load
+# Two commands: with --example, cargo would build the example only and leave a stale server.
+cargo build --release --quiet -p signet-cli
+cargo build --release --quiet -p signet-client --example load
 signet="$PWD/target/release/signet"
 load="$PWD/target/release/examples/load"
 work="$(mktemp -d)"

@@ -2,12 +2,16 @@
 # Place-order throughput and latency on the embedded database: the release server (running
 # market clock, ticking) and the load generator on this machine, loopback only. Each request
 # places a new GTC limit buy of one AAPL share at $1 (accepted, never filled).
-# Usage: scripts/bench-orders.sh [seconds] [workers]
+# Usage: scripts/bench-orders.sh [seconds] [workers...]   (default: 10 s, 8 and 32 workers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
-workers="${2:-32}"
-cargo build --release --quiet -p signet-cli -p signet-client --example load
+shift || true
+workers=("$@")
+[ "${#workers[@]}" -gt 0 ] || workers=(8 32)
+# Two commands: with --example, cargo would build the example only and leave a stale server.
+cargo build --release --quiet -p signet-cli
+cargo build --release --quiet -p signet-client --example load
 signet="$PWD/target/release/signet"
 load="$PWD/target/release/examples/load"
 work="$(mktemp -d)"
@@ -24,7 +28,9 @@ account="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["account_i
 server=$!
 for _ in $(seq 100); do grep -q 'listening' "$work/server.log" 2>/dev/null && break; sleep 0.1; done
 # The baseline, in the same run: a signed read (the nonce is the one write).
-printf 'signed GET /trading/accounts/list, workers=%s seconds=%s: ' "$workers" "$seconds"
-"$load" --endpoint "http://127.0.0.1:$port" --path /trading/accounts/list --seconds "$seconds" --workers "$workers"
-printf 'place LIMIT orders, workers=%s seconds=%s:          ' "$workers" "$seconds"
-"$load" --endpoint "http://127.0.0.1:$port" --place "$account" --seconds "$seconds" --workers "$workers"
+for w in "${workers[@]}"; do
+    printf 'signed GET /trading/accounts/list, workers=%s seconds=%s: ' "$w" "$seconds"
+    "$load" --endpoint "http://127.0.0.1:$port" --path /trading/accounts/list --seconds "$seconds" --workers "$w"
+    printf 'place LIMIT orders, workers=%s seconds=%s:          ' "$w" "$seconds"
+    "$load" --endpoint "http://127.0.0.1:$port" --place "$account" --seconds "$seconds" --workers "$w"
+done

@@ -843,6 +843,57 @@ async fn a_client_order_id_is_used_once_even_when_two_arrive_together() {
         }
     }
     assert_eq!((ok, duplicate), (1, 7));
+
+    // Placements written together stay all or nothing: a combination that meets a used id
+    // leaves none of its orders, and one client combo order id names one combination.
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..24 {
+        let client = desk.client.clone();
+        let (combo_id, follower) = if i % 2 == 0 {
+            (format!("c{i}"), "once".to_owned())
+        } else {
+            ("shared".to_owned(), format!("f{i}"))
+        };
+        let body = json!({
+            "account_id": desk.cash_account, "client_combo_order_id": combo_id,
+            "new_orders": [
+                part("MASTER", &format!("m{i}"), "BUY", "LIMIT", "1", Some("300")),
+                part("OTO", &follower, "SELL", "LIMIT", "1", Some("500")),
+            ]
+        });
+        tasks.spawn(async move { (i, client.post::<_, Value>("/trading/orders/place", &body).await) });
+    }
+    let mut shared = 0;
+    while let Some(result) = tasks.join_next().await {
+        let (i, result) = result.unwrap();
+        let placed = match (i % 2, result) {
+            (0, Err(e)) => {
+                assert_eq!(code(e), ErrorCode::DuplicateClientOrderId);
+                false
+            }
+            (1, Ok(_)) => {
+                shared += 1;
+                true
+            }
+            (1, Err(e)) => {
+                assert_eq!(code(e), ErrorCode::DuplicateClientComboOrderId);
+                false
+            }
+            (_, other) => panic!("{i}: {other:?}"),
+        };
+        let master = desk
+            .server
+            .database
+            .store
+            .order(&desk.cash_account, &format!("m{i}"))
+            .await
+            .unwrap();
+        assert_eq!(master.is_some(), placed, "m{i}");
+    }
+    assert_eq!(shared, 1, "one combination per client combo order id");
+    let open = desk.client.orders().open(&desk.cash_account, None).await.unwrap();
+    let masters = open.data.iter().filter(|r| r.client_order_id.starts_with('m')).count();
+    assert_eq!(masters, 1);
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ mod fundamentals;
 mod marketdata;
 mod meta;
 mod nonces;
+mod placements;
 mod screeners;
 mod tokens;
 mod trading;
@@ -51,6 +52,7 @@ pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
     nonce_writer: tokio::sync::mpsc::Sender<nonces::Pending>,
+    placement_writer: tokio::sync::mpsc::Sender<placements::Pending>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -91,6 +93,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_owned(),
             nonce_writer: nonces::spawn_writer(writer.clone()),
+            placement_writer: placements::spawn_writer(writer.clone()),
             writer,
             reader,
         })

@@ -178,56 +178,16 @@ async fn follow_combination(tx: &mut SqliteConnection, changed: &Order, time_ms:
 #[async_trait]
 impl TradingStore for SqliteStore {
     async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
-        let mut tx = self.writer.begin().await.map_err(map_err)?;
-        let mut seqs = Vec::with_capacity(orders.len());
-        for o in orders {
-            let seq = sqlx::query_scalar(
-                "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
-                     combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force, entrust_type, quantity, cash_amount,
-                     limit_price, stop_price, trailing_type, trailing_step, triggered_at, support_trading_session,
-                     status, filled_quantity, filled_amount, reason, expires_at_sim, place_time, fill_time,
-                     update_time)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                 RETURNING seq",
-            )
-            .bind(&o.order_id)
-            .bind(&o.account_id)
-            .bind(&o.client_order_id)
-            .bind(&o.client_combo_order_id)
-            .bind(o.combo_type.as_str())
-            .bind(o.combo.as_ref().map(|c| &c.combo_order_id))
-            .bind(o.combo.as_ref().map(|c| c.kind.as_str()))
-            .bind(&o.waits_for)
-            .bind(o.instrument_id)
-            .bind(&o.symbol)
-            .bind(o.side.as_str())
-            .bind(o.order_type.as_str())
-            .bind(o.time_in_force.as_str())
-            .bind(o.entrust_type().as_str())
-            .bind(o.quantity.to_string())
-            .bind(o.cash_amount.map(|a| a.to_string()))
-            .bind(o.limit_price.map(|p| p.to_string()))
-            .bind(o.stop_price.map(|p| p.to_string()))
-            .bind(o.trailing.map(|t| t.kind.as_str()))
-            .bind(o.trailing.map(|t| t.step.to_string()))
-            .bind(o.triggered_at)
-            .bind(o.session.as_str())
-            .bind(o.status.as_str())
-            .bind(o.filled_quantity.to_string())
-            .bind(o.filled_amount.to_string())
-            .bind(&o.reason)
-            .bind(o.expires_at_sim)
-            .bind(o.place_time)
-            .bind(o.fill_time)
-            .bind(o.update_time)
-            .fetch_one(&mut *tx)
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let stopped = || StoreError::Unavailable("the order writer stopped".into());
+        self.placement_writer
+            .send(super::placements::Pending {
+                orders: orders.to_vec(),
+                reply,
+            })
             .await
-            .map_err(map_err)?;
-            record_event(&mut tx, &o.order_id, o.place_time, None, o.status, "PLACE", None).await?;
-            seqs.push(seq);
-        }
-        tx.commit().await.map_err(map_err)?;
-        Ok(seqs)
+            .map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
     }
 
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
