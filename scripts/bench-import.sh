@@ -35,4 +35,5 @@ with open(path, "w") as f:
                     f"{random.randint(1000, 1000000)},{c * fac:.10f}\n")
 PY
 echo "bars: $(($(wc -l <"$work/bars.csv") - 1)), file: $(du -h "$work/bars.csv" | cut -f1)"
-target/release/signet data import --db "$work/bench.db" --json "$work/bars.csv"
+# SIGNET_BIN: another build, to compare two builds in one session.
+"${SIGNET_BIN:-target/release/signet}" data import --db "$work/bench.db" --json "$work/bars.csv"

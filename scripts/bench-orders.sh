@@ -12,7 +12,8 @@ workers=("$@")
 # Two commands: with --example, cargo would build the example only and leave a stale server.
 cargo build --release --quiet -p signet-cli
 cargo build --release --quiet -p signet-client --example load
-signet="$PWD/target/release/signet"
+# SIGNET_BIN: another build of the server, to compare two builds in one session.
+signet="${SIGNET_BIN:-$PWD/target/release/signet}"
 load="$PWD/target/release/examples/load"
 work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT

@@ -52,7 +52,12 @@ const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// The caller's account, or 403 whether it exists or not.
 async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
-    match state.store.account(account_id.trim()).await? {
+    let account_id = account_id.trim();
+    let known = match state.reservations.account(account_id) {
+        Some(known) => Some(known),
+        None => state.store.account(account_id).await?,
+    };
+    match known {
         Some(a) if *a.app_key == *caller.app_key => Ok(a),
         _ => Err(ApiError::new(
             ErrorCode::AccountNotFoundOrDenied,
@@ -124,14 +129,23 @@ async fn check_account(
             .map(|q| q.last)
             .unwrap_or_default()
     };
-    let Claims {
-        cash: reserved,
-        selling,
-    } = match state
-        .reservations
-        .with(&account.account_id, |known| known.claims(replacing, price_now))
-    {
-        Ok(claims) => claims,
+    // The account as of now: its cash, positions and the claims of its open orders.
+    let view = state.reservations.with(&account.account_id, |known| {
+        (
+            known.account.clone(),
+            known.positions.clone(),
+            known.claims(replacing, price_now),
+        )
+    });
+    let (
+        account,
+        positions,
+        Claims {
+            cash: reserved,
+            selling,
+        },
+    ) = match view {
+        Ok(view) => view,
         Err(generation) => {
             let orders = state
                 .store
@@ -144,16 +158,25 @@ async fn check_account(
                     limit: u32::MAX,
                 })
                 .await?;
+            let positions = state.store.positions(&account.account_id).await?;
+            // Read again after the generation: the row the caller had may predate a fill.
+            let account = state
+                .store
+                .account(&account.account_id)
+                .await?
+                .ok_or_else(|| ApiError::internal("an account disappeared"))?;
             let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
             let claims = claims(
                 open.iter().filter(|o| Some(o.order_id.as_str()) != replacing),
                 price_now,
             );
-            state.reservations.keep(&account.account_id, generation, open);
-            claims
+            state
+                .reservations
+                .keep(generation, account.clone(), positions.clone(), open);
+            (account, positions, claims)
         }
     };
-    let positions = state.store.positions(&account.account_id).await?;
+    let account = &account;
     let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
     for p in &positions {
         let value = p.holding.quantity * price_now(p.instrument_id);

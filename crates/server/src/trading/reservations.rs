@@ -1,5 +1,6 @@
-//! What each account's open orders hold back (cash for buys, shares for sells), kept between
-//! placements so that a placement does not read every open order of its account again.
+//! What each account's open orders hold back (cash for buys, shares for sells), with the
+//! account's cash and positions, kept between placements so that a placement does not read them
+//! from the database again.
 //!
 //! An entry is the list read from the database plus the orders placed since (by order id, so an
 //! order the read saw and then reported placed counts once). Anything else that changes an open
@@ -16,6 +17,7 @@ use signet_model::orders::Side;
 
 use crate::engine::combo::{Part, part};
 use crate::engine::order::Order;
+use crate::store::{AccountRecord, PositionRecord};
 
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,10 +111,12 @@ pub fn claims<'a>(open: impl Iterator<Item = &'a Reserved>, price_now: impl Fn(i
     total
 }
 
-/// An account's open orders, with the running total of their fixed claims, so that a
-/// placement costs the same however many orders are open.
-#[derive(Default)]
+/// An account as its orders see it: the account row (its cash), its positions and its open
+/// orders, with the running total of their fixed claims, so that a placement costs the same
+/// however many orders are open.
 pub struct Known {
+    pub account: AccountRecord,
+    pub positions: Vec<PositionRecord>,
     orders: HashMap<String, Reserved>,
     fixed: Claims,
     /// Orders whose claim is reckoned each time (market orders, OCO legs).
@@ -120,6 +124,16 @@ pub struct Known {
 }
 
 impl Known {
+    fn new(account: AccountRecord, positions: Vec<PositionRecord>) -> Self {
+        Known {
+            account,
+            positions,
+            orders: HashMap::new(),
+            fixed: Claims::default(),
+            floating: Vec::new(),
+        }
+    }
+
     fn add(&mut self, order: Reserved) {
         if self.orders.contains_key(&order.order_id) {
             return;
@@ -188,15 +202,20 @@ impl Reservations {
         }
     }
 
-    /// Keeps a list read from the database (with what was placed during the read), unless an
-    /// order changed since the read began.
-    pub fn keep(&self, account_id: &str, generation: u64, orders: Vec<Reserved>) {
+    /// The account row when known (its owner, type and cash as of the last change).
+    pub fn account(&self, account_id: &str) -> Option<AccountRecord> {
+        self.with(account_id, |known| known.account.clone()).ok()
+    }
+
+    /// Keeps what was read from the database after [`Self::with`] answered `generation` (with
+    /// the orders placed during the read), unless an order changed since.
+    pub fn keep(&self, generation: u64, account: AccountRecord, positions: Vec<PositionRecord>, orders: Vec<Reserved>) {
         let mut accounts = self.accounts.lock().expect("reservations lock");
-        let entry = accounts.entry(account_id.to_owned()).or_default();
+        let entry = accounts.entry(account.account_id.clone()).or_default();
         if entry.generation != generation || entry.orders.is_some() {
             return;
         }
-        let mut known = Known::default();
+        let mut known = Known::new(account, positions);
         for o in orders.into_iter().chain(entry.placed_meanwhile.drain(..)) {
             known.add(o);
         }
@@ -236,6 +255,18 @@ mod tests {
             price: None,
             oco: None,
             waits: false,
+        }
+    }
+
+    fn account() -> AccountRecord {
+        AccountRecord {
+            account_id: "A".into(),
+            app_key: "K".into(),
+            account_type: signet_model::AccountType::Cash,
+            account_label: String::new(),
+            currency: "USD".into(),
+            cash: Decimal::ZERO,
+            created_at: 0,
         }
     }
 
@@ -294,7 +325,7 @@ mod tests {
             let except = except.map(|n| n.to_string());
             let price_now = |instrument_id: i64| Decimal::from(7 + instrument_id);
             let r = Reservations::default();
-            r.keep("A", 0, open.clone());
+            r.keep(0, account(), Vec::new(), open.clone());
             let mut kept = r.with("A", |known| known.claims(except.as_deref(), price_now)).unwrap();
             kept.selling.retain(|_, shares| !shares.is_zero());
             let afresh = claims(open.iter().filter(|o| Some(&o.order_id) != except.as_ref()), price_now);
@@ -306,20 +337,20 @@ mod tests {
     fn reads_changes_and_placements_interleave_safely() {
         let r = Reservations::default();
         let generation = r.with("A", |_| ()).unwrap_err();
-        r.keep("A", generation, vec![reserved(1)]);
+        r.keep(generation, account(), Vec::new(), vec![reserved(1)]);
         assert_eq!(count(&r), Some(1));
 
         // A read starts, an order changes meanwhile: the read is stale and not kept.
         r.forget("A");
         let generation = r.with("A", |_| ()).unwrap_err();
         r.forget("A");
-        r.keep("A", generation, vec![reserved(1), reserved(2)]);
+        r.keep(generation, account(), Vec::new(), vec![reserved(1), reserved(2)]);
         assert_eq!(count(&r), None);
 
         // Orders placed during a read join the list it brings, once each.
         let generation = r.with("A", |_| ()).unwrap_err();
         r.placed("A", [reserved(3), reserved(2)]);
-        r.keep("A", generation, vec![reserved(1), reserved(2)]);
+        r.keep(generation, account(), Vec::new(), vec![reserved(1), reserved(2)]);
         assert_eq!(count(&r), Some(3));
         r.placed("A", [reserved(3), reserved(4)]);
         assert_eq!(count(&r), Some(4));

@@ -53,6 +53,7 @@ pub struct SqliteStore {
     reader: SqlitePool,
     nonce_writer: tokio::sync::mpsc::Sender<nonces::Pending>,
     placement_writer: tokio::sync::mpsc::Sender<placements::Pending>,
+    checkpointer: SqlitePool,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -77,9 +78,21 @@ impl SqliteStore {
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(BUSY_TIMEOUT)
-            .connect_with(options.clone().create_if_missing(true))
+            // Checkpoints (and their fsyncs) run on their own connection, off the writer's path.
+            .connect_with(
+                options
+                    .clone()
+                    .create_if_missing(true)
+                    .pragma("wal_autocheckpoint", "0"),
+            )
             .await
             .map_err(map_err)?;
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(map_err)?;
+        tokio::spawn(checkpoints(checkpointer.clone()));
         sqlx::migrate!("./migrations/sqlite")
             .run(&writer)
             .await
@@ -96,6 +109,7 @@ impl SqliteStore {
             placement_writer: placements::spawn_writer(writer.clone()),
             writer,
             reader,
+            checkpointer,
         })
     }
 
@@ -103,8 +117,9 @@ impl SqliteStore {
         &self.path
     }
 
-    /// Closes both pools, waiting for connections in use to be returned.
+    /// Closes the pools, waiting for connections in use to be returned.
     pub async fn close(&self) {
+        self.checkpointer.close().await;
         self.writer.close().await;
         self.reader.close().await;
     }
@@ -127,6 +142,22 @@ fn map_err(e: sqlx::Error) -> StoreError {
             StoreError::Unavailable(db.message().to_owned())
         }
         _ => StoreError::Other(e.to_string()),
+    }
+}
+
+/// Copies the write-ahead log into the database file four times a second (what SQLite's
+/// automatic checkpoint would do inside a commit); stops when the store closes.
+async fn checkpoints(pool: SqlitePool) {
+    let mut every = tokio::time::interval(Duration::from_millis(250));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
+            tracing::debug!(error = %e, "checkpoint");
+        }
     }
 }
 
