@@ -459,6 +459,17 @@ async fn ioc_fills_what_it_can_at_once_and_cancels_the_rest() {
     let o = &record.orders[0];
     assert_eq!((o.status, o.filled_quantity.as_str()), (OrderStatus::Cancelled, "100"));
     assert!(o.reason.as_deref().unwrap().contains("IOC"));
+
+    // Outside its sessions an IOC order cannot have its chance: it fails, saying why.
+    desk.step(7 * 3600).await; // 16:30
+    let mut late = order("late-ioc", "BUY", "LIMIT", "1", Some("401"));
+    late["time_in_force"] = json!("IOC");
+    desk.place(&desk.margin_account, late).await.unwrap();
+    desk.step(1).await;
+    let record = desk.detail(&desk.margin_account, "late-ioc").await;
+    let o = &record.orders[0];
+    assert_eq!((o.status, o.filled_quantity.as_str()), (OrderStatus::Failed, "0"));
+    assert!(o.reason.as_deref().unwrap().contains("closed"), "{:?}", o.reason);
 }
 
 #[tokio::test]
