@@ -19,7 +19,7 @@ port=18181
 
 for durability in normal full; do
     rm -f "$work"/bench.db*
-    "$signet" serve --demo --listen "127.0.0.1:$port" --db "$work/bench.db" --durability "$durability" \
+    SIGNET_RATE_LIMITS=off "$signet" serve --demo --listen "127.0.0.1:$port" --db "$work/bench.db" --durability "$durability" \
         >"$work/creds.txt" 2>"$work/server.log" &
     server=$!
     # The demo dataset loads first (under 10 s).

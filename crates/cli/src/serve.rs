@@ -10,6 +10,7 @@ use secrecy::ExposeSecret;
 use signet_server::market::MarketConfig;
 use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::units::parse_day;
+use signet_server::ratelimit::{self, RateLimits};
 use signet_server::{Admin, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 
@@ -61,6 +62,15 @@ pub struct ServeArgs {
     /// Seed of every simulated price
     #[arg(long, env = "SIGNET_SEED", default_value_t = 2013)]
     seed: u64,
+    /// Rate limits per app key and endpoint group (the interface's published ones: place 600/60 s,
+    /// preview 150/10 s, batch-place 600/60 s, order queries 10/30 s, market data 300/60 s,
+    /// tokens 10/30 s, other 600/60 s); `off` for tests and benchmarks
+    #[arg(long, env = "SIGNET_RATE_LIMITS", default_value = "on", value_parser = ["on", "off"])]
+    rate_limits: String,
+    /// Another limit for a group, GROUP=REQUESTS/SECONDS (e.g. order-queries=100/30); repeatable.
+    /// Groups: place, preview, batch-place, order-queries, market-data, tokens, other
+    #[arg(long, value_parser = ratelimit::parse_override)]
+    rate_limit: Vec<(ratelimit::Group, ratelimit::Limit)>,
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
@@ -130,6 +140,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             start_day,
             ..MarketConfig::default()
         },
+        rate_limits: (args.rate_limits == "on").then(|| {
+            args.rate_limit
+                .iter()
+                .fold(RateLimits::published(), |limits, &(group, limit)| {
+                    limits.with(group, limit)
+                })
+        }),
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;

@@ -79,7 +79,7 @@ fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
     let account = created["account_ids"][1].as_str().unwrap().to_owned();
 
     // The running clock starts at a core open: market orders fill on the ticks, four a second.
-    let serving = serve(db, &[]);
+    let serving = serve(db, &["--rate-limits", "off"]);
     let client = Arc::new(Client::new(&serving.endpoint, key, secret).unwrap());
     let pid = serving.child.id().to_string();
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -102,7 +102,7 @@ fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
     assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
 
     // Restarted, the engine resumes: what was open fills.
-    let again = serve(db, &[]);
+    let again = serve(db, &["--rate-limits", "off"]);
     std::thread::sleep(Duration::from_millis(1500));
     stop(again);
 

@@ -108,6 +108,8 @@ error_codes! {
     /// A configured limit (watchlists per app, instruments per watchlist) is reached.
     LimitExceeded = ("LIMIT_EXCEEDED", 400),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
+    /// The app's rate limit for the endpoint's group is spent: see `Retry-After`.
+    TooManyRequests = ("TOO_MANY_REQUESTS", 429),
     /// Futures, crypto and event market data.
     NoLongerOffered = ("NO_LONGER_OFFERED", 410),
     InternalError = ("INTERNAL_ERROR", 500),

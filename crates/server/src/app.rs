@@ -36,6 +36,7 @@ pub struct AppState {
     pub reservations: Arc<crate::trading::reservations::Reservations>,
     /// The open orders the engine's ticks match.
     pub book: Arc<crate::engine::book::Book>,
+    pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
 }
 
 pub fn router(state: AppState) -> Router {

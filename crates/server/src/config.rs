@@ -36,6 +36,9 @@ pub struct ServerConfig {
     /// Charged on fills: zero by default.
     pub commission: Commission,
     pub watchlists: WatchlistLimits,
+    /// Limits per app key and endpoint group; none by default here (the tests), the published
+    /// ones by default in `signet serve`.
+    pub rate_limits: Option<crate::ratelimit::RateLimits>,
 }
 
 impl Default for ServerConfig {
@@ -54,6 +57,7 @@ impl Default for ServerConfig {
             market: MarketConfig::default(),
             commission: Commission::default(),
             watchlists: WatchlistLimits::default(),
+            rate_limits: None,
         }
     }
 }

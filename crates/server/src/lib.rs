@@ -16,6 +16,7 @@ pub mod extract;
 pub mod market;
 pub mod marketdata;
 pub mod pagination;
+pub mod ratelimit;
 pub mod secrets;
 pub mod startup;
 pub mod store;

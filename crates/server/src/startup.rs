@@ -53,6 +53,10 @@ impl Server {
             ticks: Arc::default(),
             reservations: Arc::default(),
             book: Arc::default(),
+            limiter: config
+                .rate_limits
+                .clone()
+                .map(|limits| Arc::new(crate::ratelimit::Limiter::new(limits))),
             config: Arc::new(config),
         };
         Ok(Server { listener, state })

@@ -512,3 +512,53 @@ async fn another_apps_accounts_are_not_listed() {
     assert_eq!(mine, server.app.account_ids);
     assert_eq!(theirs, other.account_ids);
 }
+
+#[tokio::test]
+async fn rate_limits_count_signed_requests_per_app_and_group() {
+    use signet_server::ratelimit::{Group, Limit, RateLimits};
+
+    let limits = RateLimits::published().with(
+        Group::Other,
+        Limit {
+            requests: 3,
+            window: std::time::Duration::from_secs(60),
+        },
+    );
+    let server = TestServer::start_with(|config| config.rate_limits = Some(limits)).await;
+    for remaining in ["2", "1", "0"] {
+        let allowed = send(accounts_request(&server)).await;
+        assert_eq!(allowed.status, 200, "{}", allowed.body);
+        assert_eq!(allowed.headers["x-ratelimit-limit"], "3");
+        assert_eq!(allowed.headers["x-ratelimit-remaining"], remaining);
+        assert!(allowed.headers.contains_key("x-ratelimit-reset"));
+    }
+    let refused = send(accounts_request(&server)).await;
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.body["error_code"], "TOO_MANY_REQUESTS");
+    assert_eq!(refused.headers["retry-after"], "20", "one request each 60 / 3 s");
+
+    // Unsigned or forged requests spend nothing; another group has its own allowance.
+    let mut forged = accounts_request(&server);
+    set(&mut forged, h::SIGNATURE, "AAAA");
+    assert_eq!(send(forged).await.status, 401);
+    let screener = server
+        .client()
+        .prepare(
+            Method::GET,
+            "/market-data/screeners/top-actives/list",
+            &[("category", "US_STOCK")],
+            None,
+        )
+        .unwrap();
+    let other_group = send(screener).await;
+    assert_ne!(other_group.status, 429, "{}", other_group.body);
+    assert_eq!(other_group.headers["x-ratelimit-limit"], "300");
+    // Another app has its own allowance too.
+    let admin = server.admin();
+    let other = admin.create_app_with_role("other", Decimal::ZERO, false).await.unwrap();
+    let theirs = server
+        .client_for(&other)
+        .prepare(Method::GET, "/trading/accounts/list", &[], None)
+        .unwrap();
+    assert_eq!(send(theirs).await.status, 200);
+}

@@ -17,7 +17,7 @@ use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, header};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use secrecy::ExposeSecret;
 use signet_model::ErrorCode;
@@ -86,12 +86,44 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     }
 
     tracing::Span::current().record("app_key", &*app.app_key);
+    // Only authenticated requests spend an app's quota; the nonce is spent first, so that a
+    // refused request cannot be replayed once the limit allows.
+    let decision = state
+        .limiter
+        .as_ref()
+        .map(|limiter| limiter.check_now(&app.app_key, parts.uri.path()));
+    if let Some(d) = decision.filter(|d| !d.allowed) {
+        let mut refused = ApiError::new(
+            ErrorCode::TooManyRequests,
+            format!(
+                "the rate limit of {} requests for this kind of call is spent: retry in {} s",
+                d.limit, d.retry_after_secs
+            ),
+        )
+        .into_response();
+        rate_limit_headers(refused.headers_mut(), &d);
+        return Ok(refused);
+    }
     parts.extensions.insert(Caller {
         app_key: app.app_key.clone(),
         user_id: app.user_id.clone(),
         admin: app.admin,
     });
-    Ok(next.run(Request::from_parts(parts, Body::from(body))).await)
+    let mut response = next.run(Request::from_parts(parts, Body::from(body))).await;
+    if let Some(d) = &decision {
+        rate_limit_headers(response.headers_mut(), d);
+    }
+    Ok(response)
+}
+
+/// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds), and `Retry-After` on a refusal.
+fn rate_limit_headers(headers: &mut HeaderMap, d: &crate::ratelimit::Decision) {
+    headers.insert("x-ratelimit-limit", d.limit.into());
+    headers.insert("x-ratelimit-remaining", d.remaining.into());
+    headers.insert("x-ratelimit-reset", d.reset_secs.into());
+    if !d.allowed {
+        headers.insert(header::RETRY_AFTER, d.retry_after_secs.into());
+    }
 }
 
 /// Check 8: only a POST carries a body, as JSON, no larger than the limit.
