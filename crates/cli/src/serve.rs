@@ -71,6 +71,9 @@ pub struct ServeArgs {
     /// Groups: place, preview, batch-place, order-queries, market-data, tokens, other
     #[arg(long, value_parser = ratelimit::parse_override)]
     rate_limit: Vec<(ratelimit::Group, ratelimit::Limit)>,
+    /// Requests a second one client address may send, counted before any signature is checked
+    #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u32).range(1..))]
+    address_limit: u32,
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
@@ -141,11 +144,17 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             ..MarketConfig::default()
         },
         rate_limits: (args.rate_limits == "on").then(|| {
-            args.rate_limit
+            let mut limits = args
+                .rate_limit
                 .iter()
                 .fold(RateLimits::published(), |limits, &(group, limit)| {
                     limits.with(group, limit)
-                })
+                });
+            limits.per_address = ratelimit::Limit {
+                requests: args.address_limit,
+                window: Duration::from_secs(1),
+            };
+            limits
         }),
         ..ServerConfig::default()
     };

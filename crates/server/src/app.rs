@@ -50,6 +50,10 @@ pub fn router(state: AppState) -> Router {
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::limit_addresses,
+        ))
         .with_state(state.clone());
 
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::Hash;
+use std::net::IpAddr;
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -116,17 +118,23 @@ pub fn parse_override(s: &str) -> Result<(Group, Limit), String> {
     ))
 }
 
-/// The limit of each group.
+/// The limit of each group, and the limit per client address before authentication (which
+/// bounds the signature work a flood can cause).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateLimits {
     limits: HashMap<Group, Limit>,
+    pub per_address: Limit,
 }
 
 impl RateLimits {
-    /// The interface's published defaults.
+    /// The interface's published defaults, and 2,000 requests a second per client address.
     pub fn published() -> Self {
         RateLimits {
             limits: Group::ALL.into_iter().map(|g| (g, g.published())).collect(),
+            per_address: Limit {
+                requests: 2_000,
+                window: Duration::from_secs(1),
+            },
         }
     }
 
@@ -157,6 +165,7 @@ pub struct Limiter {
     limits: RateLimits,
     started: Instant,
     arrivals: Mutex<HashMap<(String, Group), u64>>,
+    addresses: Mutex<HashMap<IpAddr, u64>>,
 }
 
 impl Limiter {
@@ -165,48 +174,64 @@ impl Limiter {
             limits,
             started: Instant::now(),
             arrivals: Mutex::new(HashMap::new()),
+            addresses: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
     }
 
     /// Counts a request of `app_key` to the group of `path` now.
     pub fn check_now(&self, app_key: &str, path: &str) -> Decision {
-        self.check(app_key, Group::of(path), self.started.elapsed().as_millis() as u64)
+        self.check(app_key, Group::of(path), self.now_ms())
+    }
+
+    /// Counts a request from `address` now, before authentication.
+    pub fn check_address(&self, address: IpAddr) -> Decision {
+        let mut addresses = self.addresses.lock().expect("rate limiter lock");
+        admit(&mut addresses, address, self.limits.per_address, self.now_ms())
     }
 
     /// Counts a request of `app_key` to `group` at `now_ms` (monotonic), if the limit allows it.
     pub fn check(&self, app_key: &str, group: Group, now_ms: u64) -> Decision {
-        let limit = self.limits.limit(group);
-        let window = limit.window.as_millis() as u64;
-        let interval = (window / u64::from(limit.requests)).max(1);
         let mut arrivals = self.arrivals.lock().expect("rate limiter lock");
-        if arrivals.len() > 100_000 {
-            // Keys whose allowance is whole again hold nothing worth keeping.
-            arrivals.retain(|_, tat| *tat > now_ms);
-        }
-        let tat = arrivals
-            .get(&(app_key.to_owned(), group))
-            .copied()
-            .unwrap_or(now_ms)
-            .max(now_ms);
-        let next = tat + interval;
-        let ceil_secs = |ms: u64| ms.div_ceil(1000);
-        if next - now_ms > window {
-            return Decision {
-                allowed: false,
-                limit: limit.requests,
-                remaining: 0,
-                reset_secs: ceil_secs(tat - now_ms),
-                retry_after_secs: ceil_secs(next - window - now_ms).max(1),
-            };
-        }
-        arrivals.insert((app_key.to_owned(), group), next);
-        Decision {
-            allowed: true,
+        admit(
+            &mut arrivals,
+            (app_key.to_owned(), group),
+            self.limits.limit(group),
+            now_ms,
+        )
+    }
+}
+
+/// GCRA for one key of `arrivals`.
+fn admit<K: Eq + Hash>(arrivals: &mut HashMap<K, u64>, key: K, limit: Limit, now_ms: u64) -> Decision {
+    let window = limit.window.as_millis() as u64;
+    let interval = (window / u64::from(limit.requests)).max(1);
+    if arrivals.len() > 100_000 {
+        // Keys whose allowance is whole again hold nothing worth keeping.
+        arrivals.retain(|_, tat| *tat > now_ms);
+    }
+    let tat = arrivals.get(&key).copied().unwrap_or(now_ms).max(now_ms);
+    let next = tat + interval;
+    let ceil_secs = |ms: u64| ms.div_ceil(1000);
+    if next - now_ms > window {
+        return Decision {
+            allowed: false,
             limit: limit.requests,
-            remaining: ((window - (next - now_ms)) / interval) as u32,
-            reset_secs: ceil_secs(next - now_ms),
-            retry_after_secs: 0,
-        }
+            remaining: 0,
+            reset_secs: ceil_secs(tat - now_ms),
+            retry_after_secs: ceil_secs(next - window - now_ms).max(1),
+        };
+    }
+    arrivals.insert(key, next);
+    Decision {
+        allowed: true,
+        limit: limit.requests,
+        remaining: ((window - (next - now_ms)) / interval) as u32,
+        reset_secs: ceil_secs(next - now_ms),
+        retry_after_secs: 0,
     }
 }
 

@@ -75,7 +75,8 @@ impl Server {
         ));
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
             .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone())));
-        let result = axum::serve(self.listener, router(self.state))
+        let service = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
+        let result = axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
         purge.abort();

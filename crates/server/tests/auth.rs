@@ -562,3 +562,25 @@ async fn rate_limits_count_signed_requests_per_app_and_group() {
         .unwrap();
     assert_eq!(send(theirs).await.status, 200);
 }
+
+#[tokio::test]
+async fn a_flood_from_one_address_is_refused_before_any_signature_work() {
+    use signet_server::ratelimit::{Limit, RateLimits};
+
+    let mut limits = RateLimits::published();
+    limits.per_address = Limit {
+        requests: 5,
+        window: std::time::Duration::from_secs(60),
+    };
+    let server = TestServer::start_with(|config| config.rate_limits = Some(limits)).await;
+    let url = server.url("/trading/accounts/list");
+    for _ in 0..5 {
+        assert_eq!(http().get(&url).send().await.unwrap().status(), 401);
+    }
+    let refused = answer(http().get(&url).send().await.unwrap()).await;
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.body["error_code"], "TOO_MANY_REQUESTS");
+    assert_eq!(refused.headers["retry-after"], "12");
+    assert_eq!(send(accounts_request(&server)).await.status, 429, "signed ones too");
+    assert_eq!(http().get(server.url("/health")).send().await.unwrap().status(), 200);
+}

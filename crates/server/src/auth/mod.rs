@@ -116,6 +116,30 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     Ok(response)
 }
 
+/// Before any signature work: the limit per client address, so that a flood of requests (signed
+/// or not) costs little.
+pub async fn limit_addresses(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let address = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    if let (Some(limiter), Some(address)) = (&state.limiter, address) {
+        let d = limiter.check_address(address);
+        if !d.allowed {
+            let mut refused = ApiError::new(
+                ErrorCode::TooManyRequests,
+                format!("too many requests from this address: retry in {} s", d.retry_after_secs),
+            )
+            .into_response();
+            refused
+                .headers_mut()
+                .insert(header::RETRY_AFTER, d.retry_after_secs.into());
+            return refused;
+        }
+    }
+    next.run(request).await
+}
+
 /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds), and `Retry-After` on a refusal.
 fn rate_limit_headers(headers: &mut HeaderMap, d: &crate::ratelimit::Decision) {
     headers.insert("x-ratelimit-limit", d.limit.into());
