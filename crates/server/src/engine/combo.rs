@@ -135,16 +135,12 @@ pub fn consequence(changed: &Order, other: &Order) -> Option<Consequence> {
 #[cfg(test)]
 mod tests {
     use rust_decimal::Decimal;
-    use signet_model::orders::{OrderType, Side, TimeInForce, TradingSession};
+    use signet_model::orders::{OrderType, Side};
 
     use super::*;
 
     fn order(id: &str, combo_type: ComboType, waits_for: Option<&str>) -> Order {
         Order {
-            seq: 0,
-            order_id: id.into(),
-            account_id: "A".into(),
-            client_order_id: id.into(),
             client_combo_order_id: Some("C".into()),
             combo_type,
             combo: Some(Combo {
@@ -152,26 +148,8 @@ mod tests {
                 kind: ComboKind::Otoco,
             }),
             waits_for: waits_for.map(str::to_owned),
-            instrument_id: 1,
-            symbol: "X".into(),
-            side: Side::Sell,
-            order_type: OrderType::Limit,
-            time_in_force: TimeInForce::Gtc,
-            quantity: Decimal::TEN,
-            cash_amount: None,
             limit_price: Some(Decimal::ONE),
-            stop_price: None,
-            trailing: None,
-            triggered_at: None,
-            session: TradingSession::Core,
-            status: OrderStatus::Submitted,
-            filled_quantity: Decimal::ZERO,
-            filled_amount: Decimal::ZERO,
-            reason: None,
-            expires_at_sim: None,
-            place_time: 0,
-            fill_time: None,
-            update_time: 0,
+            ..Order::sample(id, Side::Sell, OrderType::Limit)
         }
     }
 

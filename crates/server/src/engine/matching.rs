@@ -83,62 +83,20 @@ pub fn fill(order: &Order, quote: &Quote) -> Option<(Decimal, Decimal)> {
 
 #[cfg(test)]
 mod tests {
-    use signet_model::orders::{ComboType, OrderStatus, TimeInForce, TradingSession, TrailingType};
+    use signet_model::orders::TrailingType;
 
     use super::*;
     use crate::engine::order::Trailing;
 
     fn quote(last: &str) -> Quote {
-        let last: Decimal = last.parse().unwrap();
-        Quote {
-            instrument_id: 1,
-            symbol: "AAPL".into(),
-            time_ms: 0,
-            session: Session::Core,
-            last,
-            bid: last - Decimal::new(1, 2),
-            ask: last + Decimal::new(1, 2),
-            bid_size: 100,
-            ask_size: 100,
-            open: last,
-            high: last,
-            low: last,
-            pre_close: last,
-            volume: 0,
-            pinned: true,
-        }
+        Quote::sample(last.parse().unwrap(), 100)
     }
 
     fn order(side: Side, order_type: OrderType, stop: &str, limit: Option<&str>) -> Order {
         Order {
-            seq: 1,
-            order_id: "O".into(),
-            account_id: "A".into(),
-            client_order_id: "c".into(),
-            client_combo_order_id: None,
-            combo_type: ComboType::Normal,
-            combo: None,
-            waits_for: None,
-            instrument_id: 1,
-            symbol: "AAPL".into(),
-            side,
-            order_type,
-            time_in_force: TimeInForce::Gtc,
-            quantity: Decimal::from(10),
-            cash_amount: None,
             limit_price: limit.map(|l| l.parse().unwrap()),
             stop_price: Some(stop.parse().unwrap()),
-            trailing: None,
-            triggered_at: None,
-            session: TradingSession::Core,
-            status: OrderStatus::Submitted,
-            filled_quantity: Decimal::ZERO,
-            filled_amount: Decimal::ZERO,
-            reason: None,
-            expires_at_sim: None,
-            place_time: 0,
-            fill_time: None,
-            update_time: 0,
+            ..Order::sample("O", side, order_type)
         }
     }
 

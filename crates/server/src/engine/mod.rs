@@ -89,23 +89,15 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
         }
         // An IOC order has had its one chance, or none at all outside its sessions.
         if order.time_in_force == TimeInForce::Ioc {
-            if matching::trades_in(order.session, quote.session) {
-                end(
-                    state,
-                    &order,
-                    Event::Expire,
-                    "IOC: what could not fill at once is cancelled",
-                )
-                .await?;
+            let (event, reason) = if matching::trades_in(order.session, quote.session) {
+                (Event::Expire, "IOC: what could not fill at once is cancelled")
             } else {
-                end(
-                    state,
-                    &order,
+                (
                     Event::Fail,
                     "IOC: the market is closed for the order's sessions (support_trading_session)",
                 )
-                .await?;
-            }
+            };
+            end(state, &order, event, reason).await?;
         }
     }
     Ok(())

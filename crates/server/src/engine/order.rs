@@ -177,6 +177,43 @@ impl Order {
 }
 
 #[cfg(test)]
+impl Order {
+    /// An open GTC order of 10 shares of instrument 1 for the engine's tests, with no price set.
+    pub(crate) fn sample(order_id: &str, side: Side, order_type: OrderType) -> Order {
+        Order {
+            seq: 1,
+            order_id: order_id.into(),
+            account_id: "A".into(),
+            client_order_id: order_id.into(),
+            client_combo_order_id: None,
+            combo_type: ComboType::Normal,
+            combo: None,
+            waits_for: None,
+            instrument_id: 1,
+            symbol: "X".into(),
+            side,
+            order_type,
+            time_in_force: TimeInForce::Gtc,
+            quantity: Decimal::TEN,
+            cash_amount: None,
+            limit_price: None,
+            stop_price: None,
+            trailing: None,
+            triggered_at: None,
+            session: TradingSession::Core,
+            status: OrderStatus::Submitted,
+            filled_quantity: Decimal::ZERO,
+            filled_amount: Decimal::ZERO,
+            reason: None,
+            expires_at_sim: None,
+            place_time: 0,
+            fill_time: None,
+            update_time: 0,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -5,14 +5,13 @@
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 use signet_model::AccountType;
-use signet_model::orders::{ComboType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType};
+use signet_model::orders::{ComboType, OrderStatus, OrderType, Side, TrailingType};
 
 use super::accounting::{Holding, apply_fill};
 use super::combo::{Combo, ComboKind, Consequence, Part, consequence, part};
 use super::matching::{fill, watch};
 use super::order::{Event, Order, Trailing, has_stop, is_open, transition};
 use crate::market::Quote;
-use crate::market::clock::Session;
 
 #[derive(Debug, Clone)]
 enum Step {
@@ -71,26 +70,6 @@ fn cents(c: u32) -> Decimal {
     Decimal::new(i64::from(c), 2)
 }
 
-fn quote(last: Decimal, size: u64) -> Quote {
-    Quote {
-        instrument_id: 1,
-        symbol: "X".into(),
-        time_ms: 0,
-        session: Session::Core,
-        last,
-        bid: last - Decimal::new(1, 2),
-        ask: last + Decimal::new(1, 2),
-        bid_size: size,
-        ask_size: size,
-        open: last,
-        high: last,
-        low: last,
-        pre_close: last,
-        volume: 0,
-        pinned: true,
-    }
-}
-
 fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: Decimal, step: Decimal) -> Order {
     let trailing = (order_type == OrderType::TrailingStopLoss).then_some(Trailing {
         kind: TrailingType::Amount,
@@ -98,20 +77,7 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
     });
     Order {
         seq: n as i64,
-        order_id: n.to_string(),
-        account_id: "A".into(),
-        client_order_id: n.to_string(),
-        client_combo_order_id: None,
-        combo_type: ComboType::Normal,
-        combo: None,
-        waits_for: None,
-        instrument_id: 1,
-        symbol: "X".into(),
-        side,
-        order_type,
-        time_in_force: TimeInForce::Gtc,
         quantity: Decimal::from(quantity),
-        cash_amount: None,
         limit_price: matches!(order_type, OrderType::Limit | OrderType::StopLossLimit).then_some(price),
         stop_price: match order_type {
             OrderType::StopLoss | OrderType::StopLossLimit => Some(price),
@@ -119,16 +85,7 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
             _ => None,
         },
         trailing,
-        triggered_at: None,
-        session: TradingSession::Core,
-        status: OrderStatus::Submitted,
-        filled_quantity: Decimal::ZERO,
-        filled_amount: Decimal::ZERO,
-        reason: None,
-        expires_at_sim: None,
-        place_time: 0,
-        fill_time: None,
-        update_time: 0,
+        ..Order::sample(&n.to_string(), side, order_type)
     }
 }
 
@@ -185,7 +142,7 @@ proptest! {
                 }
             };
             // One tick, as the engine runs it.
-            let q = quote(last, size);
+            let q = Quote::sample(last, size);
             for i in 0..orders.len() {
                 let master_filled = orders[i].waits_for.as_ref().is_none_or(|m| {
                     orders.iter().any(|o| &o.order_id == m && o.status == OrderStatus::Filled)

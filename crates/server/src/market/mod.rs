@@ -71,6 +71,30 @@ pub struct Quote {
     pub pinned: bool,
 }
 
+#[cfg(test)]
+impl Quote {
+    /// A core-session quote of instrument 1 a cent either side of `last`, `size` shares each side.
+    pub(crate) fn sample(last: Decimal, size: u64) -> Quote {
+        Quote {
+            instrument_id: 1,
+            symbol: "X".into(),
+            time_ms: 0,
+            session: Session::Core,
+            last,
+            bid: last - Decimal::new(1, 2),
+            ask: last + Decimal::new(1, 2),
+            bid_size: size,
+            ask_size: size,
+            open: last,
+            high: last,
+            low: last,
+            pre_close: last,
+            volume: 0,
+            pinned: true,
+        }
+    }
+}
+
 /// An instrument the simulator quotes.
 #[derive(Debug, Clone)]
 pub struct Listing {
