@@ -322,6 +322,12 @@ pub async fn import(
         file: file_name.clone(),
         problem: e.to_string(),
     })?;
+    // A store that failed stops the parser too: its error is the cause, the parser's the effect.
+    if let Err(e) = &written
+        && !matches!(e, StoreError::Aborted)
+    {
+        return Err(ImportError::Store(e.clone()));
+    }
     let (format, stats) = parsed?;
     let counts = written?;
     let seconds = started.elapsed().as_secs_f64();
