@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 use signet_client::Client;
+use signet_server::database::Location;
 use signet_server::{Database, Durability};
 
 #[derive(Parser)]
@@ -69,12 +70,29 @@ struct DbArgs {
     /// about half the write throughput (an fsync per commit)
     #[arg(long, env = "SIGNET_SQLITE_DURABILITY", default_value = "normal", global = true)]
     durability: Durability,
+    /// PostgreSQL instead of SQLite (postgres://USER:PASSWORD@HOST:PORT/DATABASE), for several
+    /// nodes sharing one system of record; needs SIGNET_MASTER_KEY or --master-key-file
+    #[arg(long, env = "SIGNET_DATABASE_URL", hide_env_values = true, global = true)]
+    database_url: Option<String>,
+    /// File of the master key that seals app secrets, created if missing [SQLite: <db>.key]
+    #[arg(long, env = "SIGNET_MASTER_KEY_FILE", global = true)]
+    master_key_file: Option<PathBuf>,
 }
 
 impl DbArgs {
+    fn location(&self) -> Location {
+        match &self.database_url {
+            Some(url) => Location::Postgres { url: url.clone() },
+            None => Location::Sqlite {
+                path: self.db.clone(),
+                durability: self.durability,
+            },
+        }
+    }
+
     async fn open(&self) -> anyhow::Result<Database> {
         let master_key = std::env::var("SIGNET_MASTER_KEY").ok().map(SecretString::from);
-        Ok(Database::open_sqlite(&self.db, self.durability, master_key.as_ref()).await?)
+        Ok(Database::open(&self.location(), master_key.as_ref(), self.master_key_file.as_deref()).await?)
     }
 }
 

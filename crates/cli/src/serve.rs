@@ -103,7 +103,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         let admin = Admin::new(database.store.clone(), database.key.clone());
         if admin.apps().await?.is_empty() {
             let app = admin.create_app_with_role("demo", Decimal::from(100_000), true).await?;
-            println!("Demo app created in {} (shown once; keep it):", args.db.db.display());
+            println!("Demo app created in {} (shown once; keep it):", args.db.location());
             println!("  SIGNET_APP_KEY={}", app.app_key);
             println!("  SIGNET_APP_SECRET={}", app.app_secret.expose_secret());
             println!(
@@ -160,7 +160,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let server = Server::bind(config, &database).await?;
     let shutdown = shutdown_signal()?;
-    tracing::info!(address = %server.local_addr(), database = %args.db.db.display(), "signet listening");
+    tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
     server.run(shutdown).await?;
     database.store.close().await;
     tracing::info!("signet stopped");

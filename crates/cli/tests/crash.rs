@@ -12,7 +12,7 @@ use common::{Serving, run_json, serve, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_model::orders::{NewOrder, OrderStatus};
-use signet_server::store::{AppStore, OrderQuery, TradingStore};
+use signet_server::store::OrderQuery;
 use signet_server::{Database, Durability};
 
 const WORKERS: usize = 8;

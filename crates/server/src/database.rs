@@ -1,13 +1,14 @@
 //! Opening the database together with the key that seals its secrets.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use secrecy::SecretString;
 
 use crate::secrets::{KeyError, MasterKey};
+use crate::store::postgres::PgStore;
 use crate::store::sqlite::{Durability, SqliteStore};
-use crate::store::{MetaStore, StoreError};
+use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -23,28 +24,69 @@ pub enum OpenError {
         stored: String,
         key_file: String,
     },
+    #[error(
+        "a PostgreSQL database needs its master key from SIGNET_MASTER_KEY or --master-key-file, the same on every node"
+    )]
+    NoKey,
+}
+
+/// Which database, and how to open it.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// The embedded default: one file, its key file beside it unless another is named.
+    Sqlite { path: PathBuf, durability: Durability },
+    /// `postgres://...`, shared by every node.
+    Postgres { url: String },
+}
+
+impl std::fmt::Display for Location {
+    /// The path, or the URL without its password: fit for logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Sqlite { path, .. } => write!(f, "{}", path.display()),
+            Location::Postgres { url } => {
+                let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+                match rest.split_once('@') {
+                    Some((user_info, host)) => {
+                        let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
+                        write!(f, "{scheme}://{user}@{host}")
+                    }
+                    None => write!(f, "{url}"),
+                }
+            }
+        }
+    }
 }
 
 /// An open database and its master key.
 #[derive(Debug, Clone)]
 pub struct Database {
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<dyn Store>,
     pub key: Arc<MasterKey>,
 }
 
 const KEY_FINGERPRINT: &str = "master_key_fingerprint";
 
 impl Database {
-    /// Opens (creating if needed) the SQLite database at `path`. The master key is `master_key`
-    /// when given (`SIGNET_MASTER_KEY`), else the key file beside the database.
-    pub async fn open_sqlite(
-        path: &Path,
-        durability: Durability,
+    /// Opens (creating if needed) the database at `location`. The master key is `master_key`
+    /// when given (`SIGNET_MASTER_KEY`), else the one in `key_file` (created if missing), which
+    /// for SQLite defaults to the file beside the database.
+    pub async fn open(
+        location: &Location,
         master_key: Option<&SecretString>,
+        key_file: Option<&Path>,
     ) -> Result<Self, OpenError> {
-        let key_file = MasterKey::default_file(path);
+        let key_file = match (location, key_file) {
+            (_, Some(file)) => file.to_owned(),
+            (Location::Sqlite { path, .. }, None) => MasterKey::default_file(path),
+            (Location::Postgres { .. }, None) if master_key.is_none() => return Err(OpenError::NoKey),
+            (Location::Postgres { .. }, None) => PathBuf::new(),
+        };
         let key = MasterKey::load(master_key, &key_file)?;
-        let store = SqliteStore::open(path, durability).await?;
+        let store: Arc<dyn Store> = match location {
+            Location::Sqlite { path, durability } => Arc::new(SqliteStore::open(path, *durability).await?),
+            Location::Postgres { url } => Arc::new(PgStore::open(url).await?),
+        };
         let stored = store.init_meta(KEY_FINGERPRINT, key.fingerprint()).await?;
         if stored != key.fingerprint() {
             return Err(OpenError::KeyMismatch {
@@ -54,8 +96,37 @@ impl Database {
             });
         }
         Ok(Database {
-            store: Arc::new(store),
+            store,
             key: Arc::new(key),
         })
+    }
+
+    /// Opens the SQLite database at `path`, its key beside it unless `master_key` is given.
+    pub async fn open_sqlite(
+        path: &Path,
+        durability: Durability,
+        master_key: Option<&SecretString>,
+    ) -> Result<Self, OpenError> {
+        let location = Location::Sqlite {
+            path: path.to_owned(),
+            durability,
+        };
+        Self::open(&location, master_key, None).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_location_shows_no_password() {
+        let shown = |url: &str| Location::Postgres { url: url.into() }.to_string();
+        assert_eq!(
+            shown("postgres://signet:hunter2@db:5432/signet"),
+            "postgres://signet@db:5432/signet"
+        );
+        assert_eq!(shown("postgres://signet@db/signet"), "postgres://signet@db/signet");
+        assert_eq!(shown("postgres://db/signet"), "postgres://db/signet");
     }
 }

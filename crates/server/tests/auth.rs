@@ -151,9 +151,7 @@ async fn a_revocation_from_another_process_applies_within_the_cache_time() {
     let server = TestServer::start().await;
     assert_eq!(send(accounts_request(&server)).await.status, 200);
     // As `signet admin apps revoke` would: a second handle on the same file.
-    let other = signet_server::Database::open_sqlite(&server.db_path, signet_server::Durability::Normal, None)
-        .await
-        .unwrap();
+    let other = server.open_again().await;
     common::admin(&other).revoke_app(&server.app.app_key).await.unwrap();
     tokio::time::sleep(server_default_cache_ttl() + std::time::Duration::from_millis(100)).await;
     send(accounts_request(&server)).await.assert_error(401, "UNAUTHORIZED");

@@ -16,7 +16,6 @@ use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_server::marketdata::import::{Progress, import_file};
 use signet_server::marketdata::units::parse_day;
-use signet_server::store::{FundamentalsStore, MarketDataStore};
 
 const FACTS: &str = "data/demo/companyfacts_CIK0001640147.json.gz";
 

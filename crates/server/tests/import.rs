@@ -2,6 +2,8 @@
 //! (nothing changes, the error names line and column), re-imports that change nothing, and the
 //! corporate actions the real price history implies.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,7 +13,6 @@ use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummar
 use signet_server::marketdata::units::{format_day, parse_day};
 use signet_server::marketdata::{ActionKind, ActionSource, InstrumentType};
 use signet_server::store::{MarketDataStatus, MarketDataStore, Store};
-use signet_server::{Database, Durability};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
@@ -24,9 +25,8 @@ struct Db {
 
 async fn db() -> Db {
     let dir = tempfile::tempdir().unwrap();
-    let database = Database::open_sqlite(&dir.path().join("m.db"), Durability::Normal, None)
-        .await
-        .unwrap();
+    let location = common::fresh_location(dir.path()).await;
+    let database = common::open(&location, dir.path()).await;
     Db {
         _dir: dir,
         store: database.store,

@@ -188,7 +188,6 @@ async fn intraday_gainers_rank_the_simulated_day() {
 async fn a_simulated_day_is_stored_as_bars_once_over_and_the_screeners_follow() {
     use signet_model::screeners::{Direction, GainersRank, SortBy};
     use signet_server::marketdata::units::parse_day;
-    use signet_server::store::{MarketDataStore, ScreenerStore};
 
     // 2013-03-04 lies past the history: a drawn day.
     let (server, ops) = market("2013-03-04", 7).await;

@@ -100,8 +100,6 @@ impl Desk {
     }
 }
 
-use signet_server::store::TradingStore;
-
 fn code(e: Error) -> ErrorCode {
     e.code().unwrap_or_else(|| panic!("an error code, got {e}"))
 }
@@ -432,19 +430,7 @@ async fn events(desk: &Desk, account: &str, client_order_id: &str) -> Vec<String
         .await
         .unwrap()
         .unwrap();
-    let pool = sqlx::sqlite::SqlitePoolOptions::new()
-        .connect_with(
-            sqlx::sqlite::SqliteConnectOptions::new()
-                .filename(&desk.server.db_path)
-                .read_only(true),
-        )
-        .await
-        .unwrap();
-    sqlx::query_scalar("SELECT event FROM order_events WHERE order_id = ? ORDER BY n")
-        .bind(&order.order_id)
-        .fetch_all(&pool)
-        .await
-        .unwrap()
+    desk.server.order_events(&order.order_id).await
 }
 
 #[tokio::test]

@@ -1,21 +1,22 @@
-//! The storage traits against a real SQLite file. Written against `dyn Store` so that the same
-//! cases can run against every backend.
+//! The storage traits against a real database: a SQLite file, or PostgreSQL with
+//! `SIGNET_TEST_BACKEND=postgres`.
+
+mod common;
 
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use secrecy::SecretString;
 use signet_model::{AccountType, TokenStatus};
-use signet_server::store::sqlite::SqliteStore;
 use signet_server::store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 use signet_server::{Database, Durability, OpenError};
 
-async fn sqlite() -> (tempfile::TempDir, Arc<dyn Store>) {
+/// A new, empty store of the backend under test (see `common::fresh_location`).
+async fn store() -> (tempfile::TempDir, Arc<dyn Store>) {
     let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("store.db"), Durability::Normal)
-        .await
-        .unwrap();
-    (dir, Arc::new(store))
+    let location = common::fresh_location(dir.path()).await;
+    let store = common::open(&location, dir.path()).await.store;
+    (dir, store)
 }
 
 fn app(key: &str) -> AppRecord {
@@ -44,7 +45,7 @@ fn account(id: &str, app_key: &str, account_type: AccountType) -> AccountRecord 
 
 #[tokio::test]
 async fn nonces_are_single_use_until_purged() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     assert!(store.remember("k", "n1", 1_000).await.unwrap());
     assert!(!store.remember("k", "n1", 1_000).await.unwrap());
     assert!(
@@ -65,7 +66,7 @@ async fn nonces_are_single_use_until_purged() {
 
 #[tokio::test]
 async fn purging_works_in_batches() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     for i in 0..12_000 {
         store.remember("k", &format!("n{i}"), 10).await.unwrap();
     }
@@ -75,7 +76,7 @@ async fn purging_works_in_batches() {
 
 #[tokio::test]
 async fn of_concurrent_copies_of_a_nonce_exactly_one_is_new() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..64 {
         let store = store.clone();
@@ -90,7 +91,7 @@ async fn of_concurrent_copies_of_a_nonce_exactly_one_is_new() {
 
 #[tokio::test]
 async fn apps_and_accounts() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     let accounts = [
         account("A2", "k1", AccountType::Margin),
         account("A1", "k1", AccountType::Cash),
@@ -138,7 +139,7 @@ async fn apps_and_accounts() {
 
 #[tokio::test]
 async fn creating_an_app_is_atomic() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     let clash = [
         account("A1", "k1", AccountType::Cash),
         account("A1", "k1", AccountType::Margin),
@@ -149,7 +150,7 @@ async fn creating_an_app_is_atomic() {
 
 #[tokio::test]
 async fn tokens_move_between_statuses() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     store.create_app(&app("k1"), &[]).await.unwrap();
     let token = |hash: &str| TokenRecord {
         token_hash: hash.into(),
@@ -191,7 +192,7 @@ async fn tokens_move_between_statuses() {
 
 #[tokio::test]
 async fn meta_is_set_once() {
-    let (_dir, store) = sqlite().await;
+    let (_dir, store) = store().await;
     assert_eq!(store.meta("x").await.unwrap(), None);
     assert_eq!(store.init_meta("x", "first").await.unwrap(), "first");
     assert_eq!(store.init_meta("x", "second").await.unwrap(), "first");

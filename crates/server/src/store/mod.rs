@@ -4,6 +4,9 @@
 //! Stores hold what they are given: secrets arrive sealed (see [`crate::secrets`]), tokens arrive
 //! hashed. Times are milliseconds since the Unix epoch.
 
+pub mod batch;
+pub mod postgres;
+pub mod rows;
 pub mod sqlite;
 
 use std::collections::HashMap;
@@ -161,6 +164,8 @@ pub trait MetaStore: Send + Sync {
     async fn init_meta(&self, key: &str, value: &str) -> Result<String, StoreError>;
     /// A cheap round trip, for the readiness probe.
     async fn ping(&self) -> Result<(), StoreError>;
+    /// Closes the connections, waiting for those in use to be returned.
+    async fn close(&self);
 }
 
 /// Instruments, bars, corporate actions and facts.
@@ -441,7 +446,8 @@ pub trait FundamentalsStore: Send + Sync {
 
 /// Everything the server stores.
 pub trait Store:
-    AppStore
+    std::fmt::Debug
+    + AppStore
     + TokenStore
     + NonceStore
     + MetaStore
@@ -454,7 +460,8 @@ pub trait Store:
 }
 
 impl<T> Store for T where
-    T: AppStore
+    T: std::fmt::Debug
+        + AppStore
         + TokenStore
         + NonceStore
         + MetaStore

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use reqwest::StatusCode;
@@ -10,6 +10,7 @@ use reqwest::header::HeaderMap;
 use rust_decimal::Decimal;
 use signet_client::{Client, SignedRequest};
 use signet_model::ErrorBody;
+use signet_server::database::Location;
 use signet_server::market::MarketConfig;
 use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::import::{Progress, import_file};
@@ -18,12 +19,48 @@ use signet_server::{Admin, Credentials, Database, Durability, Server, ServerConf
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// Where the tests keep their data: a SQLite file in a temporary directory, or, with
+/// `SIGNET_TEST_BACKEND=postgres`, a new database for each test on the server at
+/// `SIGNET_TEST_POSTGRES_URL` (see `scripts/services.sh`).
+pub async fn fresh_location(dir: &Path) -> Location {
+    if std::env::var("SIGNET_TEST_BACKEND").as_deref() != Ok("postgres") {
+        return Location::Sqlite {
+            path: dir.join("signet.db"),
+            durability: Durability::Normal,
+        };
+    }
+    let admin_url = std::env::var("SIGNET_TEST_POSTGRES_URL")
+        .expect("SIGNET_TEST_BACKEND=postgres needs SIGNET_TEST_POSTGRES_URL (eval \"$(scripts/services.sh start)\")");
+    let name = format!("signet_test_{}", signet_server::secrets::random_hex::<8>().unwrap());
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
+        .await
+        .expect("the test PostgreSQL server");
+    sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .expect("a test database");
+    let (server, _) = admin_url.rsplit_once('/').expect("a URL ending in /DATABASE");
+    Location::Postgres {
+        url: format!("{server}/{name}"),
+    }
+}
+
+pub fn is_postgres(location: &Location) -> bool {
+    matches!(location, Location::Postgres { .. })
+}
+
+/// Opens `location` with its master key in `dir`.
+pub async fn open(location: &Location, dir: &Path) -> Database {
+    Database::open(location, None, Some(&dir.join("master.key")))
+        .await
+        .expect("database")
+}
+
 pub struct TestServer {
     pub addr: SocketAddr,
     pub endpoint: String,
     pub app: Credentials,
     pub database: Database,
-    pub db_path: PathBuf,
+    pub location: Location,
     config: ServerConfig,
     dir: tempfile::TempDir,
     shutdown: oneshot::Sender<()>,
@@ -38,10 +75,8 @@ impl TestServer {
     /// Starts a server whose configuration `adjust` may change, with one app already created.
     pub async fn start_with(adjust: impl FnOnce(&mut ServerConfig)) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let db_path = dir.path().join("signet.db");
-        let database = Database::open_sqlite(&db_path, Durability::Normal, None)
-            .await
-            .expect("database");
+        let location = fresh_location(dir.path()).await;
+        let database = open(&location, dir.path()).await;
         let app = admin(&database)
             .create_app("test app", Decimal::from(100_000))
             .await
@@ -51,13 +86,13 @@ impl TestServer {
             ..ServerConfig::default()
         };
         adjust(&mut config);
-        Self::launch(config, database, db_path, dir, app).await
+        Self::launch(config, database, location, dir, app).await
     }
 
     async fn launch(
         config: ServerConfig,
         database: Database,
-        db_path: PathBuf,
+        location: Location,
         dir: tempfile::TempDir,
         app: Credentials,
     ) -> Self {
@@ -72,7 +107,7 @@ impl TestServer {
             endpoint: format!("http://{addr}"),
             app,
             database,
-            db_path,
+            location,
             config,
             dir,
             shutdown,
@@ -85,7 +120,7 @@ impl TestServer {
         let TestServer {
             mut config,
             dir,
-            db_path,
+            location,
             app,
             database,
             shutdown,
@@ -98,10 +133,8 @@ impl TestServer {
         handle.await.expect("server task").expect("server ran");
         database.store.close().await;
         drop(database);
-        let database = Database::open_sqlite(&db_path, Durability::Normal, None)
-            .await
-            .expect("database reopened");
-        Self::launch(config, database, db_path, dir, app).await
+        let database = open(&location, dir.path()).await;
+        Self::launch(config, database, location, dir, app).await
     }
 
     /// A server whose market clock stands at the core open of New York day `start`
@@ -131,6 +164,36 @@ impl TestServer {
         snapshot::refresh(store.as_ref(), None).await.expect("snapshots");
         // The simulator read an empty market when the server started: start it again on the prices.
         server.restart().await
+    }
+
+    /// A second handle on the server's database, as `signet admin` in another process has.
+    pub async fn open_again(&self) -> Database {
+        open(&self.location, self.dir.path()).await
+    }
+
+    /// The events recorded for an order, in order.
+    pub async fn order_events(&self, order_id: &str) -> Vec<String> {
+        match &self.location {
+            Location::Postgres { url } => {
+                let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+                sqlx::query_scalar("SELECT event FROM order_events WHERE order_id = $1 ORDER BY n")
+                    .bind(order_id)
+                    .fetch_all(&mut db)
+                    .await
+                    .unwrap()
+            }
+            Location::Sqlite { path, .. } => {
+                let options = sqlx::sqlite::SqliteConnectOptions::new().filename(path).read_only(true);
+                let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+                    .await
+                    .unwrap();
+                sqlx::query_scalar("SELECT event FROM order_events WHERE order_id = ? ORDER BY n")
+                    .bind(order_id)
+                    .fetch_all(&mut db)
+                    .await
+                    .unwrap()
+            }
+        }
     }
 
     /// A client of a new app created with `--admin`, which may drive the market.

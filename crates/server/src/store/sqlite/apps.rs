@@ -1,41 +1,7 @@
-use async_trait::async_trait;
-use rust_decimal::Decimal;
-use signet_model::AccountType;
-
-use super::{SqliteStore, map_err, parse_column};
+use super::{SqliteStore, map_err};
+use crate::store::rows::{AccountRow, AppRow, account_from_row, app_from_row};
 use crate::store::{AccountRecord, AppRecord, AppStatus, AppStore, StoreError};
-
-type AppRow = (String, String, Vec<u8>, String, String, i64, bool);
-type AccountRow = (String, String, String, String, String, String, i64);
-
-fn app_from_row(
-    (app_key, name, sealed_secret, status, user_id, created_at, admin): AppRow,
-) -> Result<AppRecord, StoreError> {
-    let status = parse_column("app status", &status, AppStatus::parse)?;
-    Ok(AppRecord {
-        app_key,
-        name,
-        sealed_secret,
-        status,
-        user_id,
-        created_at,
-        admin,
-    })
-}
-
-fn account_from_row(
-    (account_id, app_key, account_type, account_label, currency, cash, created_at): AccountRow,
-) -> Result<AccountRecord, StoreError> {
-    Ok(AccountRecord {
-        account_id,
-        app_key,
-        account_type: parse_column("account type", &account_type, AccountType::parse)?,
-        account_label,
-        currency,
-        cash: parse_column("cash", &cash, |c| c.parse::<Decimal>().ok())?,
-        created_at,
-    })
-}
+use async_trait::async_trait;
 
 async fn insert_account<'c>(
     executor: impl sqlx::Executor<'c, Database = sqlx::Sqlite>,

@@ -4,42 +4,8 @@ use sqlx::{QueryBuilder, Sqlite};
 use super::{SqliteStore, map_err};
 use crate::marketdata::Fact;
 use crate::marketdata::fundamentals::layout::{DataSet, Record};
+use crate::store::rows::{FactRow, fact_from_row};
 use crate::store::{FilingRow, FundamentalsStore, Peer, StoreError};
-
-pub(super) type FactRow = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    Option<i32>,
-    Option<String>,
-    String,
-    String,
-    Option<String>,
-);
-
-pub(super) fn fact_from_row(row: FactRow) -> Result<Fact, StoreError> {
-    let (cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame) = row;
-    Ok(Fact {
-        value: super::parse_column("fact value", &value, |v| v.parse().ok())?,
-        cik,
-        taxonomy,
-        concept,
-        unit,
-        start,
-        end,
-        accn,
-        fy,
-        fp,
-        form,
-        filed,
-        frame,
-    })
-}
 
 #[async_trait]
 impl FundamentalsStore for SqliteStore {

@@ -1,18 +1,20 @@
 use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
-use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use tokio::sync::mpsc;
 
-use super::{SqliteStore, map_err, parse_column};
+use super::{SqliteStore, map_err};
 use crate::market::Listing;
 use crate::marketdata::fundamentals::layout::SymbolRecord;
 use crate::marketdata::import::ohlcv::{AdjustedClose, derive_actions};
 use crate::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use crate::marketdata::units::format_day;
 use crate::marketdata::{
-    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
+    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentUpdate, SymbolBar,
+};
+use crate::store::rows::{
+    BAR_COLUMNS, FactRow, INSTRUMENT_COLUMNS, bar_from_row, fact_from_row, instrument_from_row, parse_column,
 };
 use crate::store::{MarketDataStatus, MarketDataStore, StoreError};
 
@@ -235,7 +237,7 @@ impl MarketDataStore for SqliteStore {
     }
 
     async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError> {
-        let rows: Vec<super::fundamentals::FactRow> = sqlx::query_as(
+        let rows: Vec<FactRow> = sqlx::query_as(
             "SELECT cik, taxonomy, concept, unit, start, end, accn, value, fy, fp, form, filed, frame FROM facts
              WHERE cik = ? AND concept = ? ORDER BY end, filed, start",
         )
@@ -244,52 +246,8 @@ impl MarketDataStore for SqliteStore {
         .fetch_all(&self.reader)
         .await
         .map_err(map_err)?;
-        rows.into_iter().map(super::fundamentals::fact_from_row).collect()
+        rows.into_iter().map(fact_from_row).collect()
     }
-}
-
-const BAR_COLUMNS: &str = "day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6";
-
-/// A bar from the columns of [`BAR_COLUMNS`].
-pub(super) fn bar_from_row(row: &SqliteRow) -> Result<Bar, StoreError> {
-    let get = || -> Result<Bar, sqlx::Error> {
-        Ok(Bar {
-            day: row.try_get("day")?,
-            open: row.try_get("open_e6")?,
-            high: row.try_get("high_e6")?,
-            low: row.try_get("low_e6")?,
-            close: row.try_get("close_e6")?,
-            volume: row.try_get("volume")?,
-            adj_close: row.try_get("adj_close_e6")?,
-        })
-    };
-    get().map_err(map_err)
-}
-
-const INSTRUMENT_COLUMNS: &str =
-    "instrument_id, symbol, name, exchange, cik, sector, industry, instrument_type, currency,
-    shares_outstanding, eps_ttm_e6, indices";
-
-fn instrument_from_row(row: &SqliteRow) -> Result<Instrument, StoreError> {
-    let kind: String = row.try_get("instrument_type").map_err(map_err)?;
-    let instrument_type = parse_column("instrument type", &kind, InstrumentType::parse)?;
-    let get = || -> Result<Instrument, sqlx::Error> {
-        Ok(Instrument {
-            instrument_id: row.try_get("instrument_id")?,
-            symbol: row.try_get("symbol")?,
-            name: row.try_get("name")?,
-            exchange: row.try_get("exchange")?,
-            cik: row.try_get("cik")?,
-            sector: row.try_get("sector")?,
-            industry: row.try_get("industry")?,
-            instrument_type,
-            currency: row.try_get("currency")?,
-            shares_outstanding: row.try_get("shares_outstanding")?,
-            eps_ttm_e6: row.try_get("eps_ttm_e6")?,
-            indices: row.try_get("indices")?,
-        })
-    };
-    get().map_err(map_err)
 }
 
 impl Import {

@@ -31,4 +31,10 @@ impl MetaStore for SqliteStore {
         sqlx::query("SELECT 1").execute(&self.reader).await.map_err(map_err)?;
         Ok(())
     }
+
+    async fn close(&self) {
+        self.checkpointer.close().await;
+        self.writer.close().await;
+        self.reader.close().await;
+    }
 }

@@ -23,6 +23,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
 use super::StoreError;
+use super::batch::Batcher;
 
 /// How hard SQLite works to make a commit durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,8 +52,8 @@ pub struct SqliteStore {
     path: PathBuf,
     writer: SqlitePool,
     reader: SqlitePool,
-    nonce_writer: tokio::sync::mpsc::Sender<nonces::Pending>,
-    placement_writer: tokio::sync::mpsc::Sender<placements::Pending>,
+    nonce_writer: Batcher<nonces::NewNonce, bool>,
+    placement_writer: Batcher<Vec<crate::engine::order::Order>, placements::Placed>,
     checkpointer: SqlitePool,
 }
 
@@ -116,13 +117,6 @@ impl SqliteStore {
     pub fn path(&self) -> &Path {
         &self.path
     }
-
-    /// Closes the pools, waiting for connections in use to be returned.
-    pub async fn close(&self) {
-        self.checkpointer.close().await;
-        self.writer.close().await;
-        self.reader.close().await;
-    }
 }
 
 /// Sorts sqlx errors into the three kinds the rest of the server acts on.
@@ -159,9 +153,4 @@ async fn checkpoints(pool: SqlitePool) {
             tracing::debug!(error = %e, "checkpoint");
         }
     }
-}
-
-/// Reads an enumeration stored as text, naming the column when the value is unknown.
-fn parse_column<T>(column: &str, value: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
-    parse(value).ok_or_else(|| StoreError::Other(format!("unexpected {column} {value:?} in the database")))
 }

@@ -8,50 +8,33 @@ use std::collections::HashMap;
 
 use signet_model::wire::WireEnum;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
-use tokio::sync::{mpsc, oneshot};
 
 use super::map_err;
 use crate::engine::order::Order;
 use crate::store::StoreError;
+use crate::store::batch::Batcher;
+use crate::store::rows::order_insert;
 
 /// Placements written in one transaction at most.
 const BATCH: usize = 64;
 /// Rows in one INSERT statement at most (SQLite allows 32,766 bound values).
 const ROWS_PER_STATEMENT: usize = 500;
 
-/// Orders to insert together, and where the answer (each order's seq) goes.
-pub(super) struct Pending {
-    pub orders: Vec<Order>,
-    pub reply: oneshot::Sender<Result<Vec<i64>, StoreError>>,
-}
+/// The answer to one placement: each order's seq, or the constraint it met.
+pub(super) type Placed = Result<Vec<i64>, StoreError>;
 
-/// Started with the store; stops when the store is dropped.
-pub(super) fn spawn_writer(pool: SqlitePool) -> mpsc::Sender<Pending> {
-    let (tx, mut rx) = mpsc::channel::<Pending>(4 * BATCH);
-    tokio::spawn(async move {
-        let mut batch = Vec::with_capacity(BATCH);
-        while rx.recv_many(&mut batch, BATCH).await > 0 {
-            match write(&pool, &batch).await {
-                Ok(answers) => {
-                    for (pending, answer) in batch.drain(..).zip(answers) {
-                        let _ = pending.reply.send(answer);
-                    }
-                }
-                Err(e) => {
-                    for pending in batch.drain(..) {
-                        let _ = pending.reply.send(Err(e.clone()));
-                    }
-                }
-            }
-        }
-    });
-    tx
+/// Group commit of placements; started with the store.
+pub(super) fn spawn_writer(pool: SqlitePool) -> Batcher<Vec<Order>, Placed> {
+    Batcher::spawn("order", BATCH, move |batch| {
+        let pool = pool.clone();
+        async move { write(&pool, &batch).await }
+    })
 }
 
 /// Inserts a batch in one transaction; the answer of each placement.
-async fn write(pool: &SqlitePool, batch: &[Pending]) -> Result<Vec<Result<Vec<i64>, StoreError>>, StoreError> {
+async fn write(pool: &SqlitePool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreError> {
     let mut tx = pool.begin().await.map_err(map_err)?;
-    let all: Vec<&Order> = batch.iter().flat_map(|p| &p.orders).collect();
+    let all: Vec<&Order> = batch.iter().flatten().collect();
     let mut seqs: HashMap<String, i64> = HashMap::with_capacity(all.len());
     for chunk in all.chunks(ROWS_PER_STATEMENT) {
         seqs.extend(insert_orders(&mut tx, chunk).await?);
@@ -59,12 +42,11 @@ async fn write(pool: &SqlitePool, batch: &[Pending]) -> Result<Vec<Result<Vec<i6
     let mut answers = Vec::with_capacity(batch.len());
     let mut undo: Vec<&str> = Vec::new();
     for p in batch {
-        if p.orders.iter().all(|o| seqs.contains_key(&o.order_id)) {
-            answers.push(Ok(p.orders.iter().map(|o| seqs[&o.order_id]).collect()));
+        if p.iter().all(|o| seqs.contains_key(&o.order_id)) {
+            answers.push(Ok(p.iter().map(|o| seqs[&o.order_id]).collect()));
         } else {
             undo.extend(
-                p.orders
-                    .iter()
+                p.iter()
                     .filter(|o| seqs.remove(&o.order_id).is_some())
                     .map(|o| o.order_id.as_str()),
             );
@@ -83,7 +65,7 @@ async fn write(pool: &SqlitePool, batch: &[Pending]) -> Result<Vec<Result<Vec<i6
     // Name the constraint each refused placement met.
     for (p, answer) in batch.iter().zip(answers.iter_mut()) {
         if answer.is_err() {
-            *answer = Err(StoreError::Conflict(conflict(&mut tx, &p.orders).await?));
+            *answer = Err(StoreError::Conflict(conflict(&mut tx, p).await?));
         }
     }
     let placed: Vec<&Order> = all.into_iter().filter(|o| seqs.contains_key(&o.order_id)).collect();
@@ -109,45 +91,7 @@ async fn write(pool: &SqlitePool, batch: &[Pending]) -> Result<Vec<Result<Vec<i6
 /// Inserts orders, skipping those that meet a unique constraint; the order id and seq of each
 /// inserted.
 async fn insert_orders(tx: &mut SqliteConnection, orders: &[&Order]) -> Result<Vec<(String, i64)>, StoreError> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
-             combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force,
-             entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
-             triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason,
-             expires_at_sim, place_time, fill_time, update_time) ",
-    );
-    query.push_values(orders, |mut row, o| {
-        row.push_bind(&o.order_id)
-            .push_bind(&o.account_id)
-            .push_bind(&o.client_order_id)
-            .push_bind(&o.client_combo_order_id)
-            .push_bind(o.combo_type.as_str())
-            .push_bind(o.combo.as_ref().map(|c| &c.combo_order_id))
-            .push_bind(o.combo.as_ref().map(|c| c.kind.as_str()))
-            .push_bind(&o.waits_for)
-            .push_bind(o.instrument_id)
-            .push_bind(&o.symbol)
-            .push_bind(o.side.as_str())
-            .push_bind(o.order_type.as_str())
-            .push_bind(o.time_in_force.as_str())
-            .push_bind(o.entrust_type().as_str())
-            .push_bind(o.quantity.to_string())
-            .push_bind(o.cash_amount.map(|a| a.to_string()))
-            .push_bind(o.limit_price.map(|p| p.to_string()))
-            .push_bind(o.stop_price.map(|p| p.to_string()))
-            .push_bind(o.trailing.map(|t| t.kind.as_str()))
-            .push_bind(o.trailing.map(|t| t.step.to_string()))
-            .push_bind(o.triggered_at)
-            .push_bind(o.session.as_str())
-            .push_bind(o.status.as_str())
-            .push_bind(o.filled_quantity.to_string())
-            .push_bind(o.filled_amount.to_string())
-            .push_bind(&o.reason)
-            .push_bind(o.expires_at_sim)
-            .push_bind(o.place_time)
-            .push_bind(o.fill_time)
-            .push_bind(o.update_time);
-    });
+    let mut query = order_insert::<Sqlite>(orders);
     // Rows meeting a unique constraint, also of an earlier row of this statement, are skipped.
     query.push(" ON CONFLICT DO NOTHING RETURNING order_id, seq");
     query

@@ -3,100 +3,13 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
-use super::{SqliteStore, map_err, parse_column};
+use super::{SqliteStore, map_err};
 use crate::marketdata::screeners::ScreenRow;
-use crate::marketdata::screeners::query::{Direction, Metric, NEAR_52W, Period, ScreenQuery, SectorRow, Week52};
+use crate::marketdata::screeners::query::{Direction, NEAR_52W, Period, ScreenQuery, SectorRow, Week52};
 use crate::marketdata::snapshot::{History, Snapshot, Summary, YEAR_DAYS, trailing_dividends};
 use crate::marketdata::{ActionKind, ActionSource, Bar, CorporateAction};
+use crate::store::rows::{SNAPSHOT_COLUMNS, change_sql, parse_column, push_order, snapshot_from_row};
 use crate::store::{MarketDataStore, ScreenerStore, StoreError};
-
-const SNAPSHOT_COLUMNS: &str =
-    "s.day, s.price_e6, s.pre_close_e6, s.open_e6, s.high_e6, s.low_e6, s.close_e6, s.volume,
-    s.turnover, s.change_ratio, s.close_5d_e6, s.close_1m_e6, s.close_3m_e6, s.close_52w_e6, s.amplitude,
-    s.relative_volume_10d, s.turnover_rate, s.market_value, s.pe_ttm, s.dividend_e6, s.dividend_yield, s.ex_day,
-    s.high_52w_e6, s.low_52w_e6";
-
-/// The SQL of a metric over the columns of [`SNAPSHOT_COLUMNS`] (unqualified).
-fn metric_sql(metric: Metric) -> &'static str {
-    match metric {
-        Metric::ChangeRatio(period) => change_sql(period),
-        Metric::Volume => "volume",
-        Metric::Turnover => "turnover",
-        Metric::TurnoverRate => "turnover_rate",
-        Metric::Amplitude => "amplitude",
-        Metric::RelativeVolume10d => "relative_volume_10d",
-        Metric::MarketValue => "market_value",
-        Metric::PeTtm => "pe_ttm",
-        Metric::Price => "price_e6",
-        Metric::Close => "close_e6",
-        Metric::High => "high_e6",
-        Metric::Low => "low_e6",
-        Metric::DividendYield => "dividend_yield",
-        Metric::Dividend => "dividend_e6",
-    }
-}
-
-/// The change ratio over a period; NULL without the history to measure it.
-fn change_sql(period: Period) -> &'static str {
-    match period {
-        Period::Day1 => "change_ratio",
-        Period::Day5 => "(price_e6 * 1.0 / close_5d_e6 - 1)",
-        Period::Month1 => "(price_e6 * 1.0 / close_1m_e6 - 1)",
-        Period::Month3 => "(price_e6 * 1.0 / close_3m_e6 - 1)",
-        Period::Week52 => "(price_e6 * 1.0 / close_52w_e6 - 1)",
-    }
-}
-
-fn direction_sql(direction: Direction) -> &'static str {
-    match direction {
-        Direction::Asc => "ASC",
-        Direction::Desc => "DESC",
-    }
-}
-
-/// `ORDER BY` a metric with unknown values last either way, then by symbol.
-fn push_order(query: &mut QueryBuilder<Sqlite>, (metric, direction): (Metric, Direction)) {
-    let sql = metric_sql(metric);
-    query.push(format_args!(
-        " ORDER BY ({sql}) IS NULL, {sql} {}, symbol",
-        direction_sql(direction)
-    ));
-}
-
-fn snapshot_from_row(
-    row: &sqlx::sqlite::SqliteRow,
-    instrument_id: i64,
-    offset: usize,
-) -> Result<Snapshot, sqlx::Error> {
-    let at = |i: usize| offset + i;
-    Ok(Snapshot {
-        instrument_id,
-        day: row.try_get(at(0))?,
-        price: row.try_get(at(1))?,
-        pre_close: row.try_get(at(2))?,
-        open: row.try_get(at(3))?,
-        high: row.try_get(at(4))?,
-        low: row.try_get(at(5))?,
-        close: row.try_get(at(6))?,
-        volume: row.try_get(at(7))?,
-        turnover: row.try_get(at(8))?,
-        change_ratio: row.try_get(at(9))?,
-        close_5d: row.try_get(at(10))?,
-        close_1m: row.try_get(at(11))?,
-        close_3m: row.try_get(at(12))?,
-        close_52w: row.try_get(at(13))?,
-        amplitude: row.try_get(at(14))?,
-        relative_volume_10d: row.try_get(at(15))?,
-        turnover_rate: row.try_get(at(16))?,
-        market_value: row.try_get(at(17))?,
-        pe_ttm: row.try_get(at(18))?,
-        dividend: row.try_get(at(19))?,
-        dividend_yield: row.try_get(at(20))?,
-        ex_day: row.try_get(at(21))?,
-        high_52w: row.try_get(at(22))?,
-        low_52w: row.try_get(at(23))?,
-    })
-}
 
 #[async_trait]
 impl ScreenerStore for SqliteStore {
@@ -339,19 +252,19 @@ impl ScreenerStore for SqliteStore {
 
         let rows = query.build().fetch_all(&self.reader).await.map_err(map_err)?;
         rows.iter()
-            .map(|row| -> Result<ScreenRow, sqlx::Error> {
-                let instrument_id: i64 = row.try_get(0)?;
+            .map(|row| -> Result<ScreenRow, StoreError> {
+                let instrument_id: i64 = row.try_get(0).map_err(map_err)?;
+                let text = |i: usize| row.try_get(i).map_err(map_err);
                 Ok(ScreenRow {
                     instrument_id,
-                    symbol: row.try_get(1)?,
-                    name: row.try_get(2)?,
-                    exchange: row.try_get(3)?,
-                    currency: row.try_get(4)?,
+                    symbol: text(1)?,
+                    name: text(2)?,
+                    exchange: row.try_get(3).map_err(map_err)?,
+                    currency: text(4)?,
                     snapshot: snapshot_from_row(row, instrument_id, 5)?,
                 })
             })
-            .collect::<Result<_, _>>()
-            .map_err(map_err)
+            .collect()
     }
 
     async fn sectors(&self, period: Period) -> Result<Vec<SectorRow>, StoreError> {

@@ -1,24 +1,9 @@
 use async_trait::async_trait;
 use signet_model::TokenStatus;
 
-use super::{SqliteStore, map_err, parse_column};
+use super::{SqliteStore, map_err};
+use crate::store::rows::{TokenRow, token_from_row};
 use crate::store::{StoreError, TokenRecord, TokenSelector, TokenStore};
-
-type TokenRow = (String, String, String, String, i64, i64);
-
-fn token_from_row(
-    (token_hash, token_hint, app_key, status, created_at, expires_at): TokenRow,
-) -> Result<TokenRecord, StoreError> {
-    let status = parse_column("token status", &status, TokenStatus::parse)?;
-    Ok(TokenRecord {
-        token_hash,
-        token_hint,
-        app_key,
-        status,
-        created_at,
-        expires_at,
-    })
-}
 
 #[async_trait]
 impl TokenStore for SqliteStore {

@@ -1,86 +1,16 @@
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_model::AccountType;
-use signet_model::orders::{OrderStatus, TrailingType};
+use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
+use sqlx::SqliteConnection;
 
-use super::{SqliteStore, map_err, parse_column};
+use super::{SqliteStore, map_err};
 use crate::engine::accounting::{Holding, apply_fill};
-use crate::engine::combo::{Combo, ComboKind, Consequence, consequence};
-use crate::engine::order::{Event, Order, Trailing, is_open, transition};
+use crate::engine::combo::{Consequence, consequence};
+use crate::engine::order::{Event, Order, is_open, transition};
+use crate::store::rows::{ORDER_COLUMNS, order_from_row, parse_column};
 use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError, TradingStore};
-
-const ORDER_COLUMNS: &str =
-    "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, combo_order_id, combo_kind,
-    waits_for, instrument_id,
-    symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
-    triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
-    fill_time, update_time";
-
-fn decimal_column(row: &SqliteRow, name: &str) -> Result<Decimal, StoreError> {
-    let text: String = row.try_get(name).map_err(map_err)?;
-    parse_column(name, &text, |t| t.parse().ok())
-}
-
-fn optional_decimal(row: &SqliteRow, name: &str) -> Result<Option<Decimal>, StoreError> {
-    let text: Option<String> = row.try_get(name).map_err(map_err)?;
-    text.map(|t| parse_column(name, &t, |t| t.parse().ok())).transpose()
-}
-
-fn wire_column<T: WireEnum>(row: &SqliteRow, name: &str) -> Result<T, StoreError> {
-    let text: String = row.try_get(name).map_err(map_err)?;
-    parse_column(name, &text, T::parse)
-}
-
-fn order_from_row(row: &SqliteRow) -> Result<Order, StoreError> {
-    let get = |name: &str| -> Result<i64, StoreError> { row.try_get(name).map_err(map_err) };
-    let text = |name: &str| -> Result<String, StoreError> { row.try_get(name).map_err(map_err) };
-    let optional_text = |name: &str| -> Result<Option<String>, StoreError> { row.try_get(name).map_err(map_err) };
-    Ok(Order {
-        seq: get("seq")?,
-        order_id: text("order_id")?,
-        account_id: text("account_id")?,
-        client_order_id: text("client_order_id")?,
-        client_combo_order_id: optional_text("client_combo_order_id")?,
-        combo_type: wire_column(row, "combo_type")?,
-        combo: match optional_text("combo_order_id")? {
-            Some(combo_order_id) => Some(Combo {
-                combo_order_id,
-                kind: parse_column("combo kind", &text("combo_kind")?, ComboKind::parse)?,
-            }),
-            None => None,
-        },
-        waits_for: optional_text("waits_for")?,
-        instrument_id: get("instrument_id")?,
-        symbol: text("symbol")?,
-        side: wire_column(row, "side")?,
-        order_type: wire_column(row, "order_type")?,
-        time_in_force: wire_column(row, "time_in_force")?,
-        quantity: decimal_column(row, "quantity")?,
-        cash_amount: optional_decimal(row, "cash_amount")?,
-        limit_price: optional_decimal(row, "limit_price")?,
-        stop_price: optional_decimal(row, "stop_price")?,
-        trailing: match optional_text("trailing_type")? {
-            Some(kind) => Some(Trailing {
-                kind: parse_column("trailing_type", &kind, TrailingType::parse)?,
-                step: optional_decimal(row, "trailing_step")?.unwrap_or_default(),
-            }),
-            None => None,
-        },
-        triggered_at: row.try_get("triggered_at").map_err(map_err)?,
-        session: wire_column(row, "support_trading_session")?,
-        status: wire_column(row, "status")?,
-        filled_quantity: decimal_column(row, "filled_quantity")?,
-        filled_amount: decimal_column(row, "filled_amount")?,
-        reason: optional_text("reason")?,
-        expires_at_sim: row.try_get("expires_at_sim").map_err(map_err)?,
-        place_time: get("place_time")?,
-        fill_time: row.try_get("fill_time").map_err(map_err)?,
-        update_time: get("update_time")?,
-    })
-}
 
 async fn order_by_id(tx: &mut SqliteConnection, order_id: &str) -> Result<Option<Order>, StoreError> {
     let row = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -178,16 +108,7 @@ async fn follow_combination(tx: &mut SqliteConnection, changed: &Order, time_ms:
 #[async_trait]
 impl TradingStore for SqliteStore {
     async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let stopped = || StoreError::Unavailable("the order writer stopped".into());
-        self.placement_writer
-            .send(super::placements::Pending {
-                orders: orders.to_vec(),
-                reply,
-            })
-            .await
-            .map_err(|_| stopped())?;
-        answer.await.map_err(|_| stopped())?
+        self.placement_writer.submit(orders.to_vec()).await?
     }
 
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {

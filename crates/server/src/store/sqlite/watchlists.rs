@@ -2,20 +2,8 @@ use async_trait::async_trait;
 use sqlx::SqliteConnection;
 
 use super::{SqliteStore, map_err};
+use crate::store::rows::{WatchlistRow, watchlist_from_row};
 use crate::store::{NewWatchlistItem, StoreError, WatchlistItem, WatchlistRecord, WatchlistStore};
-
-type WatchlistRow = (String, String, String, i64, i64, i64);
-
-fn watchlist_from_row((watchlist_id, app_key, name, sort, create_time, update_time): WatchlistRow) -> WatchlistRecord {
-    WatchlistRecord {
-        watchlist_id,
-        app_key,
-        name,
-        sort,
-        create_time,
-        update_time,
-    }
-}
 
 /// Marks a watchlist changed (its instruments count as part of it).
 async fn touch(tx: &mut SqliteConnection, watchlist_id: &str, now_ms: i64) -> Result<(), StoreError> {
