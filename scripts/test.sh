@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting and lints, the Rust suite (signing vectors and
 # properties, a real server on loopback ports, the CLI binary), and interoperability with the
-# official Python client, for which it prepares a virtualenv (.venv, or $SIGNET_VENV).
+# official Python client, for which it prepares a virtualenv (.venv, or $SIGNET_VENV); then the
+# server's suite again on PostgreSQL, and the tests that need PostgreSQL and Redis together
+# (several nodes), on servers that scripts/services.sh installs and starts on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +21,12 @@ echo "==> cargo fmt"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "==> cargo test"
+echo "==> PostgreSQL and Redis"
+eval "$(scripts/services.sh start)"
+export SIGNET_REQUIRE_SERVICES=1
+
+echo "==> cargo test (SQLite, the embedded default)"
 cargo test --workspace --locked
+echo "==> cargo test (the server's suite on PostgreSQL)"
+SIGNET_TEST_BACKEND=postgres cargo test -p signet-server --tests --locked
 echo "==> all tests passed"

@@ -10,9 +10,11 @@ use crate::app::{AppState, router};
 use crate::auth::apps::AppDirectory;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
+use crate::engine::book::Book;
 use crate::market::Simulator;
 use crate::market::clock::ClockMode;
 use crate::store::{NonceStore, StoreError};
+use crate::trading::reservations::Reservations;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -40,6 +42,7 @@ impl Server {
                 source,
             })?;
         let store = database.store.clone();
+        let shared = store.shared();
         let market = Simulator::start(store.clone(), config.market).await?;
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
@@ -51,8 +54,14 @@ impl Server {
             store,
             market,
             ticks: Arc::default(),
-            reservations: Arc::default(),
-            book: Arc::default(),
+            reservations: Arc::new(match shared {
+                true => Reservations::uncached(),
+                false => Reservations::default(),
+            }),
+            book: Arc::new(match shared {
+                true => Book::uncached(),
+                false => Book::default(),
+            }),
             limiter: config
                 .rate_limits
                 .clone()

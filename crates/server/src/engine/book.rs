@@ -5,8 +5,8 @@
 //! changes (fills, moved stops, expiries). Any other change (a cancel, a replace, what a fill or
 //! an end does to the rest of a combination) drops it and bumps the generation; a list read
 //! while such a change happened is not kept. The same protocol as
-//! [`crate::trading::reservations`]; like it, the book is per process: several nodes on one
-//! database need it read again from the database.
+//! [`crate::trading::reservations`]. Like it, the book is per process: on a database several
+//! nodes share, it is read again at every tick ([`Book::uncached`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,8 @@ use super::order::{Order, is_open};
 #[derive(Default)]
 pub struct Book {
     state: Mutex<State>,
+    /// Nothing is kept: other nodes place and change orders too (a database they share).
+    uncached: bool,
 }
 
 #[derive(Default)]
@@ -28,6 +30,14 @@ struct State {
 }
 
 impl Book {
+    /// A book read from the database at every tick.
+    pub fn uncached() -> Self {
+        Book {
+            uncached: true,
+            ..Self::default()
+        }
+    }
+
     /// The open orders in the order placed, when known; otherwise the generation to hand to
     /// [`Self::keep`] with a list read from the database.
     pub fn snapshot(&self) -> Result<Vec<Arc<Order>>, u64> {
@@ -41,7 +51,7 @@ impl Book {
     /// Keeps a list read from the database, unless an order changed since the read began.
     pub fn keep(&self, generation: u64, orders: &[Arc<Order>]) {
         let mut state = self.state.lock().expect("book lock");
-        if state.generation != generation || state.orders.is_some() {
+        if self.uncached || state.generation != generation || state.orders.is_some() {
             return;
         }
         let mut known: BTreeMap<i64, Arc<Order>> = orders.iter().map(|o| (o.seq, o.clone())).collect();
@@ -53,6 +63,9 @@ impl Book {
 
     /// Orders just stored (with their `seq`).
     pub fn placed(&self, orders: &[Order]) {
+        if self.uncached {
+            return;
+        }
         let mut state = self.state.lock().expect("book lock");
         let orders = orders.iter().map(|o| Arc::new(o.clone()));
         match &mut state.orders {

@@ -166,6 +166,9 @@ pub trait MetaStore: Send + Sync {
     async fn ping(&self) -> Result<(), StoreError>;
     /// Closes the connections, waiting for those in use to be returned.
     async fn close(&self);
+    /// Other processes serving apps may change it (several nodes): rows must not be cached
+    /// between requests.
+    fn shared(&self) -> bool;
 }
 
 /// Instruments, bars, corporate actions and facts.

@@ -186,9 +186,19 @@ struct Entry {
 #[derive(Default)]
 pub struct Reservations {
     accounts: Mutex<HashMap<String, Entry>>,
+    /// Nothing is kept: other nodes change the accounts too (a database they share).
+    uncached: bool,
 }
 
 impl Reservations {
+    /// Reservations that read every account from the database each time.
+    pub fn uncached() -> Self {
+        Reservations {
+            uncached: true,
+            ..Self::default()
+        }
+    }
+
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
     /// to [`Self::keep`] with a list read from the database.
     pub fn with<R>(&self, account_id: &str, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
@@ -210,6 +220,9 @@ impl Reservations {
     /// Keeps what was read from the database after [`Self::with`] answered `generation` (with
     /// the orders placed during the read), unless an order changed since.
     pub fn keep(&self, generation: u64, account: AccountRecord, positions: Vec<PositionRecord>, orders: Vec<Reserved>) {
+        if self.uncached {
+            return;
+        }
         let mut accounts = self.accounts.lock().expect("reservations lock");
         let entry = accounts.entry(account.account_id.clone()).or_default();
         if entry.generation != generation || entry.orders.is_some() {
@@ -224,6 +237,9 @@ impl Reservations {
 
     /// Orders just stored.
     pub fn placed(&self, account_id: &str, orders: impl IntoIterator<Item = Reserved>) {
+        if self.uncached {
+            return;
+        }
         let mut accounts = self.accounts.lock().expect("reservations lock");
         let entry = accounts.entry(account_id.to_owned()).or_default();
         match &mut entry.orders {

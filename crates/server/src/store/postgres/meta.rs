@@ -32,6 +32,10 @@ impl MetaStore for PgStore {
         Ok(())
     }
 
+    fn shared(&self) -> bool {
+        true
+    }
+
     async fn close(&self) {
         self.pool.close().await;
     }

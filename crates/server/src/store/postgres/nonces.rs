@@ -33,12 +33,13 @@ async fn insert(pool: &PgPool, batch: &[NewNonce]) -> Result<Vec<bool>, StoreErr
         .map(|(app_key, nonce, _)| seen.insert((app_key.as_str(), nonce.as_str())))
         .collect();
     let mut query = QueryBuilder::<Postgres>::new("INSERT INTO nonces (app_key, nonce, expires_at) ");
-    query.push_values(
-        batch.iter().zip(&first).filter(|(_, first)| **first),
-        |mut row, ((app_key, nonce, expires_at_ms), _)| {
-            row.push_bind(app_key).push_bind(nonce).push_bind(*expires_at_ms);
-        },
-    );
+    let mut rows: Vec<&NewNonce> = batch.iter().zip(&first).filter(|(_, f)| **f).map(|(n, _)| n).collect();
+    // Other nodes' batches insert in the same order, so that two batches sharing nonces wait
+    // for each other instead of deadlocking.
+    rows.sort_unstable();
+    query.push_values(rows, |mut row, (app_key, nonce, expires_at_ms)| {
+        row.push_bind(app_key).push_bind(nonce).push_bind(*expires_at_ms);
+    });
     query.push(" ON CONFLICT DO NOTHING RETURNING app_key, nonce");
     let inserted: HashSet<(String, String)> = query
         .build_query_as::<(String, String)>()

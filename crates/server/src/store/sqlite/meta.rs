@@ -32,6 +32,11 @@ impl MetaStore for SqliteStore {
         Ok(())
     }
 
+    /// Other processes only administer it (`signet admin`), which the caches allow for.
+    fn shared(&self) -> bool {
+        false
+    }
+
     async fn close(&self) {
         self.checkpointer.close().await;
         self.writer.close().await;

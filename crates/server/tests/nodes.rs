@@ -1,0 +1,309 @@
+//! Several nodes on one PostgreSQL database, each a whole server on its own loopback port with
+//! its own pools and caches, as behind a load balancer. Skipped without
+//! `SIGNET_TEST_POSTGRES_URL` (a failure with `SIGNET_REQUIRE_SERVICES=1`).
+
+mod common;
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use reqwest::Method;
+use rust_decimal::Decimal;
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+use signet_client::{Client, SignedRequest};
+use signet_server::database::Location;
+use signet_server::market::MarketConfig;
+use signet_server::market::clock::ClockMode;
+use signet_server::{Credentials, Database, Server, ServerConfig};
+use sqlx::Row;
+use tokio::sync::oneshot;
+
+/// Each account's cash: less than the 1,000 orders of the order test would claim.
+const CASH: i64 = 200_000;
+
+struct Cluster {
+    endpoints: Vec<String>,
+    app: Credentials,
+    url: String,
+    _stops: Vec<oneshot::Sender<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    /// `n` nodes on a new database holding the demo prices and one app.
+    async fn start(n: usize, adjust: impl Fn(&mut ServerConfig)) -> Option<Cluster> {
+        let location = common::fresh_postgres().await?;
+        let Location::Postgres { url } = &location else {
+            unreachable!()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let first = common::open(&location, dir.path()).await;
+        common::import_prices(&first).await;
+        let app = common::admin(&first)
+            .create_app("nodes", Decimal::from(CASH))
+            .await
+            .unwrap();
+        let mut endpoints = Vec::new();
+        let mut stops = Vec::new();
+        for _ in 0..n {
+            let database: Database = common::open(&location, dir.path()).await;
+            let mut config = ServerConfig {
+                listen: "127.0.0.1:0".parse().unwrap(),
+                ..ServerConfig::default()
+            };
+            adjust(&mut config);
+            let server = Server::bind(config, &database).await.unwrap();
+            endpoints.push(format!("http://{}", server.local_addr()));
+            let (stop, stopped) = oneshot::channel::<()>();
+            tokio::spawn(server.run(async move {
+                let _ = stopped.await;
+            }));
+            stops.push(stop);
+        }
+        Some(Cluster {
+            endpoints,
+            app,
+            url: url.clone(),
+            _stops: stops,
+            _dir: dir,
+        })
+    }
+
+    fn client(&self, node: usize) -> Client {
+        Client::new(
+            &self.endpoints[node],
+            &self.app.app_key,
+            self.app.app_secret.expose_secret(),
+        )
+        .unwrap()
+    }
+
+    async fn db(&self) -> sqlx::PgPool {
+        sqlx::PgPool::connect(&self.url).await.unwrap()
+    }
+}
+
+/// The same signed request, to another node: the client signed the host without a port, which
+/// every node on 127.0.0.1 accepts (as behind a load balancer with one public name).
+fn to_node(request: &SignedRequest, endpoint: &str) -> SignedRequest {
+    let mut copy = request.clone();
+    let port = endpoint.rsplit(':').next().unwrap().parse().unwrap();
+    copy.url.set_port(Some(port)).unwrap();
+    copy
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
+    let Some(cluster) = Cluster::start(3, |_| {}).await else {
+        return;
+    };
+    let signer = Client::new(
+        "http://127.0.0.1",
+        &cluster.app.app_key,
+        cluster.app.app_secret.expose_secret(),
+    )
+    .unwrap();
+    let mut outcomes: HashMap<(u32, u32), u32> = HashMap::new();
+    for _ in 0..50 {
+        let mut rounds = tokio::task::JoinSet::new();
+        for _ in 0..20 {
+            let request = signer
+                .prepare(Method::GET, "/trading/accounts/list", &[], None)
+                .unwrap();
+            let copies: Vec<SignedRequest> = cluster.endpoints.iter().map(|e| to_node(&request, e)).collect();
+            rounds.spawn(async move {
+                let answers = futures_join(copies).await;
+                let ok = answers.iter().filter(|a| a.status == 200).count() as u32;
+                let replayed = answers
+                    .iter()
+                    .filter(|a| a.status == 401 && a.body["error_code"] == "DUPPLICATED_REQUEST")
+                    .count() as u32;
+                (ok, replayed)
+            });
+        }
+        while let Some(round) = rounds.join_next().await {
+            *outcomes.entry(round.unwrap()).or_default() += 1;
+        }
+    }
+    assert_eq!(
+        outcomes,
+        HashMap::from([((1, 2), 1000)]),
+        "(successes, replays) per round"
+    );
+}
+
+/// Sends the requests at the same moment; their answers in order.
+async fn futures_join(requests: Vec<SignedRequest>) -> Vec<common::Answer> {
+    let mut tasks = Vec::new();
+    for request in requests {
+        tasks.push(tokio::spawn(common::send(request)));
+    }
+    let mut answers = Vec::new();
+    for task in tasks {
+        answers.push(task.await.unwrap());
+    }
+    answers
+}
+
+/// Symbols and their closes of 2013-02-22. An order rests at half the close, or trades at its
+/// market or a limit at twice the close; together they claim more than the account's cash, so
+/// that the last ones find it spent.
+const SYMBOLS: [(&str, &str); 3] = [("MSFT", "27.76"), ("FB", "27.13"), ("IBM", "201.09")];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
+    let start_day = signet_server::marketdata::units::parse_day("2013-02-25").unwrap();
+    let Some(cluster) = Cluster::start(3, |c| {
+        // A simulated minute each second: prices move while the orders arrive.
+        c.market = MarketConfig {
+            clock: ClockMode::Running { speed: 60.0 },
+            start_day: Some(start_day),
+            ..MarketConfig::default()
+        };
+    })
+    .await
+    else {
+        return;
+    };
+    let account = cluster.app.account_ids[0].clone();
+    let clients: Vec<Client> = (0..3).map(|n| cluster.client(n)).collect();
+    let mut tasks = tokio::task::JoinSet::new();
+    for worker in 0..10 {
+        let clients = clients.clone();
+        let account = account.clone();
+        tasks.spawn(async move {
+            let mut placed = Vec::new();
+            let mut refused = 0;
+            for i in (worker..1000).step_by(10) {
+                let (symbol, close) = SYMBOLS[i % SYMBOLS.len()];
+                let close = Decimal::from_str(close).unwrap();
+                let id = format!("o{i}");
+                let mut order = json!({
+                    "client_order_id": id, "combo_type": "NORMAL", "symbol": symbol, "side": "BUY",
+                    "time_in_force": "GTC", "entrust_type": "QTY", "quantity": (1 + i % 3).to_string(),
+                    "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE",
+                    "order_type": "LIMIT",
+                });
+                let resting = i % 3 == 0;
+                match i % 3 {
+                    0 => order["limit_price"] = json!((close / Decimal::TWO).round_dp(2).to_string()),
+                    1 => order["limit_price"] = json!((close * Decimal::TWO).round_dp(2).to_string()),
+                    _ => order["order_type"] = json!("MARKET"),
+                }
+                let body = json!({"account_id": account, "new_orders": [order]});
+                match clients[i % 3].post::<_, Value>("/trading/orders/place", &body).await {
+                    Ok(_) => placed.push((id, resting)),
+                    Err(e) if e.code() == Some(signet_model::ErrorCode::InsufficientBuyingPower) => refused += 1,
+                    Err(e) => panic!("{id}: {e}"),
+                }
+            }
+            (placed, refused)
+        });
+    }
+    let mut placed = Vec::new();
+    let mut refused = 0;
+    while let Some(done) = tasks.join_next().await {
+        let (p, r) = done.unwrap();
+        placed.extend(p);
+        refused += r;
+    }
+    assert_eq!(placed.len() + refused, 1000);
+    // Every node ticks four times a second; give them time to fill what can fill.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+
+    let db = cluster.db().await;
+    let orders = sqlx::query(
+        "SELECT o.client_order_id, o.status, o.quantity, o.filled_quantity,
+                (SELECT COUNT(*) FROM fills f WHERE f.order_id = o.order_id) AS fills,
+                (SELECT string_agg(f.quantity, ',') FROM fills f WHERE f.order_id = o.order_id) AS filled
+         FROM orders o WHERE o.account_id = $1",
+    )
+    .bind(&account)
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(
+        orders.len(),
+        placed.len(),
+        "each acknowledged order is stored once, and no other"
+    );
+    let by_id: HashMap<String, &sqlx::postgres::PgRow> = orders
+        .iter()
+        .map(|r| (r.get::<String, _>("client_order_id"), r))
+        .collect();
+    let mut filled = 0;
+    for (id, resting) in &placed {
+        let row = by_id[id];
+        let status: String = row.get("status");
+        let quantity = Decimal::from_str(&row.get::<String, _>("quantity")).unwrap();
+        let filled_quantity = Decimal::from_str(&row.get::<String, _>("filled_quantity")).unwrap();
+        let fill_sum: Decimal = row
+            .get::<Option<String>, _>("filled")
+            .unwrap_or_default()
+            .split(',')
+            .filter(|q| !q.is_empty())
+            .map(|q| Decimal::from_str(q).unwrap())
+            .sum();
+        assert_eq!(
+            fill_sum, filled_quantity,
+            "{id}: the fills add up to the filled quantity"
+        );
+        assert!(filled_quantity <= quantity, "{id}: never filled beyond its quantity");
+        if *resting {
+            assert_eq!(status, "SUBMITTED", "{id} rests at half the price");
+        } else {
+            // A marketable order fills, or fails when the cash ran out meanwhile.
+            assert!(matches!(status.as_str(), "FILLED" | "FAILED"), "{id}: {status}");
+            filled += usize::from(status == "FILLED");
+        }
+    }
+    let failed = placed.iter().filter(|(_, resting)| !resting).count() - filled;
+    eprintln!(
+        "placed {}, refused {refused}, filled {filled}, failed at the fill {failed}",
+        placed.len()
+    );
+    assert!(placed.len() > 700 && filled > 400, "{filled} of {}", placed.len());
+    assert!(refused + failed > 0, "the cash ran out");
+
+    // The account as the fills left it: cash never below zero, and equal to what they cost.
+    let cash: String = sqlx::query_scalar("SELECT cash FROM accounts WHERE account_id = $1")
+        .bind(&account)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    let cash = Decimal::from_str(&cash).unwrap();
+    let fills = sqlx::query(
+        "SELECT o.symbol, f.quantity, f.price, f.commission FROM fills f JOIN orders o ON o.order_id = f.order_id
+         WHERE o.account_id = $1",
+    )
+    .bind(&account)
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    let mut spent = Decimal::ZERO;
+    let mut bought: HashMap<String, Decimal> = HashMap::new();
+    for f in &fills {
+        let decimal = |c: &str| Decimal::from_str(&f.get::<String, _>(c)).unwrap();
+        spent += decimal("quantity") * decimal("price") + decimal("commission");
+        *bought.entry(f.get("symbol")).or_default() += decimal("quantity");
+    }
+    assert!(cash >= Decimal::ZERO, "a CASH account never goes below zero: {cash}");
+    assert_eq!(cash, Decimal::from(CASH) - spent);
+    let positions = sqlx::query("SELECT symbol, quantity FROM positions WHERE account_id = $1")
+        .bind(&account)
+        .fetch_all(&db)
+        .await
+        .unwrap();
+    let held: HashMap<String, Decimal> = positions
+        .iter()
+        .map(|p| {
+            (
+                p.get("symbol"),
+                Decimal::from_str(&p.get::<String, _>("quantity")).unwrap(),
+            )
+        })
+        .filter(|(_, q)| !q.is_zero())
+        .collect();
+    assert_eq!(held, bought, "positions are the sum of their fills");
+}
