@@ -61,9 +61,15 @@ pub fn wait_for(lines: &Receiver<String>, wanted: impl Fn(&str) -> bool) -> Stri
 
 /// Starts `signet serve` on a free port and waits for it to log where it listens.
 pub fn serve(db: &str, extra: &[&str]) -> Serving {
+    serve_with(&[&["--db", db], extra].concat(), &[])
+}
+
+/// Starts `signet serve` with these options and environment on a free port.
+pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
     let mut child = signet()
-        .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
-        .args(extra)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(options)
+        .envs(env.iter().copied())
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

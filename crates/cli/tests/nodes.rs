@@ -1,0 +1,204 @@
+//! Three `signet serve` processes on one PostgreSQL database, one of them killed with `kill -9`
+//! while orders are placed on all three: every acknowledged order exists exactly once, the
+//! others' engines fill what the dead node left open, and the account's cash and position agree
+//! with the fills. Skipped without `SIGNET_TEST_POSTGRES_URL` (a failure with
+//! `SIGNET_REQUIRE_SERVICES=1`).
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Serving, run_json, serve_with, signet, stop};
+use rust_decimal::Decimal;
+use signet_client::Client;
+use signet_model::orders::{NewOrder, OrderStatus};
+use signet_server::database::Location;
+use signet_server::store::OrderQuery;
+
+const WORKERS: usize = 9;
+const MASTER_KEY: &str = "4e6f64657320736861726520746869732074657374206b6579206f6e6c792e2e";
+
+/// A new database on the test server, or `None` to skip.
+fn fresh_database(runtime: &tokio::runtime::Runtime) -> Option<String> {
+    let Ok(admin_url) = std::env::var("SIGNET_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var("SIGNET_REQUIRE_SERVICES").as_deref() != Ok("1"),
+            "SIGNET_REQUIRE_SERVICES=1 but SIGNET_TEST_POSTGRES_URL is not set"
+        );
+        eprintln!("skipped: no SIGNET_TEST_POSTGRES_URL");
+        return None;
+    };
+    let name = format!("signet_nodes_{}", std::process::id());
+    runtime.block_on(async {
+        let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
+            .await
+            .unwrap();
+        sqlx::Executor::execute(
+            &mut admin,
+            sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")),
+        )
+        .await
+        .unwrap();
+        sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .await
+            .unwrap();
+    });
+    let (server, _) = admin_url.rsplit_once('/').unwrap();
+    Some(format!("{server}/{name}"))
+}
+
+fn market_buy(id: String) -> NewOrder {
+    NewOrder {
+        client_order_id: Some(id),
+        combo_type: Some("NORMAL".into()),
+        instrument_type: Some("EQUITY".into()),
+        market: Some("US".into()),
+        symbol: Some("AAPL".into()),
+        side: Some("BUY".into()),
+        order_type: Some("MARKET".into()),
+        time_in_force: Some("DAY".into()),
+        entrust_type: Some("QTY".into()),
+        quantity: Some(serde_json::json!("1")),
+        support_trading_session: Some("CORE".into()),
+        ..NewOrder::default()
+    }
+}
+
+#[test]
+fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some(url) = fresh_database(&runtime) else {
+        return;
+    };
+    let env = [("SIGNET_MASTER_KEY", MASTER_KEY), ("SIGNET_DATABASE_URL", url.as_str())];
+    let prices = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
+    );
+    run_json(signet().args(["data", "import", "--json", prices]).envs(env));
+    let created = run_json(
+        signet()
+            .args([
+                "admin", "apps", "create", "--name", "nodes", "--cash", "10000000", "--json",
+            ])
+            .envs(env),
+    );
+    let (key, secret) = (
+        created["app_key"].as_str().unwrap(),
+        created["app_secret"].as_str().unwrap(),
+    );
+    let account = created["account_ids"][1].as_str().unwrap().to_owned();
+
+    let mut nodes: Vec<Serving> = (0..3).map(|_| serve_with(&["--rate-limits", "off"], &env)).collect();
+    let clients: Vec<Arc<Client>> = nodes
+        .iter()
+        .map(|n| Arc::new(Client::new(&n.endpoint, key, secret).unwrap()))
+        .collect();
+    let victim = nodes[1].child.id().to_string();
+
+    // Each worker places on its node for three seconds; the middle node dies after one.
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    runtime.block_on(async {
+        let killer = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(1000)).await;
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", &victim])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+        });
+        let until = Instant::now() + Duration::from_secs(3);
+        let mut tasks = Vec::new();
+        for worker in 0..WORKERS {
+            let client = clients[worker % 3].clone();
+            let (account, acknowledged) = (account.clone(), acknowledged.clone());
+            tasks.push(tokio::spawn(async move {
+                for n in 0.. {
+                    if Instant::now() > until {
+                        return;
+                    }
+                    let id = format!("w{worker}n{n}");
+                    match client.orders().place(&account, market_buy(id.clone())).await {
+                        Ok(_) => acknowledged.lock().unwrap().push(id),
+                        Err(e @ signet_client::Error::Api { .. }) => panic!("a placement was refused: {e}"),
+                        // The dead node: its worker stops.
+                        Err(_) => return,
+                    }
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        killer.await.unwrap();
+    });
+    let acknowledged = Arc::try_unwrap(acknowledged).unwrap().into_inner().unwrap();
+    let status = nodes[1].child.wait().unwrap();
+    assert!(!status.success(), "killed, not stopped: {status}");
+    assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
+
+    // The two live nodes fill what the dead one left open.
+    std::thread::sleep(Duration::from_millis(1500));
+    let survivors: Vec<Serving> = [2, 0].into_iter().map(|i| nodes.remove(i)).collect();
+    for node in survivors {
+        stop(node);
+    }
+
+    let (orders, positions, cash) = runtime.block_on(async {
+        let database = signet_server::Database::open(
+            &Location::Postgres { url: url.clone() },
+            Some(&secrecy::SecretString::from(MASTER_KEY)),
+            None,
+        )
+        .await
+        .unwrap();
+        let store = database.store;
+        let orders = store
+            .orders(&OrderQuery {
+                account_id: account.clone(),
+                open_only: false,
+                from_ms: None,
+                to_ms: None,
+                before_seq: None,
+                limit: u32::MAX,
+            })
+            .await
+            .unwrap();
+        let positions = store.positions(&account).await.unwrap();
+        let cash = store.account(&account).await.unwrap().unwrap().cash;
+        (orders, positions, cash)
+    });
+    eprintln!(
+        "{} acknowledged, {} stored, all filled, {} shares",
+        acknowledged.len(),
+        orders.len(),
+        positions.iter().map(|p| p.holding.quantity).sum::<Decimal>()
+    );
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for o in &orders {
+        *seen.entry(o.client_order_id.as_str()).or_default() += 1;
+    }
+    for id in &acknowledged {
+        assert_eq!(
+            seen.get(id.as_str()),
+            Some(&1),
+            "acknowledged order {id} exists exactly once"
+        );
+    }
+    // Orders whose answer the kill cut off may exist too, but whole.
+    assert!(orders.len() <= acknowledged.len() + WORKERS);
+    for o in &orders {
+        assert_eq!(o.status, OrderStatus::Filled, "{} after the kill", o.client_order_id);
+        assert_eq!(o.filled_quantity, Decimal::ONE);
+    }
+    let spent: Decimal = orders.iter().map(|o| o.filled_amount).sum();
+    assert_eq!(
+        cash,
+        Decimal::from(10_000_000) - spent,
+        "cash is the start less every fill"
+    );
+    let held: Decimal = positions.iter().map(|p| p.holding.quantity).sum();
+    assert_eq!(held, Decimal::from(orders.len() as u64), "one share per filled order");
+}
