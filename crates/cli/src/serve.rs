@@ -62,6 +62,10 @@ pub struct ServeArgs {
     /// Seed of every simulated price
     #[arg(long, env = "SIGNET_SEED", default_value_t = 2013)]
     seed: u64,
+    /// Benchmark builds only: no signature, timestamp or nonce checks (the caller is x-app-key)
+    #[cfg(feature = "benchmark-no-auth")]
+    #[arg(long)]
+    benchmark_no_auth: bool,
     /// Rate limits per app key and endpoint group (the interface's published ones: place 600/60 s,
     /// preview 150/10 s, batch-place 600/60 s, order queries 10/30 s, market data 300/60 s,
     /// tokens 10/30 s, other 600/60 s); `off` for tests and benchmarks
@@ -156,6 +160,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             limits
         }),
+        #[cfg(feature = "benchmark-no-auth")]
+        benchmark_no_auth: args.benchmark_no_auth,
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;

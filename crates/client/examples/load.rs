@@ -1,6 +1,7 @@
 //! A small closed-loop load generator: N workers send signed GETs (a fresh nonce each) for a
 //! fixed time and report requests per second, p50 and p99. `--unsigned` sends plain GETs,
-//! for a baseline measured in the same run; `--place ACCOUNT` places LIMIT orders instead (a
+//! for a baseline measured in the same run (with `--app-key-only`, only the `x-app-key` header, for
+//! a server built with `benchmark-no-auth`); `--place ACCOUNT` places LIMIT orders instead (a
 //! buy of one share far below the market, GTC, so that none fills and each is a new order).
 //!
 //! cargo run --release -p signet-client --example load -- \
@@ -17,6 +18,7 @@ struct Args {
     seconds: u64,
     workers: usize,
     unsigned: bool,
+    app_key_only: bool,
     place: Option<String>,
 }
 
@@ -27,6 +29,7 @@ fn args() -> Args {
         seconds: 10,
         workers: 32,
         unsigned: false,
+        app_key_only: false,
         place: None,
     };
     let mut it = std::env::args().skip(1);
@@ -38,6 +41,10 @@ fn args() -> Args {
             "--seconds" => args.seconds = value().parse().expect("seconds"),
             "--workers" => args.workers = value().parse().expect("workers"),
             "--unsigned" => args.unsigned = true,
+            "--app-key-only" => {
+                args.unsigned = true;
+                args.app_key_only = true;
+            }
             "--place" => args.place = Some(value()),
             other => panic!("unknown flag {other}"),
         }
@@ -50,13 +57,14 @@ async fn main() {
     let args = args();
     let key = std::env::var("SIGNET_APP_KEY").unwrap_or_default();
     let secret = std::env::var("SIGNET_APP_SECRET").unwrap_or_default();
-    let client = Client::new(&args.endpoint, key, secret).expect("client");
+    let client = Client::new(&args.endpoint, key.clone(), secret).expect("client");
     let plain = reqwest::Client::new();
     let url = format!("{}{}", args.endpoint, args.path);
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
 
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..args.workers {
+        let app_key = args.app_key_only.then(|| key.clone());
         let (client, plain, url, path, unsigned, place) = (
             client.clone(),
             plain.clone(),
@@ -83,7 +91,11 @@ async fn main() {
                     };
                     client.orders().place(account, order).await.is_ok()
                 } else if unsigned {
-                    match plain.get(&url).send().await {
+                    let request = match &app_key {
+                        Some(key) => plain.get(&url).header("x-app-key", key),
+                        None => plain.get(&url),
+                    };
+                    match request.send().await {
                         Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
                         Err(_) => false,
                     }

@@ -39,6 +39,9 @@ pub struct ServerConfig {
     /// Limits per app key and endpoint group; none by default here (the tests), the published
     /// ones by default in `signet serve`.
     pub rate_limits: Option<crate::ratelimit::RateLimits>,
+    /// No signature, timestamp or nonce checks (benchmark builds only).
+    #[cfg(feature = "benchmark-no-auth")]
+    pub benchmark_no_auth: bool,
 }
 
 impl Default for ServerConfig {
@@ -58,6 +61,8 @@ impl Default for ServerConfig {
             commission: Commission::default(),
             watchlists: WatchlistLimits::default(),
             rate_limits: None,
+            #[cfg(feature = "benchmark-no-auth")]
+            benchmark_no_auth: false,
         }
     }
 }
