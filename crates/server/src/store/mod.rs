@@ -5,6 +5,7 @@
 //! hashed. Times are milliseconds since the Unix epoch.
 
 pub mod batch;
+pub mod memory;
 pub mod postgres;
 pub mod rows;
 pub mod sqlite;
