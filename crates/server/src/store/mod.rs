@@ -4,6 +4,7 @@
 //! Stores hold what they are given: secrets arrive sealed (see [`crate::secrets`]), tokens arrive
 //! hashed. Times are milliseconds since the Unix epoch.
 
+pub mod redis;
 pub mod sqlite;
 
 use std::collections::HashMap;
