@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// Requests a second one client address may send, counted before any signature is checked
     #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u32).range(1..))]
     address_limit: u32,
+    /// Keep nonces and the per-app rate limits in this Redis, shared by every node that uses it
+    /// (redis://[:PASSWORD@]HOST[:PORT][/DB]); otherwise in the database and in process
+    #[arg(long, env = "SIGNET_REDIS_URL", hide_env_values = true)]
+    redis_url: Option<String>,
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
@@ -156,6 +160,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             limits
         }),
+        redis_url: args.redis_url.map(Into::into),
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;
