@@ -54,6 +54,26 @@ impl TestServer {
         Self::launch(config, database, db_path, dir, app).await
     }
 
+    /// Another node beside `self`: a server of its own (own port, own connections) on the same
+    /// database file, so that the same app is known to both, as behind a load balancer.
+    pub async fn beside(&self, adjust: impl FnOnce(&mut ServerConfig)) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let database = Database::open_sqlite(&self.db_path, Durability::Normal, None)
+            .await
+            .expect("database");
+        let mut config = ServerConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            ..ServerConfig::default()
+        };
+        adjust(&mut config);
+        let app = Credentials {
+            app_key: self.app.app_key.clone(),
+            app_secret: self.app.app_secret.clone(),
+            account_ids: self.app.account_ids.clone(),
+        };
+        Self::launch(config, database, self.db_path.clone(), dir, app).await
+    }
+
     async fn launch(
         config: ServerConfig,
         database: Database,
