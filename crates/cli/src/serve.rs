@@ -160,7 +160,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             limits
         }),
-        redis_url: args.redis_url.map(Into::into),
+        // An empty SIGNET_REDIS_URL means none, as an unset one does.
+        redis_url: args.redis_url.filter(|url| !url.is_empty()).map(Into::into),
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;

@@ -109,7 +109,7 @@ impl Server {
 }
 
 /// Prepares the Redis connection and says where it points (never with its password). A Redis
-/// that does not answer yet is no reason not to start: signed requests get 503 until it does.
+/// that cannot be used yet is no reason not to start: signed requests get 503 until it can.
 async fn connect_redis(url: &str, config: &ServerConfig) -> Result<Redis, StartupError> {
     let redis = Redis::open(url, &config.redis_key_prefix).map_err(|e| StartupError::Redis(e.to_string()))?;
     let address = crate::store::redis::describe(url);
@@ -118,7 +118,7 @@ async fn connect_redis(url: &str, config: &ServerConfig) -> Result<Redis, Startu
         Err(e) => tracing::warn!(
             redis = %address,
             error = %e,
-            "Redis does not answer: signed requests are refused (503) until it does"
+            "Redis cannot be used yet: signed requests are refused (503) until it can"
         ),
     }
     Ok(redis)
