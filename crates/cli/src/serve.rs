@@ -78,6 +78,15 @@ pub struct ServeArgs {
     /// Requests a second one client address may send, counted before any signature is checked
     #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u32).range(1..))]
     address_limit: u32,
+    /// Keep nonces and the per-app rate limits in this Redis, shared by every node that uses it
+    /// (redis://[:PASSWORD@]HOST[:PORT][/DB]); otherwise in the database and in process
+    #[arg(long, env = "SIGNET_REDIS_URL", hide_env_values = true)]
+    redis_url: Option<String>,
+    /// Where used nonces are kept without Redis: `database` (survives restarts), or `memory` (the
+    /// fastest, one node only; after a restart, requests signed before it are refused for one
+    /// timestamp window)
+    #[arg(long, env = "SIGNET_NONCES", default_value = "database", value_parser = ["database", "memory"])]
+    nonces: String,
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
@@ -162,6 +171,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }),
         #[cfg(feature = "benchmark-no-auth")]
         benchmark_no_auth: args.benchmark_no_auth,
+        // An empty SIGNET_REDIS_URL means none, as an unset one does.
+        redis_url: args.redis_url.filter(|url| !url.is_empty()).map(Into::into),
+        memory_nonces: args.nonces == "memory",
         ..ServerConfig::default()
     };
     let server = Server::bind(config, &database).await?;

@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use secrecy::{ExposeSecret, SecretString};
+
 use crate::engine::accounting::Commission;
 use crate::market::MarketConfig;
 use crate::marketdata::watchlists::WatchlistLimits;
@@ -42,6 +44,14 @@ pub struct ServerConfig {
     /// No signature, timestamp or nonce checks (benchmark builds only).
     #[cfg(feature = "benchmark-no-auth")]
     pub benchmark_no_auth: bool,
+    /// Nonces and the per-app rate limits in this Redis, shared with every node using it, instead
+    /// of in the database and in process. Secret: the URL may hold a password.
+    pub redis_url: Option<SecretString>,
+    /// What every Redis key of this server starts with, so that deployments can share a Redis.
+    pub redis_key_prefix: String,
+    /// Nonces in this process's memory instead of the database (without Redis): fastest, for a
+    /// single node; after a restart, requests signed before it are refused for one window.
+    pub memory_nonces: bool,
 }
 
 impl Default for ServerConfig {
@@ -63,6 +73,9 @@ impl Default for ServerConfig {
             rate_limits: None,
             #[cfg(feature = "benchmark-no-auth")]
             benchmark_no_auth: false,
+            redis_url: None,
+            redis_key_prefix: "signet:".into(),
+            memory_nonces: false,
         }
     }
 }
@@ -75,6 +88,9 @@ pub enum ConfigError {
     DebugSignaturesNotOnLoopback(SocketAddr),
     #[error("the timestamp window must be between 1 second and 1 day")]
     TimestampWindow,
+    /// The parser's reason only: the URL may hold a password.
+    #[error("--redis-url is not a usable Redis URL (redis://[:PASSWORD@]HOST[:PORT][/DB] or unix://PATH): {0}")]
+    RedisUrl(String),
 }
 
 impl ServerConfig {
@@ -84,6 +100,10 @@ impl ServerConfig {
         }
         if self.timestamp_window.is_zero() || self.timestamp_window > Duration::from_secs(86_400) {
             return Err(ConfigError::TimestampWindow);
+        }
+        if let Some(url) = &self.redis_url {
+            ::redis::IntoConnectionInfo::into_connection_info(url.expose_secret())
+                .map_err(|e| ConfigError::RedisUrl(e.to_string()))?;
         }
         Ok(())
     }
@@ -107,5 +127,24 @@ mod tests {
         ));
         config.force_debug_signatures = true;
         assert_eq!(config.validate(), Ok(()));
+    }
+
+    #[test]
+    fn a_redis_url_must_parse_and_is_never_shown() {
+        let with = |url: &str| ServerConfig {
+            redis_url: Some(url.into()),
+            ..ServerConfig::default()
+        };
+        assert_eq!(with("redis://:hunter2@127.0.0.1:6379/2").validate(), Ok(()));
+        for bad in [
+            "http://:hunter2@127.0.0.1:6379",
+            "redis://:hunter2@127.0.0.1:6379/x",
+            "hunter2",
+        ] {
+            let error = with(bad).validate().unwrap_err();
+            assert!(matches!(error, ConfigError::RedisUrl(_)), "{bad}");
+            assert!(!error.to_string().contains("hunter2"), "{error}");
+        }
+        assert!(!format!("{:?}", with("redis://:hunter2@host")).contains("hunter2"));
     }
 }

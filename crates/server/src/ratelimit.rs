@@ -1,7 +1,9 @@
 //! Rate limits per app key and endpoint group, with the interface's published defaults, by the
 //! generic cell rate algorithm (GCRA): each key keeps one instant, the theoretical arrival time
 //! of its next request, so a limit of N per window allows a burst of N and then one request each
-//! window / N. In process; a limiter shared by several nodes (Redis) is the scale-out issue's.
+//! window / N. The per-app limits are kept in process, or in Redis when several nodes must share
+//! them ([`crate::store::redis::RedisArrivals`], the same algorithm); the limit per client address
+//! always in process, since it protects this node's own work.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -10,6 +12,8 @@ use std::net::IpAddr;
 use std::str::FromStr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::store::redis::RedisArrivals;
 
 /// The endpoint groups the limits apply to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -166,6 +170,8 @@ pub struct Limiter {
     started: Instant,
     arrivals: Mutex<HashMap<(String, Group), u64>>,
     addresses: Mutex<HashMap<IpAddr, u64>>,
+    /// When set, the per-app arrival times live there instead of in `arrivals`.
+    shared: Option<RedisArrivals>,
 }
 
 impl Limiter {
@@ -175,6 +181,15 @@ impl Limiter {
             started: Instant::now(),
             arrivals: Mutex::new(HashMap::new()),
             addresses: Mutex::new(HashMap::new()),
+            shared: None,
+        }
+    }
+
+    /// A limiter whose per-app limits are shared with the other nodes using the same Redis.
+    pub fn shared(limits: RateLimits, arrivals: RedisArrivals) -> Self {
+        Limiter {
+            shared: Some(arrivals),
+            ..Limiter::new(limits)
         }
     }
 
@@ -182,9 +197,21 @@ impl Limiter {
         self.started.elapsed().as_millis() as u64
     }
 
-    /// Counts a request of `app_key` to the group of `path` now.
-    pub fn check_now(&self, app_key: &str, path: &str) -> Decision {
-        self.check(app_key, Group::of(path), self.now_ms())
+    /// Counts a request of `app_key` to the group of `path` now. `None` when the shared store
+    /// does not answer: the request then passes unlimited (a limiter that is down must not stop
+    /// the traffic), with a warning.
+    pub async fn check_request(&self, app_key: &str, path: &str) -> Option<Decision> {
+        let group = Group::of(path);
+        let Some(shared) = &self.shared else {
+            return Some(self.check(app_key, group, self.now_ms()));
+        };
+        match shared.check(app_key, group, self.limits.limit(group)).await {
+            Ok(decision) => Some(decision),
+            Err(e) => {
+                tracing::warn!(error = %e, "the shared rate limiter is unavailable: request not limited");
+                None
+            }
+        }
     }
 
     /// Counts a request from `address` now, before authentication.
@@ -193,7 +220,8 @@ impl Limiter {
         admit(&mut addresses, address, self.limits.per_address, self.now_ms())
     }
 
-    /// Counts a request of `app_key` to `group` at `now_ms` (monotonic), if the limit allows it.
+    /// Counts a request of `app_key` to `group` at `now_ms` (monotonic), if the limit allows it,
+    /// in process.
     pub fn check(&self, app_key: &str, group: Group, now_ms: u64) -> Decision {
         let mut arrivals = self.arrivals.lock().expect("rate limiter lock");
         admit(

@@ -3,16 +3,22 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 
 use crate::app::{AppState, router};
+use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::apps::AppDirectory;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
 use crate::engine::book::Book;
 use crate::market::Simulator;
 use crate::market::clock::ClockMode;
+use crate::ratelimit::Limiter;
+use crate::store::memory::MemoryNonces;
+use crate::store::redis::{Redis, RedisArrivals, RedisNonces};
 use crate::store::{NonceStore, StoreError};
 use crate::trading::reservations::Reservations;
 
@@ -24,6 +30,8 @@ pub enum StartupError {
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error("cannot start the market simulator: {0}")]
     Market(#[from] StoreError),
+    #[error("cannot use Redis: {0}")]
+    Redis(String),
 }
 
 /// A server bound to its address, ready to run.
@@ -43,6 +51,22 @@ impl Server {
             })?;
         let store = database.store.clone();
         let shared = store.shared();
+        let redis = match &config.redis_url {
+            Some(url) => Some(connect_redis(url.expose_secret(), &config).await?),
+            None => None,
+        };
+        let retention = config.timestamp_window + Duration::from_secs(NONCE_MARGIN_SECS as u64);
+        let nonces: Arc<dyn NonceStore> = match &redis {
+            Some(redis) => Arc::new(RedisNonces::new(redis.clone(), retention)),
+            None if config.memory_nonces => Arc::new(MemoryNonces::start(retention).await),
+            None => store.clone(),
+        };
+        let limiter = config.rate_limits.clone().map(|limits| {
+            Arc::new(match &redis {
+                Some(redis) => Limiter::shared(limits, RedisArrivals::new(redis.clone())),
+                None => Limiter::new(limits),
+            })
+        });
         let market = Simulator::start(store.clone(), config.market).await?;
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
@@ -50,7 +74,7 @@ impl Server {
                 database.key.clone(),
                 config.app_cache_ttl,
             )),
-            nonces: store.clone(),
+            nonces,
             store,
             market,
             ticks: Arc::default(),
@@ -62,10 +86,7 @@ impl Server {
                 true => Book::uncached(),
                 false => Book::default(),
             }),
-            limiter: config
-                .rate_limits
-                .clone()
-                .map(|limits| Arc::new(crate::ratelimit::Limiter::new(limits))),
+            limiter,
             config: Arc::new(config),
         };
         Ok(Server { listener, state })
@@ -94,6 +115,22 @@ impl Server {
         }
         result
     }
+}
+
+/// Prepares the Redis connection and says where it points (never with its password). A Redis
+/// that cannot be used yet is no reason not to start: signed requests get 503 until it can.
+async fn connect_redis(url: &str, config: &ServerConfig) -> Result<Redis, StartupError> {
+    let redis = Redis::open(url, &config.redis_key_prefix).map_err(|e| StartupError::Redis(e.to_string()))?;
+    let address = crate::store::redis::describe(url);
+    match redis.ping().await {
+        Ok(()) => tracing::info!(redis = %address, "nonces and rate limits in Redis"),
+        Err(e) => tracing::warn!(
+            redis = %address,
+            error = %e,
+            "Redis cannot be used yet: signed requests are refused (503) until it can"
+        ),
+    }
+    Ok(redis)
 }
 
 /// Deletes expired nonces now and then; a failure is logged and tried again next time.

@@ -292,6 +292,22 @@ async fn a_replay_is_refused_after_a_restart() {
 }
 
 #[tokio::test]
+async fn nonces_in_memory_refuse_replays_and_what_was_signed_before_a_restart() {
+    let server = TestServer::start_with(|c| c.memory_nonces = true).await;
+    let request = accounts_request(&server);
+    assert_eq!(send(request.clone()).await.status, 200);
+    send(request).await.assert_error(401, "DUPPLICATED_REQUEST");
+    // Signed before the restart and never sent: the emptied memory cannot tell, so it refuses.
+    let unsent = accounts_request(&server);
+    let server = server.restart().await;
+    send(unsent).await.assert_error(401, "DUPPLICATED_REQUEST");
+    // Timestamps are whole seconds: one signed a second later is after the start.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let answer = send(accounts_request(&server)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}
+
+#[tokio::test]
 async fn tampering_with_any_signed_part_is_refused() {
     let server = TestServer::start().await;
     let client = server.client();

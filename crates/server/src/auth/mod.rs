@@ -54,7 +54,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 
 /// Kept past the request's window so that a nonce is remembered as long as its request could
 /// still be accepted, plus a margin for clocks of several nodes.
-const NONCE_MARGIN_SECS: i64 = 5;
+pub const NONCE_MARGIN_SECS: i64 = 5;
 
 pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Result<Response, ApiError> {
     #[cfg(feature = "benchmark-no-auth")]
@@ -94,10 +94,10 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     tracing::Span::current().record("app_key", &*app.app_key);
     // Only authenticated requests spend an app's quota; the nonce is spent first, so that a
     // refused request cannot be replayed once the limit allows.
-    let decision = state
-        .limiter
-        .as_ref()
-        .map(|limiter| limiter.check_now(&app.app_key, parts.uri.path()));
+    let decision = match &state.limiter {
+        Some(limiter) => limiter.check_request(&app.app_key, parts.uri.path()).await,
+        None => None,
+    };
     if let Some(d) = decision.filter(|d| !d.allowed) {
         let mut refused = ApiError::new(
             ErrorCode::TooManyRequests,

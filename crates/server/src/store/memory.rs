@@ -21,9 +21,15 @@ pub struct MemoryNonces {
 }
 
 impl MemoryNonces {
-    pub fn new(retention: Duration) -> Self {
+    /// A store that starts at the next whole second, returned once it is reached. Timestamps
+    /// are whole seconds: a request of the second the store started in could have been signed
+    /// before the start, and one signed after it must not be refused.
+    pub async fn start(retention: Duration) -> Self {
+        let now = wall_clock_ms();
+        let started_ms = (now / 1000 + 1) * 1000;
+        tokio::time::sleep(Duration::from_millis((started_ms - now) as u64)).await;
         MemoryNonces {
-            started_ms: wall_clock_ms(),
+            started_ms,
             retention_ms: retention.as_millis() as i64,
             seen: Mutex::default(),
         }
@@ -63,7 +69,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_nonce_is_new_once_until_it_expires() {
-        let nonces = MemoryNonces::new(RETENTION);
+        let nonces = MemoryNonces::start(RETENTION).await;
         let now = wall_clock_ms() + 1_000;
         assert!(nonces.remember("app", "n1", expiry(now)).await.unwrap());
         assert!(!nonces.remember("app", "n1", expiry(now)).await.unwrap());
@@ -75,8 +81,10 @@ mod tests {
 
     #[tokio::test]
     async fn what_was_signed_before_the_start_is_refused_for_one_retention() {
-        let nonces = MemoryNonces::new(RETENTION);
-        let before = nonces.started_ms - 2_000;
+        let nonces = MemoryNonces::start(RETENTION).await;
+        assert_eq!(nonces.started_ms % 1000, 0);
+        assert!(wall_clock_ms() >= nonces.started_ms, "ready once started");
+        let before = nonces.started_ms - 1_000;
         assert!(!nonces.remember("app", "early", expiry(before)).await.unwrap());
         assert!(nonces.remember("app", "late", expiry(nonces.started_ms)).await.unwrap());
     }

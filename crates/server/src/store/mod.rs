@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod memory;
 pub mod postgres;
+pub mod redis;
 pub mod rows;
 pub mod sqlite;
 

@@ -118,6 +118,25 @@ impl TestServer {
         Self::launch(config, database, location, dir, app).await
     }
 
+    /// Another node beside `self`: a server of its own (own port, own connections) on the same
+    /// database, so that the same app is known to both, as behind a load balancer.
+    pub async fn beside(&self, adjust: impl FnOnce(&mut ServerConfig)) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        std::fs::copy(self.dir.path().join("master.key"), dir.path().join("master.key")).expect("the master key");
+        let database = open(&self.location, dir.path()).await;
+        let mut config = ServerConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            ..ServerConfig::default()
+        };
+        adjust(&mut config);
+        let app = Credentials {
+            app_key: self.app.app_key.clone(),
+            app_secret: self.app.app_secret.clone(),
+            account_ids: self.app.account_ids.clone(),
+        };
+        Self::launch(config, database, self.location.clone(), dir, app).await
+    }
+
     async fn launch(
         config: ServerConfig,
         database: Database,

@@ -1,0 +1,322 @@
+//! Nonces and rate limits shared through Redis by several servers, over signed HTTP: a copy of
+//! one request sent to every node at once passes once, a Redis that lost its keys does not reopen
+//! a replay window, a limit holds across nodes, and a Redis that does not answer means 503.
+//!
+//! Needs `SIGNET_TEST_REDIS_URL` (see `scripts/services.sh`); without it each test says so and
+//! passes, unless `SIGNET_REQUIRE_SERVICES=1`. Each test uses keys of its own random prefix.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Answer, TestServer, send};
+use reqwest::Method;
+use secrecy::ExposeSecret;
+use signet_client::{Client, SignedRequest};
+use signet_server::ServerConfig;
+use signet_server::ratelimit::{Group, Limit, RateLimits};
+
+/// The host every node checks signatures against, so that one signed request is valid on each.
+const PUBLIC_HOST: &str = "signet.test";
+
+fn redis_url() -> Option<String> {
+    match std::env::var("SIGNET_TEST_REDIS_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var("SIGNET_REQUIRE_SERVICES").as_deref() == Ok("1") => {
+            panic!("SIGNET_REQUIRE_SERVICES=1 but SIGNET_TEST_REDIS_URL is not set (see scripts/services.sh)")
+        }
+        _ => {
+            eprintln!("SIGNET_TEST_REDIS_URL is not set: Redis test skipped");
+            None
+        }
+    }
+}
+
+fn random_prefix() -> String {
+    format!("signet-test:{}:", signet_server::secrets::random_hex::<8>().unwrap())
+}
+
+/// A node using `url` with `prefix`, checking signatures against [`PUBLIC_HOST`].
+fn node(url: &str, prefix: &str, limits: Option<RateLimits>) -> impl FnOnce(&mut ServerConfig) {
+    let (url, prefix) = (url.to_owned(), prefix.to_owned());
+    move |config| {
+        config.redis_url = Some(url.into());
+        config.redis_key_prefix = prefix;
+        config.public_host = Some(PUBLIC_HOST.into());
+        config.rate_limits = limits;
+    }
+}
+
+/// `count` nodes on one database and one Redis.
+async fn nodes(url: &str, prefix: &str, limits: Option<RateLimits>, count: usize) -> Vec<TestServer> {
+    started_long_ago(url, prefix).await;
+    let first = TestServer::start_with(node(url, prefix, limits.clone())).await;
+    let mut nodes = vec![];
+    for _ in 1..count {
+        nodes.push(first.beside(node(url, prefix, limits.clone())).await);
+    }
+    nodes.insert(0, first);
+    nodes
+}
+
+/// Signs for [`PUBLIC_HOST`]; [`to`] sends it to one node.
+fn signer(server: &TestServer) -> Client {
+    let endpoint = format!("http://{PUBLIC_HOST}");
+    Client::new(&endpoint, &server.app.app_key, server.app.app_secret.expose_secret()).unwrap()
+}
+
+fn accounts_request(signer: &Client) -> SignedRequest {
+    signer
+        .prepare(Method::GET, "/trading/accounts/list", &[], None)
+        .unwrap()
+}
+
+/// The same signed request, addressed to `server`.
+fn to(server: &TestServer, request: &SignedRequest) -> SignedRequest {
+    let mut request = request.clone();
+    request.url.set_host(Some("127.0.0.1")).unwrap();
+    request.url.set_port(Some(server.addr.port())).unwrap();
+    request
+}
+
+fn code(answer: &Answer) -> String {
+    answer.error().error_code
+}
+
+/// As if the nonce store had been running for long: a store that starts refuses, for one
+/// window, requests signed before it started, and timestamps are whole seconds.
+async fn started_long_ago(url: &str, prefix: &str) {
+    let client = redis::Client::open(url).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(format!("{prefix}nonces-started"))
+        .arg(0)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+}
+
+async fn delete_prefix(url: &str, prefix: &str) -> usize {
+    let client = redis::Client::open(url).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    if !keys.is_empty() {
+        let _: () = redis::cmd("DEL").arg(&keys).query_async(&mut connection).await.unwrap();
+    }
+    keys.len()
+}
+
+#[tokio::test]
+async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    let nodes = nodes(&url, &prefix, None, 3).await;
+    let signer = signer(&nodes[0]);
+    let started = Instant::now();
+    const ROUNDS: usize = 200;
+    for round in 0..ROUNDS {
+        let request = accounts_request(&signer);
+        let answers = futures_join(nodes.iter().map(|n| send(to(n, &request)))).await;
+        let passed: Vec<usize> = (0..answers.len()).filter(|&i| answers[i].status == 200).collect();
+        assert_eq!(passed.len(), 1, "round {round}: {answers:?}");
+        for (i, answer) in answers.iter().enumerate() {
+            if i != passed[0] {
+                assert_eq!(answer.status, 401, "round {round}: {}", answer.body);
+                assert_eq!(code(answer), "DUPPLICATED_REQUEST");
+            }
+        }
+    }
+    eprintln!(
+        "{ROUNDS} rounds of 3 copies in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    // A replay later, to any node, is refused too.
+    let request = accounts_request(&signer);
+    assert_eq!(send(to(&nodes[1], &request)).await.status, 200);
+    for node in &nodes {
+        send(to(node, &request)).await.assert_error(401, "DUPPLICATED_REQUEST");
+    }
+    // The nodes share a database too: the nonces must have gone to Redis, not there.
+    let keys = delete_prefix(&url, &prefix).await;
+    assert_eq!(keys, ROUNDS + 2, "a key per nonce, and the start marker");
+}
+
+/// Sends every request at once and waits for all the answers, in order.
+async fn futures_join(requests: impl Iterator<Item = impl Future<Output = Answer> + Send + 'static>) -> Vec<Answer> {
+    let handles: Vec<_> = requests.map(tokio::spawn).collect();
+    let mut answers = vec![];
+    for handle in handles {
+        answers.push(handle.await.unwrap());
+    }
+    answers
+}
+
+#[tokio::test]
+async fn a_redis_that_lost_its_keys_refuses_requests_signed_before() {
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    let nodes = nodes(&url, &prefix, None, 2).await;
+    let signer = signer(&nodes[0]);
+    let sent = accounts_request(&signer);
+    assert_eq!(send(to(&nodes[0], &sent)).await.status, 200);
+    let unsent = accounts_request(&signer);
+
+    // Redis restarted empty (its nonces and its start marker gone) while the nodes run.
+    assert!(
+        delete_prefix(&url, &prefix).await >= 2,
+        "a nonce and the marker were stored"
+    );
+    // The replay, and a request signed before, cannot be known not to have been used.
+    send(to(&nodes[1], &sent))
+        .await
+        .assert_error(401, "DUPPLICATED_REQUEST");
+    send(to(&nodes[0], &unsent))
+        .await
+        .assert_error(401, "DUPPLICATED_REQUEST");
+
+    // A request signed after the store started passes (timestamps are whole seconds: the next one).
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let fresh = accounts_request(&signer);
+    let answer = send(to(&nodes[1], &fresh)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    send(to(&nodes[0], &fresh))
+        .await
+        .assert_error(401, "DUPPLICATED_REQUEST");
+    delete_prefix(&url, &prefix).await;
+}
+
+#[tokio::test]
+async fn a_rate_limit_holds_across_two_nodes() {
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    let limits = RateLimits::published().with(
+        Group::Other,
+        Limit {
+            requests: 5,
+            window: Duration::from_secs(60),
+        },
+    );
+    let nodes = nodes(&url, &prefix, Some(limits), 2).await;
+    let signer = signer(&nodes[0]);
+    let mut served = [0, 0];
+    for (n, remaining) in ["4", "3", "2", "1", "0"].into_iter().enumerate() {
+        let answer = send(to(&nodes[n % 2], &accounts_request(&signer))).await;
+        assert_eq!(answer.status, 200, "request {n}: {}", answer.body);
+        assert_eq!(answer.headers["x-ratelimit-limit"], "5");
+        assert_eq!(answer.headers["x-ratelimit-remaining"], remaining);
+        served[n % 2] += 1;
+    }
+    assert_eq!(served, [3, 2]);
+    for node in &nodes {
+        let refused = send(to(node, &accounts_request(&signer))).await;
+        refused.assert_error(429, "TOO_MANY_REQUESTS");
+        assert_eq!(refused.headers["retry-after"], "12", "one request each 60 / 5 s");
+        assert_eq!(refused.headers["x-ratelimit-remaining"], "0");
+        assert_eq!(refused.headers["x-ratelimit-reset"], "60");
+    }
+    // Another group has its own allowance.
+    let screener = signer
+        .prepare(
+            Method::GET,
+            "/market-data/screeners/top-actives/list",
+            &[("category", "US_STOCK")],
+            None,
+        )
+        .unwrap();
+    let other_group = send(to(&nodes[1], &screener)).await;
+    assert_ne!(other_group.status, 429, "{}", other_group.body);
+    assert_eq!(other_group.headers["x-ratelimit-limit"], "300");
+    delete_prefix(&url, &prefix).await;
+}
+
+/// Signed requests to a node whose Redis is `url` are 503 quickly; the unsigned probe answers.
+async fn refused_quickly(url: &str) {
+    let server = TestServer::start_with(|config| {
+        config.redis_url = Some(url.into());
+        config.rate_limits = Some(RateLimits::published());
+    })
+    .await;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let answer = send(
+            server
+                .client()
+                .prepare(Method::GET, "/trading/accounts/list", &[], None)
+                .unwrap(),
+        )
+        .await;
+        answer.assert_error(503, "SERVICE_NOT_AVAILABLE");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "answered in {:?}",
+            started.elapsed()
+        );
+    }
+    let health = common::http().get(server.url("/health")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn a_redis_that_refuses_connections_means_503() {
+    if redis_url().is_none() {
+        return;
+    }
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    refused_quickly(&format!("redis://127.0.0.1:{port}")).await;
+}
+
+#[tokio::test]
+async fn a_redis_that_never_answers_means_503_not_a_hang() {
+    if redis_url().is_none() {
+        return;
+    }
+    // Accepts connections and never says a word.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let held = tokio::spawn(async move {
+        let mut connections = vec![];
+        while let Ok((connection, _)) = silent.accept().await {
+            connections.push(connection);
+        }
+    });
+    refused_quickly(&format!("redis://127.0.0.1:{port}")).await;
+    held.abort();
+}
+
+#[tokio::test]
+async fn the_shared_limiter_decides_as_the_one_in_process() {
+    let Some(url) = redis_url() else { return };
+    use signet_server::store::redis::{Redis, RedisArrivals};
+    let prefix = random_prefix();
+    let arrivals = RedisArrivals::new(Redis::open(&url, &prefix).unwrap());
+    let limit = Group::OrderQueries.published();
+    // Order queries: 10 per 30 s, so a burst of 10 and then one each 3 s.
+    for n in 0..10 {
+        let d = arrivals.check("A", Group::OrderQueries, limit).await.unwrap();
+        assert!(d.allowed, "request {n}");
+        assert_eq!((d.limit, d.remaining), (10, 9 - n));
+    }
+    let refused = arrivals.check("A", Group::OrderQueries, limit).await.unwrap();
+    assert!(!refused.allowed);
+    assert_eq!(
+        (refused.remaining, refused.retry_after_secs, refused.reset_secs),
+        (0, 3, 30)
+    );
+    // Other keys and groups have their own allowance; a key may hold ':'.
+    assert!(arrivals.check("B", Group::OrderQueries, limit).await.unwrap().allowed);
+    assert!(arrivals.check("A:x", Group::OrderQueries, limit).await.unwrap().allowed);
+    assert!(
+        arrivals
+            .check("A", Group::Place, Group::Place.published())
+            .await
+            .unwrap()
+            .allowed
+    );
+    delete_prefix(&url, &prefix).await;
+}
