@@ -6,16 +6,13 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Serving, run_json, serve_with, signet, stop};
+use common::{Serving, market_buy, run_json, serve_with, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
-use signet_model::orders::{NewOrder, OrderStatus};
 use signet_server::database::Location;
-use signet_server::store::OrderQuery;
 
 const WORKERS: usize = 9;
 const MASTER_KEY: &str = "4e6f64657320736861726520746869732074657374206b6579206f6e6c792e2e";
@@ -47,23 +44,6 @@ fn fresh_database(runtime: &tokio::runtime::Runtime) -> Option<String> {
     });
     let (server, _) = admin_url.rsplit_once('/').unwrap();
     Some(format!("{server}/{name}"))
-}
-
-fn market_buy(id: String) -> NewOrder {
-    NewOrder {
-        client_order_id: Some(id),
-        combo_type: Some("NORMAL".into()),
-        instrument_type: Some("EQUITY".into()),
-        market: Some("US".into()),
-        symbol: Some("AAPL".into()),
-        side: Some("BUY".into()),
-        order_type: Some("MARKET".into()),
-        time_in_force: Some("DAY".into()),
-        entrust_type: Some("QTY".into()),
-        quantity: Some(serde_json::json!("1")),
-        support_trading_session: Some("CORE".into()),
-        ..NewOrder::default()
-    }
 }
 
 #[test]
@@ -146,7 +126,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         stop(node);
     }
 
-    let (orders, positions, cash) = runtime.block_on(async {
+    runtime.block_on(async {
         let database = signet_server::Database::open(
             &Location::Postgres { url: url.clone() },
             Some(&secrecy::SecretString::from(MASTER_KEY)),
@@ -154,51 +134,6 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         )
         .await
         .unwrap();
-        let store = database.store;
-        let orders = store
-            .orders(&OrderQuery {
-                account_id: account.clone(),
-                open_only: false,
-                from_ms: None,
-                to_ms: None,
-                before_seq: None,
-                limit: u32::MAX,
-            })
-            .await
-            .unwrap();
-        let positions = store.positions(&account).await.unwrap();
-        let cash = store.account(&account).await.unwrap().unwrap().cash;
-        (orders, positions, cash)
+        common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
-    eprintln!(
-        "{} acknowledged, {} stored, all filled, {} shares",
-        acknowledged.len(),
-        orders.len(),
-        positions.iter().map(|p| p.holding.quantity).sum::<Decimal>()
-    );
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for o in &orders {
-        *seen.entry(o.client_order_id.as_str()).or_default() += 1;
-    }
-    for id in &acknowledged {
-        assert_eq!(
-            seen.get(id.as_str()),
-            Some(&1),
-            "acknowledged order {id} exists exactly once"
-        );
-    }
-    // Orders whose answer the kill cut off may exist too, but whole.
-    assert!(orders.len() <= acknowledged.len() + WORKERS);
-    for o in &orders {
-        assert_eq!(o.status, OrderStatus::Filled, "{} after the kill", o.client_order_id);
-        assert_eq!(o.filled_quantity, Decimal::ONE);
-    }
-    let spent: Decimal = orders.iter().map(|o| o.filled_amount).sum();
-    assert_eq!(
-        cash,
-        Decimal::from(10_000_000) - spent,
-        "cash is the start less every fill"
-    );
-    let held: Decimal = positions.iter().map(|p| p.holding.quantity).sum();
-    assert_eq!(held, Decimal::from(orders.len() as u64), "one share per filled order");
 }

@@ -1,6 +1,6 @@
 //! Nonces and rate limits shared through Redis by several servers, over signed HTTP: a copy of
 //! one request sent to every node at once passes once, a Redis that lost its keys does not reopen
-//! a replay window, a limit holds across nodes, and a Redis that does not answer means 503.
+//! a replay window, a limit holds across three nodes, and a Redis that does not answer means 503.
 //!
 //! Needs `SIGNET_TEST_REDIS_URL` (see `scripts/services.sh`); without it each test says so and
 //! passes, unless `SIGNET_REQUIRE_SERVICES=1`. Each test uses keys of its own random prefix.
@@ -190,7 +190,7 @@ async fn a_redis_that_lost_its_keys_refuses_requests_signed_before() {
 }
 
 #[tokio::test]
-async fn a_rate_limit_holds_across_two_nodes() {
+async fn a_rate_limit_holds_across_three_nodes() {
     let Some(url) = redis_url() else { return };
     let prefix = random_prefix();
     let limits = RateLimits::published().with(
@@ -200,17 +200,17 @@ async fn a_rate_limit_holds_across_two_nodes() {
             window: Duration::from_secs(60),
         },
     );
-    let nodes = nodes(&url, &prefix, Some(limits), 2).await;
+    let nodes = nodes(&url, &prefix, Some(limits), 3).await;
     let signer = signer(&nodes[0]);
-    let mut served = [0, 0];
+    let mut served = [0, 0, 0];
     for (n, remaining) in ["4", "3", "2", "1", "0"].into_iter().enumerate() {
-        let answer = send(to(&nodes[n % 2], &accounts_request(&signer))).await;
+        let answer = send(to(&nodes[n % 3], &accounts_request(&signer))).await;
         assert_eq!(answer.status, 200, "request {n}: {}", answer.body);
         assert_eq!(answer.headers["x-ratelimit-limit"], "5");
         assert_eq!(answer.headers["x-ratelimit-remaining"], remaining);
-        served[n % 2] += 1;
+        served[n % 3] += 1;
     }
-    assert_eq!(served, [3, 2]);
+    assert_eq!(served, [2, 2, 1]);
     for node in &nodes {
         let refused = send(to(node, &accounts_request(&signer))).await;
         refused.assert_error(429, "TOO_MANY_REQUESTS");

@@ -108,3 +108,67 @@ pub fn credential(stdout: &Receiver<String>, name: &str) -> String {
     let prefix = format!("{name}=");
     wait_for(stdout, |l| l.trim().starts_with(&prefix)).trim()[prefix.len()..].to_owned()
 }
+
+/// A market buy of one AAPL share, a day order of the core session.
+pub fn market_buy(id: String) -> signet_model::orders::NewOrder {
+    signet_model::orders::NewOrder {
+        client_order_id: Some(id),
+        combo_type: Some("NORMAL".into()),
+        instrument_type: Some("EQUITY".into()),
+        market: Some("US".into()),
+        symbol: Some("AAPL".into()),
+        side: Some("BUY".into()),
+        order_type: Some("MARKET".into()),
+        time_in_force: Some("DAY".into()),
+        entrust_type: Some("QTY".into()),
+        quantity: Some(serde_json::json!("1")),
+        support_trading_session: Some("CORE".into()),
+        ..signet_model::orders::NewOrder::default()
+    }
+}
+
+/// After market buys of one share each of which `acknowledged` were answered (and at most
+/// `in_flight` more cut off): each acknowledged one is stored once, every stored one filled,
+/// and the account's cash and shares equal the fills.
+pub async fn assert_bought_once(
+    database: &signet_server::Database,
+    account: &str,
+    acknowledged: &[String],
+    in_flight: usize,
+    start_cash: rust_decimal::Decimal,
+) {
+    use rust_decimal::Decimal;
+    let store = &database.store;
+    let orders = store
+        .orders(&signet_server::store::OrderQuery {
+            account_id: account.to_owned(),
+            open_only: false,
+            from_ms: None,
+            to_ms: None,
+            before_seq: None,
+            limit: u32::MAX,
+        })
+        .await
+        .unwrap();
+    let positions = store.positions(account).await.unwrap();
+    let cash = store.account(account).await.unwrap().unwrap().cash;
+    let held: Decimal = positions.iter().map(|p| p.holding.quantity).sum();
+    eprintln!("{} acknowledged, {} stored, {held} shares", acknowledged.len(), orders.len());
+
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for o in &orders {
+        *seen.entry(o.client_order_id.as_str()).or_default() += 1;
+    }
+    for id in acknowledged {
+        assert_eq!(seen.get(id.as_str()), Some(&1), "acknowledged order {id} exists exactly once");
+    }
+    // Orders whose answer was cut off may exist too, but whole: the same checks hold.
+    assert!(orders.len() <= acknowledged.len() + in_flight);
+    for o in &orders {
+        assert_eq!(o.status, signet_model::orders::OrderStatus::Filled, "{}", o.client_order_id);
+        assert_eq!(o.filled_quantity, Decimal::ONE);
+    }
+    let spent: Decimal = orders.iter().map(|o| o.filled_amount).sum();
+    assert_eq!(cash, start_cash - spent, "cash is the start less every fill");
+    assert_eq!(held, Decimal::from(orders.len() as u64), "one share per filled order");
+}
