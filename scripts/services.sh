@@ -5,6 +5,7 @@
 #   scripts/services.sh start   # starts both (if not running) and prints the variables to export
 #   scripts/services.sh env     # prints the variables only
 #   scripts/services.sh stop
+#   scripts/services.sh clean   # drops the databases the tests and benchmarks created
 #
 # Typical use:  eval "$(scripts/services.sh start)"
 # The directory is $SIGNET_SERVICES_DIR (default target/services); the ports are
@@ -97,6 +98,12 @@ start)
     ;;
 env)
     print_env
+    ;;
+clean)
+    url="postgres://signet@127.0.0.1:$pg_port/postgres"
+    for db in $(psql "$url" -qtAc "SELECT datname FROM pg_database WHERE datname ~ '^signet_(test|nodes|bench)_'"); do
+        psql "$url" -qc "DROP DATABASE \"$db\""
+    done
     ;;
 stop)
     bin=$(pg_bin) && as_owner "$bin/pg_ctl" -D "$dir/postgres" -m fast stop >/dev/null 2>&1 || true

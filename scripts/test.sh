@@ -23,6 +23,8 @@ echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> PostgreSQL and Redis"
 eval "$(scripts/services.sh start)"
+# Each PostgreSQL test makes a database of its own; those of earlier runs go first.
+scripts/services.sh clean
 export SIGNET_REQUIRE_SERVICES=1
 
 echo "==> cargo test (SQLite, the embedded default)"

@@ -52,14 +52,21 @@ impl Server {
         let store = database.store.clone();
         let shared = store.shared();
         let redis = match &config.redis_url {
-            Some(url) => Some(connect_redis(url.expose_secret(), &config).await?),
+            Some(url) => Some(
+                Redis::open(url.expose_secret(), &config.redis_key_prefix)
+                    .map_err(|e| StartupError::Redis(e.to_string()))?,
+            ),
             None => None,
         };
         let retention = config.timestamp_window + Duration::from_secs(NONCE_MARGIN_SECS as u64);
-        let nonces: Arc<dyn NonceStore> = match &redis {
-            Some(redis) => Arc::new(RedisNonces::new(redis.clone(), retention)),
-            None if config.memory_nonces => Arc::new(MemoryNonces::start(retention).await),
-            None => store.clone(),
+        let nonces: Arc<dyn NonceStore> = match (&redis, &config.redis_url) {
+            (Some(redis), Some(url)) => {
+                let nonces = RedisNonces::new(redis.clone(), retention);
+                mark_start(&nonces, url.expose_secret()).await;
+                Arc::new(nonces)
+            }
+            _ if config.memory_nonces => Arc::new(MemoryNonces::start(retention).await),
+            _ => store.clone(),
         };
         let limiter = config.rate_limits.clone().map(|limits| {
             Arc::new(match &redis {
@@ -117,12 +124,11 @@ impl Server {
     }
 }
 
-/// Prepares the Redis connection and says where it points (never with its password). A Redis
-/// that cannot be used yet is no reason not to start: signed requests get 503 until it can.
-async fn connect_redis(url: &str, config: &ServerConfig) -> Result<Redis, StartupError> {
-    let redis = Redis::open(url, &config.redis_key_prefix).map_err(|e| StartupError::Redis(e.to_string()))?;
+/// Marks an empty nonce store as started, and says where Redis is (never with its password). A
+/// Redis that cannot be used yet is no reason not to start: signed requests get 503 until it can.
+async fn mark_start(nonces: &RedisNonces, url: &str) {
     let address = crate::store::redis::describe(url);
-    match redis.ping().await {
+    match nonces.mark_start().await {
         Ok(()) => tracing::info!(redis = %address, "nonces and rate limits in Redis"),
         Err(e) => tracing::warn!(
             redis = %address,
@@ -130,7 +136,6 @@ async fn connect_redis(url: &str, config: &ServerConfig) -> Result<Redis, Startu
             "Redis cannot be used yet: signed requests are refused (503) until it can"
         ),
     }
-    Ok(redis)
 }
 
 /// Deletes expired nonces now and then; a failure is logged and tried again next time.

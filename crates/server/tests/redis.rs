@@ -190,6 +190,31 @@ async fn a_redis_that_lost_its_keys_refuses_requests_signed_before() {
 }
 
 #[tokio::test]
+async fn a_node_marks_an_empty_store_as_started_when_it_starts() {
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    let before_ms = now_ms();
+    let _node = TestServer::start_with(node(&url, &prefix, None)).await;
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let started: i64 = redis::cmd("GET")
+        .arg(format!("{prefix}nonces-started"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    // Redis's clock and ours are the same machine's here.
+    assert!((before_ms..before_ms + 5_000).contains(&started), "{started}");
+    delete_prefix(&url, &prefix).await;
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+#[tokio::test]
 async fn a_rate_limit_holds_across_three_nodes() {
     let Some(url) = redis_url() else { return };
     let prefix = random_prefix();

@@ -49,12 +49,6 @@ impl Redis {
         })
     }
 
-    pub async fn ping(&self) -> Result<(), StoreError> {
-        let mut connection = self.connection.clone();
-        bounded(::redis::cmd("PING").query_async::<String>(&mut connection)).await?;
-        Ok(())
-    }
-
     async fn invoke<T: ::redis::FromRedisValue>(&self, call: ::redis::ScriptInvocation<'_>) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();
         bounded(call.invoke_async(&mut connection)).await
@@ -104,6 +98,15 @@ end
 return 0
 ";
 
+/// KEYS: the store's start marker. Sets it to now unless it is set.
+const MARK_START: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local t = redis.call('TIME')
+  redis.call('SET', KEYS[1], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+end
+return 1
+";
+
 /// Nonces in Redis: `<prefix>nonce:<app key>:<nonce>`, expiring with the request's window. A
 /// nonce never contains ':' (checked before it gets here), so the key splits back into the pair
 /// from the right whatever the app key holds: two pairs never share a key.
@@ -121,6 +124,16 @@ impl RedisNonces {
             script: Script::new(REMEMBER),
             retention_ms: retention.as_millis() as i64,
         }
+    }
+
+    /// Marks an empty store as started now, at a node's start-up rather than at its first
+    /// request: timestamps are whole seconds, so the requests signed within the second the store
+    /// starts are refused, and at start-up there are usually none.
+    pub async fn mark_start(&self) -> Result<(), StoreError> {
+        self.redis
+            .invoke::<i64>(Script::new(MARK_START).key(self.started_key()))
+            .await?;
+        Ok(())
     }
 
     fn started_key(&self) -> String {
