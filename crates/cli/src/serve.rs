@@ -91,7 +91,7 @@ pub struct ServeArgs {
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
 /// the demo's one-off bulk queries set off (`RUST_LOG=info,sqlx::query=warn` shows them).
-const DEFAULT_LOG_FILTER: &str = "info,sqlx::query=error";
+const DEFAULT_LOG_FILTER: &str = "info,sqlx::query=error,sqlx::postgres::notice=warn";
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
