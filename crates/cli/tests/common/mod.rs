@@ -153,19 +153,32 @@ pub async fn assert_bought_once(
     let positions = store.positions(account).await.unwrap();
     let cash = store.account(account).await.unwrap().unwrap().cash;
     let held: Decimal = positions.iter().map(|p| p.holding.quantity).sum();
-    eprintln!("{} acknowledged, {} stored, {held} shares", acknowledged.len(), orders.len());
+    eprintln!(
+        "{} acknowledged, {} stored, {held} shares",
+        acknowledged.len(),
+        orders.len()
+    );
 
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for o in &orders {
         *seen.entry(o.client_order_id.as_str()).or_default() += 1;
     }
     for id in acknowledged {
-        assert_eq!(seen.get(id.as_str()), Some(&1), "acknowledged order {id} exists exactly once");
+        assert_eq!(
+            seen.get(id.as_str()),
+            Some(&1),
+            "acknowledged order {id} exists exactly once"
+        );
     }
     // Orders whose answer was cut off may exist too, but whole: the same checks hold.
     assert!(orders.len() <= acknowledged.len() + in_flight);
     for o in &orders {
-        assert_eq!(o.status, signet_model::orders::OrderStatus::Filled, "{}", o.client_order_id);
+        assert_eq!(
+            o.status,
+            signet_model::orders::OrderStatus::Filled,
+            "{}",
+            o.client_order_id
+        );
         assert_eq!(o.filled_quantity, Decimal::ONE);
     }
     let spent: Decimal = orders.iter().map(|o| o.filled_amount).sum();
