@@ -140,6 +140,9 @@ impl ClientArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve(_)) {
+        die_quietly_on_a_closed_pipe();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -167,5 +170,16 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `signet orders list | head` ends like any Unix tool when `head` stops reading, instead of
+/// panicking on the next write. Not for `serve`, whose sockets must report a closed peer as an
+/// error rather than end the process.
+fn die_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called at start-up, before any thread is started; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

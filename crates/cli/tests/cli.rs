@@ -302,3 +302,35 @@ fn data_import_prints_a_summary_per_file_and_status_counts() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("line 4, column 4 (high)"));
 }
+
+#[test]
+fn a_reader_that_stops_reading_ends_signet_quietly() {
+    let mut child = signet()
+        .args([
+            "sign",
+            "--method",
+            "GET",
+            "--host",
+            "h",
+            "--path",
+            "/p",
+            "--app-key",
+            "k",
+            "--secret",
+            "s",
+            "--timestamp",
+            "2026-09-21T08:15:30Z",
+            "--nonce",
+            "n",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // As `| head -0` would: the read end is closed before signet writes.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!output.status.success(), "it had something to print, and could not");
+}
