@@ -2,10 +2,11 @@
 //!
 //! One pool serves reads and writes; PostgreSQL's own concurrency replaces SQLite's single
 //! writer. Where the embedded store relies on that writer to serialize a check and a change, this
-//! one takes row locks instead: every change to an account's orders, positions or cash locks the
-//! account's row first (so two nodes never fill one order twice or overspend an account, and
-//! locks are always taken in the same order), and a watchlist change locks its app's or
-//! watchlist's row. Migrations run under PostgreSQL's advisory lock, so nodes may start together.
+//! one takes row locks instead: a fill, cancel, replace or expiry (and with it any change to the
+//! positions and cash) locks the account's row first, so two nodes never fill one order twice or
+//! overspend an account, and locks are always taken in the same order; placements take no lock
+//! and meet at the unique indexes. A watchlist change locks its app's or watchlist's row.
+//! Migrations run under PostgreSQL's advisory lock, so nodes may start together.
 
 mod apps;
 mod fundamentals;

@@ -23,9 +23,9 @@ async fn order_by_id(tx: &mut PgConnection, order_id: &str) -> Result<Option<Ord
     row.as_ref().map(order_from_row).transpose()
 }
 
-/// Locks the row of the account of `order_id` until the transaction ends: every change to an
-/// account's orders, positions or cash takes this lock first, so changes to one account (from
-/// any node) happen one after the other. False when there is no such order.
+/// Locks the row of the account of `order_id` until the transaction ends: every fill, cancel,
+/// replace or expiry takes this lock first, so they (and the positions and cash they change)
+/// happen one after the other for one account, from any node. False when there is no such order.
 async fn lock_account_of(tx: &mut PgConnection, order_id: &str) -> Result<bool, StoreError> {
     let locked: Option<String> = sqlx::query_scalar(
         "SELECT account_id FROM accounts
