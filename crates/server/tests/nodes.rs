@@ -113,7 +113,7 @@ async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
                 .unwrap();
             let copies: Vec<SignedRequest> = cluster.endpoints.iter().map(|e| to_node(&request, e)).collect();
             rounds.spawn(async move {
-                let answers = futures_join(copies).await;
+                let answers = common::send_together(copies).await;
                 let ok = answers.iter().filter(|a| a.status == 200).count() as u32;
                 let replayed = answers
                     .iter()
@@ -131,19 +131,6 @@ async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
         HashMap::from([((1, 2), 1000)]),
         "(successes, replays) per round"
     );
-}
-
-/// Sends the requests at the same moment; their answers in order.
-async fn futures_join(requests: Vec<SignedRequest>) -> Vec<common::Answer> {
-    let mut tasks = Vec::new();
-    for request in requests {
-        tasks.push(tokio::spawn(common::send(request)));
-    }
-    let mut answers = Vec::new();
-    for task in tasks {
-        answers.push(task.await.unwrap());
-    }
-    answers
 }
 
 /// Symbols and their closes of 2013-02-22. An order rests at half the close, or trades at its

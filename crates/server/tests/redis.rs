@@ -9,7 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Answer, TestServer, send};
+use common::{Answer, TestServer, send, send_together};
 use reqwest::Method;
 use secrecy::ExposeSecret;
 use signet_client::{Client, SignedRequest};
@@ -120,7 +120,7 @@ async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
     const ROUNDS: usize = 200;
     for round in 0..ROUNDS {
         let request = accounts_request(&signer);
-        let answers = futures_join(nodes.iter().map(|n| send(to(n, &request)))).await;
+        let answers = send_together(nodes.iter().map(|n| to(n, &request)).collect()).await;
         let passed: Vec<usize> = (0..answers.len()).filter(|&i| answers[i].status == 200).collect();
         assert_eq!(passed.len(), 1, "round {round}: {answers:?}");
         for (i, answer) in answers.iter().enumerate() {
@@ -143,16 +143,6 @@ async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
     // The nodes share a database too: the nonces must have gone to Redis, not there.
     let keys = delete_prefix(&url, &prefix).await;
     assert_eq!(keys, ROUNDS + 2, "a key per nonce, and the start marker");
-}
-
-/// Sends every request at once and waits for all the answers, in order.
-async fn futures_join(requests: impl Iterator<Item = impl Future<Output = Answer> + Send + 'static>) -> Vec<Answer> {
-    let handles: Vec<_> = requests.map(tokio::spawn).collect();
-    let mut answers = vec![];
-    for handle in handles {
-        answers.push(handle.await.unwrap());
-    }
-    answers
 }
 
 #[tokio::test]

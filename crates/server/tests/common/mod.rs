@@ -306,6 +306,16 @@ pub async fn send(request: SignedRequest) -> Answer {
     answer(response).await
 }
 
+/// Sends every request at once and waits for all the answers, in order.
+pub async fn send_together(requests: Vec<SignedRequest>) -> Vec<Answer> {
+    let handles: Vec<_> = requests.into_iter().map(|r| tokio::spawn(send(r))).collect();
+    let mut answers = Vec::with_capacity(handles.len());
+    for handle in handles {
+        answers.push(handle.await.expect("a request task"));
+    }
+    answers
+}
+
 pub async fn answer(response: reqwest::Response) -> Answer {
     let status = response.status();
     let headers = response.headers().clone();
