@@ -196,10 +196,31 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
         refused += r;
     }
     assert_eq!(placed.len() + refused, 1000);
-    // Every node ticks four times a second; give them time to fill what can fill.
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-
+    // Every node ticks four times a second; wait until each marketable order has filled or
+    // failed. On a loaded machine the three nodes take turns on the account's lock for a while.
     let db = cluster.db().await;
+    let marketable: Vec<&String> = placed
+        .iter()
+        .filter(|(_, resting)| !resting)
+        .map(|(id, _)| id)
+        .collect();
+    let waited = std::time::Instant::now();
+    loop {
+        let open: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM orders WHERE account_id = $1 AND status = 'SUBMITTED'
+               AND client_order_id = ANY($2)",
+        )
+        .bind(&account)
+        .bind(&marketable)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+        if open == 0 || waited.elapsed() > std::time::Duration::from_secs(60) {
+            eprintln!("{open} marketable orders open after {:?}", waited.elapsed());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let orders = sqlx::query(
         "SELECT o.client_order_id, o.status, o.quantity, o.filled_quantity,
                 (SELECT COUNT(*) FROM fills f WHERE f.order_id = o.order_id) AS fills,
