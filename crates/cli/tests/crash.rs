@@ -83,7 +83,8 @@ fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
 
     // Restarted, the engine resumes: what was open fills.
     let again = serve(db, &["--rate-limits", "off"]);
-    std::thread::sleep(Duration::from_millis(1500));
+    let client = Client::new(&again.endpoint, key, secret).unwrap();
+    runtime.block_on(common::wait_until_none_open(&client, &account));
     stop(again);
 
     runtime.block_on(async {

@@ -120,7 +120,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
     assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
 
     // The two live nodes fill what the dead one left open.
-    std::thread::sleep(Duration::from_millis(1500));
+    runtime.block_on(common::wait_until_none_open(&clients[0], &account));
     let survivors: Vec<Serving> = [2, 0].into_iter().map(|i| nodes.remove(i)).collect();
     for node in survivors {
         stop(node);

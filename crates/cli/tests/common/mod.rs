@@ -185,3 +185,20 @@ pub async fn assert_bought_once(
     assert_eq!(cash, start_cash - spent, "cash is the start less every fill");
     assert_eq!(held, Decimal::from(orders.len() as u64), "one share per filled order");
 }
+
+/// Waits (at most a minute) until `account` has no open order on the server behind `client`:
+/// how long the engine takes to fill the rest depends on how loaded the machine is.
+pub async fn wait_until_none_open(client: &signet_client::Client, account: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let open = client.orders().open(account, None).await.unwrap().data.len();
+        if open == 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{open} orders still open after a minute"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
