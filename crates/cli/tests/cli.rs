@@ -312,7 +312,7 @@ fn data_import_prints_a_summary_per_file_and_status_counts() {
 
 #[test]
 fn a_reader_that_stops_reading_ends_signet_quietly() {
-    let mut child = signet()
+    let child = signet()
         .args([
             "sign",
             "--method",
@@ -330,12 +330,15 @@ fn a_reader_that_stops_reading_ends_signet_quietly() {
             "--nonce",
             "n",
         ])
-        .stdout(std::process::Stdio::piped())
+        // As `| head -0` would: the read end is closed before signet writes.
+        .stdout({
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            writer
+        })
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // As `| head -0` would: the read end is closed before signet writes.
-    drop(child.stdout.take());
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
