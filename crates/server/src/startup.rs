@@ -86,11 +86,11 @@ impl Server {
             market,
             ticks: Arc::default(),
             reservations: Arc::new(match shared {
-                true => Reservations::uncached(),
+                true => Reservations::shared(),
                 false => Reservations::default(),
             }),
             book: Arc::new(match shared {
-                true => Book::uncached(),
+                true => Book::shared(),
                 false => Book::default(),
             }),
             limiter,

@@ -27,7 +27,8 @@ struct Cluster {
     app: Credentials,
     url: String,
     _stops: Vec<oneshot::Sender<()>>,
-    _dir: tempfile::TempDir,
+    /// Holds the master key file.
+    dir: tempfile::TempDir,
 }
 
 impl Cluster {
@@ -66,7 +67,7 @@ impl Cluster {
             app,
             url: url.clone(),
             _stops: stops,
-            _dir: dir,
+            dir,
         })
     }
 
@@ -77,6 +78,12 @@ impl Cluster {
             self.app.app_secret.expose_secret(),
         )
         .unwrap()
+    }
+
+    /// The store, as a node opens it.
+    async fn store(&self) -> std::sync::Arc<dyn signet_server::store::Store> {
+        let location = Location::Postgres { url: self.url.clone() };
+        common::open(&location, self.dir.path()).await.store
     }
 
     async fn db(&self) -> sqlx::PgPool {
@@ -314,4 +321,82 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
         .filter(|(_, q)| !q.is_zero())
         .collect();
     assert_eq!(held, bought, "positions are the sum of their fills");
+}
+
+/// A resting buy of `quantity` IBM at $100.50 (half its close: it never fills here).
+fn resting_ibm(id: &str, quantity: u32) -> signet_model::orders::NewOrder {
+    signet_model::orders::NewOrder {
+        client_order_id: Some(id.into()),
+        combo_type: Some("NORMAL".into()),
+        instrument_type: Some("EQUITY".into()),
+        market: Some("US".into()),
+        symbol: Some("IBM".into()),
+        side: Some("BUY".into()),
+        order_type: Some("LIMIT".into()),
+        limit_price: Some(json!("100.50")),
+        time_in_force: Some("GTC".into()),
+        entrust_type: Some("QTY".into()),
+        quantity: Some(json!(quantity.to_string())),
+        support_trading_session: Some("CORE".into()),
+        ..signet_model::orders::NewOrder::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_sees_what_another_placed_and_cancelled_in_the_buying_power() {
+    let Some(cluster) = Cluster::start(2, |_| {}).await else {
+        return;
+    };
+    let account = cluster.app.account_ids[0].clone();
+    let clients = [cluster.client(0), cluster.client(1)];
+    let (first, second) = (clients[0].orders(), clients[1].orders());
+    // The first node follows the account from here on.
+    first.place(&account, resting_ibm("small", 1)).await.unwrap();
+    // The second claims $140,700 of the $200,000.
+    second.place(&account, resting_ibm("big", 1_400)).await.unwrap();
+    let refused = first.place(&account, resting_ibm("more", 700)).await.unwrap_err();
+    assert_eq!(
+        refused.code(),
+        Some(signet_model::ErrorCode::InsufficientBuyingPower),
+        "{refused}"
+    );
+    second.cancel(&account, "big").await.unwrap();
+    first.place(&account, resting_ibm("more", 700)).await.unwrap();
+}
+
+/// The change feed's trap: a transaction that wrote first may commit last. A reader that moved
+/// its cursor past the later one's change would never see the earlier one's.
+#[tokio::test]
+async fn a_change_committed_after_a_later_one_is_still_read() {
+    let Some(cluster) = Cluster::start(1, |_| {}).await else {
+        return;
+    };
+    let account = cluster.app.account_ids[0].clone();
+    let client = cluster.client(0);
+    let orders = client.orders();
+    orders.place(&account, resting_ibm("early", 1)).await.unwrap();
+    let store = cluster.store().await;
+    let first = store.order_changes(Some(&account), None).await.unwrap();
+    assert_eq!(first.orders.len(), 1);
+
+    // Cancelled in a transaction that stays open while another order is placed and committed.
+    let db = cluster.db().await;
+    let mut slow = db.begin().await.unwrap();
+    sqlx::query("UPDATE orders SET status = 'CANCELLED' WHERE client_order_id = 'early'")
+        .execute(&mut *slow)
+        .await
+        .unwrap();
+    orders.place(&account, resting_ibm("late", 1)).await.unwrap();
+    let second = store.order_changes(Some(&account), Some(first.cursor)).await.unwrap();
+    let ids: Vec<&str> = second.orders.iter().map(|o| o.client_order_id.as_str()).collect();
+    assert!(ids.contains(&"late"), "{ids:?}");
+    slow.commit().await.unwrap();
+
+    let third = store.order_changes(Some(&account), Some(second.cursor)).await.unwrap();
+    let early = third
+        .orders
+        .iter()
+        .find(|o| o.client_order_id == "early")
+        .expect("the earlier transaction's change, committed last, is read");
+    assert_eq!(early.status, signet_model::orders::OrderStatus::Cancelled);
 }

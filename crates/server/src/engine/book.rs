@@ -5,19 +5,29 @@
 //! changes (fills, moved stops, expiries). Any other change (a cancel, a replace, what a fill or
 //! an end does to the rest of a combination) drops it and bumps the generation; a list read
 //! while such a change happened is not kept. The same protocol as
-//! [`crate::trading::reservations`]. Like it, the book is per process: on a database several
-//! nodes share, it is read again at every tick ([`Book::uncached`]).
+//! [`crate::trading::reservations`]. Like it, on a database several nodes share the book follows
+//! the store's change feed instead: each tick reads what changed since the last
+//! ([`Book::shared`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use super::order::{Order, is_open};
+use crate::store::{ChangeCursor, StoreError, TradingStore};
 
 #[derive(Default)]
 pub struct Book {
     state: Mutex<State>,
-    /// Nothing is kept: other nodes place and change orders too (a database they share).
-    uncached: bool,
+    /// On a database other nodes change too: the book as of the change feed's last read, and
+    /// where that read left off.
+    shared: Option<Mutex<Followed>>,
+}
+
+/// The open orders by placement (`seq`), as of the change feed's last read.
+#[derive(Default)]
+struct Followed {
+    orders: BTreeMap<i64, Arc<Order>>,
+    cursor: Option<ChangeCursor>,
 }
 
 #[derive(Default)]
@@ -30,17 +40,43 @@ struct State {
 }
 
 impl Book {
-    /// A book read from the database at every tick.
-    pub fn uncached() -> Self {
+    /// A book for a database several nodes share, which follows its change feed.
+    pub fn shared() -> Self {
         Book {
-            uncached: true,
+            shared: Some(Mutex::default()),
             ..Self::default()
+        }
+    }
+
+    /// The open orders in the order placed, read from the database as far as needed. One
+    /// caller at a time (the ticks take turns).
+    pub async fn open(&self, store: &dyn TradingStore) -> Result<Vec<Arc<Order>>, StoreError> {
+        if let Some(shared) = &self.shared {
+            let since = shared.lock().expect("book lock").cursor;
+            let changes = store.order_changes(None, since).await?;
+            let mut followed = shared.lock().expect("book lock");
+            for order in changes.orders {
+                match is_open(order.status) {
+                    true => followed.orders.insert(order.seq, Arc::new(order)),
+                    false => followed.orders.remove(&order.seq),
+                };
+            }
+            followed.cursor = Some(changes.cursor);
+            return Ok(followed.orders.values().cloned().collect());
+        }
+        match self.snapshot() {
+            Ok(open) => Ok(open),
+            Err(generation) => {
+                let open: Vec<Arc<Order>> = store.open_orders().await?.into_iter().map(Arc::new).collect();
+                self.keep(generation, &open);
+                Ok(open)
+            }
         }
     }
 
     /// The open orders in the order placed, when known; otherwise the generation to hand to
     /// [`Self::keep`] with a list read from the database.
-    pub fn snapshot(&self) -> Result<Vec<Arc<Order>>, u64> {
+    fn snapshot(&self) -> Result<Vec<Arc<Order>>, u64> {
         let state = self.state.lock().expect("book lock");
         match &state.orders {
             Some(orders) => Ok(orders.values().cloned().collect()),
@@ -49,9 +85,9 @@ impl Book {
     }
 
     /// Keeps a list read from the database, unless an order changed since the read began.
-    pub fn keep(&self, generation: u64, orders: &[Arc<Order>]) {
+    fn keep(&self, generation: u64, orders: &[Arc<Order>]) {
         let mut state = self.state.lock().expect("book lock");
-        if self.uncached || state.generation != generation || state.orders.is_some() {
+        if state.generation != generation || state.orders.is_some() {
             return;
         }
         let mut known: BTreeMap<i64, Arc<Order>> = orders.iter().map(|o| (o.seq, o.clone())).collect();
@@ -63,7 +99,8 @@ impl Book {
 
     /// Orders just stored (with their `seq`).
     pub fn placed(&self, orders: &[Order]) {
-        if self.uncached {
+        // A shared book learns of them from the change feed.
+        if self.shared.is_some() {
             return;
         }
         let mut state = self.state.lock().expect("book lock");

@@ -31,14 +31,7 @@ const MAX_TICKS_PER_STEP: u32 = 10_000;
 pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
     let _one_at_a_time = state.ticks.lock().await;
     state.market.sync().await?;
-    let open = match state.book.snapshot() {
-        Ok(open) => open,
-        Err(generation) => {
-            let open: Vec<Arc<Order>> = state.store.open_orders().await?.into_iter().map(Arc::new).collect();
-            state.book.keep(generation, &open);
-            open
-        }
-    };
+    let open = state.book.open(&*state.store).await?;
     let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
     for order in open {
         if order.expires_at_sim.is_some_and(|at| now_ms >= at) {

@@ -233,6 +233,17 @@ pub trait ScreenerStore: Send + Sync {
     async fn sectors(&self, period: Period) -> Result<Vec<SectorRow>, StoreError>;
 }
 
+/// Where a reader of [`TradingStore::order_changes`] left off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChangeCursor(pub u64);
+
+/// Orders changed since a cursor, and the cursor to read the next changes from.
+#[derive(Debug)]
+pub struct OrderChanges {
+    pub orders: Vec<Order>,
+    pub cursor: ChangeCursor,
+}
+
 /// Which orders of an account to list, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderQuery {
@@ -287,6 +298,20 @@ pub trait TradingStore: Send + Sync {
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.
     async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
+    /// The change feed of a store several nodes share ([`MetaStore::shared`]), so that a node
+    /// follows the open orders without reading them all again: with `since` `None`, the open
+    /// orders (of `account_id`, or of every account); with a cursor, every order changed since
+    /// that read, whatever its status now (some of them again). Oldest first.
+    async fn order_changes(
+        &self,
+        account_id: Option<&str>,
+        since: Option<ChangeCursor>,
+    ) -> Result<OrderChanges, StoreError> {
+        let _ = (account_id, since);
+        Err(StoreError::Other(
+            "this store is not shared by several nodes and keeps no change feed".into(),
+        ))
+    }
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
     /// Applies a fill with its effect on the order, the position, the cash and the rest of the
     /// order's combination ([`crate::engine::combo::consequence`]), in one transaction.

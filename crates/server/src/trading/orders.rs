@@ -27,7 +27,7 @@ use crate::pagination;
 use crate::secrets::random_hex;
 use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
 use crate::times::{format_ms, parse_ms};
-use crate::trading::reservations::{Claims, Reserved, claims};
+use crate::trading::reservations::{Claims, Reserved, View};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -130,52 +130,17 @@ async fn check_account(
             .unwrap_or_default()
     };
     // The account as of now: its cash, positions and the claims of its open orders.
-    let view = state.reservations.with(&account.account_id, |known| {
-        (
-            known.account.clone(),
-            known.positions.clone(),
-            known.claims(replacing, price_now),
-        )
-    });
-    let (
+    let View {
         account,
         positions,
-        Claims {
+        claims: Claims {
             cash: reserved,
             selling,
         },
-    ) = match view {
-        Ok(view) => view,
-        Err(generation) => {
-            let orders = state
-                .store
-                .orders(&OrderQuery {
-                    account_id: account.account_id.clone(),
-                    open_only: true,
-                    from_ms: None,
-                    to_ms: None,
-                    before_seq: None,
-                    limit: u32::MAX,
-                })
-                .await?;
-            let positions = state.store.positions(&account.account_id).await?;
-            // Read again after the generation: the row the caller had may predate a fill.
-            let account = state
-                .store
-                .account(&account.account_id)
-                .await?
-                .ok_or_else(|| ApiError::internal("an account disappeared"))?;
-            let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
-            let claims = claims(
-                open.iter().filter(|o| Some(o.order_id.as_str()) != replacing),
-                price_now,
-            );
-            state
-                .reservations
-                .keep(generation, account.clone(), positions.clone(), open);
-            (account, positions, claims)
-        }
-    };
+    } = state
+        .reservations
+        .view(&*state.store, &account.account_id, replacing, price_now)
+        .await?;
     let account = &account;
     let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
     for p in &positions {

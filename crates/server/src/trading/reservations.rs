@@ -6,18 +6,22 @@
 //! order the read saw and then reported placed counts once). Anything else that changes an open
 //! order (a fill, a cancel, a replace, an expiry, a moved stop) forgets the account's entry and
 //! bumps its generation; a list read from the database is kept only if no such change came
-//! during the read. The cache is per process: several nodes on one database need the database
-//! to serialize an account's placements instead.
+//! during the read.
+//!
+//! On a database several nodes share, the others' changes are not seen: each account is then
+//! followed through the store's change feed instead ([`TradingStore::order_changes`]), and every
+//! placement first reads what changed since the last one.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rust_decimal::Decimal;
 use signet_model::orders::Side;
 
 use crate::engine::combo::{Part, part};
 use crate::engine::order::Order;
-use crate::store::{AccountRecord, PositionRecord};
+use crate::engine::order::is_open;
+use crate::store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
 
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +150,32 @@ impl Known {
         self.orders.insert(order.order_id.clone(), order);
     }
 
+    fn remove(&mut self, order_id: &str) {
+        let Some(order) = self.orders.remove(order_id) else {
+            return;
+        };
+        if order.fixed() {
+            let (cash, shares) = order.claim(|_| Decimal::ZERO);
+            self.fixed.cash -= cash;
+            if let Some(selling) = self.fixed.selling.get_mut(&order.instrument_id) {
+                *selling -= shares;
+                if selling.is_zero() {
+                    self.fixed.selling.remove(&order.instrument_id);
+                }
+            }
+        } else {
+            self.floating.retain(|id| id != order_id);
+        }
+    }
+
+    /// An order as it is now: its claim while open, none once ended.
+    fn follow(&mut self, order: &Order) {
+        self.remove(&order.order_id);
+        if is_open(order.status) {
+            self.add(Reserved::of(order));
+        }
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.orders.len()
@@ -183,20 +213,82 @@ struct Entry {
     placed_meanwhile: Vec<Reserved>,
 }
 
+/// An account followed through the change feed, with where its reads left off.
+struct Followed {
+    known: Known,
+    cursor: ChangeCursor,
+}
+
+/// Each account's follower, behind a lock of its own: reads of its changes are applied in the
+/// order they were made.
+type Followers = Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Followed>>>>>;
+
+/// An account as a placement checks it.
+pub struct View {
+    pub account: AccountRecord,
+    pub positions: Vec<PositionRecord>,
+    pub claims: Claims,
+}
+
 #[derive(Default)]
 pub struct Reservations {
     accounts: Mutex<HashMap<String, Entry>>,
-    /// Nothing is kept: other nodes change the accounts too (a database they share).
-    uncached: bool,
+    /// On a database other nodes change too: the accounts followed through its change feed.
+    followers: Option<Followers>,
 }
 
 impl Reservations {
-    /// Reservations that read every account from the database each time.
-    pub fn uncached() -> Self {
+    /// Reservations for a database several nodes share, which follow its change feed.
+    pub fn shared() -> Self {
         Reservations {
-            uncached: true,
+            followers: Some(Followers::default()),
             ..Self::default()
         }
+    }
+
+    /// The account as it is now: its row, its positions and the claims of its open orders but
+    /// `except` (an order being replaced), buys and shorts priced at their price or else
+    /// `price_now`. Read from the database only as far as needed.
+    pub async fn view(
+        &self,
+        store: &dyn Store,
+        account_id: &str,
+        except: Option<&str>,
+        price_now: impl Fn(i64) -> Decimal,
+    ) -> Result<View, StoreError> {
+        if let Some(followers) = &self.followers {
+            return follow(followers, store, account_id, except, price_now).await;
+        }
+        let known = self.with(account_id, |known| View {
+            account: known.account.clone(),
+            positions: known.positions.clone(),
+            claims: known.claims(except, &price_now),
+        });
+        let generation = match known {
+            Ok(view) => return Ok(view),
+            Err(generation) => generation,
+        };
+        let orders = store
+            .orders(&OrderQuery {
+                account_id: account_id.to_owned(),
+                open_only: true,
+                from_ms: None,
+                to_ms: None,
+                before_seq: None,
+                limit: u32::MAX,
+            })
+            .await?;
+        let positions = store.positions(account_id).await?;
+        // Read after the generation: a row the caller had may predate a fill.
+        let account = store.account(account_id).await?.ok_or_else(gone)?;
+        let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
+        let claims = claims(open.iter().filter(|o| Some(o.order_id.as_str()) != except), price_now);
+        self.keep(generation, account.clone(), positions.clone(), open);
+        Ok(View {
+            account,
+            positions,
+            claims,
+        })
     }
 
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
@@ -219,8 +311,8 @@ impl Reservations {
 
     /// Keeps what was read from the database after [`Self::with`] answered `generation` (with
     /// the orders placed during the read), unless an order changed since.
-    pub fn keep(&self, generation: u64, account: AccountRecord, positions: Vec<PositionRecord>, orders: Vec<Reserved>) {
-        if self.uncached {
+    fn keep(&self, generation: u64, account: AccountRecord, positions: Vec<PositionRecord>, orders: Vec<Reserved>) {
+        if self.followers.is_some() {
             return;
         }
         let mut accounts = self.accounts.lock().expect("reservations lock");
@@ -237,7 +329,7 @@ impl Reservations {
 
     /// Orders just stored.
     pub fn placed(&self, account_id: &str, orders: impl IntoIterator<Item = Reserved>) {
-        if self.uncached {
+        if self.followers.is_some() {
             return;
         }
         let mut accounts = self.accounts.lock().expect("reservations lock");
@@ -248,14 +340,66 @@ impl Reservations {
         }
     }
 
-    /// An open order of the account changed: read them again next time.
+    /// An open order of the account changed: read them again next time (followed accounts read
+    /// their changes anyway).
     pub fn forget(&self, account_id: &str) {
+        if self.followers.is_some() {
+            return;
+        }
         let mut accounts = self.accounts.lock().expect("reservations lock");
         let entry = accounts.entry(account_id.to_owned()).or_default();
         entry.generation += 1;
         entry.orders = None;
         entry.placed_meanwhile.clear();
     }
+}
+
+fn gone() -> StoreError {
+    StoreError::Other("an account disappeared".into())
+}
+
+/// [`Reservations::view`] of a followed account: its changes since the last read applied, or
+/// its open orders read when it was not followed yet.
+async fn follow(
+    followers: &Followers,
+    store: &dyn Store,
+    account_id: &str,
+    except: Option<&str>,
+    price_now: impl Fn(i64) -> Decimal,
+) -> Result<View, StoreError> {
+    let follower = followers
+        .lock()
+        .expect("followers lock")
+        .entry(account_id.to_owned())
+        .or_default()
+        .clone();
+    let mut follower = follower.lock().await;
+    let changes = store
+        .order_changes(Some(account_id), follower.as_ref().map(|f| f.cursor))
+        .await?;
+    let positions = store.positions(account_id).await?;
+    let account = store.account(account_id).await?.ok_or_else(gone)?;
+    let followed = match follower.as_mut() {
+        Some(followed) => {
+            followed.known.account = account;
+            followed.known.positions = positions;
+            followed.cursor = changes.cursor;
+            followed
+        }
+        None => follower.insert(Followed {
+            known: Known::new(account, positions),
+            cursor: changes.cursor,
+        }),
+    };
+    for order in &changes.orders {
+        followed.known.follow(order);
+    }
+    let known = &followed.known;
+    Ok(View {
+        account: known.account.clone(),
+        positions: known.positions.clone(),
+        claims: known.claims(except, price_now),
+    })
 }
 
 #[cfg(test)]
@@ -346,6 +490,57 @@ mod tests {
             kept.selling.retain(|_, shares| !shares.is_zero());
             let afresh = claims(open.iter().filter(|o| Some(&o.order_id) != except.as_ref()), price_now);
             proptest::prop_assert_eq!(kept, afresh);
+        }
+    }
+
+    proptest::proptest! {
+        /// Orders followed through their changes (a partial fill, an end) keep the running
+        /// totals equal to the claims of the orders open now.
+        #[test]
+        fn following_changes_keeps_the_totals(
+            orders in proptest::collection::vec(
+                (0u8..3, 1i64..100, proptest::option::of(1i64..50), proptest::option::of(0u8..2), 0i64..3),
+                0..30,
+            ),
+            changes in proptest::collection::vec((0usize..30, proptest::option::of(1i64..100)), 0..30),
+        ) {
+            let mut open: Vec<Reserved> = orders
+                .iter()
+                .enumerate()
+                .map(|(n, &(side, remaining, price, oco, instrument_id))| Reserved {
+                    order_id: n.to_string(),
+                    side: [Side::Buy, Side::Sell, Side::Short][usize::from(side)],
+                    // The legs of an OCO pair trade one symbol (the placement checks it).
+                    instrument_id: oco.map_or(instrument_id, i64::from),
+                    remaining: Decimal::from(remaining),
+                    price: price.map(Decimal::from),
+                    oco: oco.map(|o| o.to_string()),
+                    waits: false,
+                })
+                .collect();
+            let mut known = Known::new(account(), Vec::new());
+            open.iter().cloned().for_each(|o| known.add(o));
+            // Each change: what is left of an order, or its end.
+            for (n, left) in changes {
+                let id = n.to_string();
+                known.remove(&id);
+                let at = open.iter().position(|o| o.order_id == id);
+                match (at, left) {
+                    (Some(at), Some(left)) => {
+                        open[at].remaining = Decimal::from(left);
+                        known.add(open[at].clone());
+                    }
+                    (Some(at), None) => {
+                        open.remove(at);
+                    }
+                    (None, _) => {}
+                }
+            }
+            let price_now = |instrument_id: i64| Decimal::from(7 + instrument_id);
+            let mut kept = known.claims(None, price_now);
+            kept.selling.retain(|_, shares| !shares.is_zero());
+            proptest::prop_assert_eq!(known.len(), open.len());
+            proptest::prop_assert_eq!(kept, claims(open.iter(), price_now));
         }
     }
 

@@ -10,7 +10,10 @@ use crate::engine::accounting::{Holding, apply_fill};
 use crate::engine::combo::{Consequence, consequence};
 use crate::engine::order::{Event, Order, is_open, transition};
 use crate::store::rows::{ORDER_COLUMNS, order_from_row, parse_column};
-use crate::store::{FillOutcome, FillRequest, OrderQuery, PositionRecord, Replacement, StoreError, TradingStore};
+use crate::store::{
+    ChangeCursor, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord, Replacement, StoreError,
+    TradingStore,
+};
 
 async fn order_by_id(tx: &mut PgConnection, order_id: &str) -> Result<Option<Order>, StoreError> {
     let row = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -167,6 +170,40 @@ impl TradingStore for PgStore {
         .await
         .map_err(map_err)?;
         rows.iter().map(order_from_row).collect()
+    }
+
+    async fn order_changes(
+        &self,
+        account_id: Option<&str>,
+        since: Option<ChangeCursor>,
+    ) -> Result<OrderChanges, StoreError> {
+        // Taken before the read: every transaction below the snapshot's xmin had ended, so what
+        // it wrote is visible to the read; the next read starts there.
+        let cursor: String = sqlx::query_scalar("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(map_err)?;
+        let cursor = ChangeCursor(parse_column("snapshot xmin", &cursor, |t| t.parse().ok())?);
+        let account = match account_id {
+            Some(_) => "account_id = $1",
+            None => "$1::text IS NULL",
+        };
+        let which = match since {
+            Some(_) => "changed >= $2::text::xid8",
+            None => "$2::text IS NULL AND status IN ('SUBMITTED', 'PARTIAL_FILLED')",
+        };
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE {account} AND {which} ORDER BY seq"
+        )))
+        .bind(account_id)
+        .bind(since.map(|c| c.0.to_string()))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(map_err)?;
+        Ok(OrderChanges {
+            orders: rows.iter().map(order_from_row).collect::<Result<_, _>>()?,
+            cursor,
+        })
     }
 
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
