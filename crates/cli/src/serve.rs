@@ -11,6 +11,7 @@ use signet_server::market::MarketConfig;
 use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::units::parse_day;
 use signet_server::ratelimit::{self, RateLimits};
+use signet_server::serve::ConnectionLimits;
 use signet_server::{Admin, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 
@@ -39,6 +40,13 @@ pub struct ServeArgs {
     /// Largest accepted request body, in bytes
     #[arg(long, env = "SIGNET_MAX_BODY_BYTES", default_value_t = 256 * 1024)]
     max_body_bytes: usize,
+    /// Largest accepted total of a request's header names and values, in bytes
+    #[arg(long, env = "SIGNET_MAX_HEADER_BYTES", default_value_t = 16 * 1024)]
+    max_header_bytes: usize,
+    /// Seconds a client has to send a request's head (from connecting, or from the previous
+    /// answer); idle and trickling connections are closed after it
+    #[arg(long, env = "SIGNET_HEADER_TIMEOUT", default_value_t = 10)]
+    header_timeout: u64,
     /// Check signatures against this host value only (the public name of a server behind a proxy)
     #[arg(long, env = "SIGNET_PUBLIC_HOST")]
     public_host: Option<String>,
@@ -145,6 +153,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         listen: args.listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
+        max_header_bytes: args.max_header_bytes,
+        connections: ConnectionLimits {
+            header_timeout: Duration::from_secs(args.header_timeout.max(1)),
+            ..ConnectionLimits::default()
+        },
         require_token: args.require_token,
         token_ttl: Duration::from_secs(args.token_ttl_days * 24 * 3600),
         public_host: args.public_host,

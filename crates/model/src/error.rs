@@ -71,6 +71,8 @@ error_codes! {
     Unauthorized = ("UNAUTHORIZED", 401),
     UnsupportedMediaType = ("UNSUPPORTED_MEDIA_TYPE", 415),
     PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413),
+    /// The request's headers together are over the server's limit (16 KiB by default).
+    HeadersTooLarge = ("HEADERS_TOO_LARGE", 431),
     IncorrectSign = ("INCORRECT_SIGN", 401),
     /// A reused nonce; the misspelling is the established code.
     DuplicatedRequest = ("DUPPLICATED_REQUEST", 401),

@@ -56,6 +56,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .with_state(state.clone());
 
+    let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     Router::new()
         .route("/health", get(health))
@@ -71,8 +72,26 @@ pub fn router(state: AppState) -> Router {
                 .layer(PropagateRequestIdLayer::new(request_id))
                 .layer(CatchPanicLayer::custom(|_| {
                     ApiError::internal("a handler panicked").into_response()
-                })),
+                }))
+                .layer(middleware::from_fn_with_state(max_header_bytes, limit_headers)),
         )
+}
+
+/// Refuses headers whose names and values together exceed the limit, before any other work.
+async fn limit_headers(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
+    let total: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    if total > limit {
+        return ApiError::new(
+            ErrorCode::HeadersTooLarge,
+            format!("the request's headers add up to {total} bytes; at most {limit} are accepted"),
+        )
+        .into_response();
+    }
+    next.run(request).await
 }
 
 /// Unsigned readiness probe: 200 when the database answers.

@@ -17,6 +17,10 @@ pub struct ServerConfig {
     pub timestamp_window: Duration,
     /// Largest accepted request body.
     pub max_body_bytes: usize,
+    /// Largest accepted total of the header names and values (431 `HEADERS_TOO_LARGE`).
+    pub max_header_bytes: usize,
+    /// What one connection may cost: its header timeout, head buffer and shutdown grace.
+    pub connections: crate::serve::ConnectionLimits,
     /// Every call other than the start-up calls must carry an approved `x-access-token`.
     pub require_token: bool,
     /// Life of a token from its creation.
@@ -60,6 +64,8 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             timestamp_window: Duration::from_secs(300),
             max_body_bytes: 256 * 1024,
+            max_header_bytes: 16 * 1024,
+            connections: crate::serve::ConnectionLimits::default(),
             require_token: false,
             token_ttl: Duration::from_secs(15 * 24 * 3600),
             public_host: None,

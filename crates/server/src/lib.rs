@@ -18,6 +18,7 @@ pub mod marketdata;
 pub mod pagination;
 pub mod ratelimit;
 pub mod secrets;
+pub mod serve;
 pub mod startup;
 pub mod store;
 pub mod times;

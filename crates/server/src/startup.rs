@@ -110,15 +110,16 @@ impl Server {
             self.state.nonces.clone(),
             self.state.config.nonce_purge_interval,
         ));
+        let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
-            .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone())));
-        let service = router(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        let result = axum::serve(self.listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await;
+            .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone(), ticks_stopped)));
+        let limits = self.state.config.connections;
+        let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         purge.abort();
+        // The tick under way finishes: its fills are not cut off halfway through the book.
+        let _ = stop_ticks.send(());
         if let Some(ticker) = ticker {
-            ticker.abort();
+            let _ = ticker.await;
         }
         result
     }

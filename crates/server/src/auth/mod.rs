@@ -74,6 +74,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
     let body = read_body(&parts, body, config.max_body_bytes).await?;
+    refuse_unusable_text(parts.uri.query().unwrap_or(""), &body)?;
     verify_signature(&state, &parts, &headers, &app, &body)?;
 
     let expires_at_ms = (headers.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
@@ -198,6 +199,42 @@ async fn read_body(parts: &Parts, body: Body, limit: usize) -> Result<Bytes, Api
     }
 }
 
+/// Refuses what no parameter may hold, before it reaches a handler or the database (which
+/// would store it, or fail on it): a query that is not UTF-8 once decoded, and NUL characters,
+/// in the query or as `\u0000` in a JSON string of the body.
+fn refuse_unusable_text(raw_query: &str, body: &[u8]) -> Result<(), ApiError> {
+    let query: Vec<u8> = percent_encoding::percent_decode_str(raw_query).collect();
+    match std::str::from_utf8(&query) {
+        Err(_) => Err(ApiError::illegal_parameter(
+            "the query string is not UTF-8 once percent-decoded",
+        )),
+        Ok(query) if query.contains('\0') => {
+            Err(ApiError::illegal_parameter("a query parameter holds a NUL character"))
+        }
+        Ok(_) if has_escaped_nul(body) => Err(ApiError::illegal_parameter(
+            "a string of the body holds a NUL character (\\u0000)",
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Whether JSON text holds the escape `\u0000` (and not an escaped backslash followed by
+/// `u0000`). A raw NUL byte is invalid JSON, which the parser refuses anyway.
+fn has_escaped_nul(json: &[u8]) -> bool {
+    let mut i = 0;
+    while i < json.len() {
+        if json[i] == b'\\' {
+            if json[i + 1..].starts_with(b"u0000") {
+                return true;
+            }
+            // The escaped character is skipped, whatever it is.
+            i += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// `application/json`, with or without parameters such as `; charset=utf-8`.
 fn is_json(headers: &HeaderMap) -> bool {
     headers
@@ -291,6 +328,17 @@ fn strip_port(host: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_escaped_nul_is_told_from_an_escaped_backslash() {
+        assert!(has_escaped_nul(br#"{"a":"x\u0000"}"#));
+        assert!(has_escaped_nul(br#"{"a":"\\\u0000"}"#));
+        assert!(!has_escaped_nul(br#"{"a":"\\u0000"}"#));
+        assert!(!has_escaped_nul(br#"{"a":"u0000\"}"#));
+        assert!(refuse_unusable_text("a=%00", b"").is_err());
+        assert!(refuse_unusable_text("a=%FF", b"").is_err());
+        assert!(refuse_unusable_text("a=%C3%A9&b=%2B", br#"{"b":"\\u0000"}"#).is_ok());
+    }
 
     #[test]
     fn ports_are_stripped_only_from_host_port_forms() {

@@ -125,12 +125,17 @@ pub async fn step(state: &AppState, by: Duration) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Ticks four times a second of real time while the server runs (a clock that is not manual).
-pub async fn run_ticker(state: AppState) {
+/// Ticks four times a second of real time (a clock that is not manual) until `stop`, which a
+/// tick under way finishes first.
+pub async fn run_ticker(state: AppState, stop: tokio::sync::oneshot::Receiver<()>) {
     let mut ticker = tokio::time::interval(Duration::from_millis(250));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut stop = std::pin::pin!(stop);
     loop {
-        ticker.tick().await;
+        tokio::select! {
+            _ = ticker.tick() => {}
+            _ = &mut stop => return,
+        }
         let now = state.market.now_ms();
         if let Err(e) = tick(&state, now).await {
             tracing::warn!(error = %e, "market tick failed");

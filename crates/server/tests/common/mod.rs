@@ -163,6 +163,12 @@ impl TestServer {
         }
     }
 
+    /// Stops the server as SIGTERM does, and waits until it has.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(());
+        self.handle.await.expect("server task").expect("server ran");
+    }
+
     /// Stops the server, closes the database, and starts a new server on the same file and port.
     pub async fn restart(self) -> Self {
         let TestServer {
