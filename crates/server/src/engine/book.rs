@@ -61,7 +61,7 @@ impl Book {
                     false => followed.orders.remove(&order.seq),
                 };
             }
-            followed.cursor = Some(changes.cursor);
+            followed.cursor = changes.cursor;
             return Ok(followed.orders.values().cloned().collect());
         }
         match self.snapshot() {

@@ -237,11 +237,12 @@ pub trait ScreenerStore: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ChangeCursor(pub u64);
 
-/// Orders changed since a cursor, and the cursor to read the next changes from.
+/// Orders changed since a cursor, and the cursor to read the next changes from (`None`: read
+/// the open orders again).
 #[derive(Debug)]
 pub struct OrderChanges {
     pub orders: Vec<Order>,
-    pub cursor: ChangeCursor,
+    pub cursor: Option<ChangeCursor>,
 }
 
 /// Which orders of an account to list, newest first.

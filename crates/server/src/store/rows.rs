@@ -347,8 +347,9 @@ pub fn push_order<DB: Database>(query: &mut QueryBuilder<DB>, (metric, direction
 pub trait Param<DB: Database>: for<'t> Encode<'t, DB> + Type<DB> {}
 impl<T, DB: Database> Param<DB> for T where T: for<'t> Encode<'t, DB> + Type<DB> {}
 
-/// A multi-row INSERT of new orders, for the backend to finish with its conflict clause.
-pub fn order_insert<DB: Database>(orders: &[&Order]) -> QueryBuilder<DB>
+/// A multi-row INSERT of new orders, after `prefix` (a `WITH ... AS (`, or nothing), for the
+/// backend to finish with its conflict clause.
+pub fn order_insert<DB: Database>(prefix: &str, orders: &[&Order]) -> QueryBuilder<DB>
 where
     DB::Arguments: Default,
     String: Param<DB>,
@@ -356,7 +357,8 @@ where
     Option<String>: Param<DB>,
     Option<i64>: Param<DB>,
 {
-    let mut query = QueryBuilder::<DB>::new(
+    let mut query = QueryBuilder::<DB>::new(prefix);
+    query.push(
         "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
              combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force,
              entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,

@@ -216,12 +216,19 @@ struct Entry {
 /// An account followed through the change feed, with where its reads left off.
 struct Followed {
     known: Known,
-    cursor: ChangeCursor,
+    cursor: Option<ChangeCursor>,
 }
 
-/// Each account's follower, behind a lock of its own: reads of its changes are applied in the
-/// order they were made.
-type Followers = Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Followed>>>>>;
+/// The accounts followed through the change feed.
+#[derive(Default)]
+struct Followers {
+    /// Each account's follower, behind a lock of its own: reads of its changes are applied in
+    /// the order they were made.
+    accounts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Followed>>>>>,
+    /// Each followed account's row as last read, for the checks of its owner and type, which
+    /// never change (not for its cash).
+    rows: Mutex<HashMap<String, AccountRecord>>,
+}
 
 /// An account as a placement checks it.
 pub struct View {
@@ -304,9 +311,13 @@ impl Reservations {
         }
     }
 
-    /// The account row when known (its owner, type and cash as of the last change).
+    /// The account row when known: its owner and type, and, but on a shared database, its cash
+    /// as of the last change.
     pub fn account(&self, account_id: &str) -> Option<AccountRecord> {
-        self.with(account_id, |known| known.account.clone()).ok()
+        match &self.followers {
+            Some(followers) => followers.rows.lock().expect("followers lock").get(account_id).cloned(),
+            None => self.with(account_id, |known| known.account.clone()).ok(),
+        }
     }
 
     /// Keeps what was read from the database after [`Self::with`] answered `generation` (with
@@ -368,6 +379,7 @@ async fn follow(
     price_now: impl Fn(i64) -> Decimal,
 ) -> Result<View, StoreError> {
     let follower = followers
+        .accounts
         .lock()
         .expect("followers lock")
         .entry(account_id.to_owned())
@@ -375,10 +387,15 @@ async fn follow(
         .clone();
     let mut follower = follower.lock().await;
     let changes = store
-        .order_changes(Some(account_id), follower.as_ref().map(|f| f.cursor))
+        .order_changes(Some(account_id), follower.as_ref().and_then(|f| f.cursor))
         .await?;
     let positions = store.positions(account_id).await?;
     let account = store.account(account_id).await?.ok_or_else(gone)?;
+    followers
+        .rows
+        .lock()
+        .expect("followers lock")
+        .insert(account_id.to_owned(), account.clone());
     let followed = match follower.as_mut() {
         Some(followed) => {
             followed.known.account = account;

@@ -3,7 +3,7 @@ use rust_decimal::Decimal;
 use signet_model::AccountType;
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
-use sqlx::PgConnection;
+use sqlx::{PgConnection, Row};
 
 use super::{PgStore, map_err};
 use crate::engine::accounting::{Holding, apply_fill};
@@ -177,13 +177,6 @@ impl TradingStore for PgStore {
         account_id: Option<&str>,
         since: Option<ChangeCursor>,
     ) -> Result<OrderChanges, StoreError> {
-        // Taken before the read: every transaction below the snapshot's xmin had ended, so what
-        // it wrote is visible to the read; the next read starts there.
-        let cursor: String = sqlx::query_scalar("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
-            .fetch_one(&self.pool)
-            .await
-            .map_err(map_err)?;
-        let cursor = ChangeCursor(parse_column("snapshot xmin", &cursor, |t| t.parse().ok())?);
         let account = match account_id {
             Some(_) => "account_id = $1",
             None => "$1::text IS NULL",
@@ -192,14 +185,25 @@ impl TradingStore for PgStore {
             Some(_) => "changed >= $2::text::xid8",
             None => "$2::text IS NULL AND status IN ('SUBMITTED', 'PARTIAL_FILLED')",
         };
+        // The xmin of the statement's own snapshot: every transaction below it had ended when
+        // the rows were read, so what it wrote is in them; the next read starts there.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT {ORDER_COLUMNS} FROM orders WHERE {account} AND {which} ORDER BY seq"
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS cursor, {ORDER_COLUMNS}
+             FROM orders WHERE {account} AND {which} ORDER BY seq"
         )))
         .bind(account_id)
         .bind(since.map(|c| c.0.to_string()))
         .fetch_all(&self.pool)
         .await
         .map_err(map_err)?;
+        // No row, no snapshot: reading again from `since` is as right, and as cheap.
+        let cursor = match rows.first() {
+            Some(row) => {
+                let text: String = row.try_get("cursor").map_err(map_err)?;
+                Some(ChangeCursor(parse_column("snapshot xmin", &text, |t| t.parse().ok())?))
+            }
+            None => since,
+        };
         Ok(OrderChanges {
             orders: rows.iter().map(order_from_row).collect::<Result<_, _>>()?,
             cursor,

@@ -91,7 +91,7 @@ async fn write(pool: &SqlitePool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, S
 /// Inserts orders, skipping those that meet a unique constraint; the order id and seq of each
 /// inserted.
 async fn insert_orders(tx: &mut SqliteConnection, orders: &[&Order]) -> Result<Vec<(String, i64)>, StoreError> {
-    let mut query = order_insert::<Sqlite>(orders);
+    let mut query = order_insert::<Sqlite>("", orders);
     // Rows meeting a unique constraint, also of an earlier row of this statement, are skipped.
     query.push(" ON CONFLICT DO NOTHING RETURNING order_id, seq");
     query
