@@ -130,7 +130,10 @@ impl Server {
 async fn mark_start(nonces: &RedisNonces, url: &str) {
     let address = crate::store::redis::describe(url);
     match nonces.mark_start().await {
-        Ok(()) => tracing::info!(redis = %address, "nonces and rate limits in Redis"),
+        Ok(wait) => {
+            tokio::time::sleep(wait).await;
+            tracing::info!(redis = %address, "nonces and rate limits in Redis");
+        }
         Err(e) => tracing::warn!(
             redis = %address,
             error = %e,

@@ -180,11 +180,11 @@ async fn a_redis_that_lost_its_keys_refuses_requests_signed_before() {
 }
 
 #[tokio::test]
-async fn a_node_marks_an_empty_store_as_started_when_it_starts() {
+async fn a_servingmarks_an_empty_store_as_started_when_it_starts() {
     let Some(url) = redis_url() else { return };
     let prefix = random_prefix();
     let before_ms = now_ms();
-    let _node = TestServer::start_with(node(&url, &prefix, None)).await;
+    let serving = TestServer::start_with(node(&url, &prefix, None)).await;
     let client = redis::Client::open(url.as_str()).unwrap();
     let mut connection = client.get_multiplexed_async_connection().await.unwrap();
     let started: i64 = redis::cmd("GET")
@@ -194,6 +194,11 @@ async fn a_node_marks_an_empty_store_as_started_when_it_starts() {
         .unwrap();
     // Redis's clock and ours are the same machine's here.
     assert!((before_ms..before_ms + 5_000).contains(&started), "{started}");
+    // The next whole second, which the node waited for: what is signed once it serves passes.
+    assert_eq!(started % 1000, 0);
+    assert!(now_ms() >= started);
+    let answer = send(to(&serving, &accounts_request(&signer(&serving)))).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
     delete_prefix(&url, &prefix).await;
 }
 
