@@ -88,7 +88,8 @@ record O1 "place limit orders, SQLite" \
 stop "$server"
 
 # O2: two nodes on one PostgreSQL with its durable settings back (the test cluster runs without
-# fsync), the load split between them; then every acknowledged order must be stored once.
+# fsync), each under the load O1 puts on its one node; then every acknowledged order must be
+# stored once.
 psql "$SIGNET_TEST_POSTGRES_URL" -qc "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
     -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" >/dev/null
 two_nodes() { # id, scenario, serve options for both nodes
@@ -106,7 +107,7 @@ two_nodes() { # id, scenario, serve options for both nodes
     done
     for n in 1 2; do
         "$load" --endpoint "http://127.0.0.1:$((port + n))" --place "$account" --seconds "$seconds" \
-            --workers "$((place_workers / 2))" >"$work/o2-$n.json" &
+            --workers "$place_workers" >"$work/o2-$n.json" &
         loads+=($!)
     done
     wait "${loads[@]}"
@@ -126,7 +127,7 @@ EOF
 )"
     unset SIGNET_DATABASE_URL
 }
-two_nodes O2 "place orders, 2 nodes on PostgreSQL, nonces in Redis" --redis-url "$SIGNET_TEST_REDIS_URL"
+two_nodes O2 "place orders, 2 nodes on PostgreSQL, nonces in Redis, $place_workers workers each" --redis-url "$SIGNET_TEST_REDIS_URL"
 two_nodes O2b "the same, nonces in PostgreSQL too"
 
 # V: criterion, the GET case.

@@ -217,6 +217,8 @@ struct Entry {
 struct Followed {
     known: Known,
     cursor: Option<ChangeCursor>,
+    /// The ticket taken when the last read began ([`Followers::tickets`]).
+    read_ticket: u64,
 }
 
 /// The accounts followed through the change feed.
@@ -228,6 +230,11 @@ struct Followers {
     /// Each followed account's row as last read, for the checks of its owner and type, which
     /// never change (not for its cash).
     rows: Mutex<HashMap<String, AccountRecord>>,
+    /// Taken by each placement on arrival and by each read as it begins: a read with a later
+    /// ticket than a placement's began after the placement arrived, so the placement may use
+    /// what it found instead of reading again. Placements waiting for one account's lock then
+    /// share one read, rather than reading one after the other.
+    tickets: std::sync::atomic::AtomicU64,
 }
 
 /// An account as a placement checks it.
@@ -266,11 +273,7 @@ impl Reservations {
         if let Some(followers) = &self.followers {
             return follow(followers, store, account_id, except, price_now).await;
         }
-        let known = self.with(account_id, |known| View {
-            account: known.account.clone(),
-            positions: known.positions.clone(),
-            claims: known.claims(except, &price_now),
-        });
+        let known = self.with(account_id, |known| view_of(known, except, &price_now));
         let generation = match known {
             Ok(view) => return Ok(view),
             Err(generation) => generation,
@@ -385,7 +388,13 @@ async fn follow(
         .entry(account_id.to_owned())
         .or_default()
         .clone();
+    let ticket = || followers.tickets.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let arrived = ticket();
     let mut follower = follower.lock().await;
+    if let Some(followed) = follower.as_ref().filter(|f| f.read_ticket > arrived) {
+        return Ok(view_of(&followed.known, except, price_now));
+    }
+    let read_ticket = ticket();
     let changes = store
         .order_changes(Some(account_id), follower.as_ref().and_then(|f| f.cursor))
         .await?;
@@ -401,22 +410,27 @@ async fn follow(
             followed.known.account = account;
             followed.known.positions = positions;
             followed.cursor = changes.cursor;
+            followed.read_ticket = read_ticket;
             followed
         }
         None => follower.insert(Followed {
             known: Known::new(account, positions),
             cursor: changes.cursor,
+            read_ticket,
         }),
     };
     for order in &changes.orders {
         followed.known.follow(order);
     }
-    let known = &followed.known;
-    Ok(View {
+    Ok(view_of(&followed.known, except, price_now))
+}
+
+fn view_of(known: &Known, except: Option<&str>, price_now: impl Fn(i64) -> Decimal) -> View {
+    View {
         account: known.account.clone(),
         positions: known.positions.clone(),
         claims: known.claims(except, price_now),
-    })
+    }
 }
 
 #[cfg(test)]
