@@ -56,6 +56,10 @@ pub struct ServeArgs {
     /// Allow --debug-signatures on an address other than loopback
     #[arg(long, requires = "debug_signatures")]
     force_debug_signatures: bool,
+    /// How log lines are written on standard error: human, or json (one object per line, with
+    /// the request's id, method, path and app key)
+    #[arg(long, env = "SIGNET_LOG_FORMAT", default_value = "human", value_parser = ["human", "json"])]
+    log_format: String,
     /// The market simulator's clock: `sim` runs from the open of a session (see --market-start),
     /// `real` follows the real calendar, `manual` stands still until `signet market step`
     #[arg(long, env = "SIGNET_MARKET_CLOCK", default_value = "sim", value_parser = ["sim", "real", "manual"])]
@@ -102,11 +106,13 @@ pub struct ServeArgs {
 const DEFAULT_LOG_FILTER: &str = "info,sqlx::query=error,sqlx::postgres::notice=warn";
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)))
-        .with_writer(|| LogWriter)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(|| LogWriter);
+    match args.log_format.as_str() {
+        "json" => logs.json().with_current_span(true).with_span_list(false).init(),
+        _ => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+    }
 
     let database = args.db.open().await?;
     if args.demo {

@@ -344,3 +344,59 @@ fn a_reader_that_stops_reading_ends_signet_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!output.status.success(), "it had something to print, and could not");
 }
+
+#[test]
+fn json_logs_are_one_object_a_line_with_the_request_and_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("logs.db");
+    let db = db.to_str().unwrap();
+    let created = run_json(signet().args(["admin", "apps", "create", "--db", db, "--name", "logs", "--json"]));
+    let (key, secret) = (
+        created["app_key"].as_str().unwrap().to_owned(),
+        created["app_secret"].as_str().unwrap().to_owned(),
+    );
+    // Debug shows each request's span and every query: the most a log can hold.
+    let common::Serving {
+        mut child,
+        endpoint,
+        stderr,
+        ..
+    } = common::serve_with(
+        &["--db", db, "--log-format", "json", "--rate-limits", "off"],
+        &[("RUST_LOG", "debug")],
+    );
+    let listed = run_json(
+        signet()
+            .args(["accounts", "list", "--json", "--endpoint", &endpoint])
+            .env("SIGNET_APP_KEY", &key)
+            .env("SIGNET_APP_SECRET", &secret),
+    );
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let refused = signet()
+        .args(["accounts", "list", "--json", "--endpoint", &endpoint])
+        .env("SIGNET_APP_KEY", &key)
+        .env("SIGNET_APP_SECRET", "not-the-secret")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("INCORRECT_SIGN"));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(child.wait().unwrap().success());
+
+    let lines: Vec<String> = stderr.iter().collect();
+    assert!(lines.len() > 5, "{lines:?}");
+    for line in &lines {
+        let object: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(object["level"].is_string() && object["fields"].is_object(), "{line}");
+        // Neither the secret, nor a string to sign (str1 or the encoded string).
+        for secret_part in [secret.as_str(), "x-signature-nonce=", "x-signature-nonce%3D"] {
+            assert!(!line.contains(secret_part), "{secret_part:?} in a log line: {line}");
+        }
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(r#""request_id":""#) && l.contains(r#""app_key":""#)),
+        "the request's span is in its lines"
+    );
+}

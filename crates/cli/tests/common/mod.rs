@@ -33,7 +33,7 @@ pub struct Serving {
     pub child: Child,
     pub endpoint: String,
     pub stdout: Receiver<String>,
-    pub _stderr: Receiver<String>,
+    pub stderr: Receiver<String>,
 }
 
 /// The lines of `reader`, read on a thread until end of file.
@@ -69,20 +69,22 @@ pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
     let mut child = signet()
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(options)
-        .envs(env.iter().copied())
         .env("RUST_LOG", "info")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = lines(child.stdout.take().unwrap());
     let stderr = lines(child.stderr.take().unwrap());
-    let line = wait_for(&stderr, |l| l.contains("address="));
+    // Human log lines write address=HOST:PORT, JSON ones "address":"HOST:PORT".
+    let line = wait_for(&stderr, |l| l.contains("address=") || l.contains(r#""address":""#));
     let address = line
-        .split("address=")
-        .nth(1)
+        .split_once("address=")
+        .or_else(|| line.split_once(r#""address":""#))
         .unwrap()
-        .split_whitespace()
+        .1
+        .split(|c: char| c.is_whitespace() || c == '"')
         .next()
         .unwrap()
         .to_owned();
@@ -90,7 +92,7 @@ pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
         child,
         endpoint: format!("http://{address}"),
         stdout,
-        _stderr: stderr,
+        stderr,
     }
 }
 
