@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use signet_client::SignedRequest;
 use signet_model::headers as h;
-use signet_signing::{Algorithm, Request, SigningHeaders, format_timestamp};
+use signet_signing::format_timestamp;
 
 fn accounts_request(server: &TestServer) -> SignedRequest {
     server
@@ -372,26 +372,11 @@ async fn tampering_with_any_signed_part_is_refused() {
 
 /// Signs like the official client configured with a host of its own choosing.
 fn signed_for_host(server: &TestServer, signed_host: &str, path: &str) -> reqwest::RequestBuilder {
-    let timestamp = format_timestamp(now_secs());
-    let nonce = signet_server::secrets::random_hex::<16>().unwrap();
-    let headers = SigningHeaders {
-        app_key: &server.app.app_key,
-        algorithm: Algorithm::HmacSha256,
-        signature_version: "1.0",
-        nonce: &nonce,
-        timestamp: &timestamp,
-        host: signed_host,
-    };
-    let signature = signet_signing::sign(&Request::new(path, headers), server.app.app_secret.expose_secret());
-    http()
-        .get(server.url(path))
-        .header(h::APP_KEY, &server.app.app_key)
-        .header(h::TIMESTAMP, &timestamp)
-        .header(h::SIGNATURE, signature)
-        .header(h::SIGNATURE_ALGORITHM, "HMAC-SHA256")
-        .header(h::SIGNATURE_VERSION, "1.0")
-        .header(h::SIGNATURE_NONCE, &nonce)
-        .header(h::VERSION, "v3")
+    common::sign_exactly(server, signed_host, path, "", b"")
+        .into_iter()
+        .fold(http().get(server.url(path)), |request, (name, value)| {
+            request.header(name, value)
+        })
 }
 
 #[tokio::test]

@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{TestServer, raw_http, send};
 use reqwest::Method;
-use secrecy::ExposeSecret;
 use serde_json::{Value, json};
-use signet_signing::{Algorithm, SigningHeaders};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A request signed over exactly this target (path and raw query) and body, written as raw
@@ -19,32 +17,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 fn signed_raw(server: &TestServer, method: &str, target: &str, body: &[u8], extra: &[u8]) -> Vec<u8> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let host = server.addr.to_string();
-    let nonce = signet_server::secrets::random_hex::<16>().unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let timestamp = signet_signing::format_timestamp(now);
-    let headers = SigningHeaders {
-        app_key: &server.app.app_key,
-        algorithm: Algorithm::HmacSha256,
-        signature_version: "1.0",
-        nonce: &nonce,
-        timestamp: &timestamp,
-        host: &host,
-    };
-    let mut request = signet_signing::Request::new(path, headers).with_body(body);
-    if !query.is_empty() {
-        request = request.with_raw_query(query);
+    let mut raw = format!("{method} {target} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n");
+    for (name, value) in common::sign_exactly(server, &host, path, query, body) {
+        raw.push_str(&format!("{name}: {value}\r\n"));
     }
-    let signature = signet_signing::sign(&request, server.app.app_secret.expose_secret());
-    let mut raw = format!(
-        "{method} {target} HTTP/1.1\r\nhost: {host}\r\nx-app-key: {}\r\nx-timestamp: {timestamp}\r\n\
-         x-signature: {signature}\r\nx-signature-algorithm: HMAC-SHA256\r\nx-signature-version: 1.0\r\n\
-         x-signature-nonce: {nonce}\r\nx-version: v3\r\nconnection: close\r\n",
-        server.app.app_key
-    )
-    .into_bytes();
+    let mut raw = raw.into_bytes();
     if !body.is_empty() {
         raw.extend_from_slice(
             format!("content-type: application/json\r\ncontent-length: {}\r\n", body.len()).as_bytes(),

@@ -348,3 +348,45 @@ pub async fn raw_http(addr: SocketAddr, request: &[u8]) -> String {
     let _ = stream.read_to_end(&mut response).await;
     String::from_utf8_lossy(&response).into_owned()
 }
+
+/// The seven headers of a request signed for `server`'s app over exactly this host, path, raw
+/// query and body, for requests a client library would not build (another host, an unusual path).
+pub fn sign_exactly(
+    server: &TestServer,
+    host: &str,
+    path: &str,
+    raw_query: &str,
+    body: &[u8],
+) -> Vec<(&'static str, String)> {
+    use secrecy::ExposeSecret;
+    use signet_model::headers as h;
+    use signet_signing::{Algorithm, SigningHeaders};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let timestamp = signet_signing::format_timestamp(now);
+    let nonce = signet_server::secrets::random_hex::<16>().unwrap();
+    let headers = SigningHeaders {
+        app_key: &server.app.app_key,
+        algorithm: Algorithm::HmacSha256,
+        signature_version: "1.0",
+        nonce: &nonce,
+        timestamp: &timestamp,
+        host,
+    };
+    let mut request = signet_signing::Request::new(path, headers).with_body(body);
+    if !raw_query.is_empty() {
+        request = request.with_raw_query(raw_query);
+    }
+    let signature = signet_signing::sign(&request, server.app.app_secret.expose_secret());
+    vec![
+        (h::APP_KEY, server.app.app_key.clone()),
+        (h::TIMESTAMP, timestamp),
+        (h::SIGNATURE, signature),
+        (h::SIGNATURE_ALGORITHM, "HMAC-SHA256".into()),
+        (h::SIGNATURE_VERSION, "1.0".into()),
+        (h::SIGNATURE_NONCE, nonce),
+        (h::VERSION, "v3".into()),
+    ]
+}
