@@ -22,6 +22,9 @@ pub struct ServeArgs {
     /// Address to listen on
     #[arg(long, env = "SIGNET_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
+    /// Serve GET /metrics (Prometheus) on this address only, instead of on --listen
+    #[arg(long, env = "SIGNET_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -157,6 +160,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let config = ServerConfig {
         listen: args.listen,
+        metrics_listen: args.metrics_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,
@@ -197,6 +201,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let server = Server::bind(config, &database).await?;
     let shutdown = shutdown_signal()?;
+    if let Some(address) = server.metrics_addr() {
+        tracing::info!(%address, "metrics served at /metrics");
+    }
     tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
     server.run(shutdown).await?;
     database.store.close().await;

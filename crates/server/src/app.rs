@@ -37,6 +37,7 @@ pub struct AppState {
     /// The open orders the engine's ticks match.
     pub book: Arc<crate::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 pub fn router(state: AppState) -> Router {
@@ -54,16 +55,22 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::limit_addresses,
         ))
+        .layer(middleware::from_fn(crate::metrics::tag_route))
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
-    Router::new()
-        .route("/health", get(health))
+    let metrics = state.metrics.clone();
+    let mut unsigned = Router::new().route("/health", get(health));
+    if state.config.metrics_listen.is_none() {
+        unsigned = unsigned.route("/metrics", get(crate::metrics::scrape));
+    }
+    unsigned
         .with_state(state)
         .fallback_service(signed)
         .layer(
             ServiceBuilder::new()
+                .layer(middleware::from_fn_with_state(metrics, crate::metrics::record))
                 .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
                 .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
                     let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
@@ -92,6 +99,13 @@ async fn limit_headers(State(limit): State<usize>, request: Request, next: middl
         .into_response();
     }
     next.run(request).await
+}
+
+/// What `--metrics-listen` serves: the metrics alone.
+pub fn metrics_router(state: AppState) -> Router {
+    Router::new()
+        .route("/metrics", get(crate::metrics::scrape))
+        .with_state(state)
 }
 
 /// Unsigned readiness probe: 200 when the database answers.

@@ -13,6 +13,8 @@ use crate::marketdata::watchlists::WatchlistLimits;
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub listen: SocketAddr,
+    /// Where `GET /metrics` is served instead of on `listen`, so that it can stay private.
+    pub metrics_listen: Option<SocketAddr>,
     /// Largest accepted difference between `x-timestamp` and the server's clock.
     pub timestamp_window: Duration,
     /// Largest accepted request body.
@@ -62,6 +64,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            metrics_listen: None,
             timestamp_window: Duration::from_secs(300),
             max_body_bytes: 256 * 1024,
             max_header_bytes: 16 * 1024,

@@ -87,6 +87,9 @@ impl IntoResponse for ApiError {
             message: self.message.into_owned(),
             debug: self.debug,
         };
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        // For the metrics' count of refusals by code.
+        response.extensions_mut().insert(self.code);
+        response
     }
 }

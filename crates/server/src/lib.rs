@@ -15,6 +15,7 @@ pub mod error;
 pub mod extract;
 pub mod market;
 pub mod marketdata;
+pub mod metrics;
 pub mod pagination;
 pub mod ratelimit;
 pub mod secrets;

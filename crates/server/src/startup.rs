@@ -37,6 +37,8 @@ pub enum StartupError {
 /// A server bound to its address, ready to run.
 pub struct Server {
     listener: TcpListener,
+    /// `--metrics-listen`: the metrics alone, apart from the interface.
+    metrics_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -49,6 +51,14 @@ impl Server {
                 addr: config.listen,
                 source,
             })?;
+        let metrics_listener = match config.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| StartupError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
         let store = database.store.clone();
         let shared = store.shared();
         let redis = match &config.redis_url {
@@ -94,9 +104,14 @@ impl Server {
                 false => Book::default(),
             }),
             limiter,
+            metrics: Arc::default(),
             config: Arc::new(config),
         };
-        Ok(Server { listener, state })
+        Ok(Server {
+            listener,
+            metrics_listener,
+            state,
+        })
     }
 
     /// The address actually bound (the port is chosen by the system when asked for port 0).
@@ -104,18 +119,29 @@ impl Server {
         self.listener.local_addr().expect("a bound listener has an address")
     }
 
+    /// Where `--metrics-listen` serves, when it is set.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("a bound listener has an address"))
+    }
+
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let purge = tokio::spawn(purge_nonces(
-            self.state.nonces.clone(),
-            self.state.config.nonce_purge_interval,
-        ));
+        let purge = tokio::spawn(purge_nonces(self.state.clone()));
+        let metrics = self.metrics_listener.map(|listener| {
+            let app = crate::app::metrics_router(self.state.clone());
+            tokio::spawn(async move { axum::serve(listener, app).await })
+        });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
             .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone(), ticks_stopped)));
         let limits = self.state.config.connections;
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         purge.abort();
+        if let Some(metrics) = metrics {
+            metrics.abort();
+        }
         // The tick under way finishes: its fills are not cut off halfway through the book.
         let _ = stop_ticks.send(());
         if let Some(ticker) = ticker {
@@ -142,9 +168,11 @@ async fn mark_start(nonces: &RedisNonces, url: &str) {
     }
 }
 
-/// Deletes expired nonces now and then; a failure is logged and tried again next time.
-async fn purge_nonces(nonces: Arc<dyn NonceStore>, every: std::time::Duration) {
-    let mut ticker = tokio::time::interval(every);
+/// Deletes expired nonces now and then, and counts those left for the metrics; a failure is
+/// logged and tried again next time.
+async fn purge_nonces(state: AppState) {
+    let nonces = &state.nonces;
+    let mut ticker = tokio::time::interval(state.config.nonce_purge_interval);
     loop {
         ticker.tick().await;
         let now_ms = std::time::SystemTime::now()
@@ -155,6 +183,10 @@ async fn purge_nonces(nonces: Arc<dyn NonceStore>, every: std::time::Duration) {
             Ok(0) => {}
             Ok(n) => tracing::debug!(purged = n, "expired nonces deleted"),
             Err(e) => tracing::warn!(error = %e, "purging expired nonces failed"),
+        }
+        match nonces.count().await {
+            Ok(n) => state.metrics.set_nonces_stored(n),
+            Err(e) => tracing::warn!(error = %e, "counting the nonces failed"),
         }
     }
 }

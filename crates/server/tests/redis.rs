@@ -140,6 +140,13 @@ async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
     for node in &nodes {
         send(to(node, &request)).await.assert_error(401, "DUPPLICATED_REQUEST");
     }
+    // What the metrics report: this deployment's nonces, not its marker nor another's keys.
+    // A prefix that, read as a pattern, would match every test's nonces.
+    for (prefix, expected) in [(prefix.as_str(), ROUNDS as u64 + 1), ("signet-test*", 0)] {
+        let redis = signet_server::store::redis::Redis::open(&url, prefix).unwrap();
+        let store = signet_server::store::redis::RedisNonces::new(redis, Duration::from_secs(305));
+        assert_eq!(signet_server::store::NonceStore::count(&store).await.unwrap(), expected);
+    }
     // The nodes share a database too: the nonces must have gone to Redis, not there.
     let keys = delete_prefix(&url, &prefix).await;
     assert_eq!(keys, ROUNDS + 2, "a key per nonce, and the start marker");

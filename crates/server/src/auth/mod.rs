@@ -100,6 +100,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         None => None,
     };
     if let Some(d) = decision.filter(|d| !d.allowed) {
+        state.metrics.rate_limited("app");
         let mut refused = ApiError::new(
             ErrorCode::TooManyRequests,
             format!(
@@ -133,6 +134,7 @@ pub async fn limit_addresses(State(state): State<AppState>, request: Request, ne
     if let (Some(limiter), Some(address)) = (&state.limiter, address) {
         let d = limiter.check_address(address);
         if !d.allowed {
+            state.metrics.rate_limited("address");
             let mut refused = ApiError::new(
                 ErrorCode::TooManyRequests,
                 format!("too many requests from this address: retry in {} s", d.retry_after_secs),

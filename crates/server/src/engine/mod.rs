@@ -70,7 +70,11 @@ pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
             };
             let outcome = state.store.apply_fill(&fill).await;
             state.reservations.forget(&order.account_id);
-            match outcome? {
+            let outcome = outcome?;
+            if matches!(outcome, FillOutcome::Applied(_)) {
+                state.metrics.fill();
+            }
+            match outcome {
                 // What a fill does to the rest of a combination is not in the returned order.
                 FillOutcome::Applied(updated) if updated.combo.is_none() => state.book.update(*updated),
                 FillOutcome::Applied(_) | FillOutcome::Stale => state.book.forget(),

@@ -55,6 +55,10 @@ impl NonceStore for MemoryNonces {
         seen.retain(|_, expires_at_ms| *expires_at_ms >= now_ms);
         Ok((before - seen.len()) as u64)
     }
+
+    async fn count(&self) -> Result<u64, StoreError> {
+        Ok(self.seen.lock().expect("nonces lock").len() as u64)
+    }
 }
 
 #[cfg(test)]

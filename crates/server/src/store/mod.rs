@@ -156,6 +156,8 @@ pub trait NonceStore: Send + Sync {
     async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError>;
     /// Forgets nonces that expired before `now_ms`; returns how many.
     async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError>;
+    /// How many nonces are held (expired ones not yet purged too), for the metrics.
+    async fn count(&self) -> Result<u64, StoreError>;
 }
 
 /// Small facts about the database itself, such as which master key seals its secrets.
@@ -299,6 +301,8 @@ pub trait TradingStore: Send + Sync {
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.
     async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
+    /// How many orders are in each status, for the metrics.
+    async fn order_counts(&self) -> Result<Vec<(String, i64)>, StoreError>;
     /// The change feed of a store several nodes share ([`MetaStore::shared`]), so that a node
     /// follows the open orders without reading them all again: with `since` `None`, the open
     /// orders (of `account_id`, or of every account); with a cursor, every order changed since

@@ -63,6 +63,18 @@ pub fn describe(url: &str) -> String {
     }
 }
 
+/// A prefix taken literally in a `MATCH` pattern.
+fn escape_glob(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
 async fn bounded<T>(call: impl Future<Output = Result<T, RedisError>>) -> Result<T, StoreError> {
     match tokio::time::timeout(CALL_TIMEOUT, call).await {
         Ok(Ok(value)) => Ok(value),
@@ -171,6 +183,28 @@ impl NonceStore for RedisNonces {
     /// Redis expires the keys itself.
     async fn purge_expired(&self, _now_ms: i64) -> Result<u64, StoreError> {
         Ok(0)
+    }
+
+    /// `SCAN`s this deployment's nonce keys, a thousand at a time, so that Redis is never held
+    /// for long.
+    async fn count(&self) -> Result<u64, StoreError> {
+        let pattern = format!("{}nonce:*", escape_glob(&self.redis.prefix));
+        let mut connection = self.redis.connection.clone();
+        let (mut cursor, mut count) = (0u64, 0u64);
+        loop {
+            let mut scan = ::redis::cmd("SCAN");
+            scan.cursor_arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys) = bounded(scan.query_async::<(u64, Vec<::redis::Value>)>(&mut connection)).await?;
+            count += keys.len() as u64;
+            if next == 0 {
+                return Ok(count);
+            }
+            cursor = next;
+        }
     }
 }
 

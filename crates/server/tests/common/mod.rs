@@ -86,6 +86,8 @@ pub async fn open(location: &Location, dir: &Path) -> Database {
 
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// Where `metrics_listen` serves, when it is set.
+    pub metrics_addr: Option<SocketAddr>,
     pub endpoint: String,
     pub app: Credentials,
     pub database: Database,
@@ -146,12 +148,14 @@ impl TestServer {
     ) -> Self {
         let server = Server::bind(config.clone(), &database).await.expect("bind");
         let addr = server.local_addr();
+        let metrics_addr = server.metrics_addr();
         let (shutdown, stopped) = oneshot::channel();
         let handle = tokio::spawn(server.run(async move {
             let _ = stopped.await;
         }));
         TestServer {
             addr,
+            metrics_addr,
             endpoint: format!("http://{addr}"),
             app,
             database,

@@ -172,6 +172,13 @@ impl TradingStore for PgStore {
         rows.iter().map(order_from_row).collect()
     }
 
+    async fn order_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        sqlx::query_as("SELECT status, count(*) FROM orders GROUP BY status")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(map_err)
+    }
+
     async fn order_changes(
         &self,
         account_id: Option<&str>,

@@ -80,4 +80,12 @@ impl NonceStore for SqliteStore {
             }
         }
     }
+
+    async fn count(&self) -> Result<u64, StoreError> {
+        let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM nonces")
+            .fetch_one(&self.reader)
+            .await
+            .map_err(map_err)?;
+        Ok(count as u64)
+    }
 }

@@ -154,6 +154,13 @@ impl TradingStore for SqliteStore {
         rows.iter().map(order_from_row).collect()
     }
 
+    async fn order_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        sqlx::query_as("SELECT status, count(*) FROM orders GROUP BY status")
+            .fetch_all(&self.reader)
+            .await
+            .map_err(map_err)
+    }
+
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
         let rows: Vec<(String, i64, String, String, String)> = sqlx::query_as(
             "SELECT account_id, instrument_id, symbol, quantity, average_cost FROM positions
