@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
+use signet_server::legacy::Compat;
 use signet_server::market::MarketConfig;
 use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::units::parse_day;
@@ -53,6 +54,12 @@ pub struct ServeArgs {
     /// Check signatures against this host value only (the public name of a server behind a proxy)
     #[arg(long, env = "SIGNET_PUBLIC_HOST")]
     public_host: Option<String>,
+    /// `legacy` also accepts what shipped clients still send although the interface retired it:
+    /// x-version v2 on open orders, order history and the legacy screener and fund-dividend
+    /// paths; HMAC-SHA1 signatures over an MD5 body digest; strings to sign encoded as Java's
+    /// URLEncoder does. Each acceptance is counted in /metrics (signet_legacy_acceptances_total)
+    #[arg(long, env = "SIGNET_COMPAT", default_value = "strict", value_parser = ["strict", "legacy"])]
+    compat: String,
     /// Put the server's str3 and encoded string into INCORRECT_SIGN answers (for implementers; loopback only)
     #[arg(long)]
     debug_signatures: bool,
@@ -171,6 +178,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         require_token: args.require_token,
         token_ttl: Duration::from_secs(args.token_ttl_days * 24 * 3600),
         public_host: args.public_host,
+        compat: match args.compat.as_str() {
+            "legacy" => Compat::Legacy,
+            _ => Compat::Strict,
+        },
         debug_signatures: args.debug_signatures,
         force_debug_signatures: args.force_debug_signatures,
         market: MarketConfig {
@@ -199,8 +210,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         memory_nonces: args.nonces == "memory",
         ..ServerConfig::default()
     };
+    let legacy = config.compat == Compat::Legacy;
     let server = Server::bind(config, &database).await?;
     let shutdown = shutdown_signal()?;
+    if legacy {
+        tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
+    }
     if let Some(address) = server.metrics_addr() {
         tracing::info!(%address, "metrics served at /metrics");
     }

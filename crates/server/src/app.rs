@@ -41,7 +41,12 @@ pub struct AppState {
 }
 
 pub fn router(state: AppState) -> Router {
+    let legacy = match state.config.compat {
+        crate::legacy::Compat::Legacy => crate::legacy::routes(),
+        crate::legacy::Compat::Strict => Router::new(),
+    };
     let signed = Router::new()
+        .merge(legacy)
         .merge(crate::tokens::routes())
         .merge(crate::trading::routes())
         .merge(crate::marketdata::screeners::routes())
@@ -138,6 +143,11 @@ async fn unknown_path(method: Method, request: Request) -> ApiError {
                 "{what} are no longer offered: futures, crypto and event market data were removed from the interface"
             ),
         );
+    }
+    if let Some(current) = crate::legacy::replacement(path) {
+        return ApiError::not_found(format!(
+            "{path} is a retired path, served only by a server started with --compat legacy; the current call is GET {current}"
+        ));
     }
     if path == "/openapi/account/list" {
         return ApiError::not_found("this account-list path was replaced by GET /trading/accounts/list");

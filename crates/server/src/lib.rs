@@ -13,6 +13,7 @@ pub mod database;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod legacy;
 pub mod market;
 pub mod marketdata;
 pub mod metrics;

@@ -63,6 +63,8 @@ pub enum Legacy {
     HmacSha1,
     /// A string to sign percent-encoded as Java's `URLEncoder` does (`*` kept, `~` encoded).
     JavaUrlEncoding,
+    /// A retired path ([`crate::legacy::PATHS`]).
+    Path,
 }
 
 impl Legacy {
@@ -71,6 +73,7 @@ impl Legacy {
             Legacy::VersionV2 => "x_version_v2",
             Legacy::HmacSha1 => "hmac_sha1",
             Legacy::JavaUrlEncoding => "java_url_encoding",
+            Legacy::Path => "legacy_path",
         }
     }
 }

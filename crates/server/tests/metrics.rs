@@ -5,43 +5,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::TestServer;
+use common::{TestServer, metric as sample, scrape_metrics as scrape};
 use serde_json::json;
 use signet_server::ratelimit::{Group, Limit, RateLimits};
-
-/// The value of the sample `name{labels}` (labels in any order, all of them given).
-fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
-    text.lines().find_map(|line| {
-        let (series, value) = line.rsplit_once(' ')?;
-        let (series_name, rest) = series.split_once('{').unwrap_or((series, "}"));
-        let got: Vec<&str> = rest
-            .trim_end_matches('}')
-            .split(',')
-            .filter(|l| !l.is_empty())
-            .collect();
-        let wanted: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
-        (series_name == name && got.len() == wanted.len() && wanted.iter().all(|w| got.contains(&w.as_str())))
-            .then(|| value.parse().expect("a number"))
-    })
-}
-
-async fn scrape(base: &str) -> String {
-    let response = common::http()
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("scrape");
-    assert_eq!(response.status(), 200);
-    assert!(
-        response.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("application/openmetrics-text")
-    );
-    let text = response.text().await.unwrap();
-    assert!(text.ends_with("# EOF\n"), "{text}");
-    text
-}
 
 #[tokio::test]
 async fn every_answer_is_counted_by_route_status_and_error_code() {

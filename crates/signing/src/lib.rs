@@ -31,7 +31,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
 
 pub use canonical::{StringToSign, decode_query};
-pub use encode::percent_encode;
+pub use encode::{Encoding, percent_encode, percent_encode_with};
 pub use timestamp::{TimestampError, format_timestamp, parse_timestamp};
 
 /// A signature algorithm: the MAC over the encoded string and the digest that makes str2.
@@ -136,7 +136,7 @@ pub struct Explanation {
 pub fn explain(request: &Request<'_>, secret: &str) -> Explanation {
     let StringToSign { str1, str2, str3 } = StringToSign::new(request);
     let encoded = percent_encode(&str3);
-    let signature = BASE64.encode(mac(request.headers.algorithm, secret, &str3));
+    let signature = BASE64.encode(mac(request.headers.algorithm, secret, &str3, Encoding::Standard));
     Explanation {
         str1,
         str2,
@@ -148,14 +148,24 @@ pub fn explain(request: &Request<'_>, secret: &str) -> Explanation {
 
 /// The Base64 signature of `request` with `secret`: the value of `x-signature`.
 pub fn sign(request: &Request<'_>, secret: &str) -> String {
+    sign_with(request, secret, Encoding::Standard)
+}
+
+/// [`sign`] with str3 percent-encoded by `encoding`, as an older client would.
+pub fn sign_with(request: &Request<'_>, secret: &str, encoding: Encoding) -> String {
     let str3 = StringToSign::new(request).str3;
-    BASE64.encode(mac(request.headers.algorithm, secret, &str3))
+    BASE64.encode(mac(request.headers.algorithm, secret, &str3, encoding))
 }
 
 /// Checks `signature` (Base64, as received in `x-signature`) in constant time.
 ///
 /// Malformed Base64 or a signature of the wrong length is a mismatch, never a panic.
 pub fn verify(request: &Request<'_>, secret: &str, signature: &str) -> bool {
+    verify_with(request, secret, signature, Encoding::Standard)
+}
+
+/// [`verify`] with str3 percent-encoded by `encoding` instead of the standard rule 6.
+pub fn verify_with(request: &Request<'_>, secret: &str, signature: &str, encoding: Encoding) -> bool {
     let algorithm = request.headers.algorithm;
     // A valid signature is at most 44 Base64 characters; longer input is refused undecoded.
     if signature.len() > 44 {
@@ -171,23 +181,23 @@ pub fn verify(request: &Request<'_>, secret: &str, signature: &str) -> bool {
     let str3 = StringToSign::new(request).str3;
     let decoded = &decoded[..len];
     match algorithm {
-        Algorithm::HmacSha256 => keyed_mac::<Hmac<sha2::Sha256>>(secret, &str3)
+        Algorithm::HmacSha256 => keyed_mac::<Hmac<sha2::Sha256>>(secret, &str3, encoding)
             .verify_slice(decoded)
             .is_ok(),
-        Algorithm::LegacyHmacSha1 => keyed_mac::<Hmac<sha1::Sha1>>(secret, &str3)
+        Algorithm::LegacyHmacSha1 => keyed_mac::<Hmac<sha1::Sha1>>(secret, &str3, encoding)
             .verify_slice(decoded)
             .is_ok(),
     }
 }
 
 /// The raw MAC of the percent-encoded `str3`.
-fn mac(algorithm: Algorithm, secret: &str, str3: &str) -> Vec<u8> {
+fn mac(algorithm: Algorithm, secret: &str, str3: &str, encoding: Encoding) -> Vec<u8> {
     match algorithm {
-        Algorithm::HmacSha256 => keyed_mac::<Hmac<sha2::Sha256>>(secret, str3)
+        Algorithm::HmacSha256 => keyed_mac::<Hmac<sha2::Sha256>>(secret, str3, encoding)
             .finalize()
             .into_bytes()
             .to_vec(),
-        Algorithm::LegacyHmacSha1 => keyed_mac::<Hmac<sha1::Sha1>>(secret, str3)
+        Algorithm::LegacyHmacSha1 => keyed_mac::<Hmac<sha1::Sha1>>(secret, str3, encoding)
             .finalize()
             .into_bytes()
             .to_vec(),
@@ -196,11 +206,11 @@ fn mac(algorithm: Algorithm, secret: &str, str3: &str) -> Vec<u8> {
 
 /// A MAC keyed with secret + `&` (rule 7; the key copy is wiped when dropped) that has absorbed
 /// the encoded `str3`, streamed in rather than built as a second string.
-fn keyed_mac<M: Mac + KeyInit>(secret: &str, str3: &str) -> M {
+fn keyed_mac<M: Mac + KeyInit>(secret: &str, str3: &str, encoding: Encoding) -> M {
     let mut key = zeroize::Zeroizing::new(Vec::with_capacity(secret.len() + 1));
     key.extend_from_slice(secret.as_bytes());
     key.push(b'&');
     let mut mac = <M as KeyInit>::new_from_slice(&key).expect("HMAC accepts keys of any length");
-    encode::encode_into(str3, |chunk| mac.update(chunk));
+    encode::encode_into(str3, encoding, |chunk| mac.update(chunk));
     mac
 }

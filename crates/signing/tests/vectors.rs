@@ -156,3 +156,27 @@ fn an_empty_body_is_no_body() {
     assert_eq!(without, with_empty);
     assert_eq!(with_empty.str2, None);
 }
+
+#[test]
+fn the_java_url_encoding_agrees_exactly_where_no_star_or_tilde_is_signed() {
+    use signet_signing::{Encoding, sign_with, verify_with};
+    let vectors = load();
+    let java = Encoding::JavaUrlEncoder;
+    for v in &vectors {
+        let r = request(v);
+        let differs = java.differs_for(&v.expected_str3);
+        assert_eq!(
+            verify_with(&r, &v.secret, &v.expected_signature, java),
+            !differs,
+            "{}",
+            v.name
+        );
+        let java_signature = sign_with(&r, &v.secret, java);
+        assert!(verify_with(&r, &v.secret, &java_signature, java), "{}", v.name);
+        assert_eq!(verify(&r, &v.secret, &java_signature), !differs, "{}", v.name);
+    }
+    assert!(
+        vectors.iter().any(|v| java.differs_for(&v.expected_str3)),
+        "a vector signs a * or a ~"
+    );
+}

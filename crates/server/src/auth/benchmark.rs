@@ -27,6 +27,7 @@ pub async fn unverified(state: AppState, mut request: Request, next: Next) -> Re
         app_key: app.app_key.clone(),
         user_id: app.user_id.clone(),
         admin: app.admin,
+        version: Default::default(),
     });
     Ok(next.run(request).await)
 }

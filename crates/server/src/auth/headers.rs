@@ -7,6 +7,7 @@ use signet_model::headers as h;
 use signet_signing::{Algorithm, format_timestamp, parse_timestamp};
 
 use crate::error::ApiError;
+use crate::legacy::{ApiVersion, Compat};
 
 /// The seven required headers of a request that passed checks 1 to 6.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +19,7 @@ pub struct AuthHeaders<'a> {
     pub algorithm: Algorithm,
     pub signature_version: &'a str,
     pub nonce: &'a str,
+    pub version: ApiVersion,
 }
 
 /// The seven headers in the order their absence is reported.
@@ -34,8 +36,9 @@ const REQUIRED: [(&str, ErrorCode); 7] = [
 const MAX_NONCE_LEN: usize = 64;
 
 impl<'a> AuthHeaders<'a> {
-    /// Runs checks 1 to 6 against the server's clock `now_secs` and the accepted `window_secs`.
-    pub fn parse(headers: &'a HeaderMap, now_secs: i64, window_secs: i64) -> Result<Self, ApiError> {
+    /// Runs checks 1 to 6 against the server's clock `now_secs` and the accepted `window_secs`;
+    /// `x-version: v2` and HMAC-SHA1 pass only with `Compat::Legacy`.
+    pub fn parse(headers: &'a HeaderMap, now_secs: i64, window_secs: i64, compat: Compat) -> Result<Self, ApiError> {
         let mut values = [""; 7];
         for (slot, (name, missing)) in values.iter_mut().zip(REQUIRED) {
             *slot = exactly_one(headers, name, missing)?;
@@ -50,17 +53,23 @@ impl<'a> AuthHeaders<'a> {
             version,
         ] = values;
 
-        if version != h::API_VERSION {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedApiVersion,
-                format!(
-                    "x-version {} is not supported: v3 is the accepted value (v2 was retired)",
-                    shorten(version)
-                ),
-            ));
-        }
+        let legacy = compat == Compat::Legacy;
+        let version = match version {
+            h::API_VERSION => ApiVersion::V3,
+            "v2" if legacy => ApiVersion::V2,
+            _ => {
+                return Err(ApiError::new(
+                    ErrorCode::UnsupportedApiVersion,
+                    format!(
+                        "x-version {} is not supported: v3 is the accepted value (v2 was retired)",
+                        shorten(version)
+                    ),
+                ));
+            }
+        };
         let algorithm = match Algorithm::from_name(algorithm) {
             Some(a @ Algorithm::HmacSha256) => a,
+            Some(a @ Algorithm::LegacyHmacSha1) if legacy => a,
             _ => {
                 return Err(ApiError::new(
                     ErrorCode::SignatureAlgorithmNotSupported,
@@ -117,6 +126,7 @@ impl<'a> AuthHeaders<'a> {
             algorithm,
             signature_version,
             nonce,
+            version,
         })
     }
 }
@@ -177,13 +187,13 @@ mod tests {
     }
 
     fn code(m: &HeaderMap) -> ErrorCode {
-        AuthHeaders::parse(m, NOW, 300).unwrap_err().code
+        AuthHeaders::parse(m, NOW, 300, Compat::Strict).unwrap_err().code
     }
 
     #[test]
     fn a_complete_set_passes() {
         let m = valid();
-        let parsed = AuthHeaders::parse(&m, NOW, 300).unwrap();
+        let parsed = AuthHeaders::parse(&m, NOW, 300, Compat::Strict).unwrap();
         assert_eq!(parsed.timestamp_secs, NOW);
         assert_eq!(parsed.app_key, "key");
     }
@@ -193,7 +203,7 @@ mod tests {
         for (name, expected) in REQUIRED {
             let mut m = valid();
             m.remove(name);
-            let e = AuthHeaders::parse(&m, NOW, 300).unwrap_err();
+            let e = AuthHeaders::parse(&m, NOW, 300, Compat::Strict).unwrap_err();
             assert_eq!(e.code, expected);
             assert!(e.message.contains(name), "{}", e.message);
             m.insert(name, HeaderValue::from_static(""));
@@ -205,7 +215,7 @@ mod tests {
     fn a_repeated_header_is_an_illegal_parameter_naming_it() {
         let mut m = valid();
         m.append(h::SIGNATURE_NONCE, HeaderValue::from_static("other"));
-        let e = AuthHeaders::parse(&m, NOW, 300).unwrap_err();
+        let e = AuthHeaders::parse(&m, NOW, 300, Compat::Strict).unwrap_err();
         assert_eq!(e.code, ErrorCode::IllegalParameter);
         assert!(e.message.contains(h::SIGNATURE_NONCE));
     }
@@ -214,7 +224,7 @@ mod tests {
     fn versions_and_algorithm() {
         let mut m = valid();
         m.insert(h::VERSION, HeaderValue::from_static("v2"));
-        let e = AuthHeaders::parse(&m, NOW, 300).unwrap_err();
+        let e = AuthHeaders::parse(&m, NOW, 300, Compat::Strict).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnsupportedApiVersion);
         assert!(e.message.contains("v3"));
         let mut m = valid();
@@ -223,6 +233,25 @@ mod tests {
         let mut m = valid();
         m.insert(h::SIGNATURE_VERSION, HeaderValue::from_static("2.0"));
         assert_eq!(code(&m), ErrorCode::VersionNotSupported);
+    }
+
+    #[test]
+    fn legacy_mode_accepts_v2_and_hmac_sha1_and_nothing_else_more() {
+        fn legacy(m: &HeaderMap) -> Result<AuthHeaders<'_>, ApiError> {
+            AuthHeaders::parse(m, NOW, 300, Compat::Legacy)
+        }
+        let mut m = valid();
+        m.insert(h::VERSION, HeaderValue::from_static("v2"));
+        m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-SHA1"));
+        let parsed = legacy(&m).unwrap();
+        assert_eq!(parsed.version, ApiVersion::V2);
+        assert_eq!(parsed.algorithm, Algorithm::LegacyHmacSha1);
+        assert_eq!(legacy(&valid()).unwrap().version, ApiVersion::V3);
+        m.insert(h::VERSION, HeaderValue::from_static("v1"));
+        assert_eq!(legacy(&m).unwrap_err().code, ErrorCode::UnsupportedApiVersion);
+        let mut m = valid();
+        m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-MD5"));
+        assert_eq!(legacy(&m).unwrap_err().code, ErrorCode::SignatureAlgorithmNotSupported);
     }
 
     #[test]
@@ -235,7 +264,7 @@ mod tests {
                 h::TIMESTAMP,
                 HeaderValue::from_str(&format_timestamp(NOW + skew)).unwrap(),
             );
-            let e = AuthHeaders::parse(&m, NOW, 300).unwrap_err();
+            let e = AuthHeaders::parse(&m, NOW, 300, Compat::Strict).unwrap_err();
             assert_eq!(e.code, ErrorCode::ClockSkewExceeded);
             assert!(
                 e.message.contains(&format_timestamp(NOW)),
@@ -248,7 +277,7 @@ mod tests {
                 h::TIMESTAMP,
                 HeaderValue::from_str(&format_timestamp(NOW + skew)).unwrap(),
             );
-            assert!(AuthHeaders::parse(&m, NOW, 300).is_ok());
+            assert!(AuthHeaders::parse(&m, NOW, 300, Compat::Strict).is_ok());
         }
     }
 
@@ -257,7 +286,7 @@ mod tests {
         for ok in ["0123456789abcdef0123456789abcdef", "a", &"x".repeat(64), "A_b-9"] {
             let mut m = valid();
             m.insert(h::SIGNATURE_NONCE, HeaderValue::from_str(ok).unwrap());
-            assert!(AuthHeaders::parse(&m, NOW, 300).is_ok(), "{ok}");
+            assert!(AuthHeaders::parse(&m, NOW, 300, Compat::Strict).is_ok(), "{ok}");
         }
         for bad in [&"x".repeat(65), "a b", "a.b", "a/b", "nonce=1"] {
             let mut m = valid();
@@ -270,6 +299,12 @@ mod tests {
     fn long_values_are_not_echoed_in_full() {
         let mut m = valid();
         m.insert(h::VERSION, HeaderValue::from_str(&"v".repeat(5000)).unwrap());
-        assert!(AuthHeaders::parse(&m, NOW, 300).unwrap_err().message.len() < 200);
+        assert!(
+            AuthHeaders::parse(&m, NOW, 300, Compat::Strict)
+                .unwrap_err()
+                .message
+                .len()
+                < 200
+        );
     }
 }

@@ -24,12 +24,14 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use secrecy::ExposeSecret;
 use signet_model::ErrorCode;
 use signet_model::error::SignatureDebug;
-use signet_signing::{SigningHeaders, StringToSign, decode_query, percent_encode};
+use signet_signing::{Encoding, SigningHeaders, StringToSign, decode_query, percent_encode};
 
 use self::apps::ActiveApp;
 use self::headers::AuthHeaders;
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::legacy::{ApiVersion, Compat};
+use crate::metrics::Legacy;
 
 /// The authenticated app a request comes from, handed to every handler behind the layer.
 #[derive(Debug, Clone)]
@@ -38,6 +40,8 @@ pub struct Caller {
     pub user_id: Arc<str>,
     /// May drive the market simulator.
     pub admin: bool,
+    /// `V2` only in legacy mode, on the calls whose pagination it selects.
+    pub version: ApiVersion,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
@@ -67,7 +71,13 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     let window_secs = config.timestamp_window.as_secs() as i64;
     let (mut parts, body) = request.into_parts();
 
-    let headers = AuthHeaders::parse(&parts.headers, now_secs, window_secs)?;
+    let headers = AuthHeaders::parse(&parts.headers, now_secs, window_secs, config.compat)?;
+    if headers.version == ApiVersion::V2 && !crate::legacy::accepts_v2(parts.uri.path()) {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedApiVersion,
+            "x-version v2 is accepted only on the legacy calls (open orders, order history, the legacy screeners and fund dividends): send v3",
+        ));
+    }
     let app = state
         .apps
         .active(headers.app_key)
@@ -75,7 +85,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
     let body = read_body(&parts, body, config.max_body_bytes).await?;
     refuse_unusable_text(parts.uri.query().unwrap_or(""), &body)?;
-    verify_signature(&state, &parts, &headers, &app, &body)?;
+    let encoding = verify_signature(&state, &parts, &headers, &app, &body)?;
 
     let expires_at_ms = (headers.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
     if !state
@@ -93,6 +103,9 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     }
 
     tracing::Span::current().record("app_key", &*app.app_key);
+    if config.compat == Compat::Legacy {
+        count_legacy(&state, &parts, &headers, encoding);
+    }
     // Only authenticated requests spend an app's quota; the nonce is spent first, so that a
     // refused request cannot be replayed once the limit allows.
     let decision = match &state.limiter {
@@ -116,12 +129,30 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         app_key: app.app_key.clone(),
         user_id: app.user_id.clone(),
         admin: app.admin,
+        version: headers.version,
     });
     let mut response = next.run(Request::from_parts(parts, Body::from(body))).await;
     if let Some(d) = &decision {
         rate_limit_headers(response.headers_mut(), d);
     }
     Ok(response)
+}
+
+/// Counts what an accepted request needed of `--compat legacy`.
+fn count_legacy(state: &AppState, parts: &Parts, headers: &AuthHeaders<'_>, encoding: Encoding) {
+    let metrics = &state.metrics;
+    if headers.version == ApiVersion::V2 {
+        metrics.legacy(Legacy::VersionV2);
+    }
+    if headers.algorithm == signet_signing::Algorithm::LegacyHmacSha1 {
+        metrics.legacy(Legacy::HmacSha1);
+    }
+    if encoding == Encoding::JavaUrlEncoder {
+        metrics.legacy(Legacy::JavaUrlEncoding);
+    }
+    if crate::legacy::is_legacy_path(parts.uri.path()) {
+        metrics.legacy(Legacy::Path);
+    }
 }
 
 /// Before any signature work: the limit per client address, so that a flood of requests (signed
@@ -249,14 +280,15 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// Check 9, over the path as it appears in the request line, the form-decoded query, the raw
 /// body and the host. The host tried is the configured public host, or else the received
 /// `Host` and then the same without its port (the official client signs its configured
-/// endpoint name, which may leave the port out).
+/// endpoint name, which may leave the port out). In legacy mode, a string to sign holding `*`
+/// or `~` is also tried as Java's `URLEncoder` encodes it. Answers the encoding that matched.
 fn verify_signature(
     state: &AppState,
     parts: &Parts,
     headers: &AuthHeaders<'_>,
     app: &ActiveApp,
     body: &[u8],
-) -> Result<(), ApiError> {
+) -> Result<Encoding, ApiError> {
     let received_host = received_host(parts)?;
     let candidates: Vec<&str> = match &state.config.public_host {
         Some(public) => vec![public.as_str()],
@@ -278,10 +310,18 @@ fn verify_signature(
         },
         body: Some(body),
     };
+    let legacy = state.config.compat == Compat::Legacy;
     for host in &candidates {
         request.headers.host = host;
         if signet_signing::verify(&request, secret, headers.signature) {
-            return Ok(());
+            return Ok(Encoding::Standard);
+        }
+        let java = Encoding::JavaUrlEncoder;
+        if legacy
+            && java.differs_for(&StringToSign::new(&request).str3)
+            && signet_signing::verify_with(&request, secret, headers.signature, java)
+        {
+            return Ok(java);
         }
     }
     let mut error = ApiError::new(

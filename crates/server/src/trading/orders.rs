@@ -2,6 +2,7 @@
 //! open orders and history. Fills happen later, on the engine's ticks.
 
 use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rust_decimal::Decimal;
@@ -21,8 +22,9 @@ use crate::engine::order::{Event, Order};
 use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::legacy::ApiVersion;
 use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
-use crate::marketdata::units::format_day;
+use crate::marketdata::units::{format_day, parse_day};
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
@@ -704,6 +706,11 @@ struct ListParams {
     end_time: Option<String>,
     pagination_key: Option<String>,
     page_size: Option<String>,
+    /// x-version v2 (legacy mode): the page after this order.
+    last_client_order_id: Option<String>,
+    /// x-version v2 history: UTC days, yyyy-MM-dd.
+    start_date: Option<String>,
+    end_date: Option<String>,
 }
 
 async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Result<AccountRecord, ApiError> {
@@ -727,21 +734,30 @@ async fn detail(
     Ok(Json(record(&find(&state, &account, client_order_id).await?)))
 }
 
+/// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
+/// for with the last `client_order_id` seen.
 async fn open_orders(
     State(state): State<AppState>,
     caller: Caller,
     Query(p): Query<ListParams>,
-) -> Result<Json<OrderPage>, ApiError> {
+) -> Result<Response, ApiError> {
     let account = params_account(&state, &caller, &p).await?;
-    page(&state, &account, &p, true, None, None).await
+    match caller.version {
+        ApiVersion::V3 => Ok(page(&state, &account, &p, true, None, None).await?.into_response()),
+        ApiVersion::V2 => legacy_page(&state, &account, &p, true, None, None).await,
+    }
 }
 
 async fn history(
     State(state): State<AppState>,
     caller: Caller,
     Query(p): Query<ListParams>,
-) -> Result<Json<OrderPage>, ApiError> {
+) -> Result<Response, ApiError> {
     let account = params_account(&state, &caller, &p).await?;
+    if caller.version == ApiVersion::V2 {
+        let (start, end) = legacy_days(&p)?;
+        return legacy_page(&state, &account, &p, false, Some(start), Some(end)).await;
+    }
     let time = |name: &str, value: Option<&str>| -> Result<Option<i64>, ApiError> {
         match value.map(str::trim).filter(|v| !v.is_empty()) {
             None => Ok(None),
@@ -761,7 +777,61 @@ async fn history(
     if start > end {
         return Err(ApiError::illegal_parameter("start_time is after end_time"));
     }
-    page(&state, &account, &p, false, Some(start), Some(end)).await
+    Ok(page(&state, &account, &p, false, Some(start), Some(end))
+        .await?
+        .into_response())
+}
+
+/// The v2 history's window: `start_date` 00:00 to `end_date` 24:00 UTC, the last 7 days when
+/// either is missing.
+fn legacy_days(p: &ListParams) -> Result<(i64, i64), ApiError> {
+    const DAY_MS: i64 = 24 * 3600 * 1000;
+    let day = |name: &str, value: Option<&str>| -> Result<Option<i64>, ApiError> {
+        match value.map(str::trim).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(v) => parse_day(v).map(|day| Some(i64::from(day) * DAY_MS)).ok_or_else(|| {
+                ApiError::illegal_parameter(format!("{name} must be a day yyyy-MM-dd, e.g. 2026-10-01"))
+            }),
+        }
+    };
+    let (start, end) = (
+        day("start_date", p.start_date.as_deref())?,
+        day("end_date", p.end_date.as_deref())?,
+    );
+    let (start, end) = match (start, end) {
+        (Some(start), Some(end)) => (start, end + DAY_MS - 1),
+        _ => {
+            let now = wall_clock_ms();
+            (now - HISTORY_DEFAULT_MS, now)
+        }
+    };
+    if start > end {
+        return Err(ApiError::illegal_parameter("start_date is after end_date"));
+    }
+    Ok((start, end))
+}
+
+/// A v2 page: the orders after `last_client_order_id` (which must be an order of the account).
+async fn legacy_page(
+    state: &AppState,
+    account: &AccountRecord,
+    p: &ListParams,
+    open_only: bool,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+) -> Result<Response, ApiError> {
+    let before_seq = match p.last_client_order_id.as_deref().filter(|id| !id.is_empty()) {
+        None => None,
+        Some(id) => {
+            let last =
+                state.store.order(&account.account_id, id).await?.ok_or_else(|| {
+                    ApiError::illegal_parameter("last_client_order_id is not an order of this account")
+                })?;
+            Some(last.seq)
+        }
+    };
+    let (orders, _) = fetch(state, account, p, open_only, from_ms, to_ms, before_seq).await?;
+    Ok(Json(orders.iter().map(record).collect::<Vec<_>>()).into_response())
 }
 
 async fn page(
@@ -772,8 +842,30 @@ async fn page(
     from_ms: Option<i64>,
     to_ms: Option<i64>,
 ) -> Result<Json<OrderPage>, ApiError> {
-    let limit = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
     let before_seq = pagination::decode(KEY, p.pagination_key.as_deref())?;
+    let (orders, more) = fetch(state, account, p, open_only, from_ms, to_ms, before_seq).await?;
+    let pagination_key = if more {
+        orders.last().map(|o| pagination::encode(KEY, o.seq))
+    } else {
+        None
+    };
+    Ok(Json(OrderPage {
+        data: orders.iter().map(record).collect(),
+        pagination_key,
+    }))
+}
+
+/// One page of `page_size` orders older than `before_seq`, and whether more follow.
+async fn fetch(
+    state: &AppState,
+    account: &AccountRecord,
+    p: &ListParams,
+    open_only: bool,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+    before_seq: Option<i64>,
+) -> Result<(Vec<Order>, bool), ApiError> {
+    let limit = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
     let mut orders = state
         .store
         .orders(&OrderQuery {
@@ -787,15 +879,7 @@ async fn page(
         .await?;
     let more = orders.len() > limit as usize;
     orders.truncate(limit as usize);
-    let pagination_key = if more {
-        orders.last().map(|o| pagination::encode(KEY, o.seq))
-    } else {
-        None
-    };
-    Ok(Json(OrderPage {
-        data: orders.iter().map(record).collect(),
-        pagination_key,
-    }))
+    Ok((orders, more))
 }
 
 /// The record clients read (catalog 3.13).

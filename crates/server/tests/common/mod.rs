@@ -198,6 +198,11 @@ impl TestServer {
     /// A server whose market clock stands at the core open of New York day `start`
     /// (`YYYY-MM-DD`), on the real price history in `data/demo`.
     pub async fn start_market(start: &str, seed: u64) -> Self {
+        Self::start_market_with(start, seed, |_| {}).await
+    }
+
+    /// [`TestServer::start_market`] with a configuration `adjust` may change.
+    pub async fn start_market_with(start: &str, seed: u64, adjust: impl FnOnce(&mut ServerConfig)) -> Self {
         let start_day = signet_server::marketdata::units::parse_day(start).expect("a date");
         let server = Self::start_with(|c| {
             c.market = MarketConfig {
@@ -206,6 +211,7 @@ impl TestServer {
                 start_day: Some(start_day),
                 ..MarketConfig::default()
             };
+            adjust(c);
         })
         .await;
         import_prices(&server.database).await;
@@ -362,9 +368,39 @@ pub fn sign_exactly(
     raw_query: &str,
     body: &[u8],
 ) -> Vec<(&'static str, String)> {
+    sign_as(server, Scheme::default(), host, path, raw_query, body)
+}
+
+/// How a request is signed: the specification's scheme by default, or an older client's.
+#[derive(Debug, Clone, Copy)]
+pub struct Scheme {
+    pub algorithm: signet_signing::Algorithm,
+    pub encoding: signet_signing::Encoding,
+    pub version: &'static str,
+}
+
+impl Default for Scheme {
+    fn default() -> Self {
+        Scheme {
+            algorithm: signet_signing::Algorithm::HmacSha256,
+            encoding: signet_signing::Encoding::Standard,
+            version: "v3",
+        }
+    }
+}
+
+/// [`sign_exactly`] with `scheme`.
+pub fn sign_as(
+    server: &TestServer,
+    scheme: Scheme,
+    host: &str,
+    path: &str,
+    raw_query: &str,
+    body: &[u8],
+) -> Vec<(&'static str, String)> {
     use secrecy::ExposeSecret;
     use signet_model::headers as h;
-    use signet_signing::{Algorithm, SigningHeaders};
+    use signet_signing::SigningHeaders;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -373,7 +409,7 @@ pub fn sign_exactly(
     let nonce = signet_server::secrets::random_hex::<16>().unwrap();
     let headers = SigningHeaders {
         app_key: &server.app.app_key,
-        algorithm: Algorithm::HmacSha256,
+        algorithm: scheme.algorithm,
         signature_version: "1.0",
         nonce: &nonce,
         timestamp: &timestamp,
@@ -383,14 +419,44 @@ pub fn sign_exactly(
     if !raw_query.is_empty() {
         request = request.with_raw_query(raw_query);
     }
-    let signature = signet_signing::sign(&request, server.app.app_secret.expose_secret());
+    let signature = signet_signing::sign_with(&request, server.app.app_secret.expose_secret(), scheme.encoding);
     vec![
         (h::APP_KEY, server.app.app_key.clone()),
         (h::TIMESTAMP, timestamp),
         (h::SIGNATURE, signature),
-        (h::SIGNATURE_ALGORITHM, "HMAC-SHA256".into()),
+        (h::SIGNATURE_ALGORITHM, scheme.algorithm.name().into()),
         (h::SIGNATURE_VERSION, "1.0".into()),
         (h::SIGNATURE_NONCE, nonce),
-        (h::VERSION, "v3".into()),
+        (h::VERSION, scheme.version.into()),
     ]
+}
+
+/// The value of the sample `name{labels}` (labels in any order, all of them given).
+pub fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    text.lines().find_map(|line| {
+        let (series, value) = line.rsplit_once(' ')?;
+        let (series_name, rest) = series.split_once('{').unwrap_or((series, "}"));
+        let got: Vec<&str> = rest
+            .trim_end_matches('}')
+            .split(',')
+            .filter(|l| !l.is_empty())
+            .collect();
+        let wanted: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
+        (series_name == name && got.len() == wanted.len() && wanted.iter().all(|w| got.contains(&w.as_str())))
+            .then(|| value.parse().expect("a number"))
+    })
+}
+
+pub async fn scrape_metrics(base: &str) -> String {
+    let response = http().get(format!("{base}/metrics")).send().await.expect("scrape");
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/openmetrics-text")
+    );
+    let text = response.text().await.unwrap();
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    text
 }

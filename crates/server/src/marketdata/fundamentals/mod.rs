@@ -70,6 +70,11 @@ pub fn routes() -> Router<AppState> {
         .route(&format!("{P}/fund-allocations/get"), get(fund_allocation))
 }
 
+/// The legacy path (`--compat legacy`, [`crate::legacy`]).
+pub fn legacy_routes() -> Router<AppState> {
+    Router::new()
+}
+
 /// Half a year, the window of the calendars.
 const HALF_YEAR_DAYS: i32 = 182;
 /// The industry comparison's length, the target included.

@@ -48,6 +48,11 @@ pub fn routes() -> Router<AppState> {
         .route("/market-data/screeners/week52-high-low/list", get(week52))
 }
 
+/// The legacy paths (`--compat legacy`, [`crate::legacy`]).
+pub fn legacy_routes() -> Router<AppState> {
+    Router::new()
+}
+
 /// The length of the ranked lists.
 const TOP: u64 = 200;
 const PAGE: u32 = 20;

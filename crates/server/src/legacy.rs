@@ -1,0 +1,93 @@
+//! `signet serve --compat legacy`: what shipped clients still send although the interface
+//! retired it (catalog section 0, "legacy" rows, and section 9). Off by default; with it the
+//! server also accepts `x-version: v2` on the legacy calls, the legacy screener and
+//! fund-dividend paths, HMAC-SHA1 signatures over an MD5 body digest, and strings to sign
+//! percent-encoded as Java's `URLEncoder` does. Each acceptance is counted in the metrics
+//! (`signet_legacy_acceptances_total`), so that an operator sees who still needs it.
+
+use axum::Router;
+
+use crate::app::AppState;
+
+/// What the server accepts beyond the specification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// The specification only.
+    #[default]
+    Strict,
+    /// The specification, and the retired calls and schemes shipped clients still use.
+    Legacy,
+}
+
+/// The value of `x-version` a request was accepted with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApiVersion {
+    #[default]
+    V3,
+    /// Selects the older pagination (`page_size`, `last_client_order_id`) on the calls that
+    /// share a path across versions.
+    V2,
+}
+
+/// The legacy paths and the current call that replaced each.
+pub const PATHS: [(&str, &str); 7] = [
+    (
+        "/openapi/market-data/screener/gainers-losers",
+        "/market-data/screeners/gainers-losers/list",
+    ),
+    (
+        "/openapi/market-data/screener/top-active",
+        "/market-data/screeners/top-actives/list",
+    ),
+    (
+        "/openapi/market-data/screener/market-sectors",
+        "/market-data/screeners/market-sectors/list",
+    ),
+    (
+        "/openapi/market-data/screener/market-sectors-detail",
+        "/market-data/screeners/market-sectors/get",
+    ),
+    (
+        "/openapi/market-data/screener/high-dividend",
+        "/market-data/screeners/high-dividend-ranks/list",
+    ),
+    (
+        "/openapi/market-data/screener/52whl",
+        "/market-data/screeners/week52-high-low/list",
+    ),
+    (
+        "/openapi/fundamentals/fund/dividends",
+        "/market-data/fundamentals/fund-dividends/get",
+    ),
+];
+
+/// The calls that share their path across versions, `x-version` choosing the pagination.
+pub const V2_SHARED_PATHS: [&str; 2] = [
+    "/trading/orders/open-orders/list",
+    "/trading/orders/historical-orders/list",
+];
+
+/// Whether `path` is a legacy path.
+pub fn is_legacy_path(path: &str) -> bool {
+    PATHS.iter().any(|(legacy, _)| *legacy == path)
+}
+
+/// The current call that replaced a legacy path.
+pub fn replacement(path: &str) -> Option<&'static str> {
+    PATHS
+        .iter()
+        .find(|(legacy, _)| *legacy == path)
+        .map(|(_, current)| *current)
+}
+
+/// Whether a request to `path` may carry `x-version: v2` in legacy mode.
+pub fn accepts_v2(path: &str) -> bool {
+    is_legacy_path(path) || V2_SHARED_PATHS.contains(&path)
+}
+
+/// The legacy paths' routes, mounted only in legacy mode.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .merge(crate::marketdata::screeners::legacy_routes())
+        .merge(crate::marketdata::fundamentals::legacy_routes())
+}
