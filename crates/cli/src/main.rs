@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin;
+mod config;
 mod data;
 mod fundamentals;
 mod market;
@@ -15,7 +16,7 @@ mod watchlists;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use secrecy::SecretString;
 use signet_client::Client;
 use signet_server::database::Location;
@@ -55,6 +56,8 @@ enum Command {
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
     Fundamentals(fundamentals::FundamentalsArgs),
+    /// Check the settings `signet serve` would run with (flags, environment, --config file)
+    Config(config::ConfigArgs),
     /// Compute a signature step by step (str1, str2, str3, encoded string), for implementers of section 5
     Sign(sign::SignArgs),
 }
@@ -139,7 +142,15 @@ impl ClientArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let layered = match config::layer(std::env::args_os().collect()) {
+        Ok(layered) => layered,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let matches = Cli::command().get_matches_from(layered.argv.clone());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(cli.command, Command::Serve(_)) {
         die_quietly_on_a_closed_pipe();
     }
@@ -160,6 +171,13 @@ fn main() -> ExitCode {
             Command::Orders(args) => orders::run(*args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Sign(args) => sign::run(args),
+            Command::Config(args) => {
+                let check = matches
+                    .subcommand_matches("config")
+                    .and_then(|m| m.subcommand_matches("check"))
+                    .expect("config check matched");
+                config::run(args, &layered, check)
+            }
             Command::Watchlists(args) => watchlists::run(args).await,
             Command::Fundamentals(args) => fundamentals::run(args).await,
         }

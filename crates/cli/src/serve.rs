@@ -20,6 +20,10 @@ use crate::DbArgs;
 
 #[derive(Args)]
 pub struct ServeArgs {
+    /// TOML file of settings, keyed by these flags' long names (listen = "0.0.0.0:8080"); a flag,
+    /// then its environment variable, wins over the file. `signet config check` shows the outcome
+    #[arg(long, env = "SIGNET_CONFIG")]
+    config: Option<std::path::PathBuf>,
     /// Address to listen on
     #[arg(long, env = "SIGNET_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
@@ -151,6 +155,26 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
 
+    let config = server_config(&args)?;
+    let legacy = config.compat == Compat::Legacy;
+    let server = Server::bind(config, &database).await?;
+    let shutdown = shutdown_signal()?;
+    if legacy {
+        tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
+    }
+    if let Some(address) = server.metrics_addr() {
+        tracing::info!(metrics = %address, "metrics served at /metrics");
+    }
+    tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
+    server.run(shutdown).await?;
+    database.store.close().await;
+    tracing::info!("signet stopped");
+    Ok(())
+}
+
+/// The server's settings from the parsed flags (and what the environment and the configuration
+/// file gave them).
+pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
     let clock = match args.market_clock.as_str() {
         "real" => ClockMode::Real,
         "manual" => ClockMode::Manual,
@@ -165,7 +189,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let config = ServerConfig {
+    Ok(ServerConfig {
         listen: args.listen,
         metrics_listen: args.metrics_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
@@ -177,7 +201,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
         require_token: args.require_token,
         token_ttl: Duration::from_secs(args.token_ttl_days * 24 * 3600),
-        public_host: args.public_host,
+        public_host: args.public_host.clone(),
         compat: match args.compat.as_str() {
             "legacy" => Compat::Legacy,
             _ => Compat::Strict,
@@ -206,24 +230,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         #[cfg(feature = "benchmark-no-auth")]
         benchmark_no_auth: args.benchmark_no_auth,
         // An empty SIGNET_REDIS_URL means none, as an unset one does.
-        redis_url: args.redis_url.filter(|url| !url.is_empty()).map(Into::into),
+        redis_url: args.redis_url.clone().filter(|url| !url.is_empty()).map(Into::into),
         memory_nonces: args.nonces == "memory",
         ..ServerConfig::default()
-    };
-    let legacy = config.compat == Compat::Legacy;
-    let server = Server::bind(config, &database).await?;
-    let shutdown = shutdown_signal()?;
-    if legacy {
-        tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
-    }
-    if let Some(address) = server.metrics_addr() {
-        tracing::info!(%address, "metrics served at /metrics");
-    }
-    tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
-    server.run(shutdown).await?;
-    database.store.close().await;
-    tracing::info!("signet stopped");
-    Ok(())
+    })
 }
 
 /// Resolves on Ctrl-C or SIGTERM. The handlers are installed here, before the server says it

@@ -400,3 +400,145 @@ fn json_logs_are_one_object_a_line_with_the_request_and_no_secret() {
         "the request's span is in its lines"
     );
 }
+
+/// The variables of the settings these tests give by file, removed so that they decide.
+const SETTING_VARIABLES: [&str; 8] = [
+    "SIGNET_CONFIG",
+    "SIGNET_LISTEN",
+    "SIGNET_HEADER_TIMEOUT",
+    "SIGNET_DATABASE_URL",
+    "SIGNET_REDIS_URL",
+    "SIGNET_COMPAT",
+    "SIGNET_MAX_HEADER_BYTES",
+    "SIGNET_TIMESTAMP_WINDOW",
+];
+
+fn config_check(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = signet();
+    for var in SETTING_VARIABLES {
+        command.env_remove(var);
+    }
+    command
+        .args(["config", "check"])
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn config_check_layers_a_flag_over_its_variable_over_the_file_and_masks_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("signet.toml");
+    std::fs::write(
+        &file,
+        r#"
+listen = "0.0.0.0:9090"
+timestamp_window = 60
+header-timeout = 30
+database_url = "postgres://signet:hunter2@db:5432/signet"
+redis_url = "redis://:hunter3@cache:6379/2"
+compat = "legacy"
+rate_limit = ["place=10/60", "preview=5/10"]
+"#,
+    )
+    .unwrap();
+    let output = config_check(
+        &[
+            "--config".as_ref(),
+            file.as_os_str(),
+            "--listen".as_ref(),
+            "127.0.0.1:7000".as_ref(),
+        ],
+        &[("SIGNET_TIMESTAMP_WINDOW", "120")],
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        r#"listen = "127.0.0.1:7000"  # flag"#,
+        "timestamp_window = 120  # env SIGNET_TIMESTAMP_WINDOW",
+        "header_timeout = 30  # file",
+        r#"compat = "legacy"  # file"#,
+        r#"database_url = "postgres://signet:***@db:5432/signet"  # file"#,
+        r#"redis_url = "redis://:***@cache:6379/2"  # file"#,
+        r#"rate_limit = ["place=10/60", "preview=5/10"]  # file"#,
+        "max_body_bytes = 262144  # default",
+        "# valid",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+    }
+    assert!(!text.contains("hunter"), "{text}");
+
+    // What it prints is a configuration file: read back, it gives the same settings.
+    let again = dir.path().join("again.toml");
+    std::fs::write(&again, text.replace("***", "secret")).unwrap();
+    let output = config_check(&["--config".as_ref(), again.as_os_str()], &[]);
+    let second = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{second}");
+    let settings = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split("  # ").next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(settings(&second), settings(&text));
+}
+
+#[test]
+fn a_config_file_with_an_unknown_or_bad_setting_is_refused_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("listn = \"127.0.0.1:1\"", "unknown setting `listn`"),
+        ("timestamp_window = \"soon\"", "--timestamp-window"),
+        (
+            "rate_limit = { place = 1 }",
+            "`rate_limit` has a value of the wrong kind",
+        ),
+        (
+            "listen = \"0.0.0.0:1\"\ndebug_signatures = true",
+            "not a loopback address",
+        ),
+        ("listen = ", "not a TOML file"),
+    ];
+    for (content, expected) in cases {
+        let file = dir.path().join("bad.toml");
+        std::fs::write(&file, content).unwrap();
+        let output = config_check(&["--config".as_ref(), file.as_os_str()], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{content}");
+        assert!(stderr.contains(expected), "{content}: {stderr}");
+    }
+}
+
+#[test]
+fn serve_runs_with_the_settings_of_its_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("signet.toml");
+    let db = dir.path().join("from-file.db");
+    std::fs::write(
+        &file,
+        format!(
+            "db = {:?}\nmax_header_bytes = 200\nrate_limits = \"off\"\n",
+            db.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let serving = common::serve_with(&["--config", file.to_str().unwrap()], &[]);
+    let head = format!(
+        "GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: {}\r\nConnection: close\r\n\r\n",
+        "a".repeat(300)
+    );
+    let addr = serving.endpoint.trim_start_matches("http://").to_owned();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    std::io::Write::write_all(&mut stream, head.as_bytes()).unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+    assert!(answer.contains("HEADERS_TOO_LARGE"), "{answer}");
+    assert!(db.exists(), "the database named in the file was created");
+    stop(serving);
+}
