@@ -171,3 +171,80 @@ pub struct SectorDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pagination_key: Option<String>,
 }
+
+/// An instrument in a legacy ranking (`--compat legacy`; catalog 4.2, 4.4, 4.8, 4.10, 4.12): the
+/// current [`ScreenerItem`], with the two names the retired answers also carried.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyScreenerItem {
+    #[serde(flatten)]
+    pub item: ScreenerItem,
+    /// The same value as `currency_code`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    /// The same value as `symbol`: an instrument has one symbol here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticker_symbol: Option<String>,
+}
+
+impl From<ScreenerItem> for LegacyScreenerItem {
+    fn from(item: ScreenerItem) -> Self {
+        LegacyScreenerItem {
+            currency: Some(item.currency_code.clone()),
+            ticker_symbol: Some(item.symbol.clone()),
+            item,
+        }
+    }
+}
+
+/// A page of a legacy ranking, numbered by `page_index` from 1.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyScreenerPage {
+    /// Whether a later page has rows.
+    pub has_more: bool,
+    pub data: Vec<LegacyScreenerItem>,
+}
+
+/// The legacy sector detail (catalog 4.8): one sector with a page of its constituents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacySectorDetail {
+    pub id: String,
+    pub name: String,
+    pub change_ratio: String,
+    pub advanced: u64,
+    pub declined: u64,
+    pub flat: u64,
+    pub data: Vec<LegacyScreenerItem>,
+    /// Whether a later page has constituents (not in the catalog's list; a reader may ignore it).
+    #[serde(default)]
+    pub has_more: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_legacy_item_is_the_current_one_with_two_more_names() {
+        let item = ScreenerItem {
+            symbol: "AAPL".into(),
+            currency_code: "USD".into(),
+            dividend_yield: Some("0.02".into()),
+            ..ScreenerItem::default()
+        };
+        let legacy = LegacyScreenerItem::from(item.clone());
+        let mut json = serde_json::to_value(&legacy).unwrap();
+        assert_eq!(
+            (&json["currency"], &json["ticker_symbol"]),
+            (&"USD".into(), &"AAPL".into())
+        );
+        assert_eq!(json["yield"], "0.02");
+        assert_eq!(
+            serde_json::from_value::<LegacyScreenerItem>(json.clone()).unwrap(),
+            legacy
+        );
+        let object = json.as_object_mut().unwrap();
+        object.remove("currency");
+        object.remove("ticker_symbol");
+        assert_eq!(json, serde_json::to_value(&item).unwrap());
+    }
+}

@@ -34,9 +34,9 @@ use self::layout::{
     TargetPriceRecord,
 };
 use self::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
-use super::screeners::params::param;
+use super::screeners::params::{LegacyPage, param};
 use super::units::{format_day, from_micros, parse_day};
-use super::{ActionKind, Instrument, InstrumentType};
+use super::{ActionKind, CorporateAction, Instrument, InstrumentType};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::pagination;
@@ -70,9 +70,10 @@ pub fn routes() -> Router<AppState> {
         .route(&format!("{P}/fund-allocations/get"), get(fund_allocation))
 }
 
-/// The legacy path (`--compat legacy`, [`crate::legacy`]).
+/// The legacy path (`--compat legacy`, [`crate::legacy`]): the fund dividends, paginated by
+/// `page_index` and `page_size`.
 pub fn legacy_routes() -> Router<AppState> {
-    Router::new()
+    Router::new().route("/openapi/fundamentals/fund/dividends", get(legacy_fund_dividends))
 }
 
 /// Half a year, the window of the calendars.
@@ -80,6 +81,9 @@ const HALF_YEAR_DAYS: i32 = 182;
 /// The industry comparison's length, the target included.
 const PEERS: usize = 20;
 const FUND_DIVIDENDS_PAGE: usize = 10;
+/// The legacy fund dividends' `page_size`: default and maximum (catalog 6.20).
+const LEGACY_FUND_DIVIDENDS_PAGE: u32 = 10;
+const LEGACY_FUND_DIVIDENDS_MAX_PAGE: u32 = 20;
 
 /// Every parameter any data set takes; each handler reads its own.
 #[derive(Debug, Default, Deserialize)]
@@ -92,6 +96,9 @@ struct Params {
     last_date: Option<String>,
     sort_by: Option<String>,
     pagination_key: Option<String>,
+    /// The legacy fund dividends' page number, from 1, and page size.
+    page_index: Option<String>,
+    page_size: Option<String>,
 }
 
 /// The instrument a request is about.
@@ -796,34 +803,59 @@ async fn fund_dividends(
 ) -> Result<Json<FundDividendPage>, ApiError> {
     let s = subject(&state, &p).await?;
     let before = pagination::decode('f', p.pagination_key.as_deref())?.unwrap_or(i64::MAX);
-    if !s.is_fund() {
-        return Ok(Json(FundDividendPage::default()));
-    }
-    let mut dividends: Vec<_> = state
-        .store
-        .corporate_actions(s.instrument.instrument_id)
-        .await?
-        .into_iter()
-        .filter(|a| a.kind == ActionKind::Dividend && i64::from(a.day) < before)
-        .collect();
-    dividends.reverse();
+    let mut dividends = fund_distributions(&state, &s).await?;
+    dividends.retain(|a| i64::from(a.day) < before);
     let more = dividends.len() > FUND_DIVIDENDS_PAGE;
     dividends.truncate(FUND_DIVIDENDS_PAGE);
     Ok(Json(FundDividendPage {
         pagination_key: more
             .then(|| dividends.last().map(|a| pagination::encode('f', i64::from(a.day))))
             .flatten(),
-        data: dividends
-            .into_iter()
-            .map(|a| FundDividend {
-                share_date: format_day(a.day),
-                publish_date: None,
-                pay_date: None,
-                record_date: None,
-                dps: text(a.value),
-            })
-            .collect(),
+        data: dividends.iter().map(fund_dividend).collect(),
     }))
+}
+
+/// The legacy fund dividends (catalog 6.20): the rows of [`fund_dividends`], in its order,
+/// `page_size` (default 10, at most 20) a page, as a bare array.
+async fn legacy_fund_dividends(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<FundDividend>>, ApiError> {
+    let page = LegacyPage::parse(
+        given(p.page_index.as_deref()),
+        given(p.page_size.as_deref()),
+        LEGACY_FUND_DIVIDENDS_PAGE,
+        LEGACY_FUND_DIVIDENDS_MAX_PAGE,
+    )?;
+    let s = subject(&state, &p).await?;
+    let (dividends, _) = page.slice(fund_distributions(&state, &s).await?);
+    Ok(Json(dividends.iter().map(fund_dividend).collect()))
+}
+
+/// A fund's distributions, newest first; none for an instrument that is not a fund.
+async fn fund_distributions(state: &AppState, s: &Subject) -> Result<Vec<CorporateAction>, ApiError> {
+    if !s.is_fund() {
+        return Ok(Vec::new());
+    }
+    let mut dividends: Vec<_> = state
+        .store
+        .corporate_actions(s.instrument.instrument_id)
+        .await?
+        .into_iter()
+        .filter(|a| a.kind == ActionKind::Dividend)
+        .collect();
+    dividends.reverse();
+    Ok(dividends)
+}
+
+fn fund_dividend(a: &CorporateAction) -> FundDividend {
+    FundDividend {
+        share_date: format_day(a.day),
+        publish_date: None,
+        pay_date: None,
+        record_date: None,
+        dps: text(a.value),
+    }
 }
 
 async fn fund_rating(

@@ -12,6 +12,11 @@
 //!
 //! Only equities are ranked (`category` US_STOCK). The intraday rank types of gainers/losers
 //! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday`]).
+//!
+//! The retired paths under `/openapi/market-data/screener/` ([`legacy_routes`], served with
+//! `--compat legacy`) run the same rankings: each legacy handler parses `page_index` and
+//! `page_size` (before the other parameters), calls the function the current handler calls,
+//! which validates the rest as for the current path, and slices and reshapes its answer.
 
 pub mod params;
 pub mod query;
@@ -24,8 +29,8 @@ use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::screeners::{
-    ActivesRank, AggType, Direction as Dir, GainersRank, ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage,
-    SectorPeriod, SortBy, Week52Rank,
+    ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
+    ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage, SectorPeriod, SortBy, Week52Rank,
 };
 
 use self::params::*;
@@ -48,9 +53,17 @@ pub fn routes() -> Router<AppState> {
         .route("/market-data/screeners/week52-high-low/list", get(week52))
 }
 
-/// The legacy paths (`--compat legacy`, [`crate::legacy`]).
+/// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes`],
+/// paginated by `page_index` (from 1) and `page_size`, in the retired answers' shapes.
 pub fn legacy_routes() -> Router<AppState> {
+    const P: &str = "/openapi/market-data/screener";
     Router::new()
+        .route(&format!("{P}/gainers-losers"), get(legacy_gainers_losers))
+        .route(&format!("{P}/top-active"), get(legacy_top_actives))
+        .route(&format!("{P}/market-sectors"), get(legacy_market_sectors))
+        .route(&format!("{P}/market-sectors-detail"), get(legacy_market_sector))
+        .route(&format!("{P}/high-dividend"), get(legacy_high_dividend))
+        .route(&format!("{P}/52whl"), get(legacy_week52))
 }
 
 /// The length of the ranked lists.
@@ -70,6 +83,8 @@ struct Params {
     sector_id: Option<String>,
     pagination_key: Option<String>,
     page_size: Option<String>,
+    /// The legacy paths' page number, from 1.
+    page_index: Option<String>,
 }
 
 /// One instrument's stored figures, with what the answers need of the instrument.
@@ -87,6 +102,19 @@ async fn gainers_losers(
     State(state): State<AppState>,
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    gainers_losers_list(&state, &p).await.map(Json)
+}
+
+async fn legacy_gainers_losers(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<LegacyScreenerPage>, ApiError> {
+    let page = legacy_page(&p)?;
+    Ok(legacy_list(page, gainers_losers_list(&state, &p).await?))
+}
+
+/// The list of gainers/losers, for the current path and the legacy one.
+async fn gainers_losers_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerItem>, ApiError> {
     let rank = param("rank_type", p.rank_type.as_deref(), GainersRank::Day1, None)?;
     require_category(p.category.as_deref())?;
     let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio, SORT_11)?;
@@ -98,7 +126,7 @@ async fn gainers_losers(
         GainersRank::Month3 => Period::Month3,
         GainersRank::Week52 => Period::Week52,
         GainersRank::PreMarket | GainersRank::AfterMarket | GainersRank::Min3 | GainersRank::Min5 => {
-            return intraday(&state, rank, sort_by, direction).await;
+            return intraday(state, rank, sort_by, direction).await;
         }
     };
     let query = ScreenQuery {
@@ -112,7 +140,7 @@ async fn gainers_losers(
         offset: 0,
         limit: TOP,
     };
-    list(&state, &query, period).await
+    list(state, &query, period).await
 }
 
 /// The intraday rank types, from the market simulator's prices: the pre-market move from the
@@ -125,7 +153,7 @@ async fn intraday(
     rank: GainersRank,
     sort_by: SortBy,
     direction: Direction,
-) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+) -> Result<Vec<ScreenerItem>, ApiError> {
     let now = state.market.now_ms();
     let ny = NewYork::of(now);
     let at = |second: i64| utc_ms_of(ny.day, second);
@@ -143,7 +171,7 @@ async fn intraday(
         _ => None,
     };
     let Some((from, to)) = window else {
-        return Ok(Json(Vec::new()));
+        return Ok(Vec::new());
     };
     let mut moves: Vec<(i64, Decimal, Quote)> = state
         .market
@@ -205,13 +233,26 @@ async fn intraday(
         });
     }
     items.truncate(TOP as usize);
-    Ok(Json(items.into_iter().map(|(_, item)| item).collect()))
+    Ok(items.into_iter().map(|(_, item)| item).collect())
 }
 
 async fn top_actives(
     State(state): State<AppState>,
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    top_actives_list(&state, &p).await.map(Json)
+}
+
+async fn legacy_top_actives(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<LegacyScreenerPage>, ApiError> {
+    let page = legacy_page(&p)?;
+    Ok(legacy_list(page, top_actives_list(&state, &p).await?))
+}
+
+/// The list of the most active, for the current path and the legacy one.
+async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerItem>, ApiError> {
     require_category(p.category.as_deref())?;
     let rank = param("rank_type", p.rank_type.as_deref(), ActivesRank::Volume, None)?;
     let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::Volume, SORT_11)?;
@@ -224,13 +265,26 @@ async fn top_actives(
         offset: 0,
         limit: TOP,
     };
-    list(&state, &query, Period::Day1).await
+    list(state, &query, Period::Day1).await
 }
 
 async fn high_dividend(
     State(state): State<AppState>,
     Query(p): Query<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    high_dividend_list(&state, &p).await.map(Json)
+}
+
+async fn legacy_high_dividend(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<LegacyScreenerPage>, ApiError> {
+    let page = legacy_page(&p)?;
+    Ok(legacy_list(page, high_dividend_list(&state, &p).await?))
+}
+
+/// The list of the highest yields, for the current path and the legacy one.
+async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerItem>, ApiError> {
     require_category(p.category.as_deref())?;
     let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::Yield, SORT_13)?;
     let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
@@ -245,10 +299,23 @@ async fn high_dividend(
         offset: 0,
         limit: TOP,
     };
-    list(&state, &query, Period::Day1).await
+    list(state, &query, Period::Day1).await
 }
 
 async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+    week52_list(&state, &p).await.map(Json)
+}
+
+async fn legacy_week52(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<LegacyScreenerPage>, ApiError> {
+    let page = legacy_page(&p)?;
+    Ok(legacy_list(page, week52_list(&state, &p).await?))
+}
+
+/// The list of 52-week highs or lows, for the current path and the legacy one.
+async fn week52_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerItem>, ApiError> {
     let rank = week52_rank(param("rank_type", p.rank_type.as_deref(), Week52Rank::NewHigh, None)?);
     require_category(p.category.as_deref())?;
     let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio52w, None)?;
@@ -264,34 +331,68 @@ async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Resul
         offset: 0,
         limit: TOP,
     };
-    list(&state, &query, Period::Day1).await
+    list(state, &query, Period::Day1).await
 }
 
-async fn list(state: &AppState, query: &ScreenQuery, period: Period) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+async fn list(state: &AppState, query: &ScreenQuery, period: Period) -> Result<Vec<ScreenerItem>, ApiError> {
     let rows = state.store.screen(query).await?;
-    Ok(Json(rows.iter().map(|r| item(r, period)).collect()))
+    Ok(rows.iter().map(|r| item(r, period)).collect())
 }
 
-async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorPage>, ApiError> {
-    require_category(p.category.as_deref())?;
-    let agg = param("agg_type", p.agg_type.as_deref(), AggType::MarketValue, None)?;
-    let period = period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?);
-    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
-    let (offset, limit) = page(&p)?;
+/// `page_index` and `page_size` of the legacy paths: the page size and its maximum are those of
+/// the current sector calls.
+fn legacy_page(p: &Params) -> Result<LegacyPage, ApiError> {
+    LegacyPage::parse(p.page_index.as_deref(), p.page_size.as_deref(), PAGE, MAX_PAGE)
+}
 
-    let mut sectors = state.store.sectors(period).await?;
-    let key = |s: &SectorRow| match agg {
+/// A legacy page of a ranked list (at most [`TOP`] long, as the current call answers it).
+fn legacy_list(page: LegacyPage, items: Vec<ScreenerItem>) -> Json<LegacyScreenerPage> {
+    let (items, has_more) = page.slice(items);
+    Json(LegacyScreenerPage {
+        has_more,
+        data: items.into_iter().map(LegacyScreenerItem::from).collect(),
+    })
+}
+
+/// How the sector list is ordered, from the parameters of both sector-list paths.
+struct SectorOrder {
+    agg: AggType,
+    period: Period,
+    direction: Direction,
+}
+
+fn sector_order(p: &Params) -> Result<SectorOrder, ApiError> {
+    require_category(p.category.as_deref())?;
+    Ok(SectorOrder {
+        agg: param("agg_type", p.agg_type.as_deref(), AggType::MarketValue, None)?,
+        period: period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?),
+        direction: direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?),
+    })
+}
+
+/// Every sector, aggregated over the period and in the order asked: what both sector-list paths
+/// page through.
+async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<SectorRow>, ApiError> {
+    let mut sectors = state.store.sectors(order.period).await?;
+    let key = |s: &SectorRow| match order.agg {
         AggType::MarketValue => s.market_value,
         AggType::Volume => s.volume as f64,
     };
     sectors.sort_by(|a, b| {
-        let order = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
-        if direction == Direction::Desc {
-            order.reverse()
+        let by = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
+        if order.direction == Direction::Desc {
+            by.reverse()
         } else {
-            order
+            by
         }
     });
+    Ok(sectors)
+}
+
+async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorPage>, ApiError> {
+    let order = sector_order(&p)?;
+    let (offset, limit) = page(&p)?;
+    let sectors = ranked_sectors(&state, &order).await?;
     let total = sectors.len() as u64;
     let data = sectors
         .iter()
@@ -305,7 +406,31 @@ async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) 
     }))
 }
 
-async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorDetail>, ApiError> {
+/// The legacy sector list: a bare array of the page's sectors (no `has_more`: an array has no
+/// room for it; the client asks until a page comes back short). Each sector's `data` is the one
+/// the current call answers, its three largest constituents by market value: the retired answer
+/// gave a few members as examples (the MCP prints their symbols beside the sector), and three
+/// keep the two paths' sectors identical and the list short; the full, ordered membership is
+/// what market-sectors-detail pages through.
+async fn legacy_market_sectors(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<Vec<Sector>>, ApiError> {
+    let page = legacy_page(&p)?;
+    let order = sector_order(&p)?;
+    let (sectors, _) = page.slice(ranked_sectors(&state, &order).await?);
+    Ok(Json(sectors.iter().map(sector).collect()))
+}
+
+/// Which sector's constituents, in which order, from the parameters of both sector-detail paths.
+struct SectorQuery {
+    sector_id: String,
+    period: Period,
+    sort_by: SortBy,
+    direction: Direction,
+}
+
+fn sector_query(p: &Params) -> Result<SectorQuery, ApiError> {
     let sector_id = p
         .sector_id
         .as_deref()
@@ -315,16 +440,32 @@ async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -
             ApiError::illegal_parameter("sector_id is required: the id of a sector from market-sectors/list")
         })?;
     require_category(p.category.as_deref())?;
-    let period = period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?);
-    let sort_by = param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio, SORT_13)?;
-    let direction = direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?);
-    let (offset, limit) = page(&p)?;
+    Ok(SectorQuery {
+        sector_id: sector_id.to_owned(),
+        period: period(param("period", p.period.as_deref(), SectorPeriod::D1, None)?),
+        sort_by: param("sort_by", p.sort_by.as_deref(), SortBy::ChangeRatio, SORT_13)?,
+        direction: direction(param("direction", p.direction.as_deref(), Dir::Desc, None)?),
+    })
+}
 
-    let sectors = state.store.sectors(period).await?;
+/// One sector, and `limit` of its constituents from `offset` in the order asked, with whether
+/// more follow: what both sector-detail paths answer.
+async fn sector_members(
+    state: &AppState,
+    q: &SectorQuery,
+    offset: u64,
+    limit: u64,
+) -> Result<(SectorRow, Vec<ScreenRow>, bool), ApiError> {
+    let sectors = state.store.sectors(q.period).await?;
     let found = sectors
-        .iter()
-        .find(|s| sector_id_of(&s.name) == sector_id)
-        .ok_or_else(|| ApiError::not_found(format!("no sector has the id {sector_id:?}: see market-sectors/list")))?;
+        .into_iter()
+        .find(|s| sector_id_of(&s.name) == q.sector_id)
+        .ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no sector has the id {:?}: see market-sectors/list",
+                q.sector_id
+            ))
+        })?;
     let query = ScreenQuery {
         filter: Filter {
             sector: Some(found.name.clone()),
@@ -332,22 +473,48 @@ async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -
         },
         rank: None,
         rank_limit: u64::MAX,
-        order: (sort_metric(sort_by, period), direction),
+        order: (sort_metric(q.sort_by, q.period), q.direction),
         offset,
         limit: limit + 1,
     };
     let mut rows = state.store.screen(&query).await?;
     let more = rows.len() as u64 > limit;
     rows.truncate(limit as usize);
+    Ok((found, rows, more))
+}
+
+async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorDetail>, ApiError> {
+    let q = sector_query(&p)?;
+    let (offset, limit) = page(&p)?;
+    let (found, rows, more) = sector_members(&state, &q, offset, limit).await?;
     Ok(Json(SectorDetail {
-        id: sector_id.to_owned(),
-        name: found.name.clone(),
+        id: q.sector_id,
+        name: found.name,
         change_ratio: ratio_text(found.change_ratio),
         advanced: found.advanced,
         declined: found.declined,
         flat: found.flat,
-        data: rows.iter().map(|r| item(r, period)).collect(),
+        data: rows.iter().map(|r| item(r, q.period)).collect(),
         pagination_key: more.then(|| encode_key(offset + limit)),
+    }))
+}
+
+async fn legacy_market_sector(
+    State(state): State<AppState>,
+    Query(p): Query<Params>,
+) -> Result<Json<LegacySectorDetail>, ApiError> {
+    let page = legacy_page(&p)?;
+    let q = sector_query(&p)?;
+    let (found, rows, has_more) = sector_members(&state, &q, page.offset, page.size).await?;
+    Ok(Json(LegacySectorDetail {
+        id: q.sector_id,
+        name: found.name,
+        change_ratio: ratio_text(found.change_ratio),
+        advanced: found.advanced,
+        declined: found.declined,
+        flat: found.flat,
+        data: rows.iter().map(|r| item(r, q.period).into()).collect(),
+        has_more,
     }))
 }
 

@@ -5,6 +5,7 @@ use signet_model::screeners::{ActivesRank, Category, Direction as Dir, SectorPer
 
 use super::query::{Direction, Metric, Period, Week52};
 use crate::error::ApiError;
+use crate::pagination;
 
 /// `value` of the parameter `name` among the first `allowed` values of `T` (all when `None`),
 /// or `default` when absent or empty.
@@ -28,6 +29,43 @@ pub fn require_category(value: Option<&str>) -> Result<Category, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Err(ApiError::illegal_parameter("category is required: use US_STOCK")),
         some => param("category", some, Category::UsStock, None),
+    }
+}
+
+/// A page of the legacy paths (`--compat legacy`): `page_index` counts from 1 (default 1), and
+/// `page_size` from 1 to a maximum; anything else (zero, negative, too large, not a number) is
+/// 400 `ILLEGAL_PARAMETER` naming the parameter and the accepted range, as `count` and the
+/// current `page_size` are refused ([`pagination::bounded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LegacyPage {
+    /// The rows before this page.
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl LegacyPage {
+    pub fn parse(
+        page_index: Option<&str>,
+        page_size: Option<&str>,
+        default_size: u32,
+        max_size: u32,
+    ) -> Result<Self, ApiError> {
+        let index = pagination::bounded("page_index", page_index, 1, u32::MAX)?;
+        let size = pagination::page_size(page_size, default_size, max_size)?;
+        Ok(LegacyPage {
+            offset: u64::from(index - 1) * u64::from(size),
+            size: u64::from(size),
+        })
+    }
+
+    /// This page's part of `rows`, and whether a later page has rows.
+    pub fn slice<T>(self, mut rows: Vec<T>) -> (Vec<T>, bool) {
+        let len = rows.len() as u64;
+        let start = self.offset.min(len);
+        let end = self.offset.saturating_add(self.size).min(len);
+        rows.truncate(end as usize);
+        rows.drain(..start as usize);
+        (rows, end < len)
     }
 }
 
@@ -129,6 +167,41 @@ mod tests {
             !e.message.contains("DIVIDEND"),
             "only the 11 values are offered: {}",
             e.message
+        );
+    }
+
+    #[test]
+    fn legacy_pages_count_from_one_and_slice() {
+        fn page(index: Option<&str>, size: Option<&str>) -> Result<LegacyPage, ApiError> {
+            LegacyPage::parse(index, size, 20, 100)
+        }
+        assert_eq!(page(None, None).unwrap(), LegacyPage { offset: 0, size: 20 });
+        assert_eq!(page(Some("3"), Some("7")).unwrap(), LegacyPage { offset: 14, size: 7 });
+        for (index, size, named) in [
+            (Some("0"), None, "page_index"),
+            (Some("-1"), None, "page_index"),
+            (Some("x"), None, "page_index"),
+            (None, Some("0"), "page_size"),
+            (None, Some("101"), "page_size"),
+            (None, Some("2.5"), "page_size"),
+        ] {
+            let e = page(index, size).unwrap_err();
+            assert!(
+                e.message.starts_with(named) && e.message.contains("from 1 to"),
+                "{}",
+                e.message
+            );
+        }
+        let rows: Vec<u32> = (0..5).collect();
+        let at = |index: &str| page(Some(index), Some("2")).unwrap().slice(rows.clone());
+        assert_eq!(at("1"), (vec![0, 1], true));
+        assert_eq!(at("2"), (vec![2, 3], true));
+        assert_eq!(at("3"), (vec![4], false));
+        assert_eq!(at("4"), (vec![], false));
+        assert_eq!(at("4294967295"), (vec![], false));
+        assert_eq!(
+            page(Some("3"), Some("2")).unwrap().slice(vec![0, 1, 2, 3, 4, 5]),
+            (vec![4, 5], false)
         );
     }
 }
