@@ -27,6 +27,10 @@ eval "$(scripts/services.sh start)"
 scripts/services.sh clean
 export SIGNET_REQUIRE_SERVICES=1
 
+# Every test process keeps its log lines (debug level) and the app secrets it used here, for the
+# check at the end: no secret, signature or string to sign in any log line.
+export SIGNET_TEST_LOG_DIR="${SIGNET_TEST_LOG_DIR:-$(mktemp -d -t signet-test-logs.XXXXXX)}"
+
 echo "==> cargo test (SQLite, the embedded default)"
 cargo test --workspace --locked
 echo "==> cargo test (the server's suite on PostgreSQL)"
@@ -44,4 +48,6 @@ for line in sys.stdin:
 for binary in "${server_tests[@]}"; do
     (cd crates/server && SIGNET_TEST_BACKEND=postgres "$binary" --quiet)
 done
+echo "==> the whole suite's logs"
+scripts/check-logs.sh "$SIGNET_TEST_LOG_DIR"
 echo "==> all tests passed"

@@ -69,16 +69,18 @@ pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
     let mut child = signet()
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(options)
-        .env("RUST_LOG", "info")
+        .env("RUST_LOG", server_log_filter())
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = lines(child.stdout.take().unwrap());
-    let stderr = lines(child.stderr.take().unwrap());
+    let stderr = log_lines(child.stderr.take().unwrap());
     // Human log lines write address=HOST:PORT, JSON ones "address":"HOST:PORT".
-    let line = wait_for(&stderr, |l| l.contains("address=") || l.contains(r#""address":""#));
+    let line = wait_for(&stderr, |l| {
+        l.contains("signet listening") && (l.contains("address=") || l.contains(r#""address":""#))
+    });
     let address = line
         .split_once("address=")
         .or_else(|| line.split_once(r#""address":""#))
@@ -108,7 +110,44 @@ pub fn stop(mut serving: Serving) -> Vec<String> {
 
 pub fn credential(stdout: &Receiver<String>, name: &str) -> String {
     let prefix = format!("{name}=");
-    wait_for(stdout, |l| l.trim().starts_with(&prefix)).trim()[prefix.len()..].to_owned()
+    let value = wait_for(stdout, |l| l.trim().starts_with(&prefix)).trim()[prefix.len()..].to_owned();
+    if name.contains("SECRET") {
+        append_to_log_dir("secrets", &value);
+    }
+    value
+}
+
+/// With `SIGNET_TEST_LOG_DIR` (`scripts/test.sh`), adds a line to `cli-<pid>.<extension>` there,
+/// for `scripts/check-logs.sh`: the servers' log lines, and the secrets they printed.
+pub fn append_to_log_dir(extension: &str, line: &str) {
+    use std::io::Write;
+    let Some(dir) = std::env::var_os("SIGNET_TEST_LOG_DIR").filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let path = std::path::Path::new(&dir).join(format!("cli-{}.{extension}", std::process::id()));
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(file, "{line}");
+    }
+}
+
+/// Debug lines when they are kept for `scripts/check-logs.sh`, so that it sees the most.
+fn server_log_filter() -> &'static str {
+    match std::env::var_os("SIGNET_TEST_LOG_DIR") {
+        Some(dir) if !dir.is_empty() => "debug,sqlx=info,hyper=info,hyper_util=info,h2=info",
+        _ => "info",
+    }
+}
+
+/// The lines of a server's standard error, also kept for `scripts/check-logs.sh`.
+pub fn log_lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            append_to_log_dir("log", &line);
+            let _ = tx.send(line);
+        }
+    });
+    rx
 }
 
 /// A market buy of one AAPL share, a day order of the core session.

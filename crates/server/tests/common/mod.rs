@@ -19,6 +19,42 @@ use signet_server::{Admin, Credentials, Database, Durability, Server, ServerConf
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// With `SIGNET_TEST_LOG_DIR` (set by `scripts/test.sh`), every log line of this test process
+/// goes to a file there, at debug level, and every app secret the tests create is listed beside
+/// it, so that `scripts/check-logs.sh` can look for them (and for anything shaped like a
+/// signature or a string to sign) in the whole suite's logs.
+pub fn capture_logs() {
+    static CAPTURE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    CAPTURE.get_or_init(|| {
+        let Some(file) = log_file("log") else { return };
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("debug,sqlx=info,hyper=info,hyper_util=info,h2=info,reqwest=info")
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .try_init();
+    });
+}
+
+/// Lists `secret` for `scripts/check-logs.sh`.
+pub fn record_secret(secret: &str) {
+    use std::io::Write;
+    if let Some(mut file) = log_file("secrets") {
+        let _ = writeln!(file, "{secret}");
+    }
+}
+
+/// `$SIGNET_TEST_LOG_DIR/<test binary>-<pid>.<extension>`, opened to append.
+fn log_file(extension: &str) -> Option<std::fs::File> {
+    let dir = std::env::var_os("SIGNET_TEST_LOG_DIR").filter(|d| !d.is_empty())?;
+    let binary = std::env::current_exe()
+        .ok()?
+        .file_stem()?
+        .to_string_lossy()
+        .into_owned();
+    let path = Path::new(&dir).join(format!("{binary}-{}.{extension}", std::process::id()));
+    std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+}
+
 /// Where the tests keep their data: a SQLite file in a temporary directory, or, with
 /// `SIGNET_TEST_BACKEND=postgres`, a new database for each test on the server at
 /// `SIGNET_TEST_POSTGRES_URL` (see `scripts/services.sh`).
@@ -105,6 +141,7 @@ impl TestServer {
 
     /// Starts a server whose configuration `adjust` may change, with one app already created.
     pub async fn start_with(adjust: impl FnOnce(&mut ServerConfig)) -> Self {
+        capture_logs();
         let dir = tempfile::tempdir().expect("temporary directory");
         let location = fresh_location(dir.path()).await;
         let database = open(&location, dir.path()).await;
@@ -112,6 +149,7 @@ impl TestServer {
             .create_app("test app", Decimal::from(100_000))
             .await
             .expect("app");
+        record_secret(secrecy::ExposeSecret::expose_secret(&app.app_secret));
         let mut config = ServerConfig {
             listen: "127.0.0.1:0".parse().unwrap(),
             ..ServerConfig::default()
@@ -256,6 +294,7 @@ impl TestServer {
             .create_app_with_role("ops", Decimal::ZERO, true)
             .await
             .expect("an admin app");
+        record_secret(secrecy::ExposeSecret::expose_secret(&app.app_secret));
         self.client_for(&app)
     }
 
