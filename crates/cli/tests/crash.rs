@@ -94,3 +94,182 @@ fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
         common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
 }
+
+/// Daily prices of `symbols` made-up symbols (`Z0000`...) over 500 weekdays, in the Quandl WIKI
+/// layout: a file large enough that importing it takes seconds.
+fn made_up_prices(path: &std::path::Path, symbols: usize) -> usize {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(out, "Ticker,Date,Open,High,Low,Close,Volume,Adj Close").unwrap();
+    let days: Vec<String> = (0..700)
+        .map(|n| time::Date::from_calendar_date(2010, time::Month::January, 4).unwrap() + time::Duration::days(n))
+        .filter(|d| d.weekday().number_days_from_monday() < 5)
+        .take(500)
+        .map(|d| d.to_string())
+        .collect();
+    for s in 0..symbols {
+        for (n, day) in days.iter().enumerate() {
+            let price = 20.0 + (s % 97) as f64 + (n % 13) as f64 * 0.25;
+            writeln!(
+                out,
+                "Z{s:04},{day},{price:.2},{:.2},{:.2},{price:.2},{},{price:.2}",
+                price + 0.5,
+                price - 0.5,
+                1000 + n
+            )
+            .unwrap();
+        }
+    }
+    symbols * days.len()
+}
+
+async fn sqlite(db: &str) -> sqlx::SqliteConnection {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
+    <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap()
+}
+
+async fn count(db: &mut sqlx::SqliteConnection, sql: &str) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .fetch_one(db)
+        .await
+        .unwrap()
+}
+
+/// Renames a watchlist `v0`, `v1`... until the server stops answering; returns the last
+/// acknowledged number.
+async fn rename_until_gone(client: Arc<Client>, watchlist_id: String) -> u64 {
+    let mut last = 0;
+    for n in 1.. {
+        match client
+            .watchlists()
+            .update(&watchlist_id, Some(&format!("v{n}")), None)
+            .await
+        {
+            Ok(_) => last = n,
+            Err(e @ signet_client::Error::Api { .. }) => panic!("a rename was refused: {e}"),
+            Err(_) => break,
+        }
+    }
+    last
+}
+
+#[test]
+fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("mixed.db");
+    let db = db_path.to_str().unwrap();
+    let prices = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
+    );
+    run_json(signet().args(["data", "import", "--db", db, "--json", prices]));
+    let big = dir.path().join("made-up.csv");
+    let rows = made_up_prices(&big, 2000);
+    let created = run_json(signet().args([
+        "admin", "apps", "create", "--db", db, "--name", "mixed", "--cash", "10000000", "--json",
+    ]));
+    let (key, secret) = (
+        created["app_key"].as_str().unwrap(),
+        created["app_secret"].as_str().unwrap(),
+    );
+    let account = created["account_ids"][1].as_str().unwrap().to_owned();
+
+    let serving = serve(db, &["--rate-limits", "off"]);
+    let client = Arc::new(Client::new(&serving.endpoint, key, secret).unwrap());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let watchlist = runtime
+        .block_on(client.watchlists().create("v0", None))
+        .unwrap()
+        .watchlist_id;
+    // The import runs in a process of its own, on the same file, as an operator would run it.
+    let mut import = signet()
+        .args(["data", "import", "--db", db, "--json"])
+        .arg(&big)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server_pid = serving.child.id().to_string();
+    let import_pid = import.id().to_string();
+    let (acknowledged, renamed) = runtime.block_on(async {
+        let killer = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            // A machine that loses power: both processes at once.
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", &server_pid, &import_pid])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+        });
+        let placing = tokio::spawn(place_until_gone(client.clone(), account.clone()));
+        let renaming = tokio::spawn(rename_until_gone(client.clone(), watchlist.clone()));
+        let acknowledged = placing.await.unwrap();
+        let renamed = renaming.await.unwrap();
+        killer.await.unwrap();
+        (acknowledged, renamed)
+    });
+    let import_status = import.wait().unwrap();
+    assert!(
+        !import_status.success(),
+        "the import was still running when it was killed"
+    );
+    let Serving { mut child, .. } = serving;
+    assert!(!child.wait().unwrap().success());
+    eprintln!("{} orders and {renamed} renames acknowledged", acknowledged.len());
+    assert!(acknowledged.len() > 20, "only {} orders placed", acknowledged.len());
+    assert!(renamed > 5, "only {renamed} renames");
+
+    runtime.block_on(async {
+        let mut connection = sqlite(db).await;
+        let check: String = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+        assert_eq!(check, "ok");
+        let broken: Vec<(String,)> = sqlx::query_as("PRAGMA foreign_key_check")
+            .fetch_all(&mut connection)
+            .await
+            .unwrap();
+        assert!(broken.is_empty(), "{broken:?}");
+        // One transaction per file: none of the killed import is visible.
+        let bars =
+            "SELECT count(*) FROM daily_bars b JOIN instruments i USING (instrument_id) WHERE i.symbol LIKE 'Z%'";
+        assert_eq!(count(&mut connection, bars).await, 0);
+        assert_eq!(
+            count(
+                &mut connection,
+                "SELECT count(*) FROM instruments WHERE symbol LIKE 'Z%'"
+            )
+            .await,
+            0
+        );
+    });
+
+    // Restarted: the open orders fill, the last acknowledged rename (or the one in flight) holds.
+    let again = serve(db, &["--rate-limits", "off"]);
+    let client = Client::new(&again.endpoint, key, secret).unwrap();
+    runtime.block_on(common::wait_until_none_open(&client, &account));
+    let lists = runtime.block_on(client.watchlists().list()).unwrap();
+    assert_eq!(lists.len(), 1);
+    let name = lists[0].name.clone();
+    assert!(
+        name == format!("v{renamed}") || name == format!("v{}", renamed + 1),
+        "renamed v{renamed} last, found {name}"
+    );
+    // The import run again, beside the server, completes whole.
+    let summary = run_json(signet().args(["data", "import", "--db", db, "--json"]).arg(&big));
+    assert_eq!(summary["rows"], rows);
+    stop(again);
+    runtime.block_on(async {
+        let mut connection = sqlite(db).await;
+        let bars =
+            "SELECT count(*) FROM daily_bars b JOIN instruments i USING (instrument_id) WHERE i.symbol LIKE 'Z%'";
+        assert_eq!(count(&mut connection, bars).await, rows as i64);
+        let database = Database::open_sqlite(std::path::Path::new(db), Durability::Normal, None)
+            .await
+            .unwrap();
+        common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
+    });
+}

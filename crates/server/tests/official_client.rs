@@ -135,11 +135,14 @@ async fn the_official_client_waits_for_token_approval() {
 #[tokio::test]
 async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() {
     let Some(python) = python() else { return };
-    let server = TestServer::start().await;
+    // Legacy mode changes nothing for the current calls, and lets the deprecated ones run too.
+    let server = TestServer::start_with(|c| c.compat = signet_server::legacy::Compat::Legacy).await;
     signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
         .expect("loaded");
+    // The market simulator lists what the database held when it started.
+    let server = server.restart().await;
     check_fundamentals(&run(&python, &server, "fundamentals").await);
     let out = run(&python, &server, "screeners").await;
 
@@ -201,6 +204,53 @@ async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() 
     let detail = &out["sector"]["body"];
     assert_eq!(detail["id"], sectors[0]["id"]);
     assert!(!detail["data"].as_array().unwrap().is_empty());
+
+    check_legacy(&run(&python, &server, "legacy").await);
+}
+
+/// The deprecated calls shipped code still makes, against `--compat legacy`.
+fn check_legacy(out: &serde_json::Value) {
+    let ids = |rows: &serde_json::Value| -> Vec<String> {
+        let rows = rows.as_array().unwrap_or_else(|| panic!("a bare list: {rows}"));
+        rows.iter()
+            .map(|r| r["client_order_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&out["open_first"]), ["pyOld2", "pyOld1"]);
+    assert_eq!(ids(&out["open_next"]), ["pyOld0"]);
+    assert_eq!(ids(&out["history"]), ["pyOld2", "pyOld1", "pyOld0"]);
+    for name in [
+        "gainers",
+        "actives",
+        "sectors",
+        "dividends",
+        "week52",
+        "fund_dividends",
+        "sector",
+    ] {
+        assert_eq!(out[name]["status"], 200, "{name}: {}", out[name]);
+    }
+    let gainers = &out["gainers"]["body"];
+    assert_eq!(gainers["has_more"], true);
+    assert_eq!(gainers["data"].as_array().map(Vec::len), Some(2));
+    assert!(gainers["data"][0]["symbol"].is_string() && gainers["data"][0]["change_ratio"].is_string());
+    for name in ["actives", "dividends"] {
+        assert!(!out[name]["body"]["data"].as_array().unwrap().is_empty(), "{name}");
+    }
+    let sectors = out["sectors"]["body"].as_array().expect("sectors: a bare list");
+    assert_eq!(sectors.len(), 3);
+    assert!(sectors.iter().all(|s| s["data"].is_array() && s["name"].is_string()));
+    assert_eq!(out["sector"]["body"]["id"], sectors[0]["id"]);
+    assert_eq!(out["sector"]["body"]["data"].as_array().map(Vec::len), Some(2));
+    let dividends = out["fund_dividends"]["body"]
+        .as_array()
+        .expect("fund dividends: a bare list");
+    assert!(!dividends.is_empty() && dividends.len() <= 5);
+    assert!(
+        dividends
+            .iter()
+            .all(|d| d["dps"].is_string() && d["share_date"].is_string())
+    );
 }
 
 #[tokio::test]

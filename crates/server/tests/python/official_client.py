@@ -12,6 +12,9 @@ Scenarios:
   orders            the v3 order calls of TradeClient.order_v3
   watchlists        the eight watchlist calls of DataClient
   fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
+  legacy            the deprecated calls shipped code still makes (server with --compat legacy):
+                    order_v3.get_order_open / get_order_history (x-version v2), the six get_*
+                    screeners and get_fund_dividends
 """
 
 import json
@@ -53,6 +56,9 @@ def main():
         return
     if scenario == "fundamentals":
         print(json.dumps(fundamentals(api)))
+        return
+    if scenario == "legacy":
+        print(json.dumps(legacy(api)))
         return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
@@ -184,6 +190,43 @@ def fundamentals(api):
     for name, call in calls.items():
         response = call()
         out[name] = {"status": response.status_code, "body": response.json()}
+    return out
+
+
+def legacy(api):
+    from webull.data.data_client import DataClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[1]["account_id"]
+    o = trade.order_v3
+    limit = {
+        "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY", "market": "US",
+        "order_type": "LIMIT", "quantity": "1", "limit_price": "100", "side": "BUY", "time_in_force": "GTC",
+        "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    for n in range(3):
+        o.place_order(account_id, [dict(limit, client_order_id=f"pyOld{n}")])
+    out = {"account_id": account_id}
+    first = o.get_order_open(account_id, page_size=2).json()
+    out["open_first"] = first
+    out["open_next"] = o.get_order_open(account_id, page_size=2, last_client_order_id=first[-1]["client_order_id"]).json()
+    out["history"] = o.get_order_history(account_id, page_size=10).json()
+    data = DataClient(api)
+    s = data.screener
+    calls = {
+        "gainers": lambda: s.get_gainers_losers("DAY_1", "US_STOCK", "CHANGE_RATIO", page_index=1, page_size=2),
+        "actives": lambda: s.get_most_active("US_STOCK"),
+        "sectors": lambda: s.get_market_sectors("US_STOCK", page_index=1, page_size=3),
+        "dividends": lambda: s.get_high_dividend("US_STOCK"),
+        "week52": lambda: s.get_52whl("US_STOCK", rank_type="NEAR_HIGH"),
+        "fund_dividends": lambda: data.fundamentals.get_fund_dividends("SPY", page_index=1, page_size=5),
+    }
+    for name, call in calls.items():
+        response = call()
+        out[name] = {"status": response.status_code, "body": response.json()}
+    sector = out["sectors"]["body"][0]["id"]
+    detail = s.get_market_sectors_detail(sector, "US_STOCK", page_index=1, page_size=2)
+    out["sector"] = {"status": detail.status_code, "body": detail.json()}
     return out
 
 
