@@ -34,6 +34,7 @@ struct Cluster {
 impl Cluster {
     /// `n` nodes on a new database holding the demo prices and one app.
     async fn start(n: usize, adjust: impl Fn(&mut ServerConfig)) -> Option<Cluster> {
+        common::capture_logs();
         let location = common::fresh_postgres().await?;
         let Location::Postgres { url } = &location else {
             unreachable!()
@@ -45,6 +46,7 @@ impl Cluster {
             .create_app("nodes", Decimal::from(CASH))
             .await
             .unwrap();
+        common::record_secret(app.app_secret.expose_secret());
         let mut endpoints = Vec::new();
         let mut stops = Vec::new();
         for _ in 0..n {
@@ -399,4 +401,82 @@ async fn a_change_committed_after_a_later_one_is_still_read() {
         .find(|o| o.client_order_id == "early")
         .expect("the earlier transaction's change, committed last, is read");
     assert_eq!(early.status, signet_model::orders::OrderStatus::Cancelled);
+}
+
+/// Makes the cluster's database refuse connections and drops those it has, as a restart of
+/// PostgreSQL does to a node, until `refuse` is false.
+async fn refuse_connections(cluster: &Cluster, refuse: bool) {
+    let admin_url = std::env::var("SIGNET_TEST_POSTGRES_URL").unwrap();
+    let name = cluster.url.rsplit('/').next().unwrap().to_owned();
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
+        .await
+        .unwrap();
+    let allow = if refuse { "false" } else { "true" };
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE {name} ALLOW_CONNECTIONS {allow}"
+    )))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    if refuse {
+        sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+            .bind(&name)
+            .execute(&mut admin)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_goes_away_means_503_until_it_is_back_then_the_node_recovers_alone() {
+    let Some(cluster) = Cluster::start(1, |_| {}).await else {
+        return;
+    };
+    let client = cluster.client(0);
+    client.accounts().list().await.unwrap();
+    let health = || async {
+        common::http()
+            .get(format!("{}/health", cluster.endpoints[0]))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+
+    refuse_connections(&cluster, true).await;
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let refused = client.accounts().list().await.unwrap_err();
+        assert_eq!(
+            refused.code(),
+            Some(signet_model::ErrorCode::ServiceNotAvailable),
+            "{refused}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(8),
+            "a refusal, not a hang"
+        );
+    }
+    assert_eq!(health().await, 503);
+
+    refuse_connections(&cluster, false).await;
+    let back = std::time::Instant::now();
+    loop {
+        match client.accounts().list().await {
+            Ok(accounts) => {
+                assert_eq!(accounts.len(), 2);
+                break;
+            }
+            Err(e) if back.elapsed() < std::time::Duration::from_secs(20) => {
+                assert_eq!(e.code(), Some(signet_model::ErrorCode::ServiceNotAvailable), "{e}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("not recovered 20 s after the database came back: {e}"),
+        }
+    }
+    eprintln!(
+        "recovered {:.2} s after the database came back",
+        back.elapsed().as_secs_f64()
+    );
+    assert_eq!(health().await, 200);
 }

@@ -65,12 +65,17 @@ fn map_err(e: sqlx::Error) -> StoreError {
             StoreError::Unavailable(e.to_string())
         }
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),
-        // Class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now),
-        // 40001/40P01 (serialization failure, deadlock: worth trying again).
+        // Class 08 (connection exception), 53 (too many connections, out of memory or disk),
+        // 57P01-57P03 (shutting down, cannot connect now), 55000 (a database that does not accept
+        // connections, as during maintenance), 40001/40P01 (serialization failure, deadlock):
+        // all worth trying again shortly.
         sqlx::Error::Database(db)
-            if db
-                .code()
-                .is_some_and(|c| c.starts_with("08") || c.starts_with("57P") || c == "40001" || c == "40P01") =>
+            if db.code().is_some_and(|c| {
+                c.starts_with("08")
+                    || c.starts_with("53")
+                    || c.starts_with("57P")
+                    || matches!(&*c, "55000" | "40001" | "40P01")
+            }) =>
         {
             StoreError::Unavailable(db.message().to_owned())
         }
