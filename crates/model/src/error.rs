@@ -1,19 +1,31 @@
 //! The error body and the table of error codes with their HTTP status.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// Every non-2xx answer: a JSON object (never a bare string, which crashes the official client).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ErrorBody {
+    /// One of the interface's error codes (the table in `crates/model/src/error.rs`).
+    #[schema(schema_with = error_code_schema)]
     pub error_code: String,
     pub message: String,
     /// Only with `--debug-signatures`, on `INCORRECT_SIGN`: what the server signed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub debug: Option<Vec<SignatureDebug>>,
 }
 
+/// `error_code`: a string among the codes of [`ErrorCode`].
+fn error_code_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(ErrorCode::ALL.iter().map(|code| code.as_str())))
+        .build()
+}
+
 /// The server's view of a signature, one per host value it tried.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SignatureDebug {
     pub host: String,
     pub str3: String,

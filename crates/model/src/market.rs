@@ -1,9 +1,10 @@
 //! The simulator's control surface (`/admin/market/...`, apps created with `--admin`).
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// A quote of the market simulator. Prices are decimal strings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MarketQuote {
     pub symbol: String,
     pub instrument_id: String,
@@ -26,7 +27,7 @@ pub struct MarketQuote {
 }
 
 /// `POST /admin/market/set`: pin a quote, or release it (`release: true`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SetQuoteRequest {
     pub symbol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,13 +43,13 @@ pub struct SetQuoteRequest {
 }
 
 /// `POST /admin/market/step`: move the simulated clock forward (not a real-time clock).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct StepRequest {
     pub seconds: u64,
 }
 
 /// `GET /admin/market/clock` and the answer to a step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MarketClock {
     pub time: String,
     /// The New York calendar day, `yyyy-MM-dd`.

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::wire_enum;
 
@@ -67,123 +68,157 @@ wire_enum!(
 );
 
 /// One order of `new_orders` or `batch_orders`, as received.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct NewOrder {
+    /// Required: 1 to 32 characters of `A-Z a-z 0-9 _ -`, used once per account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(required = true, nullable = false, pattern = "^[A-Za-z0-9_-]{1,32}$")]
     pub client_order_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<ComboType>)]
     pub combo_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^EQUITY$")]
     pub instrument_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^US$")]
     pub market: Option<String>,
+    /// Required.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub symbol: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Side, required = true)]
     pub side: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = OrderType, required = true)]
     pub order_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<TimeInForce>)]
     pub time_in_force: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = Date)]
     pub expire_date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<EntrustType>)]
     pub entrust_type: Option<String>,
     /// Decimal string (a JSON number is accepted too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub quantity: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub total_cash_amount: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub limit_price: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub stop_price: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<TrailingType>)]
     pub trailing_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub trailing_stop_step: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<TradingSession>)]
     pub support_trading_session: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extended_hours: Option<bool>,
     /// Anything else the client sent (legs, algo fields, ...), judged by the server.
     #[serde(flatten)]
+    #[schema(ignore)]
     pub other: BTreeMap<String, serde_json::Value>,
 }
 
 /// `POST /trading/orders/place` and `/preview` (where `new_orders` holds the orders to preview).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"account_id": "ACCOUNT_ID", "new_orders": [{"client_order_id": "a1b2c3", "combo_type": "NORMAL", "instrument_type": "EQUITY", "market": "US", "symbol": "AAPL", "side": "BUY", "order_type": "LIMIT", "time_in_force": "GTC", "entrust_type": "QTY", "quantity": "1", "limit_price": "100", "support_trading_session": "CORE"}]}))]
 pub struct PlaceOrderRequest {
     pub account_id: String,
+    /// One order, or the two or three of a combination.
+    #[schema(min_items = 1, max_items = 3)]
     pub new_orders: Vec<NewOrder>,
     #[serde(default)]
     pub client_combo_order_id: Option<String>,
 }
 
 /// `POST /trading/orders/batch-place`: independent orders, at most 50.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"account_id": "ACCOUNT_ID", "batch_orders": [{"client_order_id": "b1b2c3", "combo_type": "NORMAL", "instrument_type": "EQUITY", "market": "US", "symbol": "AAPL", "side": "BUY", "order_type": "LIMIT", "time_in_force": "GTC", "entrust_type": "QTY", "quantity": "1", "limit_price": "100", "support_trading_session": "CORE"}]}))]
 pub struct BatchPlaceRequest {
     pub account_id: String,
+    #[schema(min_items = 1, max_items = 50)]
     pub batch_orders: Vec<NewOrder>,
 }
 
 /// What place, replace and cancel answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct OrderAck {
     pub client_order_id: String,
     pub order_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub client_combo_order_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub combo_order_id: Option<String>,
     pub status: OrderStatus,
     /// Every order of a combination, in the order placed (absent for a single order).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(no_recursion)]
     pub orders: Vec<OrderAck>,
 }
 
 /// `POST /trading/orders/batch-place`'s answer, one acknowledgement per order, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct BatchPlaceResponse {
     pub data: Vec<OrderAck>,
 }
 
 /// `POST /trading/orders/cancel`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CancelOrderRequest {
     pub account_id: String,
     pub client_order_id: String,
 }
 
 /// One order of `modify_orders`: the client order id and the fields to change.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ModifyOrder {
     pub client_order_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub quantity: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub limit_price: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
     pub stop_price: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_in_force: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_type: Option<String>,
     #[serde(flatten)]
+    #[schema(ignore)]
     pub other: BTreeMap<String, serde_json::Value>,
 }
 
 /// `POST /trading/orders/replace`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"account_id": "ACCOUNT_ID", "modify_orders": [{"client_order_id": "a1b2c3", "quantity": "2", "limit_price": "101"}]}))]
 pub struct ReplaceOrderRequest {
     pub account_id: String,
+    #[schema(min_items = 1, max_items = 1)]
     pub modify_orders: Vec<ModifyOrder>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_combo_order_id: Option<String>,
 }
 
 /// `POST /trading/orders/preview`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PreviewResponse {
     /// Price × quantity at the limit, or at the current quote for a market order.
     pub estimated_cost: String,
@@ -197,19 +232,21 @@ pub struct PreviewResponse {
 }
 
 /// An order as detail, open orders and history show it (catalog 3.13).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct OrderRecord {
     pub client_order_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub client_combo_order_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub combo_order_id: Option<String>,
     /// NORMAL, or the combination the order belongs to: OTO, OCO, OTOCO.
     pub combo_type: String,
     pub orders: Vec<OrderDetail>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct OrderDetail {
     pub order_id: String,
     pub client_order_id: String,
@@ -225,41 +262,51 @@ pub struct OrderDetail {
     pub entrust_type: EntrustType,
     /// The cash of an AMOUNT order; its `total_quantity` is what that bought when placed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub total_cash_amount: Option<String>,
     pub total_quantity: String,
     pub filled_quantity: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub limit_price: Option<String>,
     /// The stop (of a trailing stop: where it stands now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub stop_price: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub trailing_type: Option<TrailingType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub trailing_stop_step: Option<String>,
     /// The last day of a GTD order, `yyyy-MM-dd`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub expire_date: Option<String>,
     /// Average price of the fills.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub filled_price: Option<String>,
     pub time_in_force: TimeInForce,
     pub support_trading_session: TradingSession,
     /// `yyyy-MM-ddTHH:mm:ss.SSSZ`.
     pub place_time: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub fill_time: Option<String>,
     pub update_time: String,
     /// Why a FAILED or CANCELLED order ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub reason: Option<String>,
 }
 
 /// A page of open orders or history, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct OrderPage {
     pub data: Vec<OrderRecord>,
     /// Absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub pagination_key: Option<String>,
 }

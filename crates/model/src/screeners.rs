@@ -3,6 +3,7 @@
 //! absent rather than zero.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 pub use crate::wire::WireEnum;
 use crate::wire_enum;
@@ -78,13 +79,14 @@ wire_enum!(
 
 /// One instrument in a ranking. Every list carries the same fields; each screener documents
 /// which it ranks on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ScreenerItem {
     pub instrument_id: String,
     pub symbol: String,
     pub name: String,
     pub category: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub exchange_code: Option<String>,
     pub currency_code: String,
     /// The day the figures are as of, `YYYY-MM-DD`.
@@ -102,31 +104,41 @@ pub struct ScreenerItem {
     pub turnover: String,
     pub amplitude: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub turnover_rate: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub market_value: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub relative_volume_10d: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub pe_ttm: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub dividend: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "yield")]
+    #[schema(nullable = false)]
     pub dividend_yield: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub ex_date: Option<String>,
     pub high_52w: String,
     pub low_52w: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub price_1w: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub price_52w: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub change_ratio_52w: Option<String>,
 }
 
 /// An instrument named inside a sector.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SectorMember {
     pub instrument_id: String,
     pub symbol: String,
@@ -134,7 +146,7 @@ pub struct SectorMember {
 }
 
 /// A market sector: its constituents' aggregate move and the largest of them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Sector {
     pub id: String,
     pub name: String,
@@ -150,16 +162,17 @@ pub struct Sector {
 }
 
 /// A page of sectors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SectorPage {
     pub data: Vec<Sector>,
     /// Absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub pagination_key: Option<String>,
 }
 
 /// One sector with a page of its constituents.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SectorDetail {
     pub id: String,
     pub name: String,
@@ -169,20 +182,23 @@ pub struct SectorDetail {
     pub flat: u64,
     pub data: Vec<ScreenerItem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub pagination_key: Option<String>,
 }
 
 /// An instrument in a legacy ranking (`--compat legacy`; catalog 4.2, 4.4, 4.8, 4.10, 4.12): the
 /// current [`ScreenerItem`], with the two names the retired answers also carried.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegacyScreenerItem {
     #[serde(flatten)]
     pub item: ScreenerItem,
     /// The same value as `currency_code`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub currency: Option<String>,
     /// The same value as `symbol`: an instrument has one symbol here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub ticker_symbol: Option<String>,
 }
 
@@ -197,7 +213,7 @@ impl From<ScreenerItem> for LegacyScreenerItem {
 }
 
 /// A page of a legacy ranking, numbered by `page_index` from 1.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegacyScreenerPage {
     /// Whether a later page has rows.
     pub has_more: bool,
@@ -205,7 +221,7 @@ pub struct LegacyScreenerPage {
 }
 
 /// The legacy sector detail (catalog 4.8): one sector with a page of its constituents.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegacySectorDetail {
     pub id: String,
     pub name: String,
@@ -216,6 +232,7 @@ pub struct LegacySectorDetail {
     pub data: Vec<LegacyScreenerItem>,
     /// Whether a later page has constituents (not in the catalog's list; a reader may ignore it).
     #[serde(default)]
+    #[schema(required = true)]
     pub has_more: bool,
 }
 

@@ -1,22 +1,23 @@
 //! The start-up calls of the official clients (catalog section 2).
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// `GET /openapi/config`. Clients require a non-empty object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ConfigResponse {
     pub token_check_enabled: bool,
 }
 
 /// Body of `POST /auth/tokens/create` (token optional: a token saved earlier) and
 /// `POST /auth/tokens/check` (token required).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TokenRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TokenResponse {
     pub token: String,
     /// Expiry in milliseconds since the Unix epoch.
@@ -24,7 +25,7 @@ pub struct TokenResponse {
     pub status: TokenStatus,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TokenStatus {
     /// Created, waiting for the account holder's approval.

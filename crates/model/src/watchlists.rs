@@ -1,8 +1,9 @@
 //! Watchlists (catalog section 5). Times are `yyyy-MM-ddTHH:mm:ss.SSSZ`.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Watchlist {
     pub watchlist_id: String,
     pub name: String,
@@ -13,7 +14,7 @@ pub struct Watchlist {
 
 /// `POST /market-data/watchlists/create`. `name` is required (the official client sends `null`
 /// when it has none, which is refused); `sort` defaults to the top of the list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CreateWatchlist {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -21,7 +22,7 @@ pub struct CreateWatchlist {
 }
 
 /// `POST /market-data/watchlists/update`: only the fields given change.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct UpdateWatchlist {
     pub watchlist_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,13 +32,13 @@ pub struct UpdateWatchlist {
 }
 
 /// `POST /market-data/watchlists/delete`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WatchlistId {
     pub watchlist_id: String,
 }
 
 /// An instrument named in an add, remove or sort request.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct InstrumentRef {
     pub symbol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,18 +48,21 @@ pub struct InstrumentRef {
 }
 
 /// `POST /market-data/watchlists/instruments/add|remove|update`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"watchlist_id": "WATCHLIST_ID", "instruments": [{"symbol": "AAPL", "category": "US_STOCK", "sort": 1}]}))]
 pub struct WatchlistInstrumentsChange {
     pub watchlist_id: String,
+    #[schema(min_items = 1, max_items = 1000)]
     pub instruments: Vec<InstrumentRef>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WatchlistInstrument {
     pub instrument_id: String,
     pub symbol: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub exchange_code: Option<String>,
     pub category: String,
     pub sort: i64,
@@ -66,14 +70,14 @@ pub struct WatchlistInstrument {
 }
 
 /// `GET /market-data/watchlists/instruments/list`, and the answer to every instrument change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WatchlistInstruments {
     pub watchlist_id: String,
     pub instruments: Vec<WatchlistInstrument>,
 }
 
 /// The answer to a delete.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WatchlistDeleted {
     pub watchlist_id: String,
     pub deleted: bool,

@@ -66,7 +66,9 @@ pub fn router(state: AppState) -> Router {
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     let metrics = state.metrics.clone();
-    let mut unsigned = Router::new().route("/health", get(health));
+    let mut unsigned = Router::new()
+        .route("/health", get(health))
+        .route("/openapi.json", get(openapi_json));
     if state.config.metrics_listen.is_none() {
         unsigned = unsigned.route("/metrics", get(crate::metrics::scrape));
     }
@@ -114,11 +116,39 @@ pub fn metrics_router(state: AppState) -> Router {
 }
 
 /// Unsigned readiness probe: 200 when the database answers.
+#[utoipa::path(
+    get,
+    path = "/health",
+    operation_id = "health",
+    summary = "Readiness probe",
+    tag = "service",
+    responses(
+        (status = 200, description = "The database answers", body = inline(crate::openapi::Health)),
+        (status = 503, description = "SERVICE_NOT_AVAILABLE: the database does not answer within 2 s", body = signet_model::ErrorBody),
+    )
+)]
 async fn health(State(state): State<AppState>) -> Response {
     match tokio::time::timeout(Duration::from_secs(2), state.store.ping()).await {
         Ok(Ok(())) => (StatusCode::OK, Json(serde_json::json!({"status": "ok"}))).into_response(),
         _ => ApiError::new(ErrorCode::ServiceNotAvailable, "the database does not answer").into_response(),
     }
+}
+
+/// Unsigned: this interface's OpenAPI document (the same as `docs/openapi.json`).
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    operation_id = "openapi",
+    summary = "This OpenAPI document",
+    tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
+)]
+async fn openapi_json() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        crate::openapi::json(),
+    )
+        .into_response()
 }
 
 /// Areas the interface no longer offers (spec section 1; catalog section 10).

@@ -1,7 +1,8 @@
 //! Extractors whose refusals use the interface's error body.
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
 
 use crate::error::ApiError;
 
@@ -22,6 +23,26 @@ where
             Err(JsonRejection::MissingJsonContentType(_)) => Err(ApiError::illegal_parameter(
                 "the body must be a JSON object, sent with Content-Type: application/json",
             )),
+            Err(rejection) => Err(ApiError::illegal_parameter(rejection.body_text())),
+        }
+    }
+}
+
+/// Query parameters; a query that does not fit `T` (a parameter given twice, say) is 400
+/// `ILLEGAL_PARAMETER` with the interface's error body, not axum's plain text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QueryParams<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for QueryParams<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(QueryParams(value)),
             Err(rejection) => Err(ApiError::illegal_parameter(rejection.body_text())),
         }
     }

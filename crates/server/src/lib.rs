@@ -17,6 +17,7 @@ pub mod legacy;
 pub mod market;
 pub mod marketdata;
 pub mod metrics;
+pub mod openapi;
 pub mod pagination;
 pub mod ratelimit;
 pub mod secrets;

@@ -261,6 +261,15 @@ pub async fn tag_route(request: Request, next: Next) -> Response {
 }
 
 /// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    summary = "Prometheus metrics",
+    tag = "service",
+    description = "Prometheus metrics in the OpenMetrics text format, unsigned. Served here only when the server runs without `--metrics-listen` (with it, on that address only).",
+    responses((status = 200, description = "The metrics", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String))
+)]
 pub async fn scrape(State(state): State<AppState>) -> Response {
     let counted = tokio::time::timeout(Duration::from_secs(2), state.store.order_counts()).await;
     match counted {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rust_decimal::Decimal;
@@ -15,7 +15,7 @@ use super::{MarketError, Quote};
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, QueryParams};
 use crate::marketdata::units::format_day;
 use crate::times::format_ms;
 
@@ -79,10 +79,23 @@ struct SymbolParam {
     symbol: Option<String>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/admin/market/quote",
+    operation_id = "marketQuote",
+    summary = "Simulator quote",
+    tag = "market simulator",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL")),
+    responses(
+        (status = 200, description = "The simulator's quote now", body = signet_model::market::MarketQuote),
+        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn quote(
     State(state): State<AppState>,
     caller: Caller,
-    Query(p): Query<SymbolParam>,
+    QueryParams(p): QueryParams<SymbolParam>,
 ) -> Result<Json<MarketQuote>, ApiError> {
     require_admin(&caller)?;
     let symbol = p
@@ -102,6 +115,19 @@ fn decimal(name: &str, value: Option<&str>) -> Result<Option<Decimal>, ApiError>
         .transpose()
 }
 
+#[utoipa::path(
+    post,
+    path = "/admin/market/set",
+    operation_id = "marketSetQuote",
+    summary = "Pin or release a quote",
+    tag = "market simulator",
+    request_body = signet_model::market::SetQuoteRequest,
+    responses(
+        (status = 200, description = "The quote as pinned or released", body = signet_model::market::MarketQuote),
+        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn set(
     State(state): State<AppState>,
     caller: Caller,
@@ -123,6 +149,18 @@ async fn set(
     Ok(Json(to_wire(&quote)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/admin/market/step",
+    operation_id = "marketStep",
+    summary = "Step the simulated clock",
+    tag = "market simulator",
+    request_body = signet_model::market::StepRequest,
+    responses(
+        (status = 200, description = "The clock after the step", body = signet_model::market::MarketClock),
+        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+    )
+)]
 async fn step(
     State(state): State<AppState>,
     caller: Caller,
@@ -138,6 +176,17 @@ async fn step(
     Ok(Json(clock_view(&state)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/admin/market/clock",
+    operation_id = "marketClock",
+    summary = "Simulator clock",
+    tag = "market simulator",
+    responses(
+        (status = 200, description = "The simulator's clock", body = signet_model::market::MarketClock),
+        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+    )
+)]
 async fn clock(State(state): State<AppState>, caller: Caller) -> Result<Json<MarketClock>, ApiError> {
     require_admin(&caller)?;
     Ok(Json(clock_view(&state)))

@@ -1,7 +1,7 @@
 //! Watchlists (catalog section 5): an app's named lists of instruments, each listed by `sort`,
 //! highest first. Another app's watchlist is 404, as if it did not exist.
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -14,7 +14,7 @@ use signet_model::watchlists::{
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, QueryParams};
 use crate::market::clock::wall_clock_ms;
 use crate::secrets::random_hex;
 use crate::store::{NewWatchlistItem, WatchlistRecord};
@@ -88,6 +88,16 @@ async fn owned(state: &AppState, caller: &Caller, watchlist_id: &str) -> Result<
         .ok_or_else(not_found)
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/watchlists/list",
+    operation_id = "listWatchlists",
+    summary = "Get watchlists",
+    tag = "watchlists",
+    responses(
+        (status = 200, description = "The calling app's watchlists, highest `sort` first", body = Vec<signet_model::watchlists::Watchlist>),
+    )
+)]
 async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Watchlist>>, ApiError> {
     Ok(Json(
         state
@@ -100,6 +110,17 @@ async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<
     ))
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/create",
+    operation_id = "createWatchlist",
+    summary = "Create watchlist",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::CreateWatchlist,
+    responses(
+        (status = 200, description = "The new watchlist", body = signet_model::watchlists::Watchlist),
+    )
+)]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -121,6 +142,18 @@ async fn create(
     Ok(Json(wire(&created)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/update",
+    operation_id = "updateWatchlist",
+    summary = "Update watchlist",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::UpdateWatchlist,
+    responses(
+        (status = 200, description = "The watchlist as updated", body = signet_model::watchlists::Watchlist),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn update(
     State(state): State<AppState>,
     caller: Caller,
@@ -141,6 +174,18 @@ async fn update(
     Ok(Json(wire(&updated)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/delete",
+    operation_id = "deleteWatchlist",
+    summary = "Delete watchlist",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::WatchlistId,
+    responses(
+        (status = 200, description = "The watchlist is deleted", body = signet_model::watchlists::WatchlistDeleted),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn delete(
     State(state): State<AppState>,
     caller: Caller,
@@ -164,10 +209,22 @@ struct WatchlistParam {
     watchlist_id: Option<String>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/watchlists/instruments/list",
+    operation_id = "listWatchlistInstruments",
+    summary = "Get watchlist instruments",
+    tag = "watchlists",
+    params(("watchlist_id" = String, Query, description = "A watchlist of the calling app")),
+    responses(
+        (status = 200, description = "The watchlist's instruments, highest `sort` first", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn instruments(
     State(state): State<AppState>,
     caller: Caller,
-    Query(p): Query<WatchlistParam>,
+    QueryParams(p): QueryParams<WatchlistParam>,
 ) -> Result<Json<WatchlistInstruments>, ApiError> {
     let id = p
         .watchlist_id
@@ -228,6 +285,18 @@ async fn resolve<'a>(
     Ok(resolved)
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/instruments/add",
+    operation_id = "addWatchlistInstruments",
+    summary = "Add instruments",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    responses(
+        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn add(
     State(state): State<AppState>,
     caller: Caller,
@@ -263,6 +332,18 @@ async fn add(
     contents(&state, &watchlist).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/instruments/remove",
+    operation_id = "removeWatchlistInstruments",
+    summary = "Remove instruments",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    responses(
+        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,
@@ -281,6 +362,18 @@ async fn remove(
     contents(&state, &watchlist).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/market-data/watchlists/instruments/update",
+    operation_id = "sortWatchlistInstruments",
+    summary = "Update instruments sort order",
+    tag = "watchlists",
+    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    responses(
+        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn sort(
     State(state): State<AppState>,
     caller: Caller,

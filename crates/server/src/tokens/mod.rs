@@ -51,6 +51,16 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/config",
+    operation_id = "getConfig",
+    summary = "Get config",
+    tag = "start-up",
+    responses(
+        (status = 200, description = "Whether calls need a token", body = signet_model::ConfigResponse),
+    )
+)]
 async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
     Json(ConfigResponse {
         token_check_enabled: state.config.require_token,
@@ -58,6 +68,17 @@ async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
 }
 
 /// Returns the client's saved token while it is still pending or approved, else a new one.
+#[utoipa::path(
+    post,
+    path = "/auth/tokens/create",
+    operation_id = "createToken",
+    summary = "Create token",
+    tag = "start-up",
+    request_body = signet_model::TokenRequest,
+    responses(
+        (status = 200, description = "The saved token while pending or approved, else a new PENDING one", body = signet_model::TokenResponse),
+    )
+)]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -96,6 +117,17 @@ async fn create(
 }
 
 /// The status of a token; unknown tokens and other apps' tokens are `INVALID`.
+#[utoipa::path(
+    post,
+    path = "/auth/tokens/check",
+    operation_id = "checkToken",
+    summary = "Check token",
+    tag = "start-up",
+    request_body = signet_model::TokenRequest,
+    responses(
+        (status = 200, description = "The token's status", body = signet_model::TokenResponse),
+    )
+)]
 async fn check(
     State(state): State<AppState>,
     caller: Caller,

@@ -1,6 +1,6 @@
 //! The trading area: accounts and orders (the engine that fills them is in `crate::engine`).
 
-mod accounts;
+pub(crate) mod accounts;
 pub mod orders;
 pub mod reservations;
 

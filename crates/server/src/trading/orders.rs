@@ -1,7 +1,7 @@
 //! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
 //! open orders and history. Fills happen later, on the engine's ticks.
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -21,7 +21,7 @@ use crate::engine::combo::{self, Combo, ComboKind, Part, part};
 use crate::engine::order::{Event, Order};
 use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
 use crate::marketdata::units::{format_day, parse_day};
@@ -434,6 +434,20 @@ impl Placement {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/trading/orders/place",
+    operation_id = "placeOrder",
+    summary = "Place order",
+    tag = "trading",
+    request_body = signet_model::orders::PlaceOrderRequest,
+    responses(
+        (status = 200, description = "The order (or combination) is stored, SUBMITTED", body = signet_model::orders::OrderAck),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+    )
+)]
 async fn place(
     State(state): State<AppState>,
     caller: Caller,
@@ -451,6 +465,20 @@ async fn place(
     Ok(Json(answer))
 }
 
+#[utoipa::path(
+    post,
+    path = "/trading/orders/preview",
+    operation_id = "previewOrder",
+    summary = "Preview order",
+    tag = "trading",
+    request_body = signet_model::orders::PlaceOrderRequest,
+    responses(
+        (status = 200, description = "What the order would cost", body = signet_model::orders::PreviewResponse),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+    )
+)]
 async fn preview(
     State(state): State<AppState>,
     caller: Caller,
@@ -501,6 +529,20 @@ async fn preview(
     }))
 }
 
+#[utoipa::path(
+    post,
+    path = "/trading/orders/batch-place",
+    operation_id = "batchPlaceOrders",
+    summary = "Batch place",
+    tag = "trading",
+    request_body = signet_model::orders::BatchPlaceRequest,
+    responses(
+        (status = 200, description = "One acknowledgement per order, in order", body = signet_model::orders::BatchPlaceResponse),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+    )
+)]
 async fn batch_place(
     State(state): State<AppState>,
     caller: Caller,
@@ -572,6 +614,19 @@ fn not_open(order: &Order) -> ApiError {
     )
 }
 
+#[utoipa::path(
+    post,
+    path = "/trading/orders/cancel",
+    operation_id = "cancelOrder",
+    summary = "Cancel order",
+    tag = "trading",
+    request_body = signet_model::orders::CancelOrderRequest,
+    responses(
+        (status = 200, description = "The order, CANCELLED", body = signet_model::orders::OrderAck),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+    )
+)]
 async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
@@ -594,6 +649,19 @@ async fn cancel(
     Ok(Json(ack(&cancelled)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/trading/orders/replace",
+    operation_id = "replaceOrder",
+    summary = "Replace order",
+    tag = "trading",
+    request_body = signet_model::orders::ReplaceOrderRequest,
+    responses(
+        (status = 200, description = "The order as replaced", body = signet_model::orders::OrderAck),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+    )
+)]
 async fn replace(
     State(state): State<AppState>,
     caller: Caller,
@@ -721,10 +789,23 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
     account(state, caller, id).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/trading/orders/get",
+    operation_id = "orderDetail",
+    summary = "Order detail",
+    tag = "trading",
+    params(("account_id" = String, Query, description = "An account of the calling app"), ("client_order_id" = String, Query, description = "The order's client order id")),
+    responses(
+        (status = 200, description = "The order", body = signet_model::orders::OrderRecord),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+    )
+)]
 async fn detail(
     State(state): State<AppState>,
     caller: Caller,
-    Query(p): Query<ListParams>,
+    QueryParams(p): QueryParams<ListParams>,
 ) -> Result<Json<OrderRecord>, ApiError> {
     let account = params_account(&state, &caller, &p).await?;
     let client_order_id = p
@@ -736,10 +817,22 @@ async fn detail(
 
 /// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
 /// for with the last `client_order_id` seen.
+#[utoipa::path(
+    get,
+    path = "/trading/orders/open-orders/list",
+    operation_id = "openOrders",
+    summary = "Open orders",
+    tag = "trading",
+    params(("account_id" = String, Query, description = "An account of the calling app"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order")),
+    responses(
+        (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+    )
+)]
 async fn open_orders(
     State(state): State<AppState>,
     caller: Caller,
-    Query(p): Query<ListParams>,
+    QueryParams(p): QueryParams<ListParams>,
 ) -> Result<Response, ApiError> {
     let account = params_account(&state, &caller, &p).await?;
     match caller.version {
@@ -748,10 +841,22 @@ async fn open_orders(
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/trading/orders/historical-orders/list",
+    operation_id = "orderHistory",
+    summary = "Order history",
+    tag = "trading",
+    params(("account_id" = String, Query, description = "An account of the calling app"), ("start_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; 7 days before end_time by default"), ("end_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; now by default"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order"), ("start_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the first UTC day, yyyy-MM-dd"), ("end_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the last UTC day, yyyy-MM-dd")),
+    responses(
+        (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
+        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+    )
+)]
 async fn history(
     State(state): State<AppState>,
     caller: Caller,
-    Query(p): Query<ListParams>,
+    QueryParams(p): QueryParams<ListParams>,
 ) -> Result<Response, ApiError> {
     let account = params_account(&state, &caller, &p).await?;
     if caller.version == ApiVersion::V2 {

@@ -19,7 +19,7 @@ pub mod generate;
 pub mod layout;
 pub mod statements;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use rust_decimal::Decimal;
@@ -39,6 +39,7 @@ use super::units::{format_day, from_micros, parse_day};
 use super::{ActionKind, CorporateAction, Instrument, InstrumentType};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::QueryParams;
 use crate::pagination;
 use crate::store::Peer;
 
@@ -179,9 +180,21 @@ async fn quarters(state: &AppState, s: &Subject) -> Result<Vec<Quarter>, ApiErro
     Ok(earnings::merge(&income, &records))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/company-profiles/get",
+    operation_id = "fundamentalsCompanyProfile",
+    summary = "Company profile",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::CompanyProfile),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn company_profile(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<CompanyProfile>, ApiError> {
     let s = subject(&state, &p).await?;
     let profile = records::<ProfileRecord>(&state, &s)
@@ -204,7 +217,22 @@ async fn company_profile(
     }))
 }
 
-async fn target_price(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<TargetPrice>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/analysis/target-prices/get",
+    operation_id = "fundamentalsTargetPrice",
+    summary = "Analyst target price",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::TargetPrice),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn target_price(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<TargetPrice>, ApiError> {
     let s = subject(&state, &p).await?;
     let latest = records::<TargetPriceRecord>(&state, &s).await?.into_iter().next();
     let mut answer = TargetPrice {
@@ -223,9 +251,21 @@ async fn target_price(State(state): State<AppState>, Query(p): Query<Params>) ->
     Ok(Json(answer))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/analysis/ratings/get",
+    operation_id = "fundamentalsAnalystRating",
+    summary = "Analyst rating",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::AnalystRating),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn analyst_rating(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<AnalystRating>, ApiError> {
     let s = subject(&state, &p).await?;
     let latest = records::<RatingRecord>(&state, &s).await?.into_iter().next();
@@ -246,9 +286,21 @@ async fn analyst_rating(
     Ok(Json(answer))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/forecast-eps/get",
+    operation_id = "fundamentalsForecastEps",
+    summary = "Forecast EPS",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::ForecastEps>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn forecast_eps(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<ForecastEps>>, ApiError> {
     let s = subject(&state, &p).await?;
     let quarters = quarters(&state, &s).await?;
@@ -267,7 +319,22 @@ async fn forecast_eps(
 }
 
 /// The filings of the three years up to the latest one on record.
-async fn filings(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Filings>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/filings/list",
+    operation_id = "fundamentalsFilings",
+    summary = "SEC filings",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Filings),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn filings(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Filings>, ApiError> {
     let s = subject(&state, &p).await?;
     let rows = match &s.instrument.cik {
         Some(cik) => state.store.filings(cik).await?,
@@ -303,9 +370,21 @@ async fn filings(State(state): State<AppState>, Query(p): Query<Params>) -> Resu
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/earnings-calendars/list",
+    operation_id = "fundamentalsEarningsCalendar",
+    summary = "Earnings calendar",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::EarningsEvent>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn earnings_calendar(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<EarningsEvent>>, ApiError> {
     let s = subject(&state, &p).await?;
     let quarters = quarters(&state, &s).await?;
@@ -326,9 +405,21 @@ async fn earnings_calendar(
     ))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/dividend-calendars/list",
+    operation_id = "fundamentalsDividendCalendar",
+    summary = "Dividend calendar",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::DividendEvent>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn dividend_calendar(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<DividendEvent>>, ApiError> {
     let s = subject(&state, &p).await?;
     let today = today(&state);
@@ -353,9 +444,21 @@ async fn dividend_calendar(
 }
 
 /// The latest `count` days (1 to 5), newest first.
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/capital-flows/get",
+    operation_id = "fundamentalsCapitalFlow",
+    summary = "Capital flow",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("count" = Option<u32>, Query, minimum = 1, maximum = 5, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CapitalFlow>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn capital_flow(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<CapitalFlow>>, ApiError> {
     let s = subject(&state, &p).await?;
     let count = count(&p, 5, 5)?;
@@ -409,9 +512,21 @@ fn period(s: &Subject, row: &StatementRow) -> StatementPeriod {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/income-statements/get",
+    operation_id = "fundamentalsIncomeStatement",
+    summary = "Income statement",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::IncomeStatement>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn income_statement(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<IncomeStatement>>, ApiError> {
     let (s, rows) = statement(&state, &p, INCOME, false).await?;
     Ok(Json(
@@ -437,9 +552,21 @@ async fn income_statement(
     ))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/cash-flows/get",
+    operation_id = "fundamentalsCashFlow",
+    summary = "Cash flow",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CashFlowStatement>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn cash_flow(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<CashFlowStatement>>, ApiError> {
     let (s, rows) = statement(&state, &p, CASH_FLOW, false).await?;
     Ok(Json(
@@ -463,9 +590,21 @@ async fn cash_flow(
     ))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/balance-sheets/get",
+    operation_id = "fundamentalsBalanceSheet",
+    summary = "Balance sheet",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::BalanceSheet>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn balance_sheet(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<BalanceSheet>>, ApiError> {
     let (s, rows) = statement(&state, &p, BALANCE, true).await?;
     Ok(Json(
@@ -527,7 +666,22 @@ fn indicator_values(
     ]
 }
 
-async fn indicators(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Indicators>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/indicators/get",
+    operation_id = "fundamentalsIndicators",
+    summary = "Financial indicators",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Indicators),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn indicators(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Indicators>, ApiError> {
     let s = subject(&state, &p).await?;
     let (quarterly, count) = report(&p)?;
     let Some(st) = statements(&state, &s.instrument).await? else {
@@ -556,9 +710,21 @@ async fn indicators(State(state): State<AppState>, Query(p): Query<Params>) -> R
     Ok(Json(answer))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/financial-alerts/get",
+    operation_id = "fundamentalsFinancialAlert",
+    summary = "Financial alert",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FinancialAlert),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn financial_alert(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<FinancialAlert>, ApiError> {
     let s = subject(&state, &p).await?;
     let quarters = quarters(&state, &s).await?;
@@ -639,9 +805,21 @@ impl Book {
 /// Up to 20 equities of the same industry (the sector when the industry is unknown), the
 /// target always among them, ranked on `sort_by` over the whole industry (highest first,
 /// unknown values last).
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/industry-comparisons/get",
+    operation_id = "fundamentalsIndustryComparison",
+    summary = "Industry comparison",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::IndustryComparison),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn industry_comparison(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<IndustryComparison>, ApiError> {
     let s = subject(&state, &p).await?;
     let metric = param("sort_by", given(p.sort_by.as_deref()), ComparisonMetric::EpsTtm, None)?;
@@ -692,7 +870,22 @@ async fn industry_comparison(
     }))
 }
 
-async fn fund_brief(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<FundBrief>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-brief/get",
+    operation_id = "fundamentalsFundBrief",
+    summary = "Fund brief",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundBrief),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn fund_brief(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<FundBrief>, ApiError> {
     let s = subject(&state, &p).await?;
     if !s.is_fund() {
         return Ok(Json(FundBrief::default()));
@@ -733,9 +926,21 @@ async fn fund_closes(state: &AppState, s: &Subject, from_day: i32, to_day: i32) 
         .await?)
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-performances/get",
+    operation_id = "fundamentalsFundPerformance",
+    summary = "Fund performance",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundPerformance),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_performance(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<FundPerformance>, ApiError> {
     let s = subject(&state, &p).await?;
     let bars = fund_closes(&state, &s, i32::MIN, i32::MAX).await?;
@@ -747,9 +952,21 @@ async fn fund_performance(
 
 /// Daily net values (the closing price: exchange-traded funds trade near their net asset
 /// value) up to `last_date` inclusive, newest first.
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-net-values/get",
+    operation_id = "fundamentalsFundNetValue",
+    summary = "Fund net value",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("last_date" = Option<String>, Query, format = Date, description = "The last day, YYYY-MM-DD (today by default)"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundNetValue>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_net_value(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<FundNetValue>>, ApiError> {
     let s = subject(&state, &p).await?;
     let count = count(&p, 5, 20)?;
@@ -773,9 +990,21 @@ async fn fund_net_value(
 }
 
 /// The ten largest holdings.
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-holdings/get",
+    operation_id = "fundamentalsFundHoldings",
+    summary = "Fund holdings",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundHolding>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_holdings(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<FundHolding>>, ApiError> {
     let s = subject(&state, &p).await?;
     let mut holdings = records::<FundHoldingRecord>(&state, &s).await?;
@@ -797,9 +1026,21 @@ async fn fund_holdings(
 }
 
 /// Distributions, newest first, ten a page.
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-dividends/get",
+    operation_id = "fundamentalsFundDividends",
+    summary = "Fund dividends",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundDividendPage),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_dividends(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<FundDividendPage>, ApiError> {
     let s = subject(&state, &p).await?;
     let before = pagination::decode('f', p.pagination_key.as_deref())?.unwrap_or(i64::MAX);
@@ -817,9 +1058,21 @@ async fn fund_dividends(
 
 /// The legacy fund dividends (catalog 6.20): the rows of [`fund_dividends`], in its order,
 /// `page_size` (default 10, at most 20) a page, as a bare array.
+#[utoipa::path(
+    get,
+    path = "/openapi/fundamentals/fund/dividends",
+    operation_id = "legacyFundDividends",
+    summary = "Fund dividends (legacy)",
+    tag = "legacy",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 20, description = "Rows a page, 10 by default")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundDividend>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn legacy_fund_dividends(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<FundDividend>>, ApiError> {
     let page = LegacyPage::parse(
         given(p.page_index.as_deref()),
@@ -858,15 +1111,42 @@ fn fund_dividend(a: &CorporateAction) -> FundDividend {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-ratings/get",
+    operation_id = "fundamentalsFundRating",
+    summary = "Fund rating",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundRating>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_rating(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<FundRating>>, ApiError> {
     let s = subject(&state, &p).await?;
     Ok(Json(records::<FundRating>(&state, &s).await?))
 }
 
-async fn fund_splits(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundSplit>>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-splits/get",
+    operation_id = "fundamentalsFundSplits",
+    summary = "Fund splits",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundSplit>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn fund_splits(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<FundSplit>>, ApiError> {
     let s = subject(&state, &p).await?;
     if !s.is_fund() {
         return Ok(Json(Vec::new()));
@@ -891,14 +1171,41 @@ async fn fund_splits(State(state): State<AppState>, Query(p): Query<Params>) -> 
     ))
 }
 
-async fn fund_files(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<FundFile>>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-files/get",
+    operation_id = "fundamentalsFundFiles",
+    summary = "Fund files",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundFile>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
+async fn fund_files(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<FundFile>>, ApiError> {
     let s = subject(&state, &p).await?;
     Ok(Json(records::<FundFile>(&state, &s).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/fundamentals/fund-allocations/get",
+    operation_id = "fundamentalsFundAllocation",
+    summary = "Fund allocation",
+    tag = "fundamentals",
+    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
+    responses(
+        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundAllocation>),
+        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
+    )
+)]
 async fn fund_allocation(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<FundAllocation>>, ApiError> {
     let s = subject(&state, &p).await?;
     Ok(Json(records::<FundAllocation>(&state, &s).await?))

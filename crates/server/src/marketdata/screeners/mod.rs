@@ -23,7 +23,7 @@ pub mod query;
 
 use std::collections::HashMap;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use rust_decimal::Decimal;
@@ -39,6 +39,7 @@ use super::snapshot::{Snapshot, ratio};
 use super::units::{format_day, from_micros};
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::QueryParams;
 use crate::market::Quote;
 use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
 use crate::pagination;
@@ -98,16 +99,38 @@ pub struct ScreenRow {
     pub snapshot: Snapshot,
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/gainers-losers/list",
+    operation_id = "screenersGainersLosers",
+    summary = "Top gainers/losers",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
+    responses(
+        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
+    )
+)]
 async fn gainers_losers(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     gainers_losers_list(&state, &p).await.map(Json)
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/gainers-losers",
+    operation_id = "legacyGainersLosers",
+    summary = "Top gainers/losers (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
+    )
+)]
 async fn legacy_gainers_losers(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<LegacyScreenerPage>, ApiError> {
     let page = legacy_page(&p)?;
     Ok(legacy_list(page, gainers_losers_list(&state, &p).await?))
@@ -236,16 +259,38 @@ async fn intraday(
     Ok(items.into_iter().map(|(_, item)| item).collect())
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/top-actives/list",
+    operation_id = "screenersTopActives",
+    summary = "Most active",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
+    responses(
+        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
+    )
+)]
 async fn top_actives(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     top_actives_list(&state, &p).await.map(Json)
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/top-active",
+    operation_id = "legacyTopActives",
+    summary = "Most active (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
+    )
+)]
 async fn legacy_top_actives(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<LegacyScreenerPage>, ApiError> {
     let page = legacy_page(&p)?;
     Ok(legacy_list(page, top_actives_list(&state, &p).await?))
@@ -268,16 +313,38 @@ async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerIt
     list(state, &query, Period::Day1).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/high-dividend-ranks/list",
+    operation_id = "screenersHighDividend",
+    summary = "High dividend",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
+    responses(
+        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
+    )
+)]
 async fn high_dividend(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     high_dividend_list(&state, &p).await.map(Json)
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/high-dividend",
+    operation_id = "legacyHighDividend",
+    summary = "High dividend (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
+    )
+)]
 async fn legacy_high_dividend(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<LegacyScreenerPage>, ApiError> {
     let page = legacy_page(&p)?;
     Ok(legacy_list(page, high_dividend_list(&state, &p).await?))
@@ -302,13 +369,38 @@ async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<Screener
     list(state, &query, Period::Day1).await
 }
 
-async fn week52(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/week52-high-low/list",
+    operation_id = "screenersWeek52HighLow",
+    summary = "52-week high/low",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
+    responses(
+        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
+    )
+)]
+async fn week52(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<ScreenerItem>>, ApiError> {
     week52_list(&state, &p).await.map(Json)
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/52whl",
+    operation_id = "legacyWeek52HighLow",
+    summary = "52-week high/low (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
+    )
+)]
 async fn legacy_week52(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<LegacyScreenerPage>, ApiError> {
     let page = legacy_page(&p)?;
     Ok(legacy_list(page, week52_list(&state, &p).await?))
@@ -389,7 +481,21 @@ async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<Sec
     Ok(sectors)
 }
 
-async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorPage>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/market-sectors/list",
+    operation_id = "screenersMarketSectors",
+    summary = "Market sectors",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::SectorPage),
+    )
+)]
+async fn market_sectors(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<SectorPage>, ApiError> {
     let order = sector_order(&p)?;
     let (offset, limit) = page(&p)?;
     let sectors = ranked_sectors(&state, &order).await?;
@@ -412,9 +518,20 @@ async fn market_sectors(State(state): State<AppState>, Query(p): Query<Params>) 
 /// gave a few members as examples (the MCP prints their symbols beside the sector), and three
 /// keep the two paths' sectors identical and the list short; the full, ordered membership is
 /// what market-sectors-detail pages through.
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/market-sectors",
+    operation_id = "legacyMarketSectors",
+    summary = "Market sectors (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>),
+    )
+)]
 async fn legacy_market_sectors(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<Sector>>, ApiError> {
     let page = legacy_page(&p)?;
     let order = sector_order(&p)?;
@@ -483,7 +600,22 @@ async fn sector_members(
     Ok((found, rows, more))
 }
 
-async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -> Result<Json<SectorDetail>, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/market-data/screeners/market-sectors/get",
+    operation_id = "screenersMarketSector",
+    summary = "Market sector detail",
+    tag = "screeners",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail),
+        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
+    )
+)]
+async fn market_sector(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<SectorDetail>, ApiError> {
     let q = sector_query(&p)?;
     let (offset, limit) = page(&p)?;
     let (found, rows, more) = sector_members(&state, &q, offset, limit).await?;
@@ -499,9 +631,21 @@ async fn market_sector(State(state): State<AppState>, Query(p): Query<Params>) -
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/openapi/market-data/screener/market-sectors-detail",
+    operation_id = "legacyMarketSector",
+    summary = "Market sector detail (legacy)",
+    tag = "legacy",
+    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    responses(
+        (status = 200, description = "The ranking", body = signet_model::screeners::LegacySectorDetail),
+        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
+    )
+)]
 async fn legacy_market_sector(
     State(state): State<AppState>,
-    Query(p): Query<Params>,
+    QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<LegacySectorDetail>, ApiError> {
     let page = legacy_page(&p)?;
     let q = sector_query(&p)?;
