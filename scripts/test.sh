@@ -15,6 +15,16 @@ fi
 echo "==> official Python client (webull-openapi-python-sdk 3.0.4)"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'webull-openapi-python-sdk==3.0.4'
 export SIGNET_PYTHON="$venv/bin/python"
+# schemathesis checks the OpenAPI document against a running server (tests/schemathesis.rs); a
+# virtualenv of its own, so that its dependencies and the official client's never meet.
+st_venv="${SIGNET_SCHEMATHESIS_VENV:-$PWD/.venv-schemathesis}"
+if [ ! -x "$st_venv/bin/python" ]; then
+    echo "==> creating the Python virtualenv $st_venv"
+    python3 -m venv "$st_venv"
+fi
+echo "==> schemathesis"
+"$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
+export SIGNET_SCHEMATHESIS="$st_venv/bin/python"
 export SIGNET_REQUIRE_INTEROP=1
 
 echo "==> cargo fmt"

@@ -194,6 +194,11 @@ async fn bytes_no_parameter_may_hold_are_refused() {
         let request = signed_raw(&server, "GET", &target, b"", b"");
         assert_answer(&raw_http(server.addr, &request).await, 400, "ILLEGAL_PARAMETER");
     }
+    // A parameter given twice where one is read: the JSON error, not the framework's text.
+    let target = format!("/trading/orders/open-orders/list?account_id={account}&account_id={account}");
+    let answer = raw_http(server.addr, &signed_raw(&server, "GET", &target, b"", b"")).await;
+    assert_answer(&answer, 400, "ILLEGAL_PARAMETER");
+    assert!(answer.contains("duplicate field"), "{answer}");
     // Raw bytes outside ASCII in the request line: not a URI.
     let mut request = signed_raw(&server, "GET", "/trading/accounts/list", b"", b"");
     request.splice(4..4, [0xFF, 0xFE]);

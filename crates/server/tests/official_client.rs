@@ -13,16 +13,7 @@ use secrecy::ExposeSecret;
 use signet_server::store::TokenSelector;
 
 fn python() -> Option<String> {
-    match std::env::var("SIGNET_PYTHON") {
-        Ok(python) if !python.is_empty() => Some(python),
-        _ if std::env::var("SIGNET_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
-            panic!("SIGNET_REQUIRE_INTEROP=1 but SIGNET_PYTHON is not set: run scripts/test.sh")
-        }
-        _ => {
-            eprintln!("skipped: SIGNET_PYTHON is not set (scripts/test.sh sets it)");
-            None
-        }
-    }
+    common::interpreter("SIGNET_PYTHON")
 }
 
 fn command(python: &str, server: &TestServer, scenario: &str) -> Command {

@@ -499,3 +499,18 @@ pub async fn scrape_metrics(base: &str) -> String {
     assert!(text.ends_with("# EOF\n"), "{text}");
     text
 }
+
+/// The interpreter a variable names (`scripts/test.sh` sets them); without it the caller is
+/// skipped, unless `SIGNET_REQUIRE_INTEROP=1` (CI), which makes that a failure.
+pub fn interpreter(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(python) if !python.is_empty() => Some(python),
+        _ if std::env::var("SIGNET_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
+            panic!("SIGNET_REQUIRE_INTEROP=1 but {var} is not set: run scripts/test.sh")
+        }
+        _ => {
+            eprintln!("skipped: {var} is not set (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
