@@ -12,7 +12,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -24,14 +24,14 @@ use crate::app::AppState;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    route: Arc<str>,
+    route: Route,
     method: &'static str,
     status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    route: Arc<str>,
+    route: Route,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -78,10 +78,43 @@ impl Legacy {
     }
 }
 
-/// The router's path template of the route that answered, carried out to [`record`] in the
-/// response (the signed routes are routed inside a fallback, where the outer layer cannot see).
-#[derive(Clone)]
-struct Route(Arc<str>);
+/// The router's path template of the route that answered (shared, not copied: this is done for
+/// every request), carried out to [`record`] in the response, since the signed routes are routed
+/// inside a fallback, where the outer layer cannot see.
+#[derive(Clone, Debug)]
+enum Route {
+    Matched(MatchedPath),
+    Unmatched,
+}
+
+impl Route {
+    fn as_str(&self) -> &str {
+        match self {
+            Route::Matched(path) => path.as_str(),
+            Route::Unmatched => "unmatched",
+        }
+    }
+}
+
+impl PartialEq for Route {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Route {}
+
+impl std::hash::Hash for Route {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl EncodeLabelValue for Route {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        std::fmt::Write::write_str(encoder, self.as_str())
+    }
+}
 
 pub struct Metrics {
     registry: Registry,
@@ -181,7 +214,7 @@ impl Metrics {
 
     fn answered(
         &self,
-        route: Arc<str>,
+        route: Route,
         method: &'static str,
         status: StatusCode,
         code: Option<ErrorCode>,
@@ -218,17 +251,14 @@ impl Metrics {
 pub async fn record(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = method_label(request.method());
-    let matched = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| Arc::<str>::from(m.as_str()));
+    let matched = request.extensions().get::<MatchedPath>().cloned().map(Route::Matched);
     let response = next.run(request).await;
     let route = response
         .extensions()
         .get::<Route>()
-        .map(|r| r.0.clone())
+        .cloned()
         .or(matched)
-        .unwrap_or_else(|| Arc::from("unmatched"));
+        .unwrap_or(Route::Unmatched);
     let code = response.extensions().get::<ErrorCode>().copied();
     metrics.answered(route, method, response.status(), code, started.elapsed());
     response
@@ -249,10 +279,7 @@ fn method_label(method: &Method) -> &'static str {
 
 /// Inside the signed router, where the route is known: hands its template out to [`record`].
 pub async fn tag_route(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| Route(Arc::from(m.as_str())));
+    let route = request.extensions().get::<MatchedPath>().cloned().map(Route::Matched);
     let mut response = next.run(request).await;
     if let Some(route) = route {
         response.extensions_mut().insert(route);
