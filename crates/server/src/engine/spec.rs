@@ -48,6 +48,9 @@ const ORDER_TYPES: [OrderType; 5] = [
 const MAX_QUANTITY: u64 = 10_000_000;
 /// The largest cash amount one AMOUNT order may carry.
 const MAX_CASH_AMOUNT: u64 = 100_000_000;
+/// The largest price (limit, stop, trailing amount): with [`MAX_QUANTITY`], what an order is
+/// worth stays far inside what the arithmetic holds (found by the `order_body` fuzz target).
+const MAX_PRICE: u64 = 10_000_000;
 
 impl OrderSpec {
     /// An AMOUNT order's quantity at `price`: the shares the amount pays for, to the millionth
@@ -231,9 +234,11 @@ pub fn price(field: &str, value: Option<&serde_json::Value>, order_type: OrderTy
             "a {} order needs {field}",
             order_type.as_str()
         ))),
-        Some(p) if p <= Decimal::ZERO || p.scale() > 4 => Err(ApiError::illegal_parameter(format!(
-            "{field} must be more than 0, with at most 4 decimals"
-        ))),
+        Some(p) if p <= Decimal::ZERO || p > Decimal::from(MAX_PRICE) || p.scale() > 4 => {
+            Err(ApiError::illegal_parameter(format!(
+                "{field} must be more than 0 and at most {MAX_PRICE}, with at most 4 decimals"
+            )))
+        }
         Some(p) => Ok(p.normalize()),
     }
 }
@@ -244,12 +249,12 @@ fn trailing(order: &NewOrder) -> Result<Trailing, ApiError> {
     let step = decimal("trailing_stop_step", order.trailing_stop_step.as_ref())?
         .ok_or_else(|| ApiError::illegal_parameter("a TRAILING_STOP_LOSS order needs trailing_stop_step"))?;
     let valid = match kind {
-        TrailingType::Amount => step > Decimal::ZERO && step.scale() <= 4,
+        TrailingType::Amount => step > Decimal::ZERO && step <= Decimal::from(MAX_PRICE) && step.scale() <= 4,
         TrailingType::Percentage => step > Decimal::ZERO && step < Decimal::ONE && step.scale() <= 6,
     };
     if !valid {
         return Err(ApiError::illegal_parameter(
-            "trailing_stop_step must be more than 0: an amount with at most 4 decimals, or a ratio below 1 (0.05 is 5 %)",
+            "trailing_stop_step must be more than 0: an amount of at most 10000000 with at most 4 decimals, or a ratio below 1 (0.05 is 5 %)",
         ));
     }
     Ok(Trailing {
@@ -486,6 +491,8 @@ mod tests {
             json!({"limit_price": null}),
             json!({"limit_price": "0"}),
             json!({"limit_price": "1.23456"}),
+            json!({"limit_price": "79228162514264337593543950335"}),
+            json!({"limit_price": "10000000.0001"}),
             json!({"side": "HOLD"}),
             json!({"symbol": ""}),
             json!({"order_type": "MARKET", "support_trading_session": "ALL"}),
@@ -497,6 +504,7 @@ mod tests {
             json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "PERCENTAGE"}),
             json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "PERCENTAGE", "trailing_stop_step": "5"}),
             json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "STEPS", "trailing_stop_step": "1"}),
+            json!({"order_type": "TRAILING_STOP_LOSS", "trailing_type": "AMOUNT", "trailing_stop_step": "79228162514264337593543950335"}),
             json!({"time_in_force": "GTD"}),
             json!({"entrust_type": "AMOUNT", "quantity": null}),
             json!({"entrust_type": "AMOUNT", "quantity": "1", "total_cash_amount": "100"}),

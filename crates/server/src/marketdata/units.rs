@@ -15,10 +15,13 @@ pub fn parse_price(text: &str) -> Option<i64> {
     to_micros(value)
 }
 
+/// `None` when the value does not fit (found by the `import_ohlcv` fuzz target: a price of 10^23
+/// overflowed the multiplication).
 pub fn to_micros(value: Decimal) -> Option<i64> {
-    (value.round_dp_with_strategy(PRICE_SCALE, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
-        * Decimal::from(1_000_000))
-    .to_i64()
+    value
+        .round_dp_with_strategy(PRICE_SCALE, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+        .checked_mul(Decimal::from(1_000_000))?
+        .to_i64()
 }
 
 pub fn from_micros(micros: i64) -> Decimal {
