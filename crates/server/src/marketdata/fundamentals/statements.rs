@@ -170,7 +170,11 @@ pub fn eps_ttm(quarters: &[StatementRow]) -> Option<Decimal> {
     if !consecutive {
         return None;
     }
-    latest.iter().map(|q| q.get("diluted_eps_incl_extra")).sum()
+    // Checked: a filing's figures are not to be trusted (found by the companyfacts fuzz target).
+    latest
+        .iter()
+        .map(|q| q.get("diluted_eps_incl_extra"))
+        .try_fold(Decimal::ZERO, |sum, eps| sum.checked_add(eps?))
 }
 
 /// A fiscal period: a quarter (1 to 4) or the year (quarter 0).
@@ -217,13 +221,13 @@ impl Statements {
         let calendar = Calendar::new(facts)?;
         let mut values: HashMap<String, Values> = HashMap::new();
         for fact in facts {
-            let (Some(end), Some(filed)) = (parse_day(&fact.end), parse_day(&fact.filed)) else {
+            let (Some(end), Some(filed)) = (fact_day(&fact.end), fact_day(&fact.filed)) else {
                 continue;
             };
             let start = if fact.start.is_empty() {
                 None
             } else {
-                match parse_day(&fact.start) {
+                match fact_day(&fact.start) {
                     Some(s) => Some(s),
                     None => continue,
                 }
@@ -370,10 +374,10 @@ impl Calendar {
         // The latest end of each filing: the period it reports (the rest are comparatives).
         let mut filing_end: HashMap<&str, i32> = HashMap::new();
         for fact in facts {
-            let Some(end) = parse_day(&fact.end) else { continue };
+            let Some(end) = fact_day(&fact.end) else { continue };
             let e = filing_end.entry(&fact.accn).or_insert(end);
             *e = (*e).max(end);
-            if let Some(start) = parse_day(&fact.start)
+            if let Some(start) = fact_day(&fact.start)
                 && months_between(start, end) == 12
             {
                 year_ends.insert(end);
@@ -387,10 +391,10 @@ impl Calendar {
             .iter()
             .filter(|f| f.form.starts_with("10-K") && f.fp.as_deref() == Some("FY"))
             .find_map(|f| {
-                let end = parse_day(&f.end)?;
+                let end = fact_day(&f.end)?;
                 let reported = year_ends.contains(&end) && filing_end.get(f.accn.as_str()) == Some(&end);
                 if reported {
-                    Some(f.fy? - date_of(end).year())
+                    f.fy?.checked_sub(date_of(end).year())
                 } else {
                     None
                 }
@@ -448,6 +452,12 @@ impl Calendar {
             4 - (months_before / 3) as u8,
         ))
     }
+}
+
+/// A fact's date, within the years a filing can name: a calendar extrapolated from a date near
+/// year 9999 would step past the last date there is (found by the companyfacts fuzz target).
+fn fact_day(text: &str) -> Option<i32> {
+    parse_day(text).filter(|&day| (1900..=2199).contains(&date_of(day).year()))
 }
 
 fn shift_year(day: i32, years: i32) -> i32 {
