@@ -774,6 +774,18 @@ async fn cancel_and_replace_apply_to_open_orders_only() {
         .await
         .unwrap();
     assert_eq!(replaced["status"], "SUBMITTED");
+    // A quantity past what an order may carry: refused, not a 500 from the arithmetic.
+    for quantity in ["10000001", "79228162514264337593543950335"] {
+        let huge = desk
+            .client
+            .post::<_, Value>(
+                "/trading/orders/replace",
+                &json!({"account_id": desk.cash_account, "modify_orders": [{"client_order_id": "c1", "quantity": quantity}]}),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(code(huge), ErrorCode::IllegalParameter, "{quantity}");
+    }
     let record = desk.detail(&desk.cash_account, "c1").await;
     assert_eq!(
         (

@@ -45,7 +45,7 @@ const ORDER_TYPES: [OrderType; 5] = [
 ];
 
 /// The largest quantity one order may carry.
-const MAX_QUANTITY: u64 = 10_000_000;
+pub const MAX_QUANTITY: u64 = 10_000_000;
 /// The largest cash amount one AMOUNT order may carry.
 const MAX_CASH_AMOUNT: u64 = 100_000_000;
 /// The largest price (limit, stop, trailing amount): with [`MAX_QUANTITY`], what an order is

@@ -685,10 +685,11 @@ async fn replace(
         return Err(not_open(&order));
     }
     let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
-    if quantity <= order.filled_quantity || quantity.scale() > 6 {
+    if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
         return Err(ApiError::illegal_parameter(format!(
-            "quantity must be more than the {} already filled, with at most 6 decimals",
-            order.filled_quantity
+            "quantity must be more than the {} already filled and at most {}, with at most 6 decimals",
+            order.filled_quantity,
+            spec::MAX_QUANTITY
         )));
     }
     let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, ApiError> {

@@ -322,7 +322,10 @@ impl Statements {
                         else {
                             continue;
                         };
-                        (Period { fiscal_year, quarter }, value - v, filed.max(f), false)
+                        let Some(quarter_value) = value.checked_sub(v) else {
+                            continue;
+                        };
+                        (Period { fiscal_year, quarter }, quarter_value, filed.max(f), false)
                     } else {
                         continue;
                     }
@@ -350,8 +353,9 @@ fn complete(row: &mut StatementRow) {
     for (name, a, b) in derived {
         if !row.values.contains_key(name)
             && let (Some(a), Some(b)) = (row.get(a), row.get(b))
+            && let Some(difference) = a.checked_sub(b)
         {
-            row.values.insert(name, a - b);
+            row.values.insert(name, difference);
         }
     }
 }
@@ -394,7 +398,11 @@ impl Calendar {
                 let end = fact_day(&f.end)?;
                 let reported = year_ends.contains(&end) && filing_end.get(f.accn.as_str()) == Some(&end);
                 if reported {
-                    f.fy?.checked_sub(date_of(end).year())
+                    // Named after the calendar year the fiscal year ends in, or one next to it: an
+                    // offset beyond that is no label (and would overflow the years it names).
+                    f.fy?
+                        .checked_sub(date_of(end).year())
+                        .filter(|offset| (-1..=1).contains(offset))
                 } else {
                     None
                 }
