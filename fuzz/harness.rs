@@ -10,19 +10,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use signet_domain::marketdata::fundamentals::layout::Record;
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
+use signet_domain::simulator::Listing;
+use signet_domain::trading::spec;
 use signet_model::orders::{BatchPlaceRequest, NewOrder, OrderType, PlaceOrderRequest, Side};
-use signet_server::engine::spec;
-use signet_server::market::Listing;
-use signet_server::marketdata::fundamentals::layout::Record;
 use signet_server::marketdata::import::{
     Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv,
 };
-use signet_server::marketdata::{Bar, CorporateAction, Fact, Instrument};
-use signet_server::store::{MarketDataStatus, MarketDataStore, StoreError};
 use signet_signing::{
     Algorithm, Request, SigningHeaders, StringToSign, decode_query, explain, format_timestamp, parse_timestamp,
     percent_encode, sign, verify,
 };
+use signet_store::{MarketDataStatus, MarketDataStore, StoreError};
 
 // ---------------------------------------------------------------------------------------------
 // Query decoding and canonicalization (spec section 5.3, 5.4)

@@ -6,7 +6,7 @@ use secrecy::ExposeSecret;
 use serde_json::json;
 use signet_model::{AccountType, TokenStatus};
 use signet_server::Admin;
-use signet_server::store::{AccountRecord, TokenSelector};
+use signet_store::{AccountRecord, TokenSelector};
 
 use crate::DbArgs;
 use crate::output::{list, time};

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_server::marketdata::import::{Format, ImportOptions, Progress, import_file, ohlcv};
-use signet_server::marketdata::snapshot;
-use signet_server::marketdata::units::{format_day, parse_day};
-use signet_server::store::MarketDataStore;
+use signet_store::MarketDataStore;
+use signet_store::refresh_snapshots;
 
 use crate::DbArgs;
 
@@ -170,7 +170,7 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
 /// Recomputes the screeners' figures; said on stderr so that `--json` output stays one summary per file.
 async fn refresh(database: &signet_server::Database, as_of: Option<i32>, json: bool) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let (day, ranked) = snapshot::refresh(database.store.as_ref(), as_of).await?;
+    let (day, ranked) = refresh_snapshots(database.store.as_ref(), as_of).await?;
     let day = day.map(format_day).unwrap_or_else(|| "-".into());
     if json {
         eprintln!("{}", serde_json::json!({"snapshots_as_of": day, "instruments": ranked}));

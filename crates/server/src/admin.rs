@@ -9,7 +9,7 @@ use secrecy::SecretString;
 use signet_model::{AccountType, TokenStatus};
 
 use crate::secrets::{KeyError, MasterKey, random_hex};
-use crate::store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
+use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AdminError {

@@ -20,7 +20,7 @@ use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::market::Simulator;
-use crate::store::{NonceStore, Store};
+use signet_store::{NonceStore, Store};
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]

@@ -6,9 +6,8 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use crate::secrets::{KeyError, MasterKey};
-use crate::store::postgres::PgStore;
-use crate::store::sqlite::{Durability, SqliteStore};
-use crate::store::{Store, StoreError};
+use signet_store::{Durability, SqlStore};
+use signet_store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -84,8 +83,8 @@ impl Database {
         };
         let key = MasterKey::load(master_key, &key_file)?;
         let store: Arc<dyn Store> = match location {
-            Location::Sqlite { path, durability } => Arc::new(SqliteStore::open(path, *durability).await?),
-            Location::Postgres { url } => Arc::new(PgStore::open(url).await?),
+            Location::Sqlite { path, durability } => Arc::new(SqlStore::sqlite(path, *durability).await?),
+            Location::Postgres { url } => Arc::new(SqlStore::postgres(url).await?),
         };
         let stored = store.init_meta(KEY_FINGERPRINT, key.fingerprint()).await?;
         if stored != key.fingerprint() {

@@ -5,11 +5,12 @@ use std::borrow::Cow;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use signet_domain::Rejection;
 use signet_model::error::SignatureDebug;
 use signet_model::{ErrorBody, ErrorCode};
 
 use crate::secrets::KeyError;
-use crate::store::StoreError;
+use signet_store::StoreError;
 
 /// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
 /// that helps an honest client fix its request.
@@ -69,6 +70,12 @@ impl From<StoreError> for ApiError {
             }
             other => ApiError::internal(other),
         }
+    }
+}
+
+impl From<Rejection> for ApiError {
+    fn from(r: Rejection) -> Self {
+        ApiError::new(r.code, r.message)
     }
 }
 

@@ -2,8 +2,9 @@
 //! it the same way.
 //!
 //! A request passes the request-id and trace layers, then the authentication layer
-//! ([`auth`]), then the router to one area module ([`trading`], [`tokens`]), which reads and
-//! writes through the storage traits ([`store`]). Every refusal is an [`ApiError`].
+//! ([`auth`]), then the router to one area module ([`trading`], [`tokens`], [`marketdata`]),
+//! which applies the rules of `signet_domain` and reads and writes through the storage traits of
+//! `signet_store`. Every refusal is an [`ApiError`].
 
 pub mod admin;
 pub mod app;
@@ -23,8 +24,6 @@ pub mod ratelimit;
 pub mod secrets;
 pub mod serve;
 pub mod startup;
-pub mod store;
-pub mod times;
 pub mod tokens;
 pub mod trading;
 
@@ -32,5 +31,5 @@ pub use admin::{Admin, AdminError, Credentials};
 pub use config::ServerConfig;
 pub use database::{Database, OpenError};
 pub use error::ApiError;
+pub use signet_store::Durability;
 pub use startup::{Server, StartupError};
-pub use store::sqlite::Durability;

@@ -1,168 +1,15 @@
-//! Rate limits per app key and endpoint group, with the interface's published defaults, by the
-//! generic cell rate algorithm (GCRA): each key keeps one instant, the theoretical arrival time
-//! of its next request, so a limit of N per window allows a burst of N and then one request each
-//! window / N. The per-app limits are kept in process, or in Redis when several nodes must share
-//! them ([`crate::store::redis::RedisArrivals`], the same algorithm); the limit per client address
-//! always in process, since it protects this node's own work.
+//! The rate limiter of a running server: the per-app limits kept in process, or in Redis when
+//! several nodes must share them ([`signet_store::redis::RedisArrivals`], the same algorithm);
+//! the limit per client address always in process, since it protects this node's own work.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::hash::Hash;
 use std::net::IpAddr;
-use std::str::FromStr;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::store::redis::RedisArrivals;
-
-/// The endpoint groups the limits apply to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Group {
-    Place,
-    Preview,
-    BatchPlace,
-    OrderQueries,
-    MarketData,
-    Tokens,
-    Other,
-}
-
-impl Group {
-    pub const ALL: [Group; 7] = [
-        Group::Place,
-        Group::Preview,
-        Group::BatchPlace,
-        Group::OrderQueries,
-        Group::MarketData,
-        Group::Tokens,
-        Group::Other,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Group::Place => "place",
-            Group::Preview => "preview",
-            Group::BatchPlace => "batch-place",
-            Group::OrderQueries => "order-queries",
-            Group::MarketData => "market-data",
-            Group::Tokens => "tokens",
-            Group::Other => "other",
-        }
-    }
-
-    pub fn of(path: &str) -> Group {
-        match path {
-            "/trading/orders/place" => Group::Place,
-            "/trading/orders/preview" => Group::Preview,
-            "/trading/orders/batch-place" => Group::BatchPlace,
-            "/trading/orders/get" | "/trading/orders/open-orders/list" | "/trading/orders/historical-orders/list" => {
-                Group::OrderQueries
-            }
-            "/auth/tokens/create" | "/auth/tokens/check" => Group::Tokens,
-            p if p.starts_with("/market-data/") || p.starts_with("/openapi/market-data/") => Group::MarketData,
-            _ => Group::Other,
-        }
-    }
-
-    /// The published limit: requests per window.
-    pub const fn published(self) -> Limit {
-        let (requests, seconds) = match self {
-            Group::Place | Group::BatchPlace | Group::Other => (600, 60),
-            Group::Preview => (150, 10),
-            Group::OrderQueries | Group::Tokens => (10, 30),
-            Group::MarketData => (300, 60),
-        };
-        Limit {
-            requests,
-            window: Duration::from_secs(seconds),
-        }
-    }
-}
-
-impl FromStr for Group {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Group::ALL.into_iter().find(|g| g.as_str() == s).ok_or_else(|| {
-            let names: Vec<&str> = Group::ALL.iter().map(|g| g.as_str()).collect();
-            format!("unknown group {s:?}: one of {}", names.join(", "))
-        })
-    }
-}
-
-/// N requests per window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
-    pub requests: u32,
-    pub window: Duration,
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.requests, self.window.as_secs())
-    }
-}
-
-/// `GROUP=N/SECONDS`, as `--rate-limit` takes it.
-pub fn parse_override(s: &str) -> Result<(Group, Limit), String> {
-    let bad = || format!("{s:?}: expected GROUP=REQUESTS/SECONDS, e.g. order-queries=100/30");
-    let (group, limit) = s.split_once('=').ok_or_else(bad)?;
-    let (requests, seconds) = limit.split_once('/').ok_or_else(bad)?;
-    let requests: u32 = requests.parse().map_err(|_| bad())?;
-    let seconds: u64 = seconds.parse().map_err(|_| bad())?;
-    if requests == 0 || seconds == 0 {
-        return Err(bad());
-    }
-    Ok((
-        group.parse()?,
-        Limit {
-            requests,
-            window: Duration::from_secs(seconds),
-        },
-    ))
-}
-
-/// The limit of each group, and the limit per client address before authentication (which
-/// bounds the signature work a flood can cause).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimits {
-    limits: HashMap<Group, Limit>,
-    pub per_address: Limit,
-}
-
-impl RateLimits {
-    /// The interface's published defaults, and 2,000 requests a second per client address.
-    pub fn published() -> Self {
-        RateLimits {
-            limits: Group::ALL.into_iter().map(|g| (g, g.published())).collect(),
-            per_address: Limit {
-                requests: 2_000,
-                window: Duration::from_secs(1),
-            },
-        }
-    }
-
-    pub fn with(mut self, group: Group, limit: Limit) -> Self {
-        self.limits.insert(group, limit);
-        self
-    }
-
-    pub fn limit(&self, group: Group) -> Limit {
-        self.limits.get(&group).copied().unwrap_or(group.published())
-    }
-}
-
-/// What the limiter decided for one request, and the `X-RateLimit-*` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Decision {
-    pub allowed: bool,
-    pub limit: u32,
-    pub remaining: u32,
-    /// Seconds until the key's allowance is whole again.
-    pub reset_secs: u64,
-    /// Seconds until a refused request would be allowed.
-    pub retry_after_secs: u64,
-}
+use signet_domain::ratelimit::admit;
+pub use signet_domain::ratelimit::{Decision, Group, Limit, RateLimits, parse_override};
+use signet_store::redis::RedisArrivals;
 
 /// The keys' theoretical arrival times, in milliseconds since the limiter started.
 pub struct Limiter {
@@ -233,36 +80,6 @@ impl Limiter {
     }
 }
 
-/// GCRA for one key of `arrivals`.
-fn admit<K: Eq + Hash>(arrivals: &mut HashMap<K, u64>, key: K, limit: Limit, now_ms: u64) -> Decision {
-    let window = limit.window.as_millis() as u64;
-    let interval = (window / u64::from(limit.requests)).max(1);
-    if arrivals.len() > 100_000 {
-        // Keys whose allowance is whole again hold nothing worth keeping.
-        arrivals.retain(|_, tat| *tat > now_ms);
-    }
-    let tat = arrivals.get(&key).copied().unwrap_or(now_ms).max(now_ms);
-    let next = tat + interval;
-    let ceil_secs = |ms: u64| ms.div_ceil(1000);
-    if next - now_ms > window {
-        return Decision {
-            allowed: false,
-            limit: limit.requests,
-            remaining: 0,
-            reset_secs: ceil_secs(tat - now_ms),
-            retry_after_secs: ceil_secs(next - window - now_ms).max(1),
-        };
-    }
-    arrivals.insert(key, next);
-    Decision {
-        allowed: true,
-        limit: limit.requests,
-        remaining: ((window - (next - now_ms)) / interval) as u32,
-        reset_secs: ceil_secs(next - now_ms),
-        retry_after_secs: 0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,18 +106,5 @@ mod tests {
         assert!(limiter.check("A", Group::Place, 1_000).allowed);
         // A key that waited a whole window has its whole burst again.
         assert_eq!(limiter.check("A", Group::OrderQueries, 40_000).remaining, 9);
-    }
-
-    #[test]
-    fn groups_and_overrides() {
-        assert_eq!(Group::of("/trading/orders/open-orders/list"), Group::OrderQueries);
-        assert_eq!(Group::of("/market-data/screeners/top-actives/list"), Group::MarketData);
-        assert_eq!(Group::of("/trading/accounts/list"), Group::Other);
-        assert_eq!(Group::of("/auth/tokens/create"), Group::Tokens);
-        let (group, limit) = parse_override("place=5/1").unwrap();
-        assert_eq!((group, limit.to_string()), (Group::Place, "5/1".to_owned()));
-        for bad in ["place", "place=5", "place=0/1", "nope=1/1", "place=1/x"] {
-            assert!(parse_override(bad).is_err(), "{bad}");
-        }
     }
 }

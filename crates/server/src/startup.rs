@@ -15,12 +15,12 @@ use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
 use crate::engine::book::Book;
 use crate::market::Simulator;
-use crate::market::clock::ClockMode;
 use crate::ratelimit::Limiter;
-use crate::store::memory::MemoryNonces;
-use crate::store::redis::{Redis, RedisArrivals, RedisNonces};
-use crate::store::{NonceStore, StoreError};
 use crate::trading::reservations::Reservations;
+use signet_domain::simulator::clock::ClockMode;
+use signet_store::memory::MemoryNonces;
+use signet_store::redis::{Redis, RedisArrivals, RedisNonces};
+use signet_store::{NonceStore, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -154,7 +154,7 @@ impl Server {
 /// Marks an empty nonce store as started, and says where Redis is (never with its password). A
 /// Redis that cannot be used yet is no reason not to start: signed requests get 503 until it can.
 async fn mark_start(nonces: &RedisNonces, url: &str) {
-    let address = crate::store::redis::describe(url);
+    let address = signet_store::redis::describe(url);
     match nonces.mark_start().await {
         Ok(wait) => {
             tokio::time::sleep(wait).await;

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use common::TestServer;
 use rust_decimal::Decimal;
+use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
+use signet_domain::marketdata::units::parse_day;
+use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::{ComparisonMetric, ReportType};
 use signet_server::market::MarketConfig;
-use signet_server::market::clock::ClockMode;
-use signet_server::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::units::parse_day;
 
 const FACTS: &str = "data/demo/companyfacts_CIK0001640147.json.gz";
 

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
-use signet_server::marketdata::fundamentals::layout::{DataSet, Record};
+use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
+use signet_domain::marketdata::units::{format_day, parse_day};
+use signet_domain::marketdata::{ActionKind, ActionSource, InstrumentType};
 use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
-use signet_server::marketdata::units::{format_day, parse_day};
-use signet_server::marketdata::{ActionKind, ActionSource, InstrumentType};
-use signet_server::store::{MarketDataStatus, MarketDataStore, Store};
+use signet_store::{MarketDataStatus, MarketDataStore, Store};
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)

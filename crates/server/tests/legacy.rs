@@ -6,8 +6,8 @@ mod common;
 
 use common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};
 use serde_json::{Value, json};
+use signet_domain::marketdata::units::format_day;
 use signet_server::legacy::Compat;
-use signet_server::marketdata::units::format_day;
 use signet_signing::{Algorithm, Encoding};
 
 const SHA1: Scheme = Scheme {

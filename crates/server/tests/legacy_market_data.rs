@@ -16,14 +16,14 @@ use common::{Answer, TestServer};
 use reqwest::Method;
 use serde_json::Value;
 use signet_client::Client;
+use signet_domain::marketdata::units::parse_day;
+use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
 use signet_server::legacy::{Compat, PATHS};
 use signet_server::market::MarketConfig;
-use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::snapshot;
-use signet_server::marketdata::units::parse_day;
+use signet_store::refresh_snapshots;
 
 const AS_OF: &str = "2012-12-31";
 const LEGACY: &str = "/openapi/market-data/screener";
@@ -49,7 +49,7 @@ async fn screener_server_on(as_of: &str, ranked: usize) -> TestServer {
             .await
             .unwrap();
     }
-    let (_, traded) = snapshot::refresh(store.as_ref(), parse_day(as_of)).await.unwrap();
+    let (_, traded) = refresh_snapshots(store.as_ref(), parse_day(as_of)).await.unwrap();
     assert_eq!(traded, ranked);
     server
 }

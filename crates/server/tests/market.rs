@@ -6,8 +6,8 @@ mod common;
 use common::TestServer;
 use rust_decimal::Decimal;
 use signet_client::Client;
+use signet_domain::simulator::clock::ClockMode;
 use signet_model::ErrorCode;
-use signet_server::market::clock::ClockMode;
 
 /// A server on the real price history, its manual clock at the core open of `start`, and an
 /// admin client.
@@ -186,8 +186,8 @@ async fn intraday_gainers_rank_the_simulated_day() {
 
 #[tokio::test]
 async fn a_simulated_day_is_stored_as_bars_once_over_and_the_screeners_follow() {
+    use signet_domain::marketdata::units::parse_day;
     use signet_model::screeners::{Direction, GainersRank, SortBy};
-    use signet_server::marketdata::units::parse_day;
 
     // 2013-03-04 lies past the history: a drawn day.
     let (server, ops) = market("2013-03-04", 7).await;

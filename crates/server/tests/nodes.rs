@@ -12,9 +12,9 @@ use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use signet_client::{Client, SignedRequest};
+use signet_domain::simulator::clock::ClockMode;
 use signet_server::database::Location;
 use signet_server::market::MarketConfig;
-use signet_server::market::clock::ClockMode;
 use signet_server::{Credentials, Database, Server, ServerConfig};
 use sqlx::Row;
 use tokio::sync::oneshot;
@@ -83,7 +83,7 @@ impl Cluster {
     }
 
     /// The store, as a node opens it.
-    async fn store(&self) -> std::sync::Arc<dyn signet_server::store::Store> {
+    async fn store(&self) -> std::sync::Arc<dyn signet_store::Store> {
         let location = Location::Postgres { url: self.url.clone() };
         common::open(&location, self.dir.path()).await.store
     }
@@ -149,7 +149,7 @@ const SYMBOLS: [(&str, &str); 3] = [("MSFT", "27.76"), ("FB", "27.13"), ("IBM", 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
-    let start_day = signet_server::marketdata::units::parse_day("2013-02-25").unwrap();
+    let start_day = signet_domain::marketdata::units::parse_day("2013-02-25").unwrap();
     let Some(cluster) = Cluster::start(3, |c| {
         // A simulated minute each second: prices move while the orders arrive.
         c.market = MarketConfig {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::TestServer;
 use secrecy::ExposeSecret;
-use signet_server::store::TokenSelector;
+use signet_store::TokenSelector;
 
 fn python() -> Option<String> {
     common::interpreter("SIGNET_PYTHON")

@@ -143,9 +143,9 @@ async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
     // What the metrics report: this deployment's nonces, not its marker nor another's keys.
     // A prefix that, read as a pattern, would match every test's nonces.
     for (prefix, expected) in [(prefix.as_str(), ROUNDS as u64 + 1), ("signet-test*", 0)] {
-        let redis = signet_server::store::redis::Redis::open(&url, prefix).unwrap();
-        let store = signet_server::store::redis::RedisNonces::new(redis, Duration::from_secs(305));
-        assert_eq!(signet_server::store::NonceStore::count(&store).await.unwrap(), expected);
+        let redis = signet_store::redis::Redis::open(&url, prefix).unwrap();
+        let store = signet_store::redis::RedisNonces::new(redis, Duration::from_secs(305));
+        assert_eq!(signet_store::NonceStore::count(&store).await.unwrap(), expected);
     }
     // The nodes share a database too: the nonces must have gone to Redis, not there.
     let keys = delete_prefix(&url, &prefix).await;
@@ -319,7 +319,7 @@ async fn a_redis_that_never_answers_means_503_not_a_hang() {
 #[tokio::test]
 async fn the_shared_limiter_decides_as_the_one_in_process() {
     let Some(url) = redis_url() else { return };
-    use signet_server::store::redis::{Redis, RedisArrivals};
+    use signet_store::redis::{Redis, RedisArrivals};
     let prefix = random_prefix();
     let arrivals = RedisArrivals::new(Redis::open(&url, &prefix).unwrap());
     let limit = Group::OrderQueries.published();

@@ -20,7 +20,7 @@ use signet_model::orders::OrderAck;
 use signet_model::watchlists::Watchlist;
 use signet_server::legacy::Compat;
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::snapshot;
+use signet_store::refresh_snapshots;
 
 /// Runs `command` to its end (killed after `limit`), while the server answers it: its exit
 /// status, standard output and standard error.
@@ -77,7 +77,7 @@ async fn schemathesis_finds_no_server_error_and_no_answer_outside_the_document()
     )
     .await
     .expect("companies");
-    snapshot::refresh(store.as_ref(), None).await.expect("snapshots");
+    refresh_snapshots(store.as_ref(), None).await.expect("snapshots");
     let server = server.restart().await;
     let client = server.client();
     let ops = server

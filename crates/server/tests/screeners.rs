@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use common::TestServer;
 use signet_client::Client;
+use signet_domain::marketdata::units::parse_day;
 use signet_model::screeners::{ScreenerItem, SectorDetail, SectorPage};
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::snapshot;
-use signet_server::marketdata::units::parse_day;
+use signet_store::refresh_snapshots;
 
 const AS_OF: &str = "2012-12-31";
 
@@ -138,7 +138,7 @@ async fn server() -> TestServer {
             .await
             .unwrap();
     }
-    let (_, ranked) = snapshot::refresh(store.as_ref(), parse_day(AS_OF)).await.unwrap();
+    let (_, ranked) = refresh_snapshots(store.as_ref(), parse_day(AS_OF)).await.unwrap();
     assert_eq!(ranked, 5);
     server
 }

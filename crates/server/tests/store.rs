@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rust_decimal::Decimal;
 use secrecy::SecretString;
 use signet_model::{AccountType, TokenStatus};
-use signet_server::store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 use signet_server::{Database, Durability, OpenError};
+use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
 /// A new, empty store of the backend under test (see `common::fresh_location`).
 async fn store() -> (tempfile::TempDir, Arc<dyn Store>) {

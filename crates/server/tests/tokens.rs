@@ -5,7 +5,7 @@ mod common;
 use common::TestServer;
 use rust_decimal::Decimal;
 use signet_model::{ErrorCode, TokenStatus};
-use signet_server::store::TokenSelector;
+use signet_store::TokenSelector;
 
 #[tokio::test]
 async fn config_reports_whether_tokens_are_required() {

@@ -181,7 +181,7 @@ pub async fn assert_bought_once(
     use rust_decimal::Decimal;
     let store = &database.store;
     let orders = store
-        .orders(&signet_server::store::OrderQuery {
+        .orders(&signet_store::OrderQuery {
             account_id: account.to_owned(),
             open_only: false,
             from_ms: None,

@@ -14,7 +14,7 @@ use secrecy::SecretString;
 
 use crate::error::ApiError;
 use crate::secrets::MasterKey;
-use crate::store::{AppStatus, Store};
+use signet_store::{AppStatus, Store};
 
 /// An app allowed to call: what verification and handlers need.
 pub struct ActiveApp {

@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::order::{Order, is_open};
-use crate::store::{ChangeCursor, StoreError, TradingStore};
+use signet_domain::trading::order::{Order, is_open};
+use signet_store::{ChangeCursor, StoreError, TradingStore};
 
 #[derive(Default)]
 pub struct Book {

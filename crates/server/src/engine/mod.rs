@@ -1,14 +1,7 @@
 //! The paper-trading engine: on every tick of the market simulator it moves and triggers the
 //! stops of stop orders, and matches open orders against the simulator's quotes.
 
-pub mod accounting;
 pub mod book;
-pub mod combo;
-pub mod matching;
-pub mod order;
-#[cfg(test)]
-mod properties;
-pub mod spec;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,12 +9,14 @@ use std::time::Duration;
 
 use signet_model::orders::TimeInForce;
 
-use self::order::{Event, Order};
+use signet_domain::simulator::Quote;
+use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::trading::matching;
+use signet_domain::trading::order::{Event, Order};
+use signet_store::{FillOutcome, FillRequest};
+
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::market::Quote;
-use crate::market::clock::wall_clock_ms;
-use crate::store::{FillOutcome, FillRequest};
 
 /// Ticks one call to [`step`] may run at most; longer steps take longer ticks.
 const MAX_TICKS_PER_STEP: u32 = 10_000;

@@ -11,8 +11,6 @@
 //! are computed anew, so that rankings and fundamentals follow the simulated market, and a
 //! restart replays what was simulated.
 
-pub mod clock;
-pub mod path;
 pub mod routes;
 
 use std::collections::HashMap;
@@ -22,11 +20,12 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
 
-use self::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
-use self::path::DayPlan;
-use crate::marketdata::SymbolBar;
-use crate::marketdata::import::{Chunk, ImportMessage};
-use crate::store::{Store, StoreError};
+use signet_domain::marketdata::SymbolBar;
+use signet_domain::marketdata::import::{Chunk, ImportMessage};
+use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
+use signet_domain::simulator::path::DayPlan;
+use signet_domain::simulator::{Listing, Quote, clock};
+use signet_store::{Store, StoreError};
 
 /// How the simulator runs (flags of `signet serve`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,61 +48,6 @@ impl Default for MarketConfig {
             tick: Duration::from_millis(250),
         }
     }
-}
-
-/// A quote, in dollars.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Quote {
-    pub instrument_id: i64,
-    pub symbol: String,
-    pub time_ms: i64,
-    pub session: Session,
-    pub last: Decimal,
-    pub bid: Decimal,
-    pub ask: Decimal,
-    pub bid_size: u64,
-    pub ask_size: u64,
-    pub open: Decimal,
-    pub high: Decimal,
-    pub low: Decimal,
-    pub pre_close: Decimal,
-    pub volume: u64,
-    pub pinned: bool,
-}
-
-#[cfg(test)]
-impl Quote {
-    /// A core-session quote of instrument 1 a cent either side of `last`, `size` shares each side.
-    pub(crate) fn sample(last: Decimal, size: u64) -> Quote {
-        Quote {
-            instrument_id: 1,
-            symbol: "X".into(),
-            time_ms: 0,
-            session: Session::Core,
-            last,
-            bid: last - Decimal::new(1, 2),
-            ask: last + Decimal::new(1, 2),
-            bid_size: size,
-            ask_size: size,
-            open: last,
-            high: last,
-            low: last,
-            pre_close: last,
-            volume: 0,
-            pinned: true,
-        }
-    }
-}
-
-/// An instrument the simulator quotes.
-#[derive(Debug, Clone)]
-pub struct Listing {
-    pub instrument_id: i64,
-    pub symbol: String,
-    /// Daily volatility used for drawn days.
-    pub vol: f64,
-    /// Typical daily volume, for drawn days and quote sizes.
-    pub volume: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +109,7 @@ async fn store_finished_days(store: Arc<dyn Store>, bars: Vec<SymbolBar>) -> Res
     }
     drop(tx);
     writer.await.map_err(|e| StoreError::Other(e.to_string()))??;
-    crate::marketdata::snapshot::refresh(store.as_ref(), None).await?;
+    signet_store::refresh_snapshots(store.as_ref(), None).await?;
     Ok(())
 }
 

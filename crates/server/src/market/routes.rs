@@ -10,14 +10,16 @@ use serde::Deserialize;
 use signet_model::ErrorCode;
 use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
 
-use super::clock::{ClockMode, NewYork};
-use super::{MarketError, Quote};
+use signet_domain::simulator::Quote;
+use signet_domain::simulator::clock::{ClockMode, NewYork};
+
+use super::MarketError;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
-use crate::marketdata::units::format_day;
-use crate::times::format_ms;
+use signet_domain::marketdata::units::format_day;
+use signet_domain::times::format_ms;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

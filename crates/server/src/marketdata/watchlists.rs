@@ -15,10 +15,10 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
-use crate::market::clock::wall_clock_ms;
 use crate::secrets::random_hex;
-use crate::store::{NewWatchlistItem, WatchlistRecord};
-use crate::times::format_ms;
+use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::times::format_ms;
+use signet_store::{NewWatchlistItem, WatchlistRecord};
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -19,7 +19,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::secrets::random_hex;
-use crate::store::TokenRecord;
+use signet_store::TokenRecord;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -6,7 +6,7 @@ use signet_model::Account;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::store::AccountRecord;
+use signet_store::AccountRecord;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route("/trading/accounts/list", get(list))

@@ -16,20 +16,20 @@ use signet_model::{AccountType, ErrorCode};
 
 use crate::app::AppState;
 use crate::auth::Caller;
-use crate::engine::accounting::buying_power;
-use crate::engine::combo::{self, Combo, ComboKind, Part, part};
-use crate::engine::order::{Event, Order};
-use crate::engine::spec::{self, OrderSpec};
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
-use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
-use crate::marketdata::units::{format_day, parse_day};
 use crate::pagination;
 use crate::secrets::random_hex;
-use crate::store::{AccountRecord, OrderQuery, Replacement, StoreError};
-use crate::times::{format_ms, parse_ms};
 use crate::trading::reservations::{Claims, Reserved, View};
+use signet_domain::marketdata::units::{format_day, parse_day};
+use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
+use signet_domain::times::{format_ms, parse_ms};
+use signet_domain::trading::accounting::buying_power;
+use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
+use signet_domain::trading::order::{Event, Order};
+use signet_domain::trading::spec::{self, OrderSpec};
+use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -681,7 +681,7 @@ async fn replace(
         ));
     }
     let order = find(&state, &account, &modify.client_order_id).await?;
-    if !crate::engine::order::is_open(order.status) {
+    if !signet_domain::trading::order::is_open(order.status) {
         return Err(not_open(&order));
     }
     let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
@@ -695,7 +695,7 @@ async fn replace(
     let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, ApiError> {
         match spec::decimal(field, value)? {
             None => Ok(None),
-            Some(_) => spec::price(field, value, order.order_type).map(Some),
+            Some(_) => Ok(Some(spec::price(field, value, order.order_type)?)),
         }
     };
     let limit_price = match (order.order_type, given("limit_price", modify.limit_price.as_ref())?) {

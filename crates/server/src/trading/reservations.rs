@@ -18,10 +18,10 @@ use std::sync::{Arc, Mutex};
 use rust_decimal::Decimal;
 use signet_model::orders::Side;
 
-use crate::engine::combo::{Part, part};
-use crate::engine::order::Order;
-use crate::engine::order::is_open;
-use crate::store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
+use signet_domain::trading::combo::{Part, part};
+use signet_domain::trading::order::Order;
+use signet_domain::trading::order::is_open;
+use signet_store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
 
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,13 +9,13 @@ use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use rust_decimal::Decimal;
 use signet_client::{Client, SignedRequest};
+use signet_domain::simulator::clock::ClockMode;
 use signet_model::ErrorBody;
 use signet_server::database::Location;
 use signet_server::market::MarketConfig;
-use signet_server::market::clock::ClockMode;
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::marketdata::snapshot;
 use signet_server::{Admin, Credentials, Database, Durability, Server, ServerConfig};
+use signet_store::refresh_snapshots;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -106,7 +106,7 @@ pub async fn import_prices(database: &Database) {
     )
     .await
     .expect("prices");
-    snapshot::refresh(store.as_ref(), None).await.expect("snapshots");
+    refresh_snapshots(store.as_ref(), None).await.expect("snapshots");
 }
 
 pub fn is_postgres(location: &Location) -> bool {
@@ -241,7 +241,7 @@ impl TestServer {
 
     /// [`TestServer::start_market`] with a configuration `adjust` may change.
     pub async fn start_market_with(start: &str, seed: u64, adjust: impl FnOnce(&mut ServerConfig)) -> Self {
-        let start_day = signet_server::marketdata::units::parse_day(start).expect("a date");
+        let start_day = signet_domain::marketdata::units::parse_day(start).expect("a date");
         let server = Self::start_with(|c| {
             c.market = MarketConfig {
                 seed,

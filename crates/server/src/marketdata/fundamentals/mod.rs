@@ -2,22 +2,16 @@
 //!
 //! | data sets | from |
 //! |---|---|
-//! | income statement, balance sheet, cash flow, indicators, filings, reported EPS | SEC facts ([`statements`]) |
+//! | income statement, balance sheet, cash flow, indicators, filings, reported EPS | SEC facts (`signet_domain::marketdata::fundamentals::statements`) |
 //! | dividend calendar, fund dividends, fund splits | corporate actions (derived from prices, or generated) |
 //! | fund net value, fund performance | daily closes |
 //! | industry comparison | snapshot figures of the industry's equities, and their SEC facts |
 //! | company profile | the instrument list, and `company_profile` records |
-//! | target price, rating, EPS estimates, capital flow, fund brief, holdings, rating, files, allocation | records of signet's layout ([`layout`]): imported, or generated for the demo ([`generate`]) |
+//! | target price, rating, EPS estimates, capital flow, fund brief, holdings, rating, files, allocation | records of signet's layout (`layout` in the domain crate): imported, or generated for the demo |
 //!
 //! An unknown symbol is 404 `INSTRUMENT_NOT_FOUND`; a known one without data answers an empty
 //! list, or the object with `null` fields. "Today", for the calendars, is the market
 //! simulator's day.
-
-pub mod earnings;
-pub mod funds;
-pub mod generate;
-pub mod layout;
-pub mod statements;
 
 use axum::extract::State;
 use axum::routing::get;
@@ -28,20 +22,21 @@ use signet_model::ErrorCode;
 use signet_model::fundamentals::*;
 use signet_model::wire::WireEnum;
 
-use self::earnings::Quarter;
-use self::layout::{
-    CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
-    TargetPriceRecord,
-};
-use self::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
 use super::screeners::params::{LegacyPage, param};
-use super::units::{format_day, from_micros, parse_day};
-use super::{ActionKind, CorporateAction, Instrument, InstrumentType};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
-use crate::store::Peer;
+use signet_domain::marketdata::fundamentals::Peer;
+use signet_domain::marketdata::fundamentals::earnings::{self, Quarter};
+use signet_domain::marketdata::fundamentals::layout::{
+    CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
+    TargetPriceRecord,
+};
+use signet_domain::marketdata::fundamentals::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
+use signet_domain::marketdata::fundamentals::{funds, statements};
+use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
+use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
 
 pub fn routes() -> Router<AppState> {
     const P: &str = "/market-data/fundamentals";
@@ -862,7 +857,7 @@ async fn industry_comparison(
         .find(|peer| peer.instrument_id == i.instrument_id)
         .and_then(|peer| peer.day);
     Ok(Json(IndustryComparison {
-        fiscal_year: day.map(|d| super::units::date_of(d).year()),
+        fiscal_year: day.map(|d| signet_domain::marketdata::units::date_of(d).year()),
         fiscal_period: day.map(|_| "TTM".to_owned()),
         industry_name: i.industry.clone().or_else(|| i.sector.clone()),
         metric: metric.as_str().to_owned(),
@@ -916,7 +911,12 @@ async fn fund_brief(
 }
 
 /// The closes of a fund up to the market's today.
-async fn fund_closes(state: &AppState, s: &Subject, from_day: i32, to_day: i32) -> Result<Vec<super::Bar>, ApiError> {
+async fn fund_closes(
+    state: &AppState,
+    s: &Subject,
+    from_day: i32,
+    to_day: i32,
+) -> Result<Vec<signet_domain::marketdata::Bar>, ApiError> {
     if !s.is_fund() {
         return Ok(Vec::new());
     }

@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::tickers::cik_value;
 use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
-use crate::marketdata::Fact;
-use crate::marketdata::fundamentals::statements::{self, Statements};
-use crate::marketdata::units::to_micros;
+use signet_domain::marketdata::Fact;
+use signet_domain::marketdata::fundamentals::statements::{self, Statements};
+use signet_domain::marketdata::units::to_micros;
 
 #[derive(Deserialize)]
 struct CompanyFacts {

@@ -1,10 +1,10 @@
-//! signet's fundamentals layout (JSON Lines): see [`crate::marketdata::fundamentals::layout`].
+//! signet's fundamentals layout (JSON Lines): see [`signet_domain::marketdata::fundamentals::layout`].
 
 use std::io::BufRead;
 
 use super::tickers::symbol;
 use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
-use crate::marketdata::fundamentals::layout::{RecordSource, SymbolRecord, parse_line};
+use signet_domain::marketdata::fundamentals::layout::{RecordSource, SymbolRecord, parse_line};
 
 pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowError> {
     let mut stats = ParseStats::default();

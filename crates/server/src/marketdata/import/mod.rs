@@ -23,9 +23,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::fundamentals::layout::SymbolRecord;
-use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar};
-use crate::store::{MarketDataStore, StoreError};
+pub use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
+use signet_store::{MarketDataStore, StoreError};
 
 /// The layouts `signet data import` reads, detected from the first bytes of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +41,7 @@ pub enum Format {
     CompanyFacts,
     /// signet's own layout: `symbol,sector[,industry]`.
     Sectors,
-    /// signet's own fundamentals layout, JSON Lines (see [`crate::marketdata::fundamentals::layout`]).
+    /// signet's own fundamentals layout, JSON Lines (see [`signet_domain::marketdata::fundamentals::layout`]).
     Fundamentals,
 }
 
@@ -87,47 +86,6 @@ impl Format {
         }
         ohlcv::Layout::detect(&columns).map(Format::Ohlcv)
     }
-}
-
-/// What a parser hands to the store, in file order.
-#[derive(Debug, Clone)]
-pub enum Chunk {
-    Instruments(Vec<InstrumentUpdate>),
-    /// Bars, imported or (for the demo) generated.
-    Bars {
-        bars: Vec<SymbolBar>,
-        generated: bool,
-    },
-    /// Corporate actions reported by a source or generated (derived ones come from the bars).
-    Actions(Vec<(String, CorporateAction)>),
-    Facts(Vec<Fact>),
-    /// Records of signet's fundamentals layout, imported or generated.
-    Records(Vec<SymbolRecord>),
-    /// What a company's facts say of the figures the screeners use: its latest count of shares
-    /// outstanding, and its trailing EPS (`None` leaves a stored value as it is).
-    Reported {
-        cik: String,
-        shares_outstanding: Option<i64>,
-        eps_ttm_e6: Option<i64>,
-    },
-}
-
-/// The stream a store applies in one transaction; it commits only on `Commit`, so a stream that
-/// ends without it (the parser failed) changes nothing.
-#[derive(Debug)]
-pub enum ImportMessage {
-    Chunk(Chunk),
-    Commit,
-}
-
-/// How many stored rows an import changed (inserted or updated; equal rows are not counted).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ImportCounts {
-    pub instruments: u64,
-    pub bars: u64,
-    pub actions: u64,
-    pub facts: u64,
-    pub records: u64,
 }
 
 /// A value a parser could not accept: where it is and what is wrong with it.

@@ -5,7 +5,7 @@ use std::io::BufRead;
 
 use super::tickers::{exchange_name, symbol};
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
-use crate::marketdata::{InstrumentType, InstrumentUpdate};
+use signet_domain::marketdata::{InstrumentType, InstrumentUpdate};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Directory {

@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
-use crate::marketdata::InstrumentUpdate;
+use signet_domain::marketdata::InstrumentUpdate;
 
 pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowError> {
     let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);

@@ -1,5 +1,5 @@
 //! The six screeners (catalog section 4, current v3 paths). Each ranking is a query over the
-//! stored snapshot figures ([`crate::marketdata::snapshot`]) at request time.
+//! stored snapshot figures ([`signet_domain::marketdata::snapshot`]) at request time.
 //!
 //! | path | selects | orders by (default) |
 //! |---|---|---|
@@ -19,7 +19,6 @@
 //! which validates the rest as for the current path, and slices and reshapes its answer.
 
 pub mod params;
-pub mod query;
 
 use std::collections::HashMap;
 
@@ -34,15 +33,15 @@ use signet_model::screeners::{
 };
 
 use self::params::*;
-use self::query::{Direction, Filter, Metric, Period, ScreenQuery, SectorRow};
-use super::snapshot::{Snapshot, ratio};
-use super::units::{format_day, from_micros};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
-use crate::market::Quote;
-use crate::market::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
 use crate::pagination;
+use signet_domain::marketdata::screeners::{Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow};
+use signet_domain::marketdata::snapshot::{Snapshot, ratio};
+use signet_domain::marketdata::units::{format_day, from_micros};
+use signet_domain::simulator::Quote;
+use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -86,17 +85,6 @@ struct Params {
     page_size: Option<String>,
     /// The legacy paths' page number, from 1.
     page_index: Option<String>,
-}
-
-/// One instrument's stored figures, with what the answers need of the instrument.
-#[derive(Debug, Clone)]
-pub struct ScreenRow {
-    pub instrument_id: i64,
-    pub symbol: String,
-    pub name: String,
-    pub exchange: Option<String>,
-    pub currency: String,
-    pub snapshot: Snapshot,
 }
 
 #[utoipa::path(

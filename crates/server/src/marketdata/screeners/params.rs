@@ -3,9 +3,9 @@
 
 use signet_model::screeners::{ActivesRank, Category, Direction as Dir, SectorPeriod, SortBy, Week52Rank, WireEnum};
 
-use super::query::{Direction, Metric, Period, Week52};
 use crate::error::ApiError;
 use crate::pagination;
+use signet_domain::marketdata::screeners::{Direction, Metric, Period, Week52};
 
 /// `value` of the parameter `name` among the first `allowed` values of `T` (all when `None`),
 /// or `default` when absent or empty.

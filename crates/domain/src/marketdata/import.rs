@@ -1,0 +1,45 @@
+//! What an import hands to the store: chunks of parsed rows, in file order, then a commit.
+
+use super::fundamentals::layout::SymbolRecord;
+use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar};
+
+/// What a parser hands to the store, in file order.
+#[derive(Debug, Clone)]
+pub enum Chunk {
+    Instruments(Vec<InstrumentUpdate>),
+    /// Bars, imported or (for the demo) generated.
+    Bars {
+        bars: Vec<SymbolBar>,
+        generated: bool,
+    },
+    /// Corporate actions reported by a source or generated (derived ones come from the bars).
+    Actions(Vec<(String, CorporateAction)>),
+    Facts(Vec<Fact>),
+    /// Records of signet's fundamentals layout, imported or generated.
+    Records(Vec<SymbolRecord>),
+    /// What a company's facts say of the figures the screeners use: its latest count of shares
+    /// outstanding, and its trailing EPS (`None` leaves a stored value as it is).
+    Reported {
+        cik: String,
+        shares_outstanding: Option<i64>,
+        eps_ttm_e6: Option<i64>,
+    },
+}
+
+/// The stream a store applies in one transaction; it commits only on `Commit`, so a stream that
+/// ends without it (the parser failed) changes nothing.
+#[derive(Debug)]
+pub enum ImportMessage {
+    Chunk(Chunk),
+    Commit,
+}
+
+/// How many stored rows an import changed (inserted or updated; equal rows are not counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub instruments: u64,
+    pub bars: u64,
+    pub actions: u64,
+    pub facts: u64,
+    pub records: u64,
+}

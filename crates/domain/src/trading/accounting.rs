@@ -1,0 +1,406 @@
+//! What a fill does to an order and its account, and how much an account may still buy. Pure
+//! functions: the store loads what they need and saves their effect inside the fill's
+//! transaction.
+
+use rust_decimal::Decimal;
+use signet_model::AccountType;
+use signet_model::orders::{OrderStatus, Side};
+
+use super::order::{Event, Order, is_open, transition};
+
+/// A holding: shares (negative when sold short) and the average price they were bought (or sold
+/// short) at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Holding {
+    pub quantity: Decimal,
+    pub average_cost: Decimal,
+}
+
+/// The account after a fill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FillEffect {
+    pub holding: Holding,
+    pub cash: Decimal,
+}
+
+/// Why a fill cannot be applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// A CASH account would go below zero.
+    Cash,
+    /// The account would sell shares it does not hold.
+    Shares,
+    /// A short sale by a CASH account, or while the account holds shares long.
+    Short,
+}
+
+impl Refusal {
+    pub const fn reason(self) -> &'static str {
+        match self {
+            Refusal::Cash => "buying power gone: the cash account cannot pay for the fill",
+            Refusal::Shares => "the account no longer holds the shares to sell",
+            Refusal::Short => "only a margin account without a long position may sell short",
+        }
+    }
+}
+
+/// Applies a fill of `quantity` at `price` (plus `commission`) to a holding and cash.
+///
+/// A buy spends cash and raises the holding: at a new average cost when long, covering (at the
+/// same average short price) when short. A sell lowers a long holding at the same average cost
+/// and adds the proceeds; a short sale (MARGIN accounts, no long holding) adds the proceeds and
+/// deepens the short at a new average price. A CASH account can never go below zero, and no
+/// account sells more than it holds.
+pub fn apply_fill(
+    account_type: AccountType,
+    side: Side,
+    holding: Holding,
+    cash: Decimal,
+    quantity: Decimal,
+    price: Decimal,
+    commission: Decimal,
+) -> Result<FillEffect, Refusal> {
+    let value = quantity * price;
+    // The average of an existing holding and `quantity` more at `price`, by absolute size.
+    let averaged = |held: Decimal| ((held.abs() * holding.average_cost + value) / (held.abs() + quantity)).round_dp(6);
+    let (quantity_after, average_cost, cash) = match side {
+        Side::Buy => {
+            let cash = cash - value - commission;
+            if account_type == AccountType::Cash && cash < Decimal::ZERO {
+                return Err(Refusal::Cash);
+            }
+            let total = holding.quantity + quantity;
+            let average_cost = if holding.quantity >= Decimal::ZERO {
+                averaged(holding.quantity)
+            } else if total < Decimal::ZERO {
+                holding.average_cost
+            } else if total.is_zero() {
+                Decimal::ZERO
+            } else {
+                // Covered the short and bought beyond it: the long part cost `price`.
+                price
+            };
+            (total, average_cost, cash)
+        }
+        Side::Sell => {
+            if holding.quantity < quantity {
+                return Err(Refusal::Shares);
+            }
+            let left = holding.quantity - quantity;
+            let average_cost = if left.is_zero() {
+                Decimal::ZERO
+            } else {
+                holding.average_cost
+            };
+            (left, average_cost, cash + value - commission)
+        }
+        Side::Short => {
+            if account_type == AccountType::Cash || holding.quantity > Decimal::ZERO {
+                return Err(Refusal::Short);
+            }
+            (
+                holding.quantity - quantity,
+                averaged(holding.quantity),
+                cash + value - commission,
+            )
+        }
+    };
+    Ok(FillEffect {
+        holding: Holding {
+            quantity: quantity_after,
+            average_cost,
+        },
+        cash,
+    })
+}
+
+/// A fill the engine found: `quantity` of an order at `price`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Execution {
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Commission,
+}
+
+/// What a fill does to its order and account, for the store to save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderFill {
+    pub event: Event,
+    pub status: OrderStatus,
+    pub filled_quantity: Decimal,
+    pub filled_amount: Decimal,
+    /// Charged on this fill.
+    pub commission: Decimal,
+    pub account: FillEffect,
+}
+
+/// Why a fill is not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotFilled {
+    /// The order is no longer open, or has less left than the fill: nothing changes.
+    Stale,
+    /// The account cannot take the fill: nothing changes.
+    Refused(Refusal),
+}
+
+/// Fills `execution` of `order` against an account holding `holding` with `cash`.
+pub fn fill_order(
+    order: &Order,
+    account_type: AccountType,
+    cash: Decimal,
+    holding: Holding,
+    execution: Execution,
+) -> Result<OrderFill, NotFilled> {
+    let Execution { quantity, price, .. } = execution;
+    if !is_open(order.status) || order.remaining() < quantity || quantity <= Decimal::ZERO {
+        return Err(NotFilled::Stale);
+    }
+    let commission = execution.commission.of(quantity, order.filled_quantity.is_zero());
+    let account =
+        apply_fill(account_type, order.side, holding, cash, quantity, price, commission).map_err(NotFilled::Refused)?;
+    let filled_quantity = order.filled_quantity + quantity;
+    let event = if filled_quantity == order.quantity {
+        Event::Fill
+    } else {
+        Event::PartialFill
+    };
+    Ok(OrderFill {
+        event,
+        status: transition(order.status, event).expect("an open order can fill"),
+        filled_quantity,
+        filled_amount: order.filled_amount + quantity * price,
+        commission,
+        account,
+    })
+}
+
+/// Buying power: what a CASH account has in cash, or for a MARGIN account twice its equity
+/// (cash, which holds the proceeds of short sales, plus longs less shorts) less what its long and
+/// short positions already use (Reg T: 50% initial margin on both); in both cases less what open
+/// buy and short orders have reserved.
+pub fn buying_power(
+    account_type: AccountType,
+    cash: Decimal,
+    long_value: Decimal,
+    short_value: Decimal,
+    reserved: Decimal,
+) -> Decimal {
+    let power = match account_type {
+        AccountType::Cash => cash,
+        AccountType::Margin => (cash + long_value - short_value) * Decimal::TWO - long_value - short_value,
+    };
+    (power - reserved).max(Decimal::ZERO)
+}
+
+/// Commission of a fill: per share and per order, zero by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Commission {
+    pub per_share: Decimal,
+    pub per_order: Decimal,
+}
+
+impl Commission {
+    /// The per-order part is charged on an order's first fill only.
+    pub fn of(&self, quantity: Decimal, first_fill: bool) -> Decimal {
+        let per_order = if first_fill { self.per_order } else { Decimal::ZERO };
+        (self.per_share * quantity + per_order).round_dp(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn buys_average_the_cost_and_sells_keep_it() {
+        let bought = apply_fill(
+            AccountType::Cash,
+            Side::Buy,
+            Holding::default(),
+            d("1000"),
+            d("10"),
+            d("20"),
+            d("1"),
+        )
+        .unwrap();
+        assert_eq!(
+            bought,
+            FillEffect {
+                holding: Holding {
+                    quantity: d("10"),
+                    average_cost: d("20")
+                },
+                cash: d("799")
+            }
+        );
+        let more = apply_fill(
+            AccountType::Cash,
+            Side::Buy,
+            bought.holding,
+            bought.cash,
+            d("10"),
+            d("30"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(more.holding.average_cost, d("25"));
+        let sold = apply_fill(
+            AccountType::Cash,
+            Side::Sell,
+            more.holding,
+            more.cash,
+            d("5"),
+            d("40"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (sold.holding.quantity, sold.holding.average_cost, sold.cash),
+            (d("15"), d("25"), d("699"))
+        );
+        let all = apply_fill(
+            AccountType::Cash,
+            Side::Sell,
+            sold.holding,
+            sold.cash,
+            d("15"),
+            d("1"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            all.holding,
+            Holding {
+                quantity: d("0"),
+                average_cost: d("0")
+            }
+        );
+    }
+
+    #[test]
+    fn a_cash_account_never_goes_negative_and_nobody_sells_what_they_lack() {
+        let none = Holding::default();
+        assert_eq!(
+            apply_fill(AccountType::Cash, Side::Buy, none, d("99"), d("1"), d("100"), d("0")),
+            Err(Refusal::Cash)
+        );
+        assert!(apply_fill(AccountType::Margin, Side::Buy, none, d("99"), d("1"), d("100"), d("0")).is_ok());
+        assert_eq!(
+            apply_fill(AccountType::Margin, Side::Sell, none, d("0"), d("1"), d("1"), d("0")),
+            Err(Refusal::Shares)
+        );
+    }
+
+    #[test]
+    fn a_short_sale_adds_proceeds_and_a_buy_covers_it() {
+        let none = Holding::default();
+        assert_eq!(
+            apply_fill(AccountType::Cash, Side::Short, none, d("1000"), d("1"), d("10"), d("0")),
+            Err(Refusal::Short)
+        );
+        let long = Holding {
+            quantity: d("5"),
+            average_cost: d("10"),
+        };
+        assert_eq!(
+            apply_fill(
+                AccountType::Margin,
+                Side::Short,
+                long,
+                d("1000"),
+                d("1"),
+                d("10"),
+                d("0")
+            ),
+            Err(Refusal::Short),
+            "sell the long shares first"
+        );
+        let short = apply_fill(
+            AccountType::Margin,
+            Side::Short,
+            none,
+            d("1000"),
+            d("10"),
+            d("20"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(short.cash, d("1200"));
+        let deeper = apply_fill(
+            AccountType::Margin,
+            Side::Short,
+            short.holding,
+            short.cash,
+            d("10"),
+            d("30"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (deeper.holding.quantity, deeper.holding.average_cost),
+            (d("-20"), d("25"))
+        );
+        let covered = apply_fill(
+            AccountType::Margin,
+            Side::Buy,
+            deeper.holding,
+            deeper.cash,
+            d("15"),
+            d("22"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (covered.holding.quantity, covered.holding.average_cost),
+            (d("-5"), d("25"))
+        );
+        let flipped = apply_fill(
+            AccountType::Margin,
+            Side::Buy,
+            covered.holding,
+            covered.cash,
+            d("8"),
+            d("21"),
+            d("0"),
+        )
+        .unwrap();
+        assert_eq!(
+            (flipped.holding.quantity, flipped.holding.average_cost),
+            (d("3"), d("21"))
+        );
+        assert_eq!(flipped.cash, d("1500") - d("330") - d("168"));
+    }
+
+    #[test]
+    fn buying_power_of_cash_and_margin() {
+        let zero = d("0");
+        assert_eq!(
+            buying_power(AccountType::Cash, d("1000"), d("500"), zero, d("300")),
+            d("700")
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, d("1000"), zero, zero, zero),
+            d("2000")
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, zero, d("2000"), zero, zero),
+            d("2000"),
+            "equity 2000, all of it in stock"
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, d("2000"), zero, d("1000"), zero),
+            d("1000"),
+            "1000 of cash and a short of 1000 (whose proceeds are in the cash): half the power used"
+        );
+        assert_eq!(buying_power(AccountType::Cash, d("10"), zero, zero, d("50")), zero);
+        let c = Commission {
+            per_share: d("0.005"),
+            per_order: d("1"),
+        };
+        assert_eq!((c.of(d("100"), true), c.of(d("100"), false)), (d("1.5"), d("0.5")));
+    }
+}

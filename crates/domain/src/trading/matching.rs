@@ -1,0 +1,173 @@
+//! When and at what price an open order fills against a quote, and when a stop is reached.
+
+use rust_decimal::Decimal;
+use signet_model::orders::{OrderType, Side, TradingSession};
+
+use super::order::{Order, has_stop};
+use crate::simulator::Quote;
+use crate::simulator::clock::Session;
+
+/// Whether an order may trade in a session.
+pub fn trades_in(order_session: TradingSession, session: Session) -> bool {
+    match order_session {
+        TradingSession::Core | TradingSession::N => session == Session::Core,
+        TradingSession::All => matches!(session, Session::PreMarket | Session::Core | Session::AfterHours),
+        TradingSession::Night => session == Session::Overnight,
+        TradingSession::AllDay => session != Session::Closed,
+    }
+}
+
+/// What a waiting stop order's stop does at `quote`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopMove {
+    /// The stop now (a trailing stop follows the best last price seen).
+    pub stop_price: Decimal,
+    /// The last price reached the stop: from now on the order trades.
+    pub triggered: bool,
+}
+
+/// For a stop order that has not triggered: where its stop goes and whether the last price
+/// reached it (a buy stop at or above, a sell stop at or below), in the sessions it trades in;
+/// `None` when nothing changes.
+pub fn watch(order: &Order, quote: &Quote) -> Option<StopMove> {
+    if !has_stop(order.order_type)
+        || order.triggered_at.is_some()
+        || order.waits_for.is_some()
+        || !trades_in(order.session, quote.session)
+    {
+        return None;
+    }
+    let current = order.stop_price?;
+    let stop_price = match order.trailing {
+        Some(trailing) => {
+            let candidate = trailing.stop_for(order.side, quote.last);
+            match order.side {
+                Side::Buy => current.min(candidate),
+                Side::Sell | Side::Short => current.max(candidate),
+            }
+        }
+        None => current,
+    };
+    let triggered = match order.side {
+        Side::Buy => quote.last >= stop_price,
+        Side::Sell | Side::Short => quote.last <= stop_price,
+    };
+    (triggered || stop_price != current).then_some(StopMove { stop_price, triggered })
+}
+
+/// The quantity and price an order fills at against `quote` now, if any: a buy at the ask, a
+/// sell at the bid (a limit only when marketable, which is the better of the two prices), at
+/// most the size shown, so that a large order fills in slices over successive ticks. A stop
+/// order trades only once triggered, as a market order (or a limit one, with a limit price); an
+/// order waiting for its master not at all.
+pub fn fill(order: &Order, quote: &Quote) -> Option<(Decimal, Decimal)> {
+    if !trades_in(order.session, quote.session)
+        || order.waits_for.is_some()
+        || (has_stop(order.order_type) && order.triggered_at.is_none())
+    {
+        return None;
+    }
+    let (price, size) = match order.side {
+        Side::Buy => (quote.ask, quote.ask_size),
+        Side::Sell | Side::Short => (quote.bid, quote.bid_size),
+    };
+    let marketable = match (order.order_type, order.limit_price, order.side) {
+        (OrderType::Market | OrderType::StopLoss | OrderType::TrailingStopLoss, _, _) => true,
+        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), Side::Buy) => price <= limit,
+        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), _) => price >= limit,
+        _ => false,
+    };
+    let quantity = order.remaining().min(Decimal::from(size));
+    (marketable && quantity > Decimal::ZERO).then_some((quantity, price))
+}
+
+#[cfg(test)]
+mod tests {
+    use signet_model::orders::TrailingType;
+
+    use super::*;
+    use crate::trading::order::Trailing;
+
+    fn quote(last: &str) -> Quote {
+        Quote::sample(last.parse().unwrap(), 100)
+    }
+
+    fn order(side: Side, order_type: OrderType, stop: &str, limit: Option<&str>) -> Order {
+        Order {
+            limit_price: limit.map(|l| l.parse().unwrap()),
+            stop_price: Some(stop.parse().unwrap()),
+            ..Order::sample("O", side, order_type)
+        }
+    }
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_stop_waits_for_the_last_price_then_trades() {
+        let mut sell = order(Side::Sell, OrderType::StopLoss, "95", None);
+        assert_eq!(watch(&sell, &quote("96")), None);
+        assert_eq!(fill(&sell, &quote("96")), None, "not before its stop");
+        assert_eq!(
+            watch(&sell, &quote("95")),
+            Some(StopMove {
+                stop_price: d("95"),
+                triggered: true
+            })
+        );
+        sell.triggered_at = Some(1);
+        assert_eq!(watch(&sell, &quote("90")), None, "a triggered stop is done watching");
+        assert_eq!(
+            fill(&sell, &quote("97")),
+            Some((d("10"), d("96.99"))),
+            "then a market order"
+        );
+
+        let buy = order(Side::Buy, OrderType::StopLossLimit, "105", Some("105.5"));
+        assert!(!watch(&buy, &quote("104.99")).is_some_and(|m| m.triggered));
+        assert!(watch(&buy, &quote("105")).unwrap().triggered);
+        let mut buy = buy;
+        buy.triggered_at = Some(1);
+        assert_eq!(fill(&buy, &quote("106")), None, "the limit still holds");
+        assert_eq!(fill(&buy, &quote("105.4")), Some((d("10"), d("105.41"))));
+    }
+
+    #[test]
+    fn a_trailing_stop_follows_the_best_price_only() {
+        let mut sell = order(Side::Sell, OrderType::TrailingStopLoss, "95", None);
+        sell.trailing = Some(Trailing {
+            kind: TrailingType::Amount,
+            step: d("5"),
+        });
+        assert_eq!(
+            watch(&sell, &quote("110")),
+            Some(StopMove {
+                stop_price: d("105"),
+                triggered: false
+            })
+        );
+        sell.stop_price = Some(d("105"));
+        assert_eq!(watch(&sell, &quote("108")), None, "a fall does not lower it");
+        assert_eq!(
+            watch(&sell, &quote("104.5")),
+            Some(StopMove {
+                stop_price: d("105"),
+                triggered: true
+            })
+        );
+
+        let mut buy = order(Side::Buy, OrderType::TrailingStopLoss, "110", None);
+        buy.trailing = Some(Trailing {
+            kind: TrailingType::Percentage,
+            step: d("0.1"),
+        });
+        assert_eq!(
+            watch(&buy, &quote("90")),
+            Some(StopMove {
+                stop_price: d("99"),
+                triggered: false
+            })
+        );
+    }
+}

@@ -1,0 +1,495 @@
+//! Storage behind small traits, one per area, with one SQL implementation for SQLite and
+//! PostgreSQL ([`sql`]), nonces and rate limits in Redis for several nodes ([`redis`]), and
+//! nonces in memory for one ([`memory`]).
+//!
+//! Stores hold what they are given: secrets arrive sealed, tokens arrive hashed. Times are
+//! milliseconds since the Unix epoch. A store loads what a rule of [`signet_domain`] needs, calls
+//! it, and saves its effect: no rule is written in SQL.
+
+pub mod batch;
+pub mod memory;
+pub mod redis;
+mod rows;
+mod snapshots;
+pub mod sql;
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_domain::marketdata::fundamentals::Peer;
+use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
+use signet_domain::marketdata::import::{ImportCounts, ImportMessage};
+use signet_domain::marketdata::screeners::{Period, ScreenQuery, ScreenRow, SectorRow};
+use signet_domain::marketdata::snapshot::{History, Snapshot, Summary};
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
+use signet_domain::simulator::Listing;
+use signet_domain::trading::accounting::{Commission, Holding, Refusal};
+use signet_domain::trading::order::{Event, Order};
+use signet_model::{AccountType, TokenStatus};
+use tokio::sync::mpsc;
+
+pub use self::snapshots::refresh_snapshots;
+pub use self::sql::{Durability, SqlStore};
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached in time (busy, locked, pool exhausted, I/O).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// A row that must be unique already exists.
+    #[error("already exists: {0}")]
+    Conflict(String),
+    #[error("database error: {0}")]
+    Other(String),
+    /// A multi-step write was abandoned by its caller and rolled back.
+    #[error("the operation was abandoned and rolled back")]
+    Aborted,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppStatus {
+    Active,
+    Revoked,
+}
+
+impl AppStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AppStatus::Active => "ACTIVE",
+            AppStatus::Revoked => "REVOKED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACTIVE" => Some(AppStatus::Active),
+            "REVOKED" => Some(AppStatus::Revoked),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AppRecord {
+    pub app_key: String,
+    pub name: String,
+    pub sealed_secret: Vec<u8>,
+    pub status: AppStatus,
+    pub user_id: String,
+    pub created_at: i64,
+    /// May drive the market simulator.
+    pub admin: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRecord {
+    pub account_id: String,
+    pub app_key: String,
+    pub account_type: AccountType,
+    pub account_label: String,
+    pub currency: String,
+    pub cash: Decimal,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRecord {
+    pub token_hash: String,
+    pub token_hint: String,
+    pub app_key: String,
+    /// As stored: `Pending`, `Normal` or `Invalid`; expiry is judged against `expires_at` on read.
+    pub status: TokenStatus,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+impl TokenRecord {
+    /// The status a client sees at `now`: a stored status, or `Expired` once past `expires_at`.
+    pub fn status_at(&self, now_ms: i64) -> TokenStatus {
+        if self.status != TokenStatus::Invalid && now_ms >= self.expires_at {
+            TokenStatus::Expired
+        } else {
+            self.status
+        }
+    }
+}
+
+/// Apps and their accounts.
+#[async_trait]
+pub trait AppStore: Send + Sync {
+    /// Creates an app together with its first accounts, atomically.
+    async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError>;
+    async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError>;
+    async fn apps(&self) -> Result<Vec<AppRecord>, StoreError>;
+    /// Returns false when no such app exists.
+    async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError>;
+    async fn create_account(&self, account: &AccountRecord) -> Result<(), StoreError>;
+    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError>;
+    /// Accounts of one app, or of every app, oldest first.
+    async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError>;
+}
+
+/// Tokens of the token mechanism.
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    async fn create_token(&self, token: &TokenRecord) -> Result<(), StoreError>;
+    async fn token(&self, token_hash: &str) -> Result<Option<TokenRecord>, StoreError>;
+    async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, StoreError>;
+    /// Moves tokens from one status to another and returns how many moved: all of `app_key`'s,
+    /// or the one with `token_hash`.
+    async fn set_token_status(
+        &self,
+        selector: TokenSelector<'_>,
+        from: TokenStatus,
+        to: TokenStatus,
+    ) -> Result<u64, StoreError>;
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum TokenSelector<'a> {
+    Hash(&'a str),
+    App(&'a str),
+}
+
+/// Used nonces. Shared by every node that serves the same apps.
+#[async_trait]
+pub trait NonceStore: Send + Sync {
+    /// Records a nonce until `expires_at_ms`. Returns false when it was already recorded; of any
+    /// number of concurrent calls with the same nonce, exactly one returns true.
+    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError>;
+    /// Forgets nonces that expired before `now_ms`; returns how many.
+    async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError>;
+    /// How many nonces are held (expired ones not yet purged too), for the metrics.
+    async fn count(&self) -> Result<u64, StoreError>;
+}
+
+/// Small facts about the database itself, such as which master key seals its secrets.
+#[async_trait]
+pub trait MetaStore: Send + Sync {
+    async fn meta(&self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Sets `key` unless it is set; returns the value now stored.
+    async fn init_meta(&self, key: &str, value: &str) -> Result<String, StoreError>;
+    /// A cheap round trip, for the readiness probe.
+    async fn ping(&self) -> Result<(), StoreError>;
+    /// Closes the connections, waiting for those in use to be returned.
+    async fn close(&self);
+    /// Other processes serving apps may change it (several nodes): rows must not be cached
+    /// between requests.
+    fn shared(&self) -> bool;
+}
+
+/// Instruments, bars, corporate actions and facts.
+#[async_trait]
+pub trait MarketDataStore: Send + Sync {
+    /// Applies the chunks of one file in one transaction, committing only on
+    /// [`ImportMessage::Commit`]; when the stream ends without it, nothing changes and the
+    /// answer is [`StoreError::Aborted`]. Corporate actions are derived again for instruments
+    /// whose bars changed.
+    async fn import(&self, messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError>;
+    async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError>;
+    async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
+    /// Every instrument, by id.
+    async fn instruments(&self) -> Result<Vec<Instrument>, StoreError>;
+    /// Each instrument's last close on a day before `day`, by instrument id.
+    async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError>;
+    /// Every bar from `from_day` to `to_day` inclusive, with its instrument id (one scan: the
+    /// bars are keyed by instrument first).
+    async fn bars_between(&self, from_day: i32, to_day: i32) -> Result<Vec<(i64, Bar)>, StoreError>;
+    /// The instruments the market simulator quotes, with their recent volatility and volume.
+    async fn listings(&self) -> Result<Vec<Listing>, StoreError>;
+    /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
+    async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
+    async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
+    /// Facts of one company and concept (any taxonomy and unit), by period end then filing.
+    async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError>;
+}
+
+/// What the market data holds, for `signet data status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MarketDataStatus {
+    pub instruments: u64,
+    pub instruments_with_bars: u64,
+    pub bars: u64,
+    pub first_day: Option<String>,
+    pub last_day: Option<String>,
+    pub splits: u64,
+    pub dividends: u64,
+    pub facts: u64,
+    pub companies_with_facts: u64,
+    /// Records of signet's fundamentals layout, imported or generated.
+    pub fundamentals_records: u64,
+}
+
+/// Snapshot figures and the screener queries over them.
+#[async_trait]
+pub trait ScreenerStore: Send + Sync {
+    /// The last day any instrument has a bar: the market's "today" for snapshots.
+    async fn latest_bar_day(&self) -> Result<Option<i32>, StoreError>;
+    /// Summaries as of `as_of` of the instruments with a bar that day, computed in bulk over the
+    /// `lookback_days` before it; instruments with a split in that time are left out and their
+    /// ids returned, for [`signet_domain::marketdata::snapshot::summarize`] to adjust.
+    async fn summaries(&self, as_of: i32, lookback_days: i32) -> Result<(Vec<Summary>, Vec<i64>), StoreError>;
+    /// Histories of these instruments: bars from `from_day` to `to_day` and all corporate actions.
+    async fn histories(&self, ids: &[i64], from_day: i32, to_day: i32) -> Result<Vec<History>, StoreError>;
+    /// Replaces every snapshot by these, atomically.
+    async fn replace_snapshots(&self, snapshots: &[Snapshot]) -> Result<(), StoreError>;
+    async fn screen(&self, query: &ScreenQuery) -> Result<Vec<ScreenRow>, StoreError>;
+    /// Every sector of the ranked equities, aggregated over `period`.
+    async fn sectors(&self, period: Period) -> Result<Vec<SectorRow>, StoreError>;
+}
+
+/// Where a reader of [`TradingStore::order_changes`] left off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChangeCursor(pub u64);
+
+/// Orders changed since a cursor, and the cursor to read the next changes from (`None`: read
+/// the open orders again).
+#[derive(Debug)]
+pub struct OrderChanges {
+    pub orders: Vec<Order>,
+    pub cursor: Option<ChangeCursor>,
+}
+
+/// Which orders of an account to list, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderQuery {
+    pub account_id: String,
+    pub open_only: bool,
+    /// Placed at or after (milliseconds).
+    pub from_ms: Option<i64>,
+    /// Placed at or before (milliseconds).
+    pub to_ms: Option<i64>,
+    /// Only orders older than this cursor (an order's `seq`).
+    pub before_seq: Option<i64>,
+    pub limit: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionRecord {
+    pub account_id: String,
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub holding: Holding,
+}
+
+/// A fill the engine found, to apply atomically with its effects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillRequest {
+    pub order_id: String,
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Commission,
+    pub time_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FillOutcome {
+    /// Applied: the order as it is now.
+    Applied(Box<Order>),
+    /// The order is no longer open, or has less left than the fill: nothing changed.
+    Stale,
+    /// The account cannot take the fill: nothing changed.
+    Refused(Refusal),
+}
+
+/// Orders, fills and positions.
+#[async_trait]
+pub trait TradingStore: Send + Sync {
+    /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
+    /// or a client combo order id is taken in its account (then none is inserted; the message
+    /// names `client_combo_order_id` for the latter).
+    /// Answers each order's `seq`.
+    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError>;
+    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
+    async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
+    /// Every open order of every account, oldest first: what the engine matches.
+    async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
+    /// How many orders are in each status, for the metrics.
+    async fn order_counts(&self) -> Result<Vec<(String, i64)>, StoreError>;
+    /// The change feed of a store several nodes share ([`MetaStore::shared`]), so that a node
+    /// follows the open orders without reading them all again: with `since` `None`, the open
+    /// orders (of `account_id`, or of every account); with a cursor, every order changed since
+    /// that read, whatever its status now (some of them again). Oldest first.
+    async fn order_changes(
+        &self,
+        account_id: Option<&str>,
+        since: Option<ChangeCursor>,
+    ) -> Result<OrderChanges, StoreError> {
+        let _ = (account_id, since);
+        Err(StoreError::Other(
+            "this store is not shared by several nodes and keeps no change feed".into(),
+        ))
+    }
+    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
+    /// Applies a fill with its effect on the order, the position, the cash and the rest of the
+    /// order's combination ([`signet_domain::trading::combo::consequence`]), in one transaction.
+    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;
+    /// Moves a waiting stop order's stop, and marks it triggered at simulated time
+    /// `triggered_at`; false when the order is not open or triggered already.
+    async fn move_stop(
+        &self,
+        order_id: &str,
+        stop_price: Decimal,
+        triggered_at: Option<i64>,
+        time_ms: i64,
+    ) -> Result<bool, StoreError>;
+    /// Applies a non-fill event to an open order (cancel, expire, fail, or replace with
+    /// `replacement`); `None` when the order is not open any more. Like a fill, an order's end
+    /// carries on to the rest of its combination in the same transaction.
+    async fn update_open_order(
+        &self,
+        order_id: &str,
+        event: Event,
+        reason: Option<&str>,
+        replacement: Option<Replacement>,
+        time_ms: i64,
+    ) -> Result<Option<Order>, StoreError>;
+}
+
+/// New values for the unfilled part of an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replacement {
+    pub quantity: Decimal,
+    pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchlistRecord {
+    pub watchlist_id: String,
+    pub app_key: String,
+    pub name: String,
+    pub sort: i64,
+    pub create_time: i64,
+    pub update_time: i64,
+}
+
+/// An instrument of a watchlist, with what the answers show of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchlistItem {
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub name: String,
+    pub exchange: Option<String>,
+    pub category: String,
+    pub sort: i64,
+    pub added_time: i64,
+}
+
+/// An instrument to add: its id, category and sort (the top of the list when `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWatchlistItem {
+    pub instrument_id: i64,
+    pub category: String,
+    pub sort: Option<i64>,
+}
+
+/// Watchlists, owned by apps. Every change is committed before the call returns; limits are
+/// checked inside the change's transaction, so concurrent changes cannot pass them.
+#[async_trait]
+pub trait WatchlistStore: Send + Sync {
+    /// An app's watchlists, by `sort` descending (then newest first).
+    async fn watchlists(&self, app_key: &str) -> Result<Vec<WatchlistRecord>, StoreError>;
+    async fn watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Creates a watchlist (at the top when `sort` is `None`); `None` when the app has `max`.
+    async fn create_watchlist(
+        &self,
+        app_key: &str,
+        watchlist_id: &str,
+        name: &str,
+        sort: Option<i64>,
+        max: u32,
+        now_ms: i64,
+    ) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Changes the fields given; `None` when the app has no such watchlist.
+    async fn update_watchlist(
+        &self,
+        app_key: &str,
+        watchlist_id: &str,
+        name: Option<&str>,
+        sort: Option<i64>,
+        now_ms: i64,
+    ) -> Result<Option<WatchlistRecord>, StoreError>;
+    /// Deletes a watchlist and its instruments; false when the app has no such watchlist.
+    async fn delete_watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<bool, StoreError>;
+    /// A watchlist's instruments, by `sort` descending (then last added first).
+    async fn watchlist_items(&self, watchlist_id: &str) -> Result<Vec<WatchlistItem>, StoreError>;
+    /// Adds the instruments not there yet (those present stay as they are); false, changing
+    /// nothing, when the watchlist would then hold more than `max`.
+    async fn add_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        items: &[NewWatchlistItem],
+        max: u32,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+    /// Removes these instruments (absent ones are no error).
+    async fn remove_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        instrument_ids: &[i64],
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+    /// Sets the sort of instruments present (absent ones are ignored).
+    async fn sort_watchlist_items(
+        &self,
+        watchlist_id: &str,
+        sorts: &[(i64, i64)],
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+}
+
+/// A filing, as the facts it reported show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilingRow {
+    pub accn: String,
+    pub form: String,
+    /// `YYYY-MM-DD`.
+    pub filed: String,
+    /// The latest period end it reported, `YYYY-MM-DD`.
+    pub period_end: String,
+}
+
+#[async_trait]
+pub trait FundamentalsStore: Send + Sync {
+    /// An instrument's records of one data set, in key order.
+    async fn records(&self, instrument_id: i64, data_set: DataSet) -> Result<Vec<Record>, StoreError>;
+    /// A company's facts of the given concepts.
+    async fn company_facts(&self, cik: &str, concepts: &[&str]) -> Result<Vec<Fact>, StoreError>;
+    /// A company's filings, newest first.
+    async fn filings(&self, cik: &str) -> Result<Vec<FilingRow>, StoreError>;
+    /// The equities of `industry` (of `sector` when no industry is known).
+    async fn peers(&self, industry: Option<&str>, sector: Option<&str>) -> Result<Vec<Peer>, StoreError>;
+    /// The companies that have facts.
+    async fn ciks_with_facts(&self) -> Result<Vec<String>, StoreError>;
+}
+
+/// Everything the server stores.
+pub trait Store:
+    std::fmt::Debug
+    + AppStore
+    + TokenStore
+    + NonceStore
+    + MetaStore
+    + MarketDataStore
+    + ScreenerStore
+    + TradingStore
+    + WatchlistStore
+    + FundamentalsStore
+{
+}
+
+impl<T> Store for T where
+    T: std::fmt::Debug
+        + AppStore
+        + TokenStore
+        + NonceStore
+        + MetaStore
+        + MarketDataStore
+        + ScreenerStore
+        + TradingStore
+        + WatchlistStore
+        + FundamentalsStore
+{
+}

@@ -1,0 +1,476 @@
+use std::collections::{HashMap, HashSet};
+
+use async_trait::async_trait;
+use signet_domain::marketdata::actions::{AdjustedClose, derive_actions};
+use signet_domain::marketdata::fundamentals::layout::SymbolRecord;
+use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
+use signet_domain::marketdata::units::format_day;
+use signet_domain::marketdata::{
+    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentUpdate, SymbolBar,
+};
+use signet_domain::simulator::Listing;
+use tokio::sync::mpsc;
+
+use super::SqlStore;
+use super::query::{Tx, query};
+use crate::rows::{BAR_COLUMNS, Decoded, FACT_COLUMNS, FactRow, INSTRUMENT_COLUMNS, fact_from_row, parse_column};
+use crate::{MarketDataStatus, MarketDataStore, StoreError};
+
+/// Rows per multi-row INSERT, within SQLite's limit of 32,766 bound values (and PostgreSQL's of
+/// 65,535).
+const ROWS_PER_STATEMENT: usize = 1000;
+
+/// The state of one file's import inside its transaction.
+#[derive(Default)]
+struct Import {
+    ids: HashMap<String, i64>,
+    bars_changed_for: HashSet<i64>,
+    counts: ImportCounts,
+}
+
+#[async_trait]
+impl MarketDataStore for SqlStore {
+    async fn import(&self, mut messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let mut import = Import::default();
+        loop {
+            match messages.recv().await {
+                // Dropping `tx` rolls back.
+                None => return Err(StoreError::Aborted),
+                Some(ImportMessage::Commit) => break,
+                Some(ImportMessage::Chunk(chunk)) => import.apply(&mut tx, chunk).await?,
+            }
+        }
+        for &instrument_id in &import.bars_changed_for {
+            import.counts.actions += rederive_actions(&mut tx, instrument_id).await?;
+        }
+        tx.commit().await?;
+        Ok(import.counts)
+    }
+
+    async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError> {
+        let (instruments,): (i64,) = query("SELECT COUNT(*) FROM instruments")
+            .fetch_one(&self.reader)
+            .await?;
+        let (bars, instruments_with_bars, first, last): (i64, i64, Option<i32>, Option<i32>) =
+            query("SELECT COUNT(*), COUNT(DISTINCT instrument_id), MIN(day), MAX(day) FROM daily_bars")
+                .fetch_one(&self.reader)
+                .await?;
+        let (splits, dividends): (i64, i64) = query(
+            "SELECT COUNT(*) FILTER (WHERE kind = 'SPLIT'), COUNT(*) FILTER (WHERE kind = 'DIVIDEND')
+             FROM corporate_actions",
+        )
+        .fetch_one(&self.reader)
+        .await?;
+        let (facts, companies_with_facts): (i64, i64) = query("SELECT COUNT(*), COUNT(DISTINCT cik) FROM facts")
+            .fetch_one(&self.reader)
+            .await?;
+        let (fundamentals_records,): (i64,) = query("SELECT COUNT(*) FROM fundamentals")
+            .fetch_one(&self.reader)
+            .await?;
+        let count = |n: i64| n as u64;
+        Ok(MarketDataStatus {
+            instruments: count(instruments),
+            instruments_with_bars: count(instruments_with_bars),
+            bars: count(bars),
+            first_day: first.map(format_day),
+            last_day: last.map(format_day),
+            splits: count(splits),
+            dividends: count(dividends),
+            facts: count(facts),
+            companies_with_facts: count(companies_with_facts),
+            fundamentals_records: count(fundamentals_records),
+        })
+    }
+
+    async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError> {
+        let row: Option<Decoded<Instrument>> = query(format!(
+            "SELECT {INSTRUMENT_COLUMNS} FROM instruments WHERE symbol = $1"
+        ))
+        .bind(symbol)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|Decoded(instrument)| instrument))
+    }
+
+    async fn instruments(&self) -> Result<Vec<Instrument>, StoreError> {
+        let rows = query(format!(
+            "SELECT {INSTRUMENT_COLUMNS} FROM instruments ORDER BY instrument_id"
+        ))
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(Decoded::all(rows))
+    }
+
+    async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError> {
+        let rows: Vec<(i64, i64)> = query(
+            "SELECT b.instrument_id, b.close_e6 FROM daily_bars b
+             JOIN (SELECT instrument_id, MAX(day) AS day FROM daily_bars WHERE day < $1 GROUP BY instrument_id) l
+               ON l.instrument_id = b.instrument_id AND l.day = b.day",
+        )
+        .bind(day)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().collect())
+    }
+
+    async fn bars_between(&self, from_day: i32, to_day: i32) -> Result<Vec<(i64, Bar)>, StoreError> {
+        let rows = query(format!(
+            "SELECT instrument_id, {BAR_COLUMNS} FROM daily_bars WHERE day BETWEEN $1 AND $2"
+        ))
+        .bind(from_day)
+        .bind(to_day)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(Decoded::all(rows))
+    }
+
+    async fn listings(&self) -> Result<Vec<Listing>, StoreError> {
+        let rows: Vec<(i64, String, Option<f64>, Option<i64>)> = query(
+            "SELECT i.instrument_id, i.symbol, s.amplitude, s.volume
+             FROM instruments i LEFT JOIN snapshots s ON s.instrument_id = i.instrument_id
+             ORDER BY i.instrument_id",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, symbol, amplitude, volume)| Listing::from_snapshot(id, symbol, amplitude, volume))
+            .collect())
+    }
+
+    async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError> {
+        let rows = query(format!(
+            "SELECT {BAR_COLUMNS} FROM daily_bars WHERE instrument_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day"
+        ))
+        .bind(instrument_id)
+        .bind(from_day)
+        .bind(to_day)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(Decoded::all(rows))
+    }
+
+    async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError> {
+        let rows: Vec<(i32, String, String, String)> =
+            query("SELECT day, kind, value, source FROM corporate_actions WHERE instrument_id = $1 ORDER BY day, kind")
+                .bind(instrument_id)
+                .fetch_all(&self.reader)
+                .await?;
+        rows.into_iter()
+            .map(|(day, kind, value, source)| {
+                Ok(CorporateAction {
+                    day,
+                    kind: parse_column("action kind", &kind, ActionKind::parse)?,
+                    value: parse_column("action value", &value, |v| v.parse().ok())?,
+                    source: parse_column("action source", &source, ActionSource::parse)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError> {
+        let rows: Vec<FactRow> = query(format!(
+            "SELECT {FACT_COLUMNS} FROM facts WHERE cik = $1 AND concept = $2 ORDER BY \"end\", filed, start"
+        ))
+        .bind(cik)
+        .bind(concept)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter().map(fact_from_row).collect()
+    }
+}
+
+impl Import {
+    async fn apply(&mut self, tx: &mut Tx, chunk: Chunk) -> Result<(), StoreError> {
+        match chunk {
+            Chunk::Instruments(updates) => {
+                for update in &updates {
+                    self.counts.instruments += upsert_instrument(tx, update).await?;
+                }
+            }
+            Chunk::Bars { bars, generated } => self.bars(tx, &bars, generated).await?,
+            Chunk::Actions(actions) => {
+                for (symbol, action) in &actions {
+                    let id = self.id(tx, symbol).await?;
+                    self.counts.actions += upsert_action(tx, id, action).await?;
+                }
+            }
+            Chunk::Facts(facts) => {
+                for part in facts.chunks(ROWS_PER_STATEMENT) {
+                    self.counts.facts += upsert_facts(tx, part).await?;
+                }
+            }
+            Chunk::Records(records) => {
+                for part in records.chunks(ROWS_PER_STATEMENT) {
+                    let mut rows = Vec::with_capacity(part.len());
+                    for r in part {
+                        rows.push((self.id(tx, &r.symbol).await?, r));
+                    }
+                    self.counts.records += upsert_records(tx, &rows).await?;
+                }
+            }
+            Chunk::Reported {
+                cik,
+                shares_outstanding,
+                eps_ttm_e6,
+            } => {
+                self.counts.instruments += query(
+                    "UPDATE instruments AS t SET shares_outstanding = COALESCE($1, t.shares_outstanding),
+                         eps_ttm_e6 = COALESCE($2, t.eps_ttm_e6)
+                     WHERE cik = $3 AND (shares_outstanding IS DISTINCT FROM COALESCE($1, t.shares_outstanding)
+                         OR eps_ttm_e6 IS DISTINCT FROM COALESCE($2, t.eps_ttm_e6))",
+                )
+                .bind(shares_outstanding)
+                .bind(eps_ttm_e6)
+                .bind(&cik)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The id of `symbol`, creating a bare instrument (named after its symbol) for prices that
+    /// arrive before the instrument's listing.
+    async fn id(&mut self, tx: &mut Tx, symbol: &str) -> Result<i64, StoreError> {
+        if let Some(&id) = self.ids.get(symbol) {
+            return Ok(id);
+        }
+        let existing: Option<(i64,)> = query("SELECT instrument_id FROM instruments WHERE symbol = $1")
+            .bind(symbol)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let id = match existing {
+            Some((id,)) => id,
+            None => {
+                self.counts.instruments += 1;
+                let (id,): (i64,) =
+                    query("INSERT INTO instruments (symbol, name) VALUES ($1, $1) RETURNING instrument_id")
+                        .bind(symbol)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                id
+            }
+        };
+        self.ids.insert(symbol.to_owned(), id);
+        Ok(id)
+    }
+
+    async fn bars(&mut self, tx: &mut Tx, bars: &[SymbolBar], generated: bool) -> Result<(), StoreError> {
+        for part in bars.chunks(ROWS_PER_STATEMENT) {
+            let mut rows = Vec::with_capacity(part.len());
+            for b in part {
+                rows.push((self.id(tx, &b.symbol).await?, b.bar));
+            }
+            let changed = upsert_bars(tx, &rows, generated).await?;
+            if changed > 0 {
+                self.counts.bars += changed;
+                self.bars_changed_for
+                    .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `ON CONFLICT (…) DO UPDATE` of `columns` from the row proposed, when any of them differs.
+fn update_changed(conflict: &str, columns: &[&str]) -> String {
+    let set: Vec<String> = columns.iter().map(|c| format!("{c} = excluded.{c}")).collect();
+    let differs: Vec<String> = columns
+        .iter()
+        .map(|c| format!("t.{c} IS DISTINCT FROM excluded.{c}"))
+        .collect();
+    format!(
+        " ON CONFLICT ({conflict}) DO UPDATE SET {} WHERE {}",
+        set.join(", "),
+        differs.join(" OR ")
+    )
+}
+
+/// Inserts or updates an instrument, leaving fields the update does not know as they are.
+async fn upsert_instrument(tx: &mut Tx, u: &InstrumentUpdate) -> Result<u64, StoreError> {
+    const KNOWN: [&str; 9] = [
+        "name",
+        "exchange",
+        "cik",
+        "sector",
+        "industry",
+        "instrument_type",
+        "indices",
+        "shares_outstanding",
+        "eps_ttm_e6",
+    ];
+    // Parameter n + 2 is column n of KNOWN.
+    let set: Vec<String> = KNOWN
+        .iter()
+        .zip(2..)
+        .map(|(c, n)| format!("{c} = COALESCE(${n}, t.{c})"))
+        .collect();
+    let differs: Vec<String> = KNOWN
+        .iter()
+        .zip(2..)
+        .map(|(c, n)| format!("COALESCE(${n}, t.{c}) IS DISTINCT FROM t.{c}"))
+        .collect();
+    query(format!(
+        "INSERT INTO instruments AS t (symbol, {})
+         VALUES ($1, COALESCE($2, $1), $3, $4, $5, $6, COALESCE($7, 'EQUITY'), $8, $9, $10)
+         ON CONFLICT (symbol) DO UPDATE SET {} WHERE {}",
+        KNOWN.join(", "),
+        set.join(", "),
+        differs.join(" OR ")
+    ))
+    .bind(&u.symbol)
+    .bind(u.name.as_ref())
+    .bind(u.exchange.as_ref())
+    .bind(u.cik.as_ref())
+    .bind(u.sector.as_ref())
+    .bind(u.industry.as_ref())
+    .bind(u.instrument_type.map(|t| t.as_str()))
+    .bind(u.indices.as_ref())
+    .bind(u.shares_outstanding)
+    .bind(u.eps_ttm_e6)
+    .execute(tx)
+    .await
+}
+
+async fn upsert_bars(tx: &mut Tx, rows: &[(i64, Bar)], generated: bool) -> Result<u64, StoreError> {
+    let mut insert = query(
+        "INSERT INTO daily_bars AS t (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) ",
+    );
+    insert.push_values(rows, |row, (id, bar)| {
+        row.bind(*id)
+            .bind(bar.day)
+            .bind(bar.open)
+            .bind(bar.high)
+            .bind(bar.low)
+            .bind(bar.close)
+            .bind(bar.volume)
+            .bind(bar.adj_close)
+            .bind(generated);
+    });
+    insert.push(&update_changed(
+        "instrument_id, day",
+        &[
+            "open_e6",
+            "high_e6",
+            "low_e6",
+            "close_e6",
+            "volume",
+            "adj_close_e6",
+            "generated",
+        ],
+    ));
+    insert.execute(tx).await
+}
+
+async fn upsert_facts(tx: &mut Tx, facts: &[Fact]) -> Result<u64, StoreError> {
+    let mut insert = query(format!("INSERT INTO facts AS t ({FACT_COLUMNS}) "));
+    insert.push_values(facts, |row, f| {
+        row.bind(&f.cik)
+            .bind(&f.taxonomy)
+            .bind(&f.concept)
+            .bind(&f.unit)
+            .bind(&f.start)
+            .bind(&f.end)
+            .bind(&f.accn)
+            .bind(f.value.to_string())
+            .bind(f.fy)
+            .bind(f.fp.as_ref())
+            .bind(&f.form)
+            .bind(&f.filed)
+            .bind(f.frame.as_ref());
+    });
+    insert.push(&update_changed(
+        "cik, taxonomy, concept, unit, start, \"end\", accn",
+        &["value", "fy", "fp", "form", "filed", "frame"],
+    ));
+    insert.execute(tx).await
+}
+
+/// Inserts or replaces fundamentals records, skipping equal ones.
+async fn upsert_records(tx: &mut Tx, rows: &[(i64, &SymbolRecord)]) -> Result<u64, StoreError> {
+    let mut insert = query("INSERT INTO fundamentals AS t (instrument_id, data_set, record_key, payload, source) ");
+    insert.push_values(rows, |row, (instrument_id, r)| {
+        row.bind(*instrument_id)
+            .bind(r.record.data_set().as_str())
+            .bind(r.record.key())
+            .bind(r.record.payload())
+            .bind(r.source.as_str());
+    });
+    insert.push(&update_changed(
+        "instrument_id, data_set, record_key",
+        &["payload", "source"],
+    ));
+    insert.execute(tx).await
+}
+
+/// Inserts or updates corporate actions of one instrument: `(day, kind, value, source)`.
+async fn upsert_actions<'a>(
+    tx: &mut Tx,
+    instrument_id: i64,
+    actions: impl IntoIterator<Item = (i32, &'a str, String, &'a str)>,
+) -> Result<u64, StoreError> {
+    let mut insert = query("INSERT INTO corporate_actions AS t (instrument_id, day, kind, value, source) ");
+    insert.push_values(actions, |row, (day, kind, value, source)| {
+        row.bind(instrument_id).bind(day).bind(kind).bind(value).bind(source);
+    });
+    insert.push(&update_changed("instrument_id, day, kind", &["value", "source"]));
+    insert.execute(tx).await
+}
+
+/// Inserts or updates a reported or generated action (derived ones come from the bars).
+async fn upsert_action(tx: &mut Tx, instrument_id: i64, a: &CorporateAction) -> Result<u64, StoreError> {
+    let action = (
+        a.day,
+        a.kind.as_str(),
+        a.value.normalize().to_string(),
+        a.source.as_str(),
+    );
+    upsert_actions(tx, instrument_id, [action]).await
+}
+
+/// Replaces an instrument's derived corporate actions by those its bars imply now; returns how
+/// many rows changed.
+async fn rederive_actions(tx: &mut Tx, instrument_id: i64) -> Result<u64, StoreError> {
+    let closes: Vec<(i32, i64, i64)> = query(
+        "SELECT day, close_e6, adj_close_e6 FROM daily_bars
+         WHERE instrument_id = $1 AND adj_close_e6 IS NOT NULL ORDER BY day",
+    )
+    .bind(instrument_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let closes: Vec<AdjustedClose> = closes
+        .into_iter()
+        .map(|(day, close, adj_close)| AdjustedClose { day, close, adj_close })
+        .collect();
+    let wanted: HashSet<(i32, &'static str, String)> = derive_actions(&closes)
+        .into_iter()
+        .map(|a| (a.day, a.kind.as_str(), a.value.normalize().to_string()))
+        .collect();
+    let stored: Vec<(i32, String, String)> =
+        query("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = $1 AND source = 'DERIVED'")
+            .bind(instrument_id)
+            .fetch_all(&mut *tx)
+            .await?;
+    let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
+    let mut changed = 0;
+    for (day, kind, _) in stored.difference(&wanted) {
+        changed += query(
+            "DELETE FROM corporate_actions WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'",
+        )
+        .bind(instrument_id)
+        .bind(*day)
+        .bind(*kind)
+        .execute(&mut *tx)
+        .await?;
+    }
+    let new: Vec<_> = wanted.difference(&stored).collect();
+    for part in new.chunks(ROWS_PER_STATEMENT) {
+        let derived = part
+            .iter()
+            .map(|(day, kind, value)| (*day, *kind, value.clone(), ActionSource::Derived.as_str()));
+        changed += upsert_actions(tx, instrument_id, derived).await?;
+    }
+    Ok(changed)
+}

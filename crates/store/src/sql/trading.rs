@@ -1,0 +1,380 @@
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order};
+use signet_domain::trading::combo::{Consequence, consequence};
+use signet_domain::trading::order::{Event, Order, transition};
+use signet_model::AccountType;
+use signet_model::orders::OrderStatus;
+use signet_model::wire::WireEnum;
+
+use super::SqlStore;
+use super::query::{Dialect, Tx, query};
+use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
+use crate::{
+    ChangeCursor, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord, Replacement, StoreError,
+    TradingStore,
+};
+
+/// The statuses of an open order, as SQL.
+const OPEN: &str = "status IN ('SUBMITTED', 'PARTIAL_FILLED')";
+
+async fn order_by_id(tx: &mut Tx, order_id: &str) -> Result<Option<Order>, StoreError> {
+    let row: Option<Decoded<Order>> = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = $1"))
+        .bind(order_id)
+        .fetch_optional(tx)
+        .await?;
+    Ok(row.map(|Decoded(order)| order))
+}
+
+/// Begins the transaction of a change to `order_id` and its account. On PostgreSQL it locks the
+/// account's row first: every fill, cancel, replace or expiry takes this lock, so they (and the
+/// positions and cash they change) happen one after the other for one account, from any node.
+/// SQLite's single writer serializes them already. `None` when there is no such order.
+async fn begin_account_change(store: &SqlStore, order_id: &str) -> Result<Option<Tx>, StoreError> {
+    let mut tx = store.writer.begin().await?;
+    if tx.dialect() == Dialect::Postgres {
+        let locked: Option<(String,)> = query(
+            "SELECT account_id FROM accounts
+             WHERE account_id = (SELECT account_id FROM orders WHERE order_id = $1) FOR UPDATE",
+        )
+        .bind(order_id)
+        .fetch_optional(&mut tx)
+        .await?;
+        if locked.is_none() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(tx))
+}
+
+/// Records a transition in the order's history.
+async fn record_event(
+    tx: &mut Tx,
+    order_id: &str,
+    time_ms: i64,
+    from: Option<OrderStatus>,
+    to: OrderStatus,
+    event: Event,
+    reason: Option<&str>,
+) -> Result<(), StoreError> {
+    query(
+        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason)
+         VALUES ($1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = $1), $2, $3, $4, $5, $6)",
+    )
+    .bind(order_id)
+    .bind(time_ms)
+    .bind(from.map(|s| s.as_str()))
+    .bind(to.as_str())
+    .bind(event.as_str())
+    .bind(reason)
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// Carries out, in the same transaction, what `changed` (just filled or ended) does to the other
+/// open orders of its combination.
+async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Result<(), StoreError> {
+    let Some(combo) = &changed.combo else {
+        return Ok(());
+    };
+    let others: Vec<Decoded<Order>> = query(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE combo_order_id = $1 AND order_id != $2 AND {OPEN}"
+    ))
+    .bind(&combo.combo_order_id)
+    .bind(&changed.order_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    for other in Decoded::all(others) {
+        let (event, reason, release) = match consequence(changed, &other) {
+            None => continue,
+            Some(Consequence::Release) => (Event::Release, None, true),
+            Some(Consequence::Cancel(reason)) => (Event::Cancel, Some(reason), false),
+        };
+        let Some(status) = transition(other.status, event) else {
+            continue;
+        };
+        let waits_for = if release { "waits_for = NULL, " } else { "" };
+        query(format!(
+            "UPDATE orders SET {waits_for}status = $1, reason = COALESCE($2, reason), update_time = $3
+             WHERE order_id = $4"
+        ))
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(time_ms)
+        .bind(&other.order_id)
+        .execute(&mut *tx)
+        .await?;
+        record_event(tx, &other.order_id, time_ms, Some(other.status), status, event, reason).await?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl TradingStore for SqlStore {
+    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
+        self.place(orders).await
+    }
+
+    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
+        let row: Option<Decoded<Order>> = query(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND client_order_id = $2"
+        ))
+        .bind(account_id)
+        .bind(client_order_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|Decoded(order)| order))
+    }
+
+    async fn orders(&self, q: &OrderQuery) -> Result<Vec<Order>, StoreError> {
+        let rows = query(format!(
+            "SELECT {ORDER_COLUMNS} FROM orders
+             WHERE account_id = $1 AND (NOT $2 OR {OPEN})
+               AND ($3 IS NULL OR place_time >= $3) AND ($4 IS NULL OR place_time <= $4)
+               AND ($5 IS NULL OR seq < $5)
+             ORDER BY seq DESC LIMIT $6"
+        ))
+        .bind(&q.account_id)
+        .bind(q.open_only)
+        .bind(q.from_ms)
+        .bind(q.to_ms)
+        .bind(q.before_seq)
+        .bind(i64::from(q.limit))
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(Decoded::all(rows))
+    }
+
+    async fn open_orders(&self) -> Result<Vec<Order>, StoreError> {
+        let rows = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE {OPEN} ORDER BY seq"))
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(Decoded::all(rows))
+    }
+
+    async fn order_counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        query("SELECT status, count(*) FROM orders GROUP BY status")
+            .fetch_all(&self.reader)
+            .await
+    }
+
+    async fn order_changes(
+        &self,
+        account_id: Option<&str>,
+        since: Option<ChangeCursor>,
+    ) -> Result<OrderChanges, StoreError> {
+        if self.dialect() != Dialect::Postgres {
+            return Err(StoreError::Other(
+                "this store is not shared by several nodes and keeps no change feed".into(),
+            ));
+        }
+        let account = match account_id {
+            Some(_) => "account_id = $1",
+            None => "$1::text IS NULL",
+        };
+        let which = match since {
+            Some(_) => "changed >= $2::text::xid8".to_owned(),
+            None => format!("$2::text IS NULL AND {OPEN}"),
+        };
+        // The xmin of the statement's own snapshot: every transaction below it had ended when
+        // the rows were read, so what it wrote is in them; the next read starts there.
+        let rows: Vec<Decoded<(String, Order)>> = query(format!(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS cursor, {ORDER_COLUMNS}
+             FROM orders WHERE {account} AND {which} ORDER BY seq"
+        ))
+        .bind(account_id)
+        .bind(since.map(|c| c.0.to_string()))
+        .fetch_all(&self.reader)
+        .await?;
+        // No row, no snapshot: reading again from `since` is as right, and as cheap.
+        let cursor = match rows.first() {
+            Some(Decoded((text, _))) => Some(ChangeCursor(parse_column("snapshot xmin", text, |t| t.parse().ok())?)),
+            None => since,
+        };
+        Ok(OrderChanges {
+            orders: Decoded::all(rows).into_iter().map(|(_, order)| order).collect(),
+            cursor,
+        })
+    }
+
+    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
+        let rows: Vec<(String, i64, String, String, String)> = query(
+            "SELECT account_id, instrument_id, symbol, quantity, average_cost FROM positions
+             WHERE account_id = $1 AND quantity != '0' ORDER BY symbol",
+        )
+        .bind(account_id)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter()
+            .map(|(account_id, instrument_id, symbol, quantity, average_cost)| {
+                Ok(PositionRecord {
+                    account_id,
+                    instrument_id,
+                    symbol,
+                    holding: holding(&quantity, &average_cost)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError> {
+        let Some(mut tx) = begin_account_change(self, &fill.order_id).await? else {
+            return Ok(FillOutcome::Stale);
+        };
+        let Some(order) = order_by_id(&mut tx, &fill.order_id).await? else {
+            return Ok(FillOutcome::Stale);
+        };
+        let (account_type, cash): (String, String) =
+            query("SELECT account_type, cash FROM accounts WHERE account_id = $1")
+                .bind(&order.account_id)
+                .fetch_one(&mut tx)
+                .await?;
+        let held: Option<(String, String)> =
+            query("SELECT quantity, average_cost FROM positions WHERE account_id = $1 AND instrument_id = $2")
+                .bind(&order.account_id)
+                .bind(order.instrument_id)
+                .fetch_optional(&mut tx)
+                .await?;
+        let execution = Execution {
+            quantity: fill.quantity,
+            price: fill.price,
+            commission: fill.commission,
+        };
+        let effect = match fill_order(
+            &order,
+            parse_column("account type", &account_type, AccountType::parse)?,
+            parse_column("cash", &cash, |t| t.parse().ok())?,
+            held.map(|(q, a)| holding(&q, &a)).transpose()?.unwrap_or_default(),
+            execution,
+        ) {
+            Ok(effect) => effect,
+            Err(NotFilled::Stale) => return Ok(FillOutcome::Stale),
+            Err(NotFilled::Refused(refusal)) => return Ok(FillOutcome::Refused(refusal)),
+        };
+        query("INSERT INTO fills (order_id, time, quantity, price, commission) VALUES ($1, $2, $3, $4, $5)")
+            .bind(&order.order_id)
+            .bind(fill.time_ms)
+            .bind(fill.quantity.to_string())
+            .bind(fill.price.to_string())
+            .bind(effect.commission.to_string())
+            .execute(&mut tx)
+            .await?;
+        query(
+            "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4
+             WHERE order_id = $5",
+        )
+        .bind(effect.status.as_str())
+        .bind(effect.filled_quantity.to_string())
+        .bind(effect.filled_amount.to_string())
+        .bind(fill.time_ms)
+        .bind(&order.order_id)
+        .execute(&mut tx)
+        .await?;
+        record_event(
+            &mut tx,
+            &order.order_id,
+            fill.time_ms,
+            Some(order.status),
+            effect.status,
+            effect.event,
+            None,
+        )
+        .await?;
+        query(
+            "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (account_id, instrument_id) DO UPDATE SET
+                 quantity = excluded.quantity, average_cost = excluded.average_cost",
+        )
+        .bind(&order.account_id)
+        .bind(order.instrument_id)
+        .bind(&order.symbol)
+        .bind(effect.account.holding.quantity.normalize().to_string())
+        .bind(effect.account.holding.average_cost.normalize().to_string())
+        .execute(&mut tx)
+        .await?;
+        query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
+            .bind(effect.account.cash.normalize().to_string())
+            .bind(&order.account_id)
+            .execute(&mut tx)
+            .await?;
+        let updated = order_by_id(&mut tx, &order.order_id)
+            .await?
+            .expect("the order just updated");
+        follow_combination(&mut tx, &updated, fill.time_ms).await?;
+        tx.commit().await?;
+        Ok(FillOutcome::Applied(Box::new(updated)))
+    }
+
+    async fn move_stop(
+        &self,
+        order_id: &str,
+        stop_price: Decimal,
+        triggered_at: Option<i64>,
+        time_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let moved = query(format!(
+            "UPDATE orders SET stop_price = $1, triggered_at = COALESCE(triggered_at, $2), update_time = $3
+             WHERE order_id = $4 AND {OPEN} AND triggered_at IS NULL"
+        ))
+        .bind(stop_price.to_string())
+        .bind(triggered_at)
+        .bind(time_ms)
+        .bind(order_id)
+        .execute(&self.writer)
+        .await?;
+        Ok(moved == 1)
+    }
+
+    async fn update_open_order(
+        &self,
+        order_id: &str,
+        event: Event,
+        reason: Option<&str>,
+        replacement: Option<Replacement>,
+        time_ms: i64,
+    ) -> Result<Option<Order>, StoreError> {
+        let Some(mut tx) = begin_account_change(self, order_id).await? else {
+            return Ok(None);
+        };
+        let Some(order) = order_by_id(&mut tx, order_id).await? else {
+            return Ok(None);
+        };
+        let Some(status) = transition(order.status, event) else {
+            return Ok(None);
+        };
+        let (quantity, limit_price, stop_price) = match replacement {
+            Some(r) => (r.quantity, r.limit_price, r.stop_price),
+            None => (order.quantity, order.limit_price, order.stop_price),
+        };
+        query(
+            "UPDATE orders SET status = $1, reason = COALESCE($2, reason), quantity = $3, limit_price = $4,
+                 stop_price = $5, update_time = $6
+             WHERE order_id = $7",
+        )
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(quantity.to_string())
+        .bind(limit_price.map(|p| p.to_string()))
+        .bind(stop_price.map(|p| p.to_string()))
+        .bind(time_ms)
+        .bind(order_id)
+        .execute(&mut tx)
+        .await?;
+        record_event(&mut tx, order_id, time_ms, Some(order.status), status, event, reason).await?;
+        let updated = order_by_id(&mut tx, order_id).await?;
+        if let Some(updated) = &updated {
+            follow_combination(&mut tx, updated, time_ms).await?;
+        }
+        tx.commit().await?;
+        Ok(updated)
+    }
+}
+
+/// A position's decimal columns.
+fn holding(quantity: &str, average_cost: &str) -> Result<Holding, StoreError> {
+    Ok(Holding {
+        quantity: parse_column("quantity", quantity, |t| t.parse().ok())?,
+        average_cost: parse_column("average cost", average_cost, |t| t.parse().ok())?,
+    })
+}
