@@ -7,31 +7,44 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase says how long it took, and the end how long all of them did.
+started=$SECONDS
+phase_started=$SECONDS
+phase_name=""
+phase() {
+    if [ -n "$phase_name" ]; then
+        echo "    ($phase_name: $((SECONDS - phase_started)) s)"
+    fi
+    phase_name="$1"
+    phase_started=$SECONDS
+    echo "==> $1"
+}
+
 venv="${SIGNET_VENV:-$PWD/.venv}"
 if [ ! -x "$venv/bin/python" ]; then
-    echo "==> creating the Python virtualenv $venv"
+    phase "creating the Python virtualenv $venv"
     python3 -m venv "$venv"
 fi
-echo "==> official Python client (webull-openapi-python-sdk 3.0.4)"
+phase "official Python client (webull-openapi-python-sdk 3.0.4)"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'webull-openapi-python-sdk==3.0.4'
 export SIGNET_PYTHON="$venv/bin/python"
 # schemathesis checks the OpenAPI document against a running server (tests/schemathesis.rs); a
 # virtualenv of its own, so that its dependencies and the official client's never meet.
 st_venv="${SIGNET_SCHEMATHESIS_VENV:-$PWD/.venv-schemathesis}"
 if [ ! -x "$st_venv/bin/python" ]; then
-    echo "==> creating the Python virtualenv $st_venv"
+    phase "creating the Python virtualenv $st_venv"
     python3 -m venv "$st_venv"
 fi
-echo "==> schemathesis"
+phase "schemathesis"
 "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
 export SIGNET_SCHEMATHESIS="$st_venv/bin/python"
 export SIGNET_REQUIRE_INTEROP=1
 
-echo "==> cargo fmt"
+phase "cargo fmt"
 cargo fmt --all -- --check
-echo "==> cargo clippy"
+phase "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "==> PostgreSQL and Redis"
+phase "PostgreSQL and Redis"
 eval "$(scripts/services.sh start)"
 # Each PostgreSQL test makes a database of its own; those of earlier runs go first.
 scripts/services.sh clean
@@ -41,9 +54,9 @@ export SIGNET_REQUIRE_SERVICES=1
 # check at the end: no secret, signature or string to sign in any log line.
 export SIGNET_TEST_LOG_DIR="${SIGNET_TEST_LOG_DIR:-$(mktemp -d -t signet-test-logs.XXXXXX)}"
 
-echo "==> cargo test (SQLite, the embedded default)"
+phase "cargo test (SQLite, the embedded default)"
 cargo test --workspace --locked
-echo "==> cargo test (the server's suite on PostgreSQL)"
+phase "cargo test (the server's suite on PostgreSQL)"
 # The server's test binaries that the workspace pass built: `cargo test -p signet-server` alone
 # would unify dependency features differently and build them all again (minutes of CI).
 mapfile -t server_tests < <(cargo test --workspace --locked --tests --no-run --message-format=json 2>/dev/null |
@@ -58,6 +71,7 @@ for line in sys.stdin:
 for binary in "${server_tests[@]}"; do
     (cd crates/server && SIGNET_TEST_BACKEND=postgres "$binary" --quiet)
 done
-echo "==> the whole suite's logs"
+phase "the whole suite's logs"
 scripts/check-logs.sh "$SIGNET_TEST_LOG_DIR"
-echo "==> all tests passed"
+echo "    ($phase_name: $((SECONDS - phase_started)) s)"
+echo "==> all tests passed in $((SECONDS - started)) s"

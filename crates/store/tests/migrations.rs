@@ -35,7 +35,11 @@ async fn fresh_postgres() -> Option<PgPool> {
         .await
         .expect("a test database");
     let (server, _) = admin_url.rsplit_once('/').expect("a URL ending in /DATABASE");
-    Some(PgPool::connect(&format!("{server}/{name}")).await.expect("the test database"))
+    Some(
+        PgPool::connect(&format!("{server}/{name}"))
+            .await
+            .expect("the test database"),
+    )
 }
 
 async fn fresh_sqlite(dir: &Path) -> SqlitePool {
@@ -98,7 +102,11 @@ async fn every_step_makes_the_same_tables_and_columns_on_both_backends() {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = fresh_sqlite(dir.path()).await;
     let steps = versions();
-    assert_eq!(steps, (1..=steps.len() as i64).collect::<Vec<_>>(), "steps numbered 1, 2, ...");
+    assert_eq!(
+        steps,
+        (1..=steps.len() as i64).collect::<Vec<_>>(),
+        "steps numbered 1, 2, ..."
+    );
     let mut previous = BTreeSet::new();
     for version in steps {
         run_to(&Pool::Sqlite(sqlite.clone()), version).await.unwrap();

@@ -2,12 +2,10 @@
 //! exactly once, the ones in flight either exist whole or not at all, the open ones fill, and the
 //! account's cash and position agree with its fills to the cent.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Serving, market_buy, run_json, serve, signet, stop};
+use crate::common::{Serving, market_buy, run_json, serve, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::{Database, Durability};
@@ -84,14 +82,14 @@ fn kill_9_while_orders_fill_loses_and_duplicates_nothing() {
     // Restarted, the engine resumes: what was open fills.
     let again = serve(db, &["--rate-limits", "off"]);
     let client = Client::new(&again.endpoint, key, secret).unwrap();
-    runtime.block_on(common::wait_until_none_open(&client, &account));
+    runtime.block_on(crate::common::wait_until_none_open(&client, &account));
     stop(again);
 
     runtime.block_on(async {
         let database = Database::open_sqlite(std::path::Path::new(db), Durability::Normal, None)
             .await
             .unwrap();
-        common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
+        crate::common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
 }
 
@@ -252,7 +250,7 @@ fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_impo
     // Restarted: the open orders fill, the last acknowledged rename (or the one in flight) holds.
     let again = serve(db, &["--rate-limits", "off"]);
     let client = Client::new(&again.endpoint, key, secret).unwrap();
-    runtime.block_on(common::wait_until_none_open(&client, &account));
+    runtime.block_on(crate::common::wait_until_none_open(&client, &account));
     let lists = runtime.block_on(client.watchlists().list()).unwrap();
     assert_eq!(lists.len(), 1);
     let name = lists[0].name.clone();
@@ -272,6 +270,6 @@ fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_impo
         let database = Database::open_sqlite(std::path::Path::new(db), Durability::Normal, None)
             .await
             .unwrap();
-        common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
+        crate::common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
 }

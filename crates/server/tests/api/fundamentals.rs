@@ -3,12 +3,10 @@
 //! shape on the demo; unknown symbols, bad parameters and symbols without data answer as the
 //! interface says.
 
-mod common;
-
 use std::io::Read;
 use std::sync::Arc;
 
-use common::TestServer;
+use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::parse_day;
@@ -359,7 +357,7 @@ async fn every_data_set_answers_on_the_demo() {
                 None,
             )
             .unwrap();
-        let answer = common::send(request).await;
+        let answer = crate::common::send(request).await;
         let status = if code == "INSTRUMENT_NOT_FOUND" { 404 } else { 400 };
         answer.assert_error(status, code);
     }

@@ -2,9 +2,7 @@
 //! against pinned quotes, partial fills, IOC and DAY expiry, cancel and replace, listings,
 //! ownership, and the account's cash and positions.
 
-mod common;
-
-use common::TestServer;
+use crate::common::TestServer;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};

@@ -1,11 +1,9 @@
 //! Watchlists against a real server: the life cycle, ownership, limits, Unicode names, unknown
 //! symbols, idempotent adds, and concurrent adds to one watchlist.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::TestServer;
+use crate::common::TestServer;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;

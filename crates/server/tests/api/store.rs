@@ -1,8 +1,6 @@
 //! The storage traits against a real database: a SQLite file, or PostgreSQL with
 //! `SIGNET_TEST_BACKEND=postgres`.
 
-mod common;
-
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
@@ -11,11 +9,11 @@ use signet_model::{AccountType, TokenStatus};
 use signet_server::{Database, Durability, OpenError};
 use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
-/// A new, empty store of the backend under test (see `common::fresh_location`).
+/// A new, empty store of the backend under test (see `crate::common::fresh_location`).
 async fn store() -> (tempfile::TempDir, Arc<dyn Store>) {
     let dir = tempfile::tempdir().unwrap();
-    let location = common::fresh_location(dir.path()).await;
-    let store = common::open(&location, dir.path()).await.store;
+    let location = crate::common::fresh_location(dir.path()).await;
+    let store = crate::common::open(&location, dir.path()).await.store;
     (dir, store)
 }
 

@@ -1,5 +1,4 @@
 //! What the binary's tests share: running `signet`, and a server on a free port.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -5,11 +5,9 @@
 //! Needs `SIGNET_TEST_REDIS_URL` (see `scripts/services.sh`); without it each test says so and
 //! passes, unless `SIGNET_REQUIRE_SERVICES=1`. Each test uses keys of its own random prefix.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Answer, TestServer, send, send_together};
+use crate::common::{Answer, TestServer, send, send_together};
 use reqwest::Method;
 use secrecy::ExposeSecret;
 use signet_client::{Client, SignedRequest};
@@ -283,7 +281,7 @@ async fn refused_quickly(url: &str) {
             started.elapsed()
         );
     }
-    let health = common::http().get(server.url("/health")).send().await.unwrap();
+    let health = crate::common::http().get(server.url("/health")).send().await.unwrap();
     assert_eq!(health.status(), 200);
 }
 

@@ -5,14 +5,12 @@
 //! Needs `SIGNET_SCHEMATHESIS`, a python with schemathesis installed (`scripts/test.sh` sets it);
 //! without it the test is skipped, unless `SIGNET_REQUIRE_INTEROP=1`.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TestServer;
+use crate::common::TestServer;
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -54,7 +52,7 @@ async fn run(mut command: std::process::Command, limit: Duration) -> (std::proce
 }
 
 fn python() -> Option<String> {
-    common::interpreter("SIGNET_SCHEMATHESIS")
+    crate::common::interpreter("SIGNET_SCHEMATHESIS")
 }
 
 /// Examples per operation and phase: enough to reach every documented answer of the 63
@@ -85,7 +83,7 @@ async fn schemathesis_finds_no_server_error_and_no_answer_outside_the_document()
         .create_app_with_role("schemathesis ops", Decimal::ZERO, true)
         .await
         .expect("an admin app");
-    common::record_secret(ops.app_secret.expose_secret());
+    crate::common::record_secret(ops.app_secret.expose_secret());
     // Something for the generated requests to find: an open order and a watchlist.
     let account = &server.app.account_ids[0];
     let order: OrderAck = client

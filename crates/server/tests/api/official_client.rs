@@ -3,17 +3,15 @@
 //! without it these tests say so and pass, unless `SIGNET_REQUIRE_INTEROP=1` (set by the
 //! script and CI), which makes a missing interpreter a failure.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::TestServer;
+use crate::common::TestServer;
 use secrecy::ExposeSecret;
 use signet_store::TokenSelector;
 
 fn python() -> Option<String> {
-    common::interpreter("SIGNET_PYTHON")
+    crate::common::interpreter("SIGNET_PYTHON")
 }
 
 fn command(python: &str, server: &TestServer, scenario: &str) -> Command {

@@ -2,7 +2,7 @@
 //! found (`fuzz/regressions/<target>/`) through the fuzz targets' own bodies, on stable, in the
 //! normal test suite. Fuzzing itself is `cargo +nightly fuzz run <target>` (see fuzz/README.md).
 
-#[path = "../../../fuzz/harness.rs"]
+#[path = "../../../../fuzz/harness.rs"]
 mod harness;
 
 use std::path::{Path, PathBuf};

@@ -2,8 +2,6 @@
 //! (nothing changes, the error names line and column), re-imports that change nothing, and the
 //! corporate actions the real price history implies.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,8 +23,8 @@ struct Db {
 
 async fn db() -> Db {
     let dir = tempfile::tempdir().unwrap();
-    let location = common::fresh_location(dir.path()).await;
-    let database = common::open(&location, dir.path()).await;
+    let location = crate::common::fresh_location(dir.path()).await;
+    let database = crate::common::open(&location, dir.path()).await;
     Db {
         _dir: dir,
         store: database.store,

@@ -1,9 +1,7 @@
 //! The market simulator through `/admin/market/...`: replayed real days, drawn days that depend on
 //! the seed only, pinned quotes, the manual clock, and who may use the controls.
 
-mod common;
-
-use common::TestServer;
+use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_domain::simulator::clock::ClockMode;

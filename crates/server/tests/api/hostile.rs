@@ -2,12 +2,10 @@
 //! interface's error body, or, where HTTP allows no answer, a 4xx from the HTTP layer or a
 //! closed connection. After every case the server still answers, and nothing was stored.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{TestServer, raw_http, send};
+use crate::common::{TestServer, raw_http, send};
 use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -18,7 +16,7 @@ fn signed_raw(server: &TestServer, method: &str, target: &str, body: &[u8], extr
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let host = server.addr.to_string();
     let mut raw = format!("{method} {target} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n");
-    for (name, value) in common::sign_exactly(server, &host, path, query, body) {
+    for (name, value) in crate::common::sign_exactly(server, &host, path, query, body) {
         raw.push_str(&format!("{name}: {value}\r\n"));
     }
     let mut raw = raw.into_bytes();

@@ -4,12 +4,10 @@
 //! with the fills. Skipped without `SIGNET_TEST_POSTGRES_URL` (a failure with
 //! `SIGNET_REQUIRE_SERVICES=1`).
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Serving, market_buy, run_json, serve_with, signet, stop};
+use crate::common::{Serving, market_buy, run_json, serve_with, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::database::Location;
@@ -120,7 +118,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
     assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
 
     // The two live nodes fill what the dead one left open.
-    runtime.block_on(common::wait_until_none_open(&clients[0], &account));
+    runtime.block_on(crate::common::wait_until_none_open(&clients[0], &account));
     let survivors: Vec<Serving> = [2, 0].into_iter().map(|i| nodes.remove(i)).collect();
     for node in survivors {
         stop(node);
@@ -134,6 +132,6 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         )
         .await
         .unwrap();
-        common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
+        crate::common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
 }

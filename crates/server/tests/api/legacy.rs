@@ -2,9 +2,7 @@
 //! their older pagination, HMAC-SHA1 over an MD5 body digest, Java's URLEncoder variant, each
 //! counted in the metrics; and the strict default refusing all of it.
 
-mod common;
-
-use common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};
+use crate::common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};
 use serde_json::{Value, json};
 use signet_domain::marketdata::units::format_day;
 use signet_server::legacy::Compat;
@@ -35,11 +33,11 @@ async fn call(server: &TestServer, scheme: Scheme, path: &str, query: &str, body
         _ => server.url(&format!("{path}?{query}")),
     };
     let mut request = match body {
-        Some(body) => common::http()
+        Some(body) => crate::common::http()
             .post(url)
             .header("content-type", "application/json")
             .body(body.to_owned()),
-        None => common::http().get(url),
+        None => crate::common::http().get(url),
     };
     for (name, value) in headers {
         request = request.header(name, value);

@@ -1,5 +1,4 @@
 //! A real server on a random loopback port with a fresh database, for the integration tests.
-#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -107,10 +106,6 @@ pub async fn import_prices(database: &Database) {
     .await
     .expect("prices");
     refresh_snapshots(store.as_ref(), None).await.expect("snapshots");
-}
-
-pub fn is_postgres(location: &Location) -> bool {
-    matches!(location, Location::Postgres { .. })
 }
 
 /// Opens `location` with its master key in `dir`.

@@ -1,11 +1,9 @@
 //! `GET /metrics` against a real server: every answer counted by route, method and status,
 //! refusals by error code, rate-limit refusals, fills, orders by status and stored nonces.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{TestServer, metric as sample, scrape_metrics as scrape};
+use crate::common::{TestServer, metric as sample, scrape_metrics as scrape};
 use serde_json::json;
 use signet_server::ratelimit::{Group, Limit, RateLimits};
 
@@ -29,7 +27,11 @@ async fn every_answer_is_counted_by_route_status_and_error_code() {
     assert_eq!(limited.code(), Some(signet_model::ErrorCode::TooManyRequests));
     let wrong = signet_client::Client::new(&server.endpoint, &server.app.app_key, "not the secret").unwrap();
     wrong.accounts().list().await.unwrap_err();
-    let unsigned = common::http().get(server.url("/no/such/path")).send().await.unwrap();
+    let unsigned = crate::common::http()
+        .get(server.url("/no/such/path"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(unsigned.status(), 401);
 
     let text = scrape(&server.endpoint).await;
@@ -128,7 +130,7 @@ async fn stored_nonces_are_counted_at_each_purge() {
 #[tokio::test]
 async fn metrics_on_their_own_address_are_not_served_on_the_interface() {
     let server = TestServer::start_with(|c| c.metrics_listen = Some("127.0.0.1:0".parse().unwrap())).await;
-    let on_interface = common::http().get(server.url("/metrics")).send().await.unwrap();
+    let on_interface = crate::common::http().get(server.url("/metrics")).send().await.unwrap();
     assert_eq!(
         on_interface.status(),
         401,

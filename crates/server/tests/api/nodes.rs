@@ -2,8 +2,6 @@
 //! its own pools and caches, as behind a load balancer. Skipped without
 //! `SIGNET_TEST_POSTGRES_URL` (a failure with `SIGNET_REQUIRE_SERVICES=1`).
 
-mod common;
-
 use std::collections::HashMap;
 use std::str::FromStr;
 
@@ -34,23 +32,23 @@ struct Cluster {
 impl Cluster {
     /// `n` nodes on a new database holding the demo prices and one app.
     async fn start(n: usize, adjust: impl Fn(&mut ServerConfig)) -> Option<Cluster> {
-        common::capture_logs();
-        let location = common::fresh_postgres().await?;
+        crate::common::capture_logs();
+        let location = crate::common::fresh_postgres().await?;
         let Location::Postgres { url } = &location else {
             unreachable!()
         };
         let dir = tempfile::tempdir().unwrap();
-        let first = common::open(&location, dir.path()).await;
-        common::import_prices(&first).await;
-        let app = common::admin(&first)
+        let first = crate::common::open(&location, dir.path()).await;
+        crate::common::import_prices(&first).await;
+        let app = crate::common::admin(&first)
             .create_app("nodes", Decimal::from(CASH))
             .await
             .unwrap();
-        common::record_secret(app.app_secret.expose_secret());
+        crate::common::record_secret(app.app_secret.expose_secret());
         let mut endpoints = Vec::new();
         let mut stops = Vec::new();
         for _ in 0..n {
-            let database: Database = common::open(&location, dir.path()).await;
+            let database: Database = crate::common::open(&location, dir.path()).await;
             let mut config = ServerConfig {
                 listen: "127.0.0.1:0".parse().unwrap(),
                 ..ServerConfig::default()
@@ -85,7 +83,7 @@ impl Cluster {
     /// The store, as a node opens it.
     async fn store(&self) -> std::sync::Arc<dyn signet_store::Store> {
         let location = Location::Postgres { url: self.url.clone() };
-        common::open(&location, self.dir.path()).await.store
+        crate::common::open(&location, self.dir.path()).await.store
     }
 
     async fn db(&self) -> sqlx::PgPool {
@@ -122,7 +120,7 @@ async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
                 .unwrap();
             let copies: Vec<SignedRequest> = cluster.endpoints.iter().map(|e| to_node(&request, e)).collect();
             rounds.spawn(async move {
-                let answers = common::send_together(copies).await;
+                let answers = crate::common::send_together(copies).await;
                 let ok = answers.iter().filter(|a| a.status == 200).count() as u32;
                 let replayed = answers
                     .iter()
@@ -435,7 +433,7 @@ async fn a_database_that_goes_away_means_503_until_it_is_back_then_the_node_reco
     let client = cluster.client(0);
     client.accounts().list().await.unwrap();
     let health = || async {
-        common::http()
+        crate::common::http()
             .get(format!("{}/health", cluster.endpoints[0]))
             .send()
             .await

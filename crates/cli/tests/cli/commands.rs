@@ -1,12 +1,10 @@
 //! The `signet` binary: the signature calculator against the shared vectors, the admin
 //! commands, and `serve --demo` answering `signet accounts list`.
 
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
-use common::{credential, run_json, serve, signet, stop};
+use crate::common::{credential, run_json, serve, signet, stop};
 use serde_json::Value;
 
 #[test]
@@ -356,12 +354,12 @@ fn json_logs_are_one_object_a_line_with_the_request_and_no_secret() {
         created["app_secret"].as_str().unwrap().to_owned(),
     );
     // Debug shows each request's span and every query: the most a log can hold.
-    let common::Serving {
+    let crate::common::Serving {
         mut child,
         endpoint,
         stderr,
         ..
-    } = common::serve_with(
+    } = crate::common::serve_with(
         &["--db", db, "--log-format", "json", "--rate-limits", "off"],
         &[("RUST_LOG", "debug")],
     );
@@ -527,7 +525,7 @@ fn serve_runs_with_the_settings_of_its_config_file() {
         ),
     )
     .unwrap();
-    let serving = common::serve_with(&["--config", file.to_str().unwrap()], &[]);
+    let serving = crate::common::serve_with(&["--config", file.to_str().unwrap()], &[]);
     let head = format!(
         "GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: {}\r\nConnection: close\r\n\r\n",
         "a".repeat(300)

@@ -1,8 +1,6 @@
 //! The start-up calls and the token mechanism, with and without `--require-token`.
 
-mod common;
-
-use common::TestServer;
+use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_model::{ErrorCode, TokenStatus};
 use signet_store::TokenSelector;

@@ -7,12 +7,10 @@
 //! field names. Without `--compat legacy` every legacy path is 404 NOT_FOUND naming its
 //! replacement.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use common::{Answer, TestServer};
+use crate::common::{Answer, TestServer};
 use reqwest::Method;
 use serde_json::Value;
 use signet_client::Client;
@@ -55,7 +53,7 @@ async fn screener_server_on(as_of: &str, ranked: usize) -> TestServer {
 }
 
 async fn get(client: &Client, path: &str, query: &[(&str, &str)]) -> Answer {
-    common::send(client.prepare(Method::GET, path, query, None).unwrap()).await
+    crate::common::send(client.prepare(Method::GET, path, query, None).unwrap()).await
 }
 
 /// As [`get`], with `x-version: v2` (which is not signed), as the SDK's legacy classes send.
@@ -65,7 +63,7 @@ async fn get_v2(client: &Client, path: &str, query: &[(&str, &str)]) -> Answer {
         signet_model::headers::VERSION,
         reqwest::header::HeaderValue::from_static("v2"),
     );
-    common::send(request).await
+    crate::common::send(request).await
 }
 
 /// The body of a 200.

@@ -1,9 +1,7 @@
 //! The authentication layer against a real server: every refusal with its exact status and
 //! code, replays, concurrent copies, a restart, and tampering with each signed part.
 
-mod common;
-
-use common::{TestServer, answer, http, send};
+use crate::common::{TestServer, answer, http, send};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HOST, HeaderValue};
 use rust_decimal::Decimal;
@@ -152,7 +150,10 @@ async fn a_revocation_from_another_process_applies_within_the_cache_time() {
     assert_eq!(send(accounts_request(&server)).await.status, 200);
     // As `signet admin apps revoke` would: a second handle on the same file.
     let other = server.open_again().await;
-    common::admin(&other).revoke_app(&server.app.app_key).await.unwrap();
+    crate::common::admin(&other)
+        .revoke_app(&server.app.app_key)
+        .await
+        .unwrap();
     tokio::time::sleep(server_default_cache_ttl() + std::time::Duration::from_millis(100)).await;
     send(accounts_request(&server)).await.assert_error(401, "UNAUTHORIZED");
 }
@@ -213,7 +214,7 @@ async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
         raw.push_str(&format!("{:x}\r\n{}\r\n", chunk.len(), String::from_utf8_lossy(chunk)));
     }
     raw.push_str("0\r\n\r\n");
-    let response = common::raw_http(server.addr, raw.as_bytes()).await;
+    let response = crate::common::raw_http(server.addr, raw.as_bytes()).await;
     assert!(response.starts_with("HTTP/1.1 413"), "{response}");
     assert!(response.contains(r#""error_code":"PAYLOAD_TOO_LARGE""#), "{response}");
 }
@@ -372,7 +373,7 @@ async fn tampering_with_any_signed_part_is_refused() {
 
 /// Signs like the official client configured with a host of its own choosing.
 fn signed_for_host(server: &TestServer, signed_host: &str, path: &str) -> reqwest::RequestBuilder {
-    common::sign_exactly(server, signed_host, path, "", b"")
+    crate::common::sign_exactly(server, signed_host, path, "", b"")
         .into_iter()
         .fold(http().get(server.url(path)), |request, (name, value)| {
             request.header(name, value)

@@ -2,13 +2,11 @@
 //! ranking equals the one this test computes on its own from the CSV, for every sort key and
 //! direction; sectors aggregate and paginate; bad parameters are refused by name.
 
-mod common;
-
 use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
 
-use common::TestServer;
+use crate::common::TestServer;
 use signet_client::Client;
 use signet_domain::marketdata::units::parse_day;
 use signet_model::screeners::{ScreenerItem, SectorDetail, SectorPage};

@@ -4,12 +4,10 @@
 //! `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test openapi` writes the served
 //! document to `docs/openapi.json`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::TestServer;
+use crate::common::TestServer;
 use reqwest::Method;
 use signet_server::legacy::Compat;
 
@@ -20,7 +18,7 @@ fn committed_path() -> PathBuf {
 #[tokio::test]
 async fn the_served_document_is_the_committed_one() {
     let server = TestServer::start().await;
-    let response = common::http()
+    let response = crate::common::http()
         .get(server.url("/openapi.json"))
         .send()
         .await
@@ -287,13 +285,13 @@ async fn every_documented_operation_reaches_its_handler() {
     let client = server.client();
     for (method, path) in signet_server::openapi::operations() {
         if signet_server::openapi::UNSIGNED.contains(&path.as_str()) {
-            let response = common::http().get(server.url(&path)).send().await.expect("sent");
+            let response = crate::common::http().get(server.url(&path)).send().await.expect("sent");
             assert_eq!(response.status(), 200, "GET {path}");
             continue;
         }
         let method = Method::from_bytes(method.as_bytes()).expect("a method");
         let body = (method == Method::POST).then(|| b"{}".to_vec());
-        let answer = common::send(client.prepare(method.clone(), &path, &[], body).expect("signed")).await;
+        let answer = crate::common::send(client.prepare(method.clone(), &path, &[], body).expect("signed")).await;
         let routed = !(answer.status == 405 || answer.status == 404 && answer.body["error_code"] == "NOT_FOUND");
         assert!(routed, "{method} {path}: {} {}", answer.status, answer.body);
         assert_ne!(answer.status, 401, "{method} {path}: {}", answer.body);

@@ -1,0 +1,25 @@
+//! The server's integration tests, one binary (each file a module, so that the server and its
+//! dependencies are linked once): a real server on a random loopback port, spoken to with signed
+//! HTTP; with `SIGNET_TEST_BACKEND=postgres`, on PostgreSQL instead of SQLite.
+
+mod common;
+
+mod auth;
+mod fundamentals;
+mod fuzz_corpus;
+mod hostile;
+mod import;
+mod legacy;
+mod legacy_market_data;
+mod market;
+mod metrics;
+mod nodes;
+mod official_client;
+mod openapi;
+mod orders;
+mod redis;
+mod schemathesis;
+mod screeners;
+mod store;
+mod tokens;
+mod watchlists;
