@@ -42,8 +42,17 @@ export SIGNET_REQUIRE_INTEROP=1
 
 phase "cargo fmt"
 cargo fmt --all -- --check
-phase "cargo clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+
+phase "build, with clippy's lints as errors"
+# Clippy lints the workspace's own crates while they build for the tests: clippy-driver wraps
+# rustc for them, as `cargo clippy` does for its check, with `-D warnings` (CLIPPY_ARGS is how
+# cargo-clippy hands it arguments). Every dependency is then compiled once, instead of once
+# checked for clippy and once built for the tests. The variables stay set for the cargo calls
+# below, which would otherwise build the workspace's crates again.
+export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+cargo test --workspace --all-targets --locked --no-run
+
 phase "PostgreSQL and Redis"
 eval "$(scripts/services.sh start)"
 # Each PostgreSQL test makes a database of its own; those of earlier runs go first.
@@ -56,9 +65,10 @@ export SIGNET_TEST_LOG_DIR="${SIGNET_TEST_LOG_DIR:-$(mktemp -d -t signet-test-lo
 
 phase "cargo test (SQLite, the embedded default)"
 cargo test --workspace --locked
+
 phase "cargo test (the server's suite on PostgreSQL)"
-# The server's test binaries that the workspace pass built: `cargo test -p signet-server` alone
-# would unify dependency features differently and build them all again (minutes of CI).
+# The server's test binary that the workspace pass built: `cargo test -p signet-server` alone
+# would unify dependency features differently and build everything again (minutes of CI).
 mapfile -t server_tests < <(cargo test --workspace --locked --tests --no-run --message-format=json 2>/dev/null |
     python3 -c '
 import json, sys
@@ -67,7 +77,7 @@ for line in sys.stdin:
     if (m.get("reason") == "compiler-artifact" and m["target"]["kind"] == ["test"]
             and m.get("executable") and "/crates/server#" in m["package_id"]):
         print(m["executable"])')
-[ "${#server_tests[@]}" -gt 0 ] || { echo "no server test binaries found" >&2; exit 1; }
+[ "${#server_tests[@]}" -gt 0 ] || { echo "no server test binary found" >&2; exit 1; }
 for binary in "${server_tests[@]}"; do
     (cd crates/server && SIGNET_TEST_BACKEND=postgres "$binary" --quiet)
 done

@@ -1,6 +1,7 @@
 //! The column lists of the wide tables and how a row of either backend becomes a domain value.
 
 use rust_decimal::Decimal;
+use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::screeners::{Direction, Metric, Period, ScreenRow};
 use signet_domain::marketdata::snapshot::Snapshot;
 use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType};
@@ -391,6 +392,34 @@ where
             exchange: row.try_get(3)?,
             currency: row.try_get(4)?,
             snapshot: snapshot_from_row(row, instrument_id, 5).map_err(as_sqlx)?,
+        }))
+    }
+}
+
+/// An equity of an industry, from the columns of the industry comparison's query.
+impl<'r, R: Row> FromRow<'r, R> for Decoded<Peer>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    i32: Column<R::Database>,
+    i64: Column<R::Database>,
+    f64: Column<R::Database>,
+    bool: Column<R::Database>,
+    String: Column<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        Ok(Decoded(Peer {
+            instrument_id: row.try_get("instrument_id")?,
+            symbol: row.try_get("symbol")?,
+            name: row.try_get("name")?,
+            cik: row.try_get("cik")?,
+            eps_ttm_e6: row.try_get("eps_ttm_e6")?,
+            shares_outstanding: row.try_get("shares_outstanding")?,
+            price_e6: row.try_get("price_e6")?,
+            pe_ttm: row.try_get("pe_ttm")?,
+            dividend_e6: row.try_get("dividend_e6")?,
+            dividend_yield: row.try_get("dividend_yield")?,
+            day: row.try_get("day")?,
+            has_facts: row.try_get("has_facts")?,
         }))
     }
 }

@@ -5,24 +5,8 @@ use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 
 use super::SqlStore;
 use super::query::query;
-use crate::rows::{FACT_COLUMNS, FactRow, fact_from_row};
+use crate::rows::{Decoded, FACT_COLUMNS, FactRow, fact_from_row};
 use crate::{FilingRow, FundamentalsStore, StoreError};
-
-/// The columns of a [`Peer`], in order.
-type PeerRow = (
-    i64,
-    String,
-    String,
-    Option<String>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<f64>,
-    Option<i64>,
-    Option<f64>,
-    Option<i32>,
-    bool,
-);
 
 #[async_trait]
 impl FundamentalsStore for SqlStore {
@@ -80,7 +64,7 @@ impl FundamentalsStore for SqlStore {
             (None, Some(sector)) => ("sector", sector),
             (None, None) => return Ok(Vec::new()),
         };
-        let rows: Vec<PeerRow> = query(format!(
+        let rows = query(format!(
             "SELECT i.instrument_id, i.symbol, i.name, i.cik, i.eps_ttm_e6, i.shares_outstanding,
                     s.price_e6, s.pe_ttm, s.dividend_e6, s.dividend_yield, s.day,
                     EXISTS (SELECT 1 FROM facts f WHERE f.cik = i.cik) AS has_facts
@@ -91,38 +75,7 @@ impl FundamentalsStore for SqlStore {
         .bind(value)
         .fetch_all(&self.reader)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(
-                    instrument_id,
-                    symbol,
-                    name,
-                    cik,
-                    eps_ttm_e6,
-                    shares_outstanding,
-                    price_e6,
-                    pe_ttm,
-                    dividend_e6,
-                    dividend_yield,
-                    day,
-                    has_facts,
-                )| Peer {
-                    instrument_id,
-                    symbol,
-                    name,
-                    cik,
-                    eps_ttm_e6,
-                    shares_outstanding,
-                    price_e6,
-                    pe_ttm,
-                    dividend_e6,
-                    dividend_yield,
-                    day,
-                    has_facts,
-                },
-            )
-            .collect())
+        Ok(Decoded::all(rows))
     }
 
     async fn ciks_with_facts(&self) -> Result<Vec<String>, StoreError> {

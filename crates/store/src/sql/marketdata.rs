@@ -49,37 +49,30 @@ impl MarketDataStore for SqlStore {
     }
 
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError> {
-        let (instruments,): (i64,) = query("SELECT COUNT(*) FROM instruments")
-            .fetch_one(&self.reader)
-            .await?;
-        let (bars, instruments_with_bars, first, last): (i64, i64, Option<i32>, Option<i32>) =
-            query("SELECT COUNT(*), COUNT(DISTINCT instrument_id), MIN(day), MAX(day) FROM daily_bars")
-                .fetch_one(&self.reader)
-                .await?;
-        let (splits, dividends): (i64, i64) = query(
-            "SELECT COUNT(*) FILTER (WHERE kind = 'SPLIT'), COUNT(*) FILTER (WHERE kind = 'DIVIDEND')
-             FROM corporate_actions",
+        type Counts = (i64, i64, i64, Option<i32>, Option<i32>, i64, i64, i64, i64, i64);
+        let (instruments, bars, with_bars, first, last, splits, dividends, facts, companies, records): Counts = query(
+            "SELECT (SELECT COUNT(*) FROM instruments),
+                    (SELECT COUNT(*) FROM daily_bars), (SELECT COUNT(DISTINCT instrument_id) FROM daily_bars),
+                    (SELECT MIN(day) FROM daily_bars), (SELECT MAX(day) FROM daily_bars),
+                    (SELECT COUNT(*) FROM corporate_actions WHERE kind = 'SPLIT'),
+                    (SELECT COUNT(*) FROM corporate_actions WHERE kind = 'DIVIDEND'),
+                    (SELECT COUNT(*) FROM facts), (SELECT COUNT(DISTINCT cik) FROM facts),
+                    (SELECT COUNT(*) FROM fundamentals)",
         )
         .fetch_one(&self.reader)
         .await?;
-        let (facts, companies_with_facts): (i64, i64) = query("SELECT COUNT(*), COUNT(DISTINCT cik) FROM facts")
-            .fetch_one(&self.reader)
-            .await?;
-        let (fundamentals_records,): (i64,) = query("SELECT COUNT(*) FROM fundamentals")
-            .fetch_one(&self.reader)
-            .await?;
         let count = |n: i64| n as u64;
         Ok(MarketDataStatus {
             instruments: count(instruments),
-            instruments_with_bars: count(instruments_with_bars),
+            instruments_with_bars: count(with_bars),
             bars: count(bars),
             first_day: first.map(format_day),
             last_day: last.map(format_day),
             splits: count(splits),
             dividends: count(dividends),
             facts: count(facts),
-            companies_with_facts: count(companies_with_facts),
-            fundamentals_records: count(fundamentals_records),
+            companies_with_facts: count(companies),
+            fundamentals_records: count(records),
         })
     }
 

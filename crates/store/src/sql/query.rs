@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
 use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqlitePool, SqliteRow};
-use sqlx::{Arguments, AssertSqlSafe, Postgres, SqlSafeStr, SqlStr, Sqlite, Transaction};
+use sqlx::{Arguments, AssertSqlSafe, Encode, Postgres, SqlSafeStr, SqlStr, Sqlite, Transaction, Type};
 
 use crate::StoreError;
 
@@ -142,26 +142,10 @@ bind_by_value! {
     bool => Bool,
     &'q str => Text,
     String => Text,
+    &'q String => Text,
     &'q [u8] => Bytes,
     Vec<u8> => Bytes,
-}
-
-impl<'q> Bind<'q> for &'q String {
-    fn arg(self) -> Arg<'q> {
-        Arg::Text(Some(Cow::Borrowed(self.as_str())))
-    }
-    fn null() -> Arg<'q> {
-        Arg::Text(None)
-    }
-}
-
-impl<'q> Bind<'q> for &'q Vec<u8> {
-    fn arg(self) -> Arg<'q> {
-        Arg::Bytes(Some(Cow::Borrowed(self.as_slice())))
-    }
-    fn null() -> Arg<'q> {
-        Arg::Bytes(None)
-    }
+    &'q Vec<u8> => Bytes,
 }
 
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
@@ -388,23 +372,25 @@ fn sqlite_statement<'q>(sql: Cow<'static, str>, args: Vec<Arg<'q>>) -> (SqlStr, 
 }
 
 fn sqlite_args(args: Vec<Arg<'_>>) -> Result<SqliteArguments, StoreError> {
-    let mut out = SqliteArguments::default();
-    for arg in args {
-        match arg {
-            Arg::Int(v) => out.add(v),
-            Arg::Int32(v) => out.add(v),
-            Arg::Float(v) => out.add(v),
-            Arg::Bool(v) => out.add(v),
-            Arg::Text(v) => out.add(v),
-            Arg::Bytes(v) => out.add(v),
-        }
-        .map_err(|e| StoreError::Other(format!("binding an argument: {e}")))?;
-    }
-    Ok(out)
+    bind_all(args)
 }
 
 fn pg_args(args: Vec<Arg<'_>>) -> Result<PgArguments, StoreError> {
-    let mut out = PgArguments::default();
+    bind_all(args)
+}
+
+/// The arguments, encoded for one backend.
+fn bind_all<'q, A>(args: Vec<Arg<'q>>) -> Result<A, StoreError>
+where
+    A: Arguments,
+    Option<i64>: Encode<'q, A::Database> + Type<A::Database>,
+    Option<i32>: Encode<'q, A::Database> + Type<A::Database>,
+    Option<f64>: Encode<'q, A::Database> + Type<A::Database>,
+    Option<bool>: Encode<'q, A::Database> + Type<A::Database>,
+    Option<Cow<'q, str>>: Encode<'q, A::Database> + Type<A::Database>,
+    Option<Cow<'q, [u8]>>: Encode<'q, A::Database> + Type<A::Database>,
+{
+    let mut out = A::default();
     for arg in args {
         match arg {
             Arg::Int(v) => out.add(v),
