@@ -102,7 +102,7 @@ async fn main() {
                 } else {
                     client.get::<serde_json::Value>(&path, &[]).await.is_ok()
                 };
-                latencies.push(started.elapsed().as_micros() as u32);
+                latencies.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
                 errors += u64::from(!ok);
             }
             (latencies, errors)
@@ -116,6 +116,7 @@ async fn main() {
         errors += e;
     }
     latencies.sort_unstable();
+    #[expect(clippy::cast_possible_truncation, reason = "a fraction of the number of latencies")]
     let pct = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)] as f64 / 1000.0;
     println!(
         "{{\"requests\": {}, \"errors\": {errors}, \"rps\": {:.0}, \"p50_ms\": {:.2}, \"p99_ms\": {:.2}}}",

@@ -161,7 +161,7 @@ pub struct Decision {
 
 /// GCRA for one key of `arrivals`.
 pub fn admit<K: Eq + Hash>(arrivals: &mut HashMap<K, u64>, key: K, limit: Limit, now_ms: u64) -> Decision {
-    let window = limit.window.as_millis() as u64;
+    let window = u64::try_from(limit.window.as_millis()).unwrap_or(u64::MAX);
     let interval = (window / u64::from(limit.requests)).max(1);
     if arrivals.len() > 100_000 {
         // Keys whose allowance is whole again hold nothing worth keeping.
@@ -183,7 +183,7 @@ pub fn admit<K: Eq + Hash>(arrivals: &mut HashMap<K, u64>, key: K, limit: Limit,
     Decision {
         allowed: true,
         limit: limit.requests,
-        remaining: ((window - (next - now_ms)) / interval) as u32,
+        remaining: u32::try_from((window - (next - now_ms)) / interval).unwrap_or(limit.requests),
         reset_secs: ceil_secs(next - now_ms),
         retry_after_secs: 0,
     }

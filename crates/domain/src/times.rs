@@ -3,6 +3,11 @@
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+/// A duration in whole milliseconds, saturating (at 292 million years).
+pub fn millis(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
 /// Milliseconds since the Unix epoch as `yyyy-MM-ddTHH:mm:ss.SSSZ`.
 pub fn format_ms(ms: i64) -> String {
     let t = OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH);
@@ -25,7 +30,7 @@ pub fn parse_ms(text: &str) -> Option<i64> {
         return None;
     }
     let t = OffsetDateTime::parse(text, &Rfc3339).ok()?;
-    Some((t.unix_timestamp_nanos() / 1_000_000) as i64)
+    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
 #[cfg(test)]

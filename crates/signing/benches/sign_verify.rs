@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
         let signature = sign(request, SECRET);
         c.bench_function(&format!("sign/{name}"), |b| b.iter(|| sign(black_box(request), SECRET)));
         c.bench_function(&format!("verify/{name}"), |b| {
-            b.iter(|| verify(black_box(request), SECRET, &signature))
+            b.iter(|| verify(black_box(request), SECRET, &signature));
         });
     }
 }

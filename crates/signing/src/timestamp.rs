@@ -34,11 +34,12 @@ pub fn parse_timestamp(s: &str) -> Result<i64, TimestampError> {
             }
         })
     };
+    // Two digits always fit a byte.
+    let two = |range: std::ops::Range<usize>| u8::try_from(num(range)?).map_err(|_| TimestampError);
     let year = i32::from(num(0..4)?);
-    let month = Month::try_from(num(5..7)? as u8).map_err(|_| TimestampError)?;
-    let date = Date::from_calendar_date(year, month, num(8..10)? as u8).map_err(|_| TimestampError)?;
-    let time =
-        Time::from_hms(num(11..13)? as u8, num(14..16)? as u8, num(17..19)? as u8).map_err(|_| TimestampError)?;
+    let month = Month::try_from(two(5..7)?).map_err(|_| TimestampError)?;
+    let date = Date::from_calendar_date(year, month, two(8..10)?).map_err(|_| TimestampError)?;
+    let time = Time::from_hms(two(11..13)?, two(14..16)?, two(17..19)?).map_err(|_| TimestampError)?;
     Ok(PrimitiveDateTime::new(date, time).assume_utc().unix_timestamp())
 }
 

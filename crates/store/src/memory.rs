@@ -30,7 +30,7 @@ impl MemoryNonces {
         tokio::time::sleep(Duration::from_millis((started_ms - now) as u64)).await;
         MemoryNonces {
             started_ms,
-            retention_ms: retention.as_millis() as i64,
+            retention_ms: signet_domain::times::millis(retention),
             seen: Mutex::default(),
         }
     }
@@ -68,7 +68,7 @@ mod tests {
     const RETENTION: Duration = Duration::from_secs(305);
 
     fn expiry(signed_at_ms: i64) -> i64 {
-        signed_at_ms + RETENTION.as_millis() as i64
+        signed_at_ms + signet_domain::times::millis(RETENTION)
     }
 
     #[tokio::test]

@@ -138,7 +138,7 @@ impl RedisNonces {
         RedisNonces {
             redis,
             script: Script::new(REMEMBER),
-            retention_ms: retention.as_millis() as i64,
+            retention_ms: signet_domain::times::millis(retention),
         }
     }
 
@@ -246,7 +246,7 @@ impl RedisArrivals {
 
     /// Counts a request of `app_key` to `group` now, if `limit` allows it.
     pub async fn check(&self, app_key: &str, group: Group, limit: Limit) -> Result<Decision, StoreError> {
-        let window = limit.window.as_millis() as u64;
+        let window = u64::try_from(limit.window.as_millis()).unwrap_or(u64::MAX);
         let interval = (window / u64::from(limit.requests)).max(1);
         let mut call = self
             .script

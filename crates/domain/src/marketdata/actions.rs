@@ -60,6 +60,10 @@ pub fn derive_actions(closes: &[AdjustedClose]) -> Vec<CorporateAction> {
 }
 
 /// A split ratio near `r` written as a simple fraction (2, 3, 1.5, 0.1, ...), when there is one.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the numerator is a whole number below 1,001"
+)]
 fn simple_ratio(r: f64) -> Option<Decimal> {
     if !(1.2..=100.0).contains(&r) && !(0.01..=1.0 / 1.2).contains(&r) {
         return None;
@@ -77,6 +81,7 @@ fn simple_ratio(r: f64) -> Option<Decimal> {
 mod tests {
     use super::*;
 
+    #[expect(clippy::cast_possible_truncation, reason = "test prices of a few dollars")]
     fn bar(day: i32, close: f64, adj: f64) -> AdjustedClose {
         AdjustedClose {
             day,

@@ -26,6 +26,13 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// Uniform among 0 to `n - 1`.
+    pub fn below(&mut self, n: u16) -> u16 {
+        #[expect(clippy::cast_possible_truncation, reason = "below n, which is a u16")]
+        let drawn = (self.uniform() * f64::from(n)) as u16;
+        drawn
+    }
+
     /// Uniform in [0, 1).
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64

@@ -102,6 +102,8 @@ pub fn summarize(as_of: i32, history: &History) -> Option<Summary> {
         .filter_map(|a| a.value.to_string().parse::<f64>().ok().map(|r| (a.day, r)))
         .collect();
     let factor = |day: i32| -> f64 { splits.iter().filter(|(d, _)| *d > day).map(|(_, r)| r).product() };
+    // A split-adjusted price is smaller than or near the price it adjusts.
+    #[expect(clippy::cast_possible_truncation, reason = "prices in millionths are far below 2^63")]
     let adjusted = |price: i64, day: i32| -> i64 { (price as f64 / factor(day)).round() as i64 };
     let close_back = |n: usize| last_index.checked_sub(n).map(|i| adjusted(bars[i].close, bars[i].day));
 

@@ -37,13 +37,15 @@ pub fn parse_day(text: &str) -> Option<i32> {
         return None;
     }
     let num = |r: std::ops::Range<usize>| std::str::from_utf8(&b[r]).ok()?.parse::<u16>().ok();
-    let month = Month::try_from(num(5..7)? as u8).ok()?;
-    let date = Date::from_calendar_date(i32::from(num(0..4)?), month, num(8..10)? as u8).ok()?;
+    let two = |r: std::ops::Range<usize>| u8::try_from(num(r)?).ok();
+    let month = Month::try_from(two(5..7)?).ok()?;
+    let date = Date::from_calendar_date(i32::from(num(0..4)?), month, two(8..10)?).ok()?;
     Some(day_number(date))
 }
 
 pub fn day_number(date: Date) -> i32 {
-    (date - EPOCH).whole_days() as i32
+    // `time` dates span ±9999 years: about 3.7 million days either way of 1970.
+    i32::try_from((date - EPOCH).whole_days()).expect("a date's day number fits an i32")
 }
 
 pub fn date_of(day: i32) -> Date {

@@ -57,7 +57,7 @@ impl NewYork {
         let offset = eastern_offset_hours(utc_ms) * HOUR_MS;
         let local = utc_ms + offset;
         NewYork {
-            day: local.div_euclid(DAY_MS) as i32,
+            day: day_of(local),
             second: local.rem_euclid(DAY_MS) / 1000,
         }
     }
@@ -91,7 +91,7 @@ pub fn utc_ms_of(day: i32, second: i64) -> i64 {
 
 /// New York's offset from UTC at a UTC instant: −4 in daylight-saving time, −5 otherwise.
 pub fn eastern_offset_hours(utc_ms: i64) -> i64 {
-    let year = date_of((utc_ms.div_euclid(DAY_MS)) as i32).year();
+    let year = date_of(day_of(utc_ms)).year();
     let (start, end) = if year >= 2007 {
         (nth_sunday(year, Month::March, 2), nth_sunday(year, Month::November, 1))
     } else {
@@ -150,7 +150,7 @@ impl Clock {
         let (anchor, start) = *self.state.lock().expect("clock lock");
         match self.mode {
             ClockMode::Real => wall_clock_ms(),
-            ClockMode::Running { speed } => start + (anchor.elapsed().as_secs_f64() * speed * 1000.0) as i64,
+            ClockMode::Running { speed } => start + crate::times::millis(anchor.elapsed().mul_f64(speed)),
             ClockMode::Manual => start,
         }
     }
@@ -158,16 +158,19 @@ impl Clock {
     /// Moves simulated time forward (any mode but `Real`).
     pub fn step(&self, by: Duration) -> i64 {
         let mut state = self.state.lock().expect("clock lock");
-        state.1 += by.as_millis() as i64;
+        state.1 += crate::times::millis(by);
         state.1
     }
 }
 
+/// The day number of a time in milliseconds (saturating far outside the calendar).
+fn day_of(ms: i64) -> i32 {
+    let day = ms.div_euclid(DAY_MS);
+    i32::try_from(day).unwrap_or(if day < 0 { i32::MIN } else { i32::MAX })
+}
+
 pub fn wall_clock_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as i64
+    crate::times::millis(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default())
 }
 
 /// The core open of the first weekday on or after New York `day`.

@@ -49,6 +49,10 @@ impl DayPlan {
     }
 
     /// The day as a daily bar, prices to the cent as quoted.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a simulated price or volume is far below 2^63"
+    )]
     pub fn bar(&self) -> Bar {
         let cents = |x: f64| (x * 100.0).round().max(1.0) as i64 * 10_000;
         let (open, close) = (cents(self.open), cents(self.close));
@@ -84,7 +88,13 @@ impl DayPlan {
             };
             let points = [self.open, first, second_point, self.close];
             let scaled = f * 3.0;
-            let i = (scaled.floor() as usize).min(2);
+            let i = if scaled < 1.0 {
+                0
+            } else if scaled < 2.0 {
+                1
+            } else {
+                2
+            };
             points[i] + (points[i + 1] - points[i]) * (scaled - i as f64)
         } else if second < AFTER_CLOSE {
             self.close

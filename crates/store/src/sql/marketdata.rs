@@ -6,7 +6,7 @@ use signet_domain::marketdata::fundamentals::layout::SymbolRecord;
 use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use signet_domain::marketdata::units::format_day;
 use signet_domain::marketdata::{
-    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentUpdate, SymbolBar,
+    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
 };
 use signet_domain::simulator::Listing;
 use tokio::sync::mpsc;
@@ -319,7 +319,7 @@ async fn upsert_instrument(tx: &mut Tx, u: &InstrumentUpdate) -> Result<u64, Sto
     .bind(u.cik.as_ref())
     .bind(u.sector.as_ref())
     .bind(u.industry.as_ref())
-    .bind(u.instrument_type.map(|t| t.as_str()))
+    .bind(u.instrument_type.map(InstrumentType::as_str))
     .bind(u.indices.as_ref())
     .bind(u.shares_outstanding)
     .bind(u.eps_ttm_e6)

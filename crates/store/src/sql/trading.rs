@@ -63,7 +63,7 @@ async fn record_event(
     )
     .bind(order_id)
     .bind(time_ms)
-    .bind(from.map(|s| s.as_str()))
+    .bind(from.map(WireEnum::as_str))
     .bind(to.as_str())
     .bind(event.as_str())
     .bind(reason)

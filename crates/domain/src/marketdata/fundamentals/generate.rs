@@ -62,7 +62,7 @@ pub fn generate(inputs: &Inputs) -> Vec<SymbolRecord> {
                 symbol: instrument.symbol.clone(),
                 record,
                 source: RecordSource::Generated,
-            })
+            });
         };
         for bars in &recent {
             if let Some(bar) = bars.get(&instrument.instrument_id) {
@@ -149,9 +149,9 @@ fn analysts(rng: &mut Rng, instrument: &Instrument, price: f64, day: i32) -> (Ta
         median: money(median, 2),
     };
     let analysts = if is_large(instrument) {
-        20 + (rng.uniform() * 25.0) as u32
+        20 + u32::from(rng.below(25))
     } else {
-        1 + (rng.uniform() * 10.0) as u32
+        1 + u32::from(rng.below(10))
     };
     let weights = [
         (0.2 + upside).max(0.02),
@@ -202,9 +202,10 @@ fn earnings(rng: &mut Rng, instrument: &Instrument, price: f64, today: i32) -> V
     // From five quarters before the current one to one after it.
     for offset in -5i32..=1 {
         let index = current.0 * 4 + i32::from(current.1) - 1 + offset;
-        let (year, q) = (index.div_euclid(4), (index.rem_euclid(4) + 1) as u8);
+        let q = u8::try_from(index.rem_euclid(4) + 1).expect("1..=4");
+        let year = index.div_euclid(4);
         let end = quarter_end(year, q);
-        let publish = end + 20 + (rng.uniform() * 25.0) as i32;
+        let publish = end + 20 + i32::from(rng.below(25));
         let eps = eps_ttm / 4.0 * rng.normal(1.0, 0.15);
         let revenue = revenue_year / 4.0 * rng.normal(1.0, 0.05);
         let reported = publish <= today;
@@ -296,15 +297,15 @@ fn fund(rng: &mut Rng, fund: &Instrument, price: f64, day: i32, inputs: &Inputs)
             rating_date: date.clone(),
             rating_agency: "signet demo (generated)".into(),
             rating_cycle: cycle.into(),
-            rating_results: (3 + (rng.uniform() * 3.0) as u32).min(5).to_string(),
+            rating_results: (3 + rng.below(3)).min(5).to_string(),
         }));
     }
     for (kind, name, age) in [
-        ("PROSPECTUS", "prospectus", 120.0),
-        ("ANNUAL_REPORT", "annual report", 300.0),
-        ("SEMI_ANNUAL_REPORT", "semi-annual report", 150.0),
+        ("PROSPECTUS", "prospectus", 120),
+        ("ANNUAL_REPORT", "annual report", 300),
+        ("SEMI_ANNUAL_REPORT", "semi-annual report", 150),
     ] {
-        let published = day - (rng.uniform() * age) as i32;
+        let published = day - i32::from(rng.below(age));
         out.push(Record::FundFile(FundFile {
             publish_date: format_day(published),
             url: None,

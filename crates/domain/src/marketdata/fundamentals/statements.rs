@@ -361,6 +361,7 @@ fn complete(row: &mut StatementRow) {
 }
 
 /// Whole months between two days, rounded (a quarter is 3 whatever its days).
+#[expect(clippy::cast_possible_truncation, reason = "days between two i32 days, over 30")]
 fn months_between(start: i32, end: i32) -> i32 {
     ((f64::from(end - start + 1)) / 30.44).round() as i32
 }
@@ -446,6 +447,7 @@ impl Calendar {
         self.quarter_of(day, self.year_end_after(day))
     }
 
+    #[expect(clippy::cast_possible_truncation, reason = "months of i32 days; a quarter is 1 to 4")]
     fn quarter_of(&self, day: i32, year_end: i32) -> Option<(i32, u8)> {
         let months_before = (f64::from(year_end - day) / 30.44).round() as i32;
         if !(0..=9).contains(&months_before) || months_before % 3 != 0 {
@@ -480,7 +482,10 @@ pub(super) fn shift_months(day: i32, months: i32) -> i32 {
     let index = date.year() * 12 + i32::from(u8::from(date.month())) - 1 + months;
     let (year, month) = (
         index.div_euclid(12),
-        Month::try_from((index.rem_euclid(12) + 1) as u8).expect("1..=12"),
+        u8::try_from(index.rem_euclid(12) + 1)
+            .ok()
+            .and_then(|m| Month::try_from(m).ok())
+            .expect("1..=12"),
     );
     let length = month.length(year);
     let d = if month_end { length } else { date.day().min(length) };
