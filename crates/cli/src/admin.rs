@@ -168,9 +168,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             print_accounts(&admin.accounts(app_key.as_deref()).await?, json)?;
         }
         AdminCommand::Tokens(TokensCommand::List { app_key }) => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)?
-                .as_millis() as i64;
+            let now = signet_domain::simulator::clock::wall_clock_ms();
             list(
                 json,
                 &admin.tokens(app_key.as_deref()).await?,

@@ -194,6 +194,7 @@ fn main() -> ExitCode {
 /// `signet orders list | head` ends like any Unix tool when `head` stops reading, instead of
 /// panicking on the next write. Not for `serve`, whose sockets must report a closed peer as an
 /// error rather than end the process.
+#[allow(unsafe_code, reason = "the one signal disposition the standard library cannot set")]
 fn die_quietly_on_a_closed_pipe() {
     #[cfg(unix)]
     // SAFETY: called at start-up, before any thread is started; SIG_DFL is a valid disposition.

@@ -238,7 +238,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
 
 /// Resolves on Ctrl-C or SIGTERM. The handlers are installed here, before the server says it
 /// listens, so that a signal sent as soon as it does cannot kill it uncleanly.
-fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
