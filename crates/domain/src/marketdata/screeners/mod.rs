@@ -1,5 +1,10 @@
-//! What a screener asks the store: which instruments, ranked how, in which order; and the rows
-//! it gets back.
+//! What a screener asks the store: which instruments, ranked how, in which order; the rows it
+//! gets back; and the rules the answers share (the base a change is measured from, the sectors'
+//! order and ids). The intraday rankings, over the simulator's prices, are in [`intraday`].
+
+pub mod intraday;
+
+use signet_model::screeners::AggType;
 
 use super::snapshot::Snapshot;
 
@@ -103,4 +108,111 @@ pub struct ScreenRow {
     pub exchange: Option<String>,
     pub currency: String,
     pub snapshot: Snapshot,
+}
+
+/// The closing price `period` ago, adjusted for splits since.
+pub fn base_close(s: &Snapshot, period: Period) -> Option<i64> {
+    match period {
+        Period::Day1 => Some(s.pre_close),
+        Period::Day5 => s.close_5d,
+        Period::Month1 => s.close_1m,
+        Period::Month3 => s.close_3m,
+        Period::Week52 => s.close_52w,
+    }
+}
+
+/// Orders sectors by their aggregate `by` in `direction`; sectors that tie, by name (the reverse
+/// of `direction` so that a reversed list reads the same).
+pub fn order_sectors(sectors: &mut [SectorRow], by: AggType, direction: Direction) {
+    let key = |s: &SectorRow| match by {
+        AggType::MarketValue => s.market_value,
+        AggType::Volume => s.volume as f64,
+    };
+    sectors.sort_by(|a, b| {
+        let order = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
+        if direction == Direction::Desc {
+            order.reverse()
+        } else {
+            order
+        }
+    });
+}
+
+/// The sector ids clients pass back: GICS codes for the GICS sectors, a slug for any other name.
+pub fn sector_id(name: &str) -> String {
+    let gics = match name {
+        "Energy" => "10",
+        "Materials" => "15",
+        "Industrials" => "20",
+        "Consumer Discretionary" => "25",
+        "Consumer Staples" => "30",
+        "Health Care" => "35",
+        "Financials" => "40",
+        "Information Technology" => "45",
+        "Communication Services" => "50",
+        "Utilities" => "55",
+        "Real Estate" => "60",
+        other => {
+            return other
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+        }
+    };
+    gics.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sector(name: &str, volume: i64, market_value: f64) -> SectorRow {
+        SectorRow {
+            name: name.into(),
+            constituents: 1,
+            advanced: 0,
+            declined: 0,
+            flat: 1,
+            volume,
+            market_value,
+            change_ratio: 0.0,
+            leaders: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sector_ids() {
+        assert_eq!(sector_id("Information Technology"), "45");
+        assert_eq!(sector_id("Exchange Traded Funds"), "exchange-traded-funds");
+    }
+
+    #[test]
+    fn changes_are_measured_from_the_close_of_the_period_ago() {
+        let s = Snapshot {
+            pre_close: 10,
+            close_5d: Some(9),
+            ..Snapshot::default()
+        };
+        assert_eq!(base_close(&s, Period::Day1), Some(10));
+        assert_eq!(base_close(&s, Period::Day5), Some(9));
+        assert_eq!(base_close(&s, Period::Week52), None);
+    }
+
+    #[test]
+    fn sectors_order_by_their_aggregate_and_ties_by_name() {
+        let mut sectors = vec![sector("B", 5, 1.0), sector("A", 5, 3.0), sector("C", 9, 2.0)];
+        let names = |s: &[SectorRow]| s.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        order_sectors(&mut sectors, AggType::MarketValue, Direction::Desc);
+        assert_eq!(names(&sectors), ["A", "C", "B"]);
+        order_sectors(&mut sectors, AggType::Volume, Direction::Desc);
+        assert_eq!(names(&sectors), ["C", "A", "B"]);
+        order_sectors(&mut sectors, AggType::Volume, Direction::Asc);
+        assert_eq!(names(&sectors), ["B", "A", "C"]);
+    }
 }

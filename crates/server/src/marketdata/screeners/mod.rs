@@ -11,7 +11,7 @@
 //! | `week52-high-low/list` | new or near 52-week highs or lows (`rank_type`, NEW_HIGH), 200 at most | `sort_by` (CHANGE_RATIO_52W) |
 //!
 //! Only equities are ranked (`category` US_STOCK). The intraday rank types of gainers/losers
-//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday`]).
+//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday_list`]).
 //!
 //! The retired paths under `/openapi/market-data/screener/` ([`legacy_routes`], served with
 //! `--compat legacy`) run the same rankings: each legacy handler parses `page_index` and
@@ -20,12 +20,9 @@
 
 pub mod params;
 
-use std::collections::HashMap;
-
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::screeners::{
     ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
@@ -37,11 +34,12 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
-use signet_domain::marketdata::screeners::{Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow};
-use signet_domain::marketdata::snapshot::{Snapshot, ratio};
+use signet_domain::marketdata::screeners::intraday::{self, Intraday};
+use signet_domain::marketdata::screeners::{
+    Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow, base_close, order_sectors, sector_id,
+};
+use signet_domain::marketdata::snapshot::ratio;
 use signet_domain::marketdata::units::{format_day, from_micros};
-use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -136,9 +134,10 @@ async fn gainers_losers_list(state: &AppState, p: &Params) -> Result<Vec<Screene
         GainersRank::Month1 => Period::Month1,
         GainersRank::Month3 => Period::Month3,
         GainersRank::Week52 => Period::Week52,
-        GainersRank::PreMarket | GainersRank::AfterMarket | GainersRank::Min3 | GainersRank::Min5 => {
-            return intraday(state, rank, sort_by, direction).await;
-        }
+        GainersRank::PreMarket => return intraday_list(state, Intraday::PreMarket, sort_by, direction).await,
+        GainersRank::AfterMarket => return intraday_list(state, Intraday::AfterMarket, sort_by, direction).await,
+        GainersRank::Min3 => return intraday_list(state, Intraday::Min3, sort_by, direction).await,
+        GainersRank::Min5 => return intraday_list(state, Intraday::Min5, sort_by, direction).await,
     };
     let query = ScreenQuery {
         filter: Filter {
@@ -154,68 +153,26 @@ async fn gainers_losers_list(state: &AppState, p: &Params) -> Result<Vec<Screene
     list(state, &query, period).await
 }
 
-/// The intraday rank types, from the market simulator's prices: the pre-market move from the
-/// previous close (from 04:00 New York), the after-hours move from the close (from 16:00), or the
-/// move over the last 3 or 5 minutes (while a session is open). Outside those times, or on a day
-/// without trading, the list is empty. The figures other than the price and the change are the
-/// day's snapshot.
-async fn intraday(
+/// An intraday ranking ([`intraday`]): the simulator's moves over the window, then the
+/// store's rows of those instruments in the order asked, with the price and the change of the
+/// window. The other figures are the day's snapshot.
+async fn intraday_list(
     state: &AppState,
-    rank: GainersRank,
+    rank: Intraday,
     sort_by: SortBy,
     direction: Direction,
 ) -> Result<Vec<ScreenerItem>, ApiError> {
-    let now = state.market.now_ms();
-    let ny = NewYork::of(now);
-    let at = |second: i64| utc_ms_of(ny.day, second);
-    let open = ny.is_weekday() && ny.session() != Session::Closed;
-    // (from, to); no `from` for the move from the previous close.
-    let window = match rank {
-        GainersRank::PreMarket if ny.is_weekday() && ny.second >= PRE_OPEN => {
-            Some((None, at(ny.second.min(CORE_OPEN))))
-        }
-        GainersRank::AfterMarket if ny.is_weekday() && ny.second >= CORE_CLOSE => {
-            Some((Some(at(CORE_CLOSE)), at(ny.second.min(AFTER_CLOSE))))
-        }
-        GainersRank::Min3 if open => Some((Some(now - 3 * 60_000), now)),
-        GainersRank::Min5 if open => Some((Some(now - 5 * 60_000), now)),
-        _ => None,
-    };
-    let Some((from, to)) = window else {
+    let Some(window) = intraday::window(rank, state.market.now_ms()) else {
         return Ok(Vec::new());
     };
-    let mut moves: Vec<(i64, Decimal, Quote)> = state
-        .market
-        .moves(from.unwrap_or(to), to)
-        .into_iter()
-        .map(|(then, quote)| {
-            (
-                quote.instrument_id,
-                if from.is_some() { then } else { quote.pre_close },
-                quote,
-            )
-        })
-        .filter(|(_, base, quote)| {
-            !base.is_zero()
-                && match direction {
-                    Direction::Desc => quote.last > *base,
-                    Direction::Asc => quote.last < *base,
-                }
-        })
-        .collect();
-    let change = |(_, base, quote): &(i64, Decimal, Quote)| (quote.last - *base) / *base;
-    moves.sort_by(|a, b| match direction {
-        Direction::Desc => change(b).cmp(&change(a)),
-        Direction::Asc => change(a).cmp(&change(b)),
-    });
+    let prices = state.market.moves(window.from.unwrap_or(window.to), window.to);
     // Twice the list: the funds among them are not ranked.
-    moves.truncate(2 * TOP as usize);
-    let by_id: HashMap<i64, (Decimal, Quote)> = moves.iter().map(|(id, base, q)| (*id, (*base, q.clone()))).collect();
+    let moves = intraday::rank(window, prices, direction, 2 * TOP as usize);
     let rows = state
         .store
         .screen(&ScreenQuery {
             filter: Filter {
-                ids: Some(by_id.keys().copied().collect()),
+                ids: Some(moves.iter().map(|m| m.quote.instrument_id).collect()),
                 ..Filter::default()
             },
             rank: None,
@@ -225,26 +182,16 @@ async fn intraday(
             limit: 2 * TOP,
         })
         .await?;
-    let mut items: Vec<(Decimal, ScreenerItem)> = rows
-        .iter()
-        .filter_map(|row| {
-            let (base, quote) = by_id.get(&row.instrument_id)?;
-            let ratio = (quote.last - *base) / *base;
-            let mut item = item(row, Period::Day1);
-            item.price = quote.last.to_string();
-            item.change = (quote.last - *base).to_string();
-            item.change_ratio = ratio.round_dp(6).normalize().to_string();
-            Some((ratio, item))
+    let listed = intraday::list(&rows, &moves, sort_by == SortBy::ChangeRatio, direction, TOP as usize);
+    Ok(listed
+        .into_iter()
+        .map(|(row, m)| ScreenerItem {
+            price: m.quote.last.to_string(),
+            change: m.change().to_string(),
+            change_ratio: m.ratio().round_dp(6).normalize().to_string(),
+            ..item(row, Period::Day1)
         })
-        .collect();
-    if sort_by == SortBy::ChangeRatio {
-        items.sort_by(|(a, _), (b, _)| match direction {
-            Direction::Desc => b.cmp(a),
-            Direction::Asc => a.cmp(b),
-        });
-    }
-    items.truncate(TOP as usize);
-    Ok(items.into_iter().map(|(_, item)| item).collect())
+        .collect())
 }
 
 #[utoipa::path(
@@ -454,18 +401,7 @@ fn sector_order(p: &Params) -> Result<SectorOrder, ApiError> {
 /// page through.
 async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<SectorRow>, ApiError> {
     let mut sectors = state.store.sectors(order.period).await?;
-    let key = |s: &SectorRow| match order.agg {
-        AggType::MarketValue => s.market_value,
-        AggType::Volume => s.volume as f64,
-    };
-    sectors.sort_by(|a, b| {
-        let by = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
-        if order.direction == Direction::Desc {
-            by.reverse()
-        } else {
-            by
-        }
-    });
+    order_sectors(&mut sectors, order.agg, order.direction);
     Ok(sectors)
 }
 
@@ -564,7 +500,7 @@ async fn sector_members(
     let sectors = state.store.sectors(q.period).await?;
     let found = sectors
         .into_iter()
-        .find(|s| sector_id_of(&s.name) == q.sector_id)
+        .find(|s| sector_id(&s.name) == q.sector_id)
         .ok_or_else(|| {
             ApiError::not_found(format!(
                 "no sector has the id {:?}: see market-sectors/list",
@@ -650,39 +586,9 @@ async fn legacy_market_sector(
     }))
 }
 
-/// The sector ids clients pass back: GICS codes for the GICS sectors, a slug for any other name.
-pub fn sector_id_of(name: &str) -> String {
-    let gics = match name {
-        "Energy" => "10",
-        "Materials" => "15",
-        "Industrials" => "20",
-        "Consumer Discretionary" => "25",
-        "Consumer Staples" => "30",
-        "Health Care" => "35",
-        "Financials" => "40",
-        "Information Technology" => "45",
-        "Communication Services" => "50",
-        "Utilities" => "55",
-        "Real Estate" => "60",
-        other => {
-            return other
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        '-'
-                    }
-                })
-                .collect();
-        }
-    };
-    gics.to_owned()
-}
-
 fn sector(s: &SectorRow) -> Sector {
     Sector {
-        id: sector_id_of(&s.name),
+        id: sector_id(&s.name),
         name: s.name.clone(),
         change_ratio: ratio_text(s.change_ratio),
         volume: s.volume.to_string(),
@@ -699,17 +605,6 @@ fn sector(s: &SectorRow) -> Sector {
                 name: name.clone(),
             })
             .collect(),
-    }
-}
-
-/// The closing price `period` ago, adjusted for splits since.
-pub fn base_close(s: &Snapshot, period: Period) -> Option<i64> {
-    match period {
-        Period::Day1 => Some(s.pre_close),
-        Period::Day5 => s.close_5d,
-        Period::Month1 => s.close_1m,
-        Period::Month3 => s.close_3m,
-        Period::Week52 => s.close_52w,
     }
 }
 
@@ -791,11 +686,5 @@ mod tests {
         assert_eq!(ratio_text(2.0), "2");
         assert_eq!(next_key(0, 20, 20), None);
         assert_eq!(next_key(0, 20, 21), Some(encode_key(20)));
-    }
-
-    #[test]
-    fn sector_ids() {
-        assert_eq!(sector_id_of("Information Technology"), "45");
-        assert_eq!(sector_id_of("Exchange Traded Funds"), "exchange-traded-funds");
     }
 }
