@@ -27,13 +27,13 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
-use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::fundamentals::earnings::{self, Quarter};
 use signet_domain::marketdata::fundamentals::layout::{
     CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
     TargetPriceRecord,
 };
 use signet_domain::marketdata::fundamentals::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
+use signet_domain::marketdata::fundamentals::valuation::{self, Book};
 use signet_domain::marketdata::fundamentals::{funds, statements};
 use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
 use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
@@ -74,8 +74,6 @@ pub fn legacy_routes() -> Router<AppState> {
 
 /// Half a year, the window of the calendars.
 const HALF_YEAR_DAYS: i32 = 182;
-/// The industry comparison's length, the target included.
-const PEERS: usize = 20;
 const FUND_DIVIDENDS_PAGE: usize = 10;
 /// The legacy fund dividends' `page_size`: default and maximum (catalog 6.20).
 const LEGACY_FUND_DIVIDENDS_PAGE: u32 = 10;
@@ -624,43 +622,6 @@ async fn balance_sheet(
     ))
 }
 
-/// Indicators of one period from its income statement, the balance sheet at its end, and the
-/// income statement of the same period a year before. Ratios to 4 places; per-period (a
-/// quarter's ROE is the quarter's income over the equity at its end, not annualized).
-fn indicator_values(
-    income: &StatementRow,
-    balance: Option<&StatementRow>,
-    year_before: Option<&StatementRow>,
-) -> [(&'static str, Option<Decimal>); 10] {
-    let div = |a: Option<Decimal>, b: Option<Decimal>| match (a, b) {
-        (Some(a), Some(b)) if !b.is_zero() => Some((a / b).round_dp(4)),
-        _ => None,
-    };
-    let growth = |name: &str| {
-        div(income.get(name), year_before.and_then(|y| y.get(name)))
-            .map(|r| r - Decimal::ONE)
-            .filter(|_| {
-                year_before
-                    .and_then(|y| y.get(name))
-                    .is_some_and(|v| v.is_sign_positive())
-            })
-    };
-    let b = |name: &str| balance.and_then(|b| b.get(name));
-    let revenue = income.get("total_revenue");
-    [
-        ("gross_margin", div(income.get("gross_profit"), revenue)),
-        ("operating_margin", div(income.get("op_income"), revenue)),
-        ("net_margin", div(income.get("net_income"), revenue)),
-        ("roe", div(income.get("net_income"), b("total_equity"))),
-        ("roa", div(income.get("net_income"), b("total_assets"))),
-        ("debt_to_assets", div(b("total_liab"), b("total_assets"))),
-        ("current_ratio", div(b("total_cur_assets"), b("total_cur_liab"))),
-        ("eps", income.get("diluted_eps_incl_extra")),
-        ("revenue_growth", growth("total_revenue")),
-        ("net_income_growth", growth("net_income")),
-    ]
-}
-
 #[utoipa::path(
     get,
     path = "/market-data/fundamentals/indicators/get",
@@ -694,7 +655,7 @@ async fn indicators(
         let year_before = income
             .iter()
             .find(|y| y.period.quarter == row.period.quarter && y.period.fiscal_year == row.period.fiscal_year - 1);
-        for (name, value) in indicator_values(row, at_end, year_before) {
+        for (name, value) in valuation::indicators(row, at_end, year_before) {
             answer.values.entry(name.to_owned()).or_default().push(PeriodValue {
                 fiscal_year: row.period.fiscal_year,
                 fiscal_period: row.period.label().to_owned(),
@@ -739,64 +700,6 @@ async fn financial_alert(
     }))
 }
 
-/// A peer's value of `metric`: trailing figures from the snapshot, book figures from the
-/// latest annual statements (when the company has SEC facts).
-fn peer_value(peer: &Peer, metric: ComparisonMetric, book: Option<&Book>) -> Option<Decimal> {
-    let micros = |v: Option<i64>| v.map(from_micros);
-    let float = |v: Option<f64>| v.and_then(|f| Decimal::try_from(f).ok()).map(|d| d.round_dp(4));
-    match metric {
-        ComparisonMetric::EpsTtm => book.and_then(|b| b.eps_ttm).or_else(|| micros(peer.eps_ttm_e6)),
-        ComparisonMetric::PeTtm => float(peer.pe_ttm),
-        ComparisonMetric::DpsTtm => micros(peer.dividend_e6),
-        ComparisonMetric::DivYieldTtm => float(peer.dividend_yield),
-        ComparisonMetric::Naps => book.and_then(|b| b.naps),
-        ComparisonMetric::Roe => book.and_then(|b| b.roe),
-        ComparisonMetric::DebtToAssets => book.and_then(|b| b.debt_to_assets),
-        ComparisonMetric::NetMargin => book.and_then(|b| b.net_margin),
-        ComparisonMetric::PbRatio => {
-            let naps = book
-                .and_then(|b| b.naps)
-                .filter(|n| n.is_sign_positive() && !n.is_zero())?;
-            Some((micros(peer.price_e6)? / naps).round_dp(4))
-        }
-    }
-    .map(|d| d.round_dp(4))
-}
-
-/// What the comparison needs from a company's statements.
-struct Book {
-    eps_ttm: Option<Decimal>,
-    naps: Option<Decimal>,
-    roe: Option<Decimal>,
-    debt_to_assets: Option<Decimal>,
-    net_margin: Option<Decimal>,
-}
-
-impl Book {
-    fn of(st: &Statements, shares: Option<i64>) -> Book {
-        let quarters = st.rows(INCOME, false, true);
-        let years = st.rows(INCOME, false, false);
-        let balance = st.rows(BALANCE, true, false);
-        let (year, end) = (years.first(), balance.first());
-        let values = year.map(|y| indicator_values(y, end, None));
-        let find = |name: &str| values.as_ref().and_then(|v| v.iter().find(|(n, _)| *n == name)?.1);
-        let equity = end.and_then(|b| b.get("total_equity"));
-        let shares = end
-            .and_then(|b| b.get("common_shares_out"))
-            .or(shares.map(Decimal::from));
-        Book {
-            eps_ttm: statements::eps_ttm(&quarters),
-            naps: match (equity, shares) {
-                (Some(e), Some(s)) if !s.is_zero() => Some((e / s).round_dp(4)),
-                _ => None,
-            },
-            roe: find("roe"),
-            debt_to_assets: find("debt_to_assets"),
-            net_margin: find("net_margin"),
-        }
-    }
-}
-
 /// Up to 20 equities of the same industry (the sector when the industry is unknown), the
 /// target always among them, ranked on `sort_by` over the whole industry (highest first,
 /// unknown values last).
@@ -820,7 +723,7 @@ async fn industry_comparison(
     let metric = param("sort_by", given(p.sort_by.as_deref()), ComparisonMetric::EpsTtm, None)?;
     let i = &s.instrument;
     let peers = state.store.peers(i.industry.as_deref(), i.sector.as_deref()).await?;
-    let mut ranked = Vec::with_capacity(peers.len());
+    let mut values = Vec::with_capacity(peers.len());
     for peer in &peers {
         let book = match &peer.cik {
             Some(cik) if peer.has_facts => {
@@ -829,29 +732,17 @@ async fn industry_comparison(
             }
             _ => None,
         };
-        ranked.push((peer, peer_value(peer, metric, book.as_ref())));
+        values.push((peer, valuation::peer_value(peer, metric, book.as_ref())));
     }
-    ranked.sort_by(|(a, x), (b, y)| match (x, y) {
-        (Some(x), Some(y)) => y.cmp(x).then_with(|| a.symbol.cmp(&b.symbol)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.symbol.cmp(&b.symbol),
-    });
-    let mut data: Vec<IndustryPeer> = Vec::new();
-    let target_rank = ranked
-        .iter()
-        .position(|(peer, _)| peer.instrument_id == i.instrument_id);
-    for (index, (peer, value)) in ranked.iter().enumerate() {
-        let room = data.len() < PEERS - usize::from(target_rank.is_some_and(|t| t > index));
-        if room || Some(index) == target_rank {
-            data.push(IndustryPeer {
-                symbol: peer.symbol.clone(),
-                name: peer.name.clone(),
-                rank: index as u32 + 1,
-                value: opt(*value),
-            });
-        }
-    }
+    let data = valuation::compare(values, i.instrument_id)
+        .into_iter()
+        .map(|r| IndustryPeer {
+            symbol: r.peer.symbol.clone(),
+            name: r.peer.name.clone(),
+            rank: r.rank,
+            value: opt(r.value),
+        })
+        .collect();
     let day = peers
         .iter()
         .find(|peer| peer.instrument_id == i.instrument_id)
