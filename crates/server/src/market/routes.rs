@@ -2,9 +2,8 @@
 
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::ErrorCode;
@@ -20,13 +19,15 @@ use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use signet_domain::marketdata::units::format_day;
 use signet_domain::times::format_ms;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/admin/market/quote", get(quote))
-        .route("/admin/market/set", post(set))
-        .route("/admin/market/step", post(step))
-        .route("/admin/market/clock", get(clock))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(quote))
+        .routes(routes!(set))
+        .routes(routes!(step))
+        .routes(routes!(clock))
 }
 
 /// The longest step one call may take: a week.

@@ -1,9 +1,8 @@
 //! Watchlists (catalog section 5): an app's named lists of instruments, each listed by `sort`,
 //! highest first. Another app's watchlist is 404, as if it did not exist.
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use signet_model::ErrorCode;
 use signet_model::watchlists::{
@@ -19,17 +18,19 @@ use crate::secrets::random_hex;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::format_ms;
 use signet_store::{NewWatchlistItem, WatchlistRecord};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/market-data/watchlists/list", get(list))
-        .route("/market-data/watchlists/create", post(create))
-        .route("/market-data/watchlists/update", post(update))
-        .route("/market-data/watchlists/delete", post(delete))
-        .route("/market-data/watchlists/instruments/list", get(instruments))
-        .route("/market-data/watchlists/instruments/add", post(add))
-        .route("/market-data/watchlists/instruments/remove", post(remove))
-        .route("/market-data/watchlists/instruments/update", post(sort))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(create))
+        .routes(routes!(update))
+        .routes(routes!(delete))
+        .routes(routes!(instruments))
+        .routes(routes!(add))
+        .routes(routes!(remove))
+        .routes(routes!(sort))
 }
 
 /// Limits on what an app keeps; configurable.

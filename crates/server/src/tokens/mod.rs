@@ -6,10 +6,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use sha2::{Digest, Sha256};
 use signet_model::headers::ACCESS_TOKEN;
 use signet_model::{ConfigResponse, ErrorCode, TokenRequest, TokenResponse, TokenStatus};
@@ -20,12 +19,14 @@ use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::secrets::random_hex;
 use signet_store::TokenRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(CONFIG, get(config))
-        .route(CREATE, post(create))
-        .route(CHECK, post(check))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(config))
+        .routes(routes!(create))
+        .routes(routes!(check))
 }
 
 const CONFIG: &str = "/openapi/config";

@@ -1,15 +1,16 @@
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use signet_model::Account;
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use signet_store::AccountRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/trading/accounts/list", get(list))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list))
 }
 
 /// The calling app's accounts, as a JSON array (spec section 4).

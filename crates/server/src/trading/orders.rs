@@ -1,10 +1,9 @@
 //! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
 //! open orders and history. Fills happen later, on the engine's ticks.
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::ErrorCode;
@@ -30,17 +29,19 @@ use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::spec::{self, OrderSpec};
 use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/trading/orders/place", post(place))
-        .route("/trading/orders/preview", post(preview))
-        .route("/trading/orders/batch-place", post(batch_place))
-        .route("/trading/orders/replace", post(replace))
-        .route("/trading/orders/cancel", post(cancel))
-        .route("/trading/orders/get", get(detail))
-        .route("/trading/orders/open-orders/list", get(open_orders))
-        .route("/trading/orders/historical-orders/list", get(history))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(place))
+        .routes(routes!(preview))
+        .routes(routes!(batch_place))
+        .routes(routes!(replace))
+        .routes(routes!(cancel))
+        .routes(routes!(detail))
+        .routes(routes!(open_orders))
+        .routes(routes!(history))
 }
 
 const MAX_BATCH: usize = 50;

@@ -13,9 +13,8 @@
 //! list, or the object with `null` fields. "Today", for the calendars, is the market
 //! simulator's day.
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::ErrorCode;
@@ -37,39 +36,40 @@ use signet_domain::marketdata::fundamentals::valuation::{self, Book};
 use signet_domain::marketdata::fundamentals::{funds, statements};
 use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
 use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    const P: &str = "/market-data/fundamentals";
-    Router::new()
-        .route(&format!("{P}/company-profiles/get"), get(company_profile))
-        .route(&format!("{P}/analysis/target-prices/get"), get(target_price))
-        .route(&format!("{P}/analysis/ratings/get"), get(analyst_rating))
-        .route(&format!("{P}/forecast-eps/get"), get(forecast_eps))
-        .route(&format!("{P}/filings/list"), get(filings))
-        .route(&format!("{P}/earnings-calendars/list"), get(earnings_calendar))
-        .route(&format!("{P}/dividend-calendars/list"), get(dividend_calendar))
-        .route(&format!("{P}/capital-flows/get"), get(capital_flow))
-        .route(&format!("{P}/industry-comparisons/get"), get(industry_comparison))
-        .route(&format!("{P}/indicators/get"), get(indicators))
-        .route(&format!("{P}/income-statements/get"), get(income_statement))
-        .route(&format!("{P}/cash-flows/get"), get(cash_flow))
-        .route(&format!("{P}/balance-sheets/get"), get(balance_sheet))
-        .route(&format!("{P}/financial-alerts/get"), get(financial_alert))
-        .route(&format!("{P}/fund-brief/get"), get(fund_brief))
-        .route(&format!("{P}/fund-performances/get"), get(fund_performance))
-        .route(&format!("{P}/fund-net-values/get"), get(fund_net_value))
-        .route(&format!("{P}/fund-holdings/get"), get(fund_holdings))
-        .route(&format!("{P}/fund-dividends/get"), get(fund_dividends))
-        .route(&format!("{P}/fund-ratings/get"), get(fund_rating))
-        .route(&format!("{P}/fund-splits/get"), get(fund_splits))
-        .route(&format!("{P}/fund-files/get"), get(fund_files))
-        .route(&format!("{P}/fund-allocations/get"), get(fund_allocation))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(company_profile))
+        .routes(routes!(target_price))
+        .routes(routes!(analyst_rating))
+        .routes(routes!(forecast_eps))
+        .routes(routes!(filings))
+        .routes(routes!(earnings_calendar))
+        .routes(routes!(dividend_calendar))
+        .routes(routes!(capital_flow))
+        .routes(routes!(industry_comparison))
+        .routes(routes!(indicators))
+        .routes(routes!(income_statement))
+        .routes(routes!(cash_flow))
+        .routes(routes!(balance_sheet))
+        .routes(routes!(financial_alert))
+        .routes(routes!(fund_brief))
+        .routes(routes!(fund_performance))
+        .routes(routes!(fund_net_value))
+        .routes(routes!(fund_holdings))
+        .routes(routes!(fund_dividends))
+        .routes(routes!(fund_rating))
+        .routes(routes!(fund_splits))
+        .routes(routes!(fund_files))
+        .routes(routes!(fund_allocation))
 }
 
 /// The legacy path (`--compat legacy`, [`crate::legacy`]): the fund dividends, paginated by
 /// `page_index` and `page_size`.
-pub fn legacy_routes() -> Router<AppState> {
-    Router::new().route("/openapi/fundamentals/fund/dividends", get(legacy_fund_dividends))
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(legacy_fund_dividends))
 }
 
 /// Half a year, the window of the calendars.

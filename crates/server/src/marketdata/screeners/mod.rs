@@ -20,9 +20,8 @@
 
 pub mod params;
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Deserialize;
 use signet_model::screeners::{
     ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
@@ -40,28 +39,29 @@ use signet_domain::marketdata::screeners::{
 };
 use signet_domain::marketdata::snapshot::ratio;
 use signet_domain::marketdata::units::{format_day, from_micros};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/market-data/screeners/gainers-losers/list", get(gainers_losers))
-        .route("/market-data/screeners/top-actives/list", get(top_actives))
-        .route("/market-data/screeners/market-sectors/list", get(market_sectors))
-        .route("/market-data/screeners/market-sectors/get", get(market_sector))
-        .route("/market-data/screeners/high-dividend-ranks/list", get(high_dividend))
-        .route("/market-data/screeners/week52-high-low/list", get(week52))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(gainers_losers))
+        .routes(routes!(top_actives))
+        .routes(routes!(market_sectors))
+        .routes(routes!(market_sector))
+        .routes(routes!(high_dividend))
+        .routes(routes!(week52))
 }
 
 /// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes`],
 /// paginated by `page_index` (from 1) and `page_size`, in the retired answers' shapes.
-pub fn legacy_routes() -> Router<AppState> {
-    const P: &str = "/openapi/market-data/screener";
-    Router::new()
-        .route(&format!("{P}/gainers-losers"), get(legacy_gainers_losers))
-        .route(&format!("{P}/top-active"), get(legacy_top_actives))
-        .route(&format!("{P}/market-sectors"), get(legacy_market_sectors))
-        .route(&format!("{P}/market-sectors-detail"), get(legacy_market_sector))
-        .route(&format!("{P}/high-dividend"), get(legacy_high_dividend))
-        .route(&format!("{P}/52whl"), get(legacy_week52))
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(legacy_gainers_losers))
+        .routes(routes!(legacy_top_actives))
+        .routes(routes!(legacy_market_sectors))
+        .routes(routes!(legacy_market_sector))
+        .routes(routes!(legacy_high_dividend))
+        .routes(routes!(legacy_week52))
 }
 
 /// The length of the ranked lists.
