@@ -156,11 +156,8 @@ pub fn metrics_router(state: AppState) -> Router {
 
 /// Unsigned readiness probe: 200 when the database answers.
 #[utoipa::path(
-    get,
-    path = "/health",
-    operation_id = "health",
-    summary = "Readiness probe",
-    tag = "service",
+    get, path = "/health", tag = "service",
+    operation_id = "health", summary = "Readiness probe",
     responses(
         (status = 200, description = "The database answers", body = inline(crate::openapi::Health)),
         (status = 503, description = "SERVICE_NOT_AVAILABLE: the database does not answer within 2 s", body = signet_model::ErrorBody),
@@ -175,12 +172,11 @@ async fn health(State(state): State<AppState>) -> Response {
 
 /// Unsigned: this interface's OpenAPI document (the same as `docs/openapi.json`).
 #[utoipa::path(
-    get,
-    path = "/openapi.json",
-    operation_id = "openapi",
-    summary = "This OpenAPI document",
-    tag = "service",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
+    get, path = "/openapi.json", tag = "service",
+    operation_id = "openapi", summary = "This OpenAPI document",
+    responses(
+        (status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object),
+    )
 )]
 async fn openapi_json() -> Response {
     (

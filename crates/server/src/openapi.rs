@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use signet_model::orders::{OrderPage, OrderRecord};
-use utoipa::{OpenApi, ToSchema};
+use utoipa::{IntoResponses, OpenApi, ToSchema};
 
 /// The operations that pass no authentication layer.
 pub const UNSIGNED: [&str; 3] = ["/health", "/metrics", "/openapi.json"];
@@ -33,6 +33,13 @@ pub enum OrderListAnswer {
     Page(OrderPage),
     Legacy(Vec<OrderRecord>),
 }
+
+// The refusal of the order and simulator calls that name a symbol; as every `IntoResponses`
+// type, its doc comment is the response's description.
+/// INSTRUMENT_NOT_FOUND: no instrument has the symbol
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct InstrumentNotFound(pub signet_model::ErrorBody);
 
 #[derive(OpenApi)]
 #[openapi(

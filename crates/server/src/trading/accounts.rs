@@ -15,14 +15,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// The calling app's accounts, as a JSON array (spec section 4).
 #[utoipa::path(
-    get,
-    path = "/trading/accounts/list",
-    operation_id = "listAccounts",
-    summary = "List accounts",
-    tag = "trading",
-    responses(
-        (status = 200, description = "The calling app's accounts", body = Vec<signet_model::Account>),
-    )
+    get, path = "/trading/accounts/list", tag = "trading",
+    operation_id = "listAccounts", summary = "List accounts",
+    responses((status = 200, description = "The calling app's accounts", body = Vec<signet_model::Account>))
 )]
 pub(crate) async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Account>>, ApiError> {
     let accounts = state.store.accounts(Some(&caller.app_key)).await?;

@@ -6,17 +6,18 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::ErrorCode;
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
+use signet_model::{ErrorBody, ErrorCode};
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
+use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::trading::reservations::{Claims, Reserved, View};
@@ -29,6 +30,7 @@ use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::spec::{self, OrderSpec};
 use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -42,6 +44,43 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
         .routes(routes!(open_orders))
         .routes(routes!(history))
+}
+
+/// ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's
+#[derive(IntoResponses)]
+#[response(status = 403)]
+pub struct AccountDenied(pub ErrorBody);
+
+/// ORDER_NOT_FOUND: no order of the account has this client_order_id
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct OrderNotFound(pub ErrorBody);
+
+/// DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account
+#[derive(IntoResponses)]
+#[response(status = 409)]
+pub struct DuplicateId(pub ErrorBody);
+
+/// The account of a listing, as `ListParams` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AccountParam {
+    /// An account of the calling app
+    pub account_id: String,
+}
+
+/// A page of a listing, as `ListParams` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListPageParams {
+    /// Orders a page, 10 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
+    /// The previous page's `pagination_key`
+    pub pagination_key: Option<String>,
+    /// x-version v2 only (`--compat legacy`): the page after this order
+    #[deprecated]
+    pub last_client_order_id: Option<String>,
 }
 
 const MAX_BATCH: usize = 50;
@@ -324,17 +363,11 @@ impl Placement {
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/place",
-    operation_id = "placeOrder",
-    summary = "Place order",
-    tag = "trading",
-    request_body = signet_model::orders::PlaceOrderRequest,
+    post, path = "/trading/orders/place", tag = "trading",
+    operation_id = "placeOrder", summary = "Place order", request_body = signet_model::orders::PlaceOrderRequest,
     responses(
         (status = 200, description = "The order (or combination) is stored, SUBMITTED", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn place(
@@ -355,17 +388,11 @@ async fn place(
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/preview",
-    operation_id = "previewOrder",
-    summary = "Preview order",
-    tag = "trading",
-    request_body = signet_model::orders::PlaceOrderRequest,
+    post, path = "/trading/orders/preview", tag = "trading",
+    operation_id = "previewOrder", summary = "Preview order", request_body = signet_model::orders::PlaceOrderRequest,
     responses(
         (status = 200, description = "What the order would cost", body = signet_model::orders::PreviewResponse),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn preview(
@@ -419,17 +446,11 @@ async fn preview(
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/batch-place",
-    operation_id = "batchPlaceOrders",
-    summary = "Batch place",
-    tag = "trading",
-    request_body = signet_model::orders::BatchPlaceRequest,
+    post, path = "/trading/orders/batch-place", tag = "trading",
+    operation_id = "batchPlaceOrders", summary = "Batch place", request_body = signet_model::orders::BatchPlaceRequest,
     responses(
         (status = 200, description = "One acknowledgement per order, in order", body = signet_model::orders::BatchPlaceResponse),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn batch_place(
@@ -504,16 +525,11 @@ fn not_open(order: &Order) -> ApiError {
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/cancel",
-    operation_id = "cancelOrder",
-    summary = "Cancel order",
-    tag = "trading",
-    request_body = signet_model::orders::CancelOrderRequest,
+    post, path = "/trading/orders/cancel", tag = "trading",
+    operation_id = "cancelOrder", summary = "Cancel order", request_body = signet_model::orders::CancelOrderRequest,
     responses(
         (status = 200, description = "The order, CANCELLED", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn cancel(
@@ -539,16 +555,11 @@ async fn cancel(
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/replace",
-    operation_id = "replaceOrder",
-    summary = "Replace order",
-    tag = "trading",
-    request_body = signet_model::orders::ReplaceOrderRequest,
+    post, path = "/trading/orders/replace", tag = "trading",
+    operation_id = "replaceOrder", summary = "Replace order", request_body = signet_model::orders::ReplaceOrderRequest,
     responses(
         (status = 200, description = "The order as replaced", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn replace(
@@ -680,16 +691,12 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
 }
 
 #[utoipa::path(
-    get,
-    path = "/trading/orders/get",
-    operation_id = "orderDetail",
-    summary = "Order detail",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("client_order_id" = String, Query, description = "The order's client order id")),
+    get, path = "/trading/orders/get", tag = "trading",
+    operation_id = "orderDetail", summary = "Order detail",
+    params(AccountParam, ("client_order_id" = String, Query, description = "The order's client order id")),
     responses(
         (status = 200, description = "The order", body = signet_model::orders::OrderRecord),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn detail(
@@ -708,15 +715,11 @@ async fn detail(
 /// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
 /// for with the last `client_order_id` seen.
 #[utoipa::path(
-    get,
-    path = "/trading/orders/open-orders/list",
-    operation_id = "openOrders",
-    summary = "Open orders",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order")),
+    get, path = "/trading/orders/open-orders/list", tag = "trading",
+    operation_id = "openOrders", summary = "Open orders", params(AccountParam, ListPageParams),
     responses(
         (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        AccountDenied,
     )
 )]
 async fn open_orders(
@@ -732,15 +735,19 @@ async fn open_orders(
 }
 
 #[utoipa::path(
-    get,
-    path = "/trading/orders/historical-orders/list",
-    operation_id = "orderHistory",
-    summary = "Order history",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("start_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; 7 days before end_time by default"), ("end_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; now by default"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order"), ("start_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the first UTC day, yyyy-MM-dd"), ("end_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the last UTC day, yyyy-MM-dd")),
+    get, path = "/trading/orders/historical-orders/list", tag = "trading",
+    operation_id = "orderHistory", summary = "Order history",
+    params(
+        AccountParam,
+        ("start_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; 7 days before end_time by default"),
+        ("end_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; now by default"),
+        ListPageParams,
+        ("start_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the first UTC day, yyyy-MM-dd"),
+        ("end_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the last UTC day, yyyy-MM-dd"),
+    ),
     responses(
         (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        AccountDenied,
     )
 )]
 async fn history(

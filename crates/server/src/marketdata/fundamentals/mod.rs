@@ -17,9 +17,9 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::ErrorCode;
 use signet_model::fundamentals::*;
 use signet_model::wire::WireEnum;
+use signet_model::{ErrorBody, ErrorCode};
 
 use super::screeners::params::{LegacyPage, param};
 use crate::app::AppState;
@@ -36,6 +36,7 @@ use signet_domain::marketdata::fundamentals::valuation::{self, Book};
 use signet_domain::marketdata::fundamentals::{funds, statements};
 use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
 use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
+use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -71,6 +72,37 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(legacy_fund_dividends))
 }
+
+/// The subject of every data set, as `Params` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SymbolParams {
+    /// One symbol, e.g. AAPL (case-insensitive)
+    #[param(example = "AAPL")]
+    pub symbol: String,
+    /// US_STOCK (default) or US_ETF
+    pub category: Option<FundamentalsCategory>,
+}
+
+/// The statements' kind and length, as `report` reads them: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ReportParams {
+    /// QUARTERLY (default) or ANNUAL
+    #[param(rename = "type")]
+    pub report_type: Option<ReportType>,
+    /// How many, 5 by default
+    #[param(minimum = 1, maximum = 20)]
+    pub count: Option<u32>,
+}
+
+/// INSTRUMENT_NOT_FOUND: no instrument has this symbol
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct UnknownSymbol(pub ErrorBody);
+
+/// What every data set answers.
+const DATA_SET: &str = "The data set of the symbol (empty, or `null` fields, when there is none)";
 
 /// Half a year, the window of the calendars.
 const HALF_YEAR_DAYS: i32 = 182;
@@ -174,16 +206,9 @@ async fn quarters(state: &AppState, s: &Subject) -> Result<Vec<Quarter>, ApiErro
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/company-profiles/get",
-    operation_id = "fundamentalsCompanyProfile",
-    summary = "Company profile",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::CompanyProfile),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/company-profiles/get", tag = "fundamentals",
+    operation_id = "fundamentalsCompanyProfile", summary = "Company profile", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = CompanyProfile), UnknownSymbol)
 )]
 async fn company_profile(
     State(state): State<AppState>,
@@ -211,16 +236,9 @@ async fn company_profile(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/analysis/target-prices/get",
-    operation_id = "fundamentalsTargetPrice",
-    summary = "Analyst target price",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::TargetPrice),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/analysis/target-prices/get", tag = "fundamentals",
+    operation_id = "fundamentalsTargetPrice", summary = "Analyst target price", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = TargetPrice), UnknownSymbol)
 )]
 async fn target_price(
     State(state): State<AppState>,
@@ -245,16 +263,9 @@ async fn target_price(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/analysis/ratings/get",
-    operation_id = "fundamentalsAnalystRating",
-    summary = "Analyst rating",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::AnalystRating),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/analysis/ratings/get", tag = "fundamentals",
+    operation_id = "fundamentalsAnalystRating", summary = "Analyst rating", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = AnalystRating), UnknownSymbol)
 )]
 async fn analyst_rating(
     State(state): State<AppState>,
@@ -280,16 +291,9 @@ async fn analyst_rating(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/forecast-eps/get",
-    operation_id = "fundamentalsForecastEps",
-    summary = "Forecast EPS",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::ForecastEps>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/forecast-eps/get", tag = "fundamentals",
+    operation_id = "fundamentalsForecastEps", summary = "Forecast EPS", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<ForecastEps>), UnknownSymbol)
 )]
 async fn forecast_eps(
     State(state): State<AppState>,
@@ -313,16 +317,9 @@ async fn forecast_eps(
 
 /// The filings of the three years up to the latest one on record.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/filings/list",
-    operation_id = "fundamentalsFilings",
-    summary = "SEC filings",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Filings),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/filings/list", tag = "fundamentals",
+    operation_id = "fundamentalsFilings", summary = "SEC filings", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Filings), UnknownSymbol)
 )]
 async fn filings(
     State(state): State<AppState>,
@@ -364,16 +361,9 @@ async fn filings(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/earnings-calendars/list",
-    operation_id = "fundamentalsEarningsCalendar",
-    summary = "Earnings calendar",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::EarningsEvent>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/earnings-calendars/list", tag = "fundamentals",
+    operation_id = "fundamentalsEarningsCalendar", summary = "Earnings calendar", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<EarningsEvent>), UnknownSymbol)
 )]
 async fn earnings_calendar(
     State(state): State<AppState>,
@@ -399,16 +389,9 @@ async fn earnings_calendar(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/dividend-calendars/list",
-    operation_id = "fundamentalsDividendCalendar",
-    summary = "Dividend calendar",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::DividendEvent>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/dividend-calendars/list", tag = "fundamentals",
+    operation_id = "fundamentalsDividendCalendar", summary = "Dividend calendar", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<DividendEvent>), UnknownSymbol)
 )]
 async fn dividend_calendar(
     State(state): State<AppState>,
@@ -438,16 +421,13 @@ async fn dividend_calendar(
 
 /// The latest `count` days (1 to 5), newest first.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/capital-flows/get",
-    operation_id = "fundamentalsCapitalFlow",
-    summary = "Capital flow",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("count" = Option<u32>, Query, minimum = 1, maximum = 5, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CapitalFlow>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/capital-flows/get", tag = "fundamentals",
+    operation_id = "fundamentalsCapitalFlow", summary = "Capital flow",
+    params(
+        SymbolParams,
+        ("count" = Option<u32>, Query, minimum = 1, maximum = 5, description = "How many, 5 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<CapitalFlow>), UnknownSymbol)
 )]
 async fn capital_flow(
     State(state): State<AppState>,
@@ -506,16 +486,9 @@ fn period(s: &Subject, row: &StatementRow) -> StatementPeriod {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/income-statements/get",
-    operation_id = "fundamentalsIncomeStatement",
-    summary = "Income statement",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::IncomeStatement>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/income-statements/get", tag = "fundamentals",
+    operation_id = "fundamentalsIncomeStatement", summary = "Income statement", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<IncomeStatement>), UnknownSymbol)
 )]
 async fn income_statement(
     State(state): State<AppState>,
@@ -546,16 +519,9 @@ async fn income_statement(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/cash-flows/get",
-    operation_id = "fundamentalsCashFlow",
-    summary = "Cash flow",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CashFlowStatement>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/cash-flows/get", tag = "fundamentals",
+    operation_id = "fundamentalsCashFlow", summary = "Cash flow", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<CashFlowStatement>), UnknownSymbol)
 )]
 async fn cash_flow(
     State(state): State<AppState>,
@@ -584,16 +550,9 @@ async fn cash_flow(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/balance-sheets/get",
-    operation_id = "fundamentalsBalanceSheet",
-    summary = "Balance sheet",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::BalanceSheet>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/balance-sheets/get", tag = "fundamentals",
+    operation_id = "fundamentalsBalanceSheet", summary = "Balance sheet", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<BalanceSheet>), UnknownSymbol)
 )]
 async fn balance_sheet(
     State(state): State<AppState>,
@@ -623,16 +582,9 @@ async fn balance_sheet(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/indicators/get",
-    operation_id = "fundamentalsIndicators",
-    summary = "Financial indicators",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Indicators),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/indicators/get", tag = "fundamentals",
+    operation_id = "fundamentalsIndicators", summary = "Financial indicators", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Indicators), UnknownSymbol)
 )]
 async fn indicators(
     State(state): State<AppState>,
@@ -667,16 +619,9 @@ async fn indicators(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/financial-alerts/get",
-    operation_id = "fundamentalsFinancialAlert",
-    summary = "Financial alert",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FinancialAlert),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/financial-alerts/get", tag = "fundamentals",
+    operation_id = "fundamentalsFinancialAlert", summary = "Financial alert", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FinancialAlert), UnknownSymbol)
 )]
 async fn financial_alert(
     State(state): State<AppState>,
@@ -704,16 +649,13 @@ async fn financial_alert(
 /// target always among them, ranked on `sort_by` over the whole industry (highest first,
 /// unknown values last).
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/industry-comparisons/get",
-    operation_id = "fundamentalsIndustryComparison",
-    summary = "Industry comparison",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::IndustryComparison),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/industry-comparisons/get", tag = "fundamentals",
+    operation_id = "fundamentalsIndustryComparison", summary = "Industry comparison",
+    params(
+        SymbolParams,
+        ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = IndustryComparison), UnknownSymbol)
 )]
 async fn industry_comparison(
     State(state): State<AppState>,
@@ -757,16 +699,9 @@ async fn industry_comparison(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-brief/get",
-    operation_id = "fundamentalsFundBrief",
-    summary = "Fund brief",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundBrief),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-brief/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundBrief", summary = "Fund brief", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FundBrief), UnknownSymbol)
 )]
 async fn fund_brief(
     State(state): State<AppState>,
@@ -818,16 +753,9 @@ async fn fund_closes(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-performances/get",
-    operation_id = "fundamentalsFundPerformance",
-    summary = "Fund performance",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundPerformance),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-performances/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundPerformance", summary = "Fund performance", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FundPerformance), UnknownSymbol)
 )]
 async fn fund_performance(
     State(state): State<AppState>,
@@ -844,16 +772,14 @@ async fn fund_performance(
 /// Daily net values (the closing price: exchange-traded funds trade near their net asset
 /// value) up to `last_date` inclusive, newest first.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-net-values/get",
-    operation_id = "fundamentalsFundNetValue",
-    summary = "Fund net value",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("last_date" = Option<String>, Query, format = Date, description = "The last day, YYYY-MM-DD (today by default)"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundNetValue>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-net-values/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundNetValue", summary = "Fund net value",
+    params(
+        SymbolParams,
+        ("last_date" = Option<String>, Query, format = Date, description = "The last day, YYYY-MM-DD (today by default)"),
+        ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<FundNetValue>), UnknownSymbol)
 )]
 async fn fund_net_value(
     State(state): State<AppState>,
@@ -882,16 +808,9 @@ async fn fund_net_value(
 
 /// The ten largest holdings.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-holdings/get",
-    operation_id = "fundamentalsFundHoldings",
-    summary = "Fund holdings",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundHolding>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-holdings/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundHoldings", summary = "Fund holdings", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundHolding>), UnknownSymbol)
 )]
 async fn fund_holdings(
     State(state): State<AppState>,
@@ -918,16 +837,13 @@ async fn fund_holdings(
 
 /// Distributions, newest first, ten a page.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-dividends/get",
-    operation_id = "fundamentalsFundDividends",
-    summary = "Fund dividends",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundDividendPage),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-dividends/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundDividends", summary = "Fund dividends",
+    params(
+        SymbolParams,
+        ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),
+    ),
+    responses((status = 200, description = DATA_SET, body = FundDividendPage), UnknownSymbol)
 )]
 async fn fund_dividends(
     State(state): State<AppState>,
@@ -950,16 +866,14 @@ async fn fund_dividends(
 /// The legacy fund dividends (catalog 6.20): the rows of [`fund_dividends`], in its order,
 /// `page_size` (default 10, at most 20) a page, as a bare array.
 #[utoipa::path(
-    get,
-    path = "/openapi/fundamentals/fund/dividends",
-    operation_id = "legacyFundDividends",
-    summary = "Fund dividends (legacy)",
-    tag = "legacy",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 20, description = "Rows a page, 10 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundDividend>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/openapi/fundamentals/fund/dividends", tag = "legacy",
+    operation_id = "legacyFundDividends", summary = "Fund dividends (legacy)",
+    params(
+        SymbolParams,
+        ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 20, description = "Rows a page, 10 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<FundDividend>), UnknownSymbol)
 )]
 async fn legacy_fund_dividends(
     State(state): State<AppState>,
@@ -1003,16 +917,9 @@ fn fund_dividend(a: &CorporateAction) -> FundDividend {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-ratings/get",
-    operation_id = "fundamentalsFundRating",
-    summary = "Fund rating",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundRating>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-ratings/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundRating", summary = "Fund rating", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundRating>), UnknownSymbol)
 )]
 async fn fund_rating(
     State(state): State<AppState>,
@@ -1023,16 +930,9 @@ async fn fund_rating(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-splits/get",
-    operation_id = "fundamentalsFundSplits",
-    summary = "Fund splits",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundSplit>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-splits/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundSplits", summary = "Fund splits", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundSplit>), UnknownSymbol)
 )]
 async fn fund_splits(
     State(state): State<AppState>,
@@ -1063,16 +963,9 @@ async fn fund_splits(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-files/get",
-    operation_id = "fundamentalsFundFiles",
-    summary = "Fund files",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundFile>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-files/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundFiles", summary = "Fund files", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundFile>), UnknownSymbol)
 )]
 async fn fund_files(
     State(state): State<AppState>,
@@ -1083,16 +976,9 @@ async fn fund_files(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-allocations/get",
-    operation_id = "fundamentalsFundAllocation",
-    summary = "Fund allocation",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundAllocation>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-allocations/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundAllocation", summary = "Fund allocation", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundAllocation>), UnknownSymbol)
 )]
 async fn fund_allocation(
     State(state): State<AppState>,

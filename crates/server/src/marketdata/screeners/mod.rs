@@ -39,6 +39,7 @@ use signet_domain::marketdata::screeners::{
 };
 use signet_domain::marketdata::snapshot::ratio;
 use signet_domain::marketdata::units::{format_day, from_micros};
+use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -64,6 +65,11 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(legacy_week52))
 }
 
+/// NOT_FOUND: no sector has this id
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct UnknownSector(pub signet_model::ErrorBody);
+
 /// The length of the ranked lists.
 const TOP: u64 = 200;
 const PAGE: u32 = 20;
@@ -86,15 +92,9 @@ struct Params {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/gainers-losers/list",
-    operation_id = "screenersGainersLosers",
-    summary = "Top gainers/losers",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/gainers-losers/list", tag = "screeners",
+    operation_id = "screenersGainersLosers", summary = "Top gainers/losers", params(GainersParams),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn gainers_losers(
     State(state): State<AppState>,
@@ -104,15 +104,10 @@ async fn gainers_losers(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/gainers-losers",
-    operation_id = "legacyGainersLosers",
-    summary = "Top gainers/losers (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/gainers-losers", tag = "legacy",
+    operation_id = "legacyGainersLosers", summary = "Top gainers/losers (legacy)",
+    params(GainersParams, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_gainers_losers(
     State(state): State<AppState>,
@@ -195,15 +190,9 @@ async fn intraday_list(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/top-actives/list",
-    operation_id = "screenersTopActives",
-    summary = "Most active",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/top-actives/list", tag = "screeners",
+    operation_id = "screenersTopActives", summary = "Most active", params(ActivesParams),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn top_actives(
     State(state): State<AppState>,
@@ -213,15 +202,9 @@ async fn top_actives(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/top-active",
-    operation_id = "legacyTopActives",
-    summary = "Most active (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/top-active", tag = "legacy",
+    operation_id = "legacyTopActives", summary = "Most active (legacy)", params(ActivesParams, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_top_actives(
     State(state): State<AppState>,
@@ -249,15 +232,9 @@ async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerIt
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/high-dividend-ranks/list",
-    operation_id = "screenersHighDividend",
-    summary = "High dividend",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/high-dividend-ranks/list", tag = "screeners",
+    operation_id = "screenersHighDividend", summary = "High dividend", params(HighDividendParams),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn high_dividend(
     State(state): State<AppState>,
@@ -267,15 +244,10 @@ async fn high_dividend(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/high-dividend",
-    operation_id = "legacyHighDividend",
-    summary = "High dividend (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/high-dividend", tag = "legacy",
+    operation_id = "legacyHighDividend", summary = "High dividend (legacy)",
+    params(HighDividendParams, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_high_dividend(
     State(state): State<AppState>,
@@ -305,15 +277,9 @@ async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<Screener
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/week52-high-low/list",
-    operation_id = "screenersWeek52HighLow",
-    summary = "52-week high/low",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/week52-high-low/list", tag = "screeners",
+    operation_id = "screenersWeek52HighLow", summary = "52-week high/low", params(Week52Params),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn week52(
     State(state): State<AppState>,
@@ -323,15 +289,9 @@ async fn week52(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/52whl",
-    operation_id = "legacyWeek52HighLow",
-    summary = "52-week high/low (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/52whl", tag = "legacy",
+    operation_id = "legacyWeek52HighLow", summary = "52-week high/low (legacy)", params(Week52Params, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_week52(
     State(state): State<AppState>,
@@ -406,15 +366,9 @@ async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<Sec
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/market-sectors/list",
-    operation_id = "screenersMarketSectors",
-    summary = "Market sectors",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::SectorPage),
-    )
+    get, path = "/market-data/screeners/market-sectors/list", tag = "screeners",
+    operation_id = "screenersMarketSectors", summary = "Market sectors", params(SectorsParams, PageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorPage))
 )]
 async fn market_sectors(
     State(state): State<AppState>,
@@ -443,15 +397,9 @@ async fn market_sectors(
 /// keep the two paths' sectors identical and the list short; the full, ordered membership is
 /// what market-sectors-detail pages through.
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/market-sectors",
-    operation_id = "legacyMarketSectors",
-    summary = "Market sectors (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>),
-    )
+    get, path = "/openapi/market-data/screener/market-sectors", tag = "legacy",
+    operation_id = "legacyMarketSectors", summary = "Market sectors (legacy)", params(SectorsParams, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>))
 )]
 async fn legacy_market_sectors(
     State(state): State<AppState>,
@@ -525,16 +473,9 @@ async fn sector_members(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/market-sectors/get",
-    operation_id = "screenersMarketSector",
-    summary = "Market sector detail",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail),
-        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/screeners/market-sectors/get", tag = "screeners",
+    operation_id = "screenersMarketSector", summary = "Market sector detail", params(SectorParams, PageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail), UnknownSector)
 )]
 async fn market_sector(
     State(state): State<AppState>,
@@ -556,15 +497,12 @@ async fn market_sector(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/market-sectors-detail",
-    operation_id = "legacyMarketSector",
-    summary = "Market sector detail (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    get, path = "/openapi/market-data/screener/market-sectors-detail", tag = "legacy",
+    operation_id = "legacyMarketSector", summary = "Market sector detail (legacy)",
+    params(SectorParams, LegacyPageParams),
     responses(
         (status = 200, description = "The ranking", body = signet_model::screeners::LegacySectorDetail),
-        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
+        UnknownSector,
     )
 )]
 async fn legacy_market_sector(

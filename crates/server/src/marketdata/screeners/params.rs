@@ -1,7 +1,12 @@
 //! The screeners' query parameters, parsed into typed values; an invalid value is 400
-//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed.
+//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed. Each screener's parameters
+//! are described for the OpenAPI document by an `IntoParams` type below, which its current and
+//! its legacy path share (the handlers read them all as strings, to refuse a value themselves).
 
-use signet_model::screeners::{ActivesRank, Category, Direction as Dir, SectorPeriod, SortBy, Week52Rank, WireEnum};
+use signet_model::screeners::{
+    ActivesRank, AggType, Category, Direction as Dir, GainersRank, SectorPeriod, SortBy, Week52Rank, WireEnum,
+};
+use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::pagination;
@@ -67,6 +72,114 @@ impl LegacyPage {
         rows.drain(..start as usize);
         (rows, end < len)
     }
+}
+
+/// The parameters of gainers/losers.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GainersParams {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// The period of the change ranked, DAY_1 by default
+    pub rank_type: Option<GainersRank>,
+    /// The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
+    pub sort_by: Option<SortBy>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of the most active.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ActivesParams {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// What is ranked, VOLUME by default
+    pub rank_type: Option<ActivesRank>,
+    /// The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
+    pub sort_by: Option<SortBy>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of high dividend.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HighDividendParams {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
+    pub sort_by: Option<SortBy>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of 52-week highs and lows.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Week52Params {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// NEW_HIGH by default
+    pub rank_type: Option<Week52Rank>,
+    /// The order of the list, CHANGE_RATIO_52W by default; any value
+    pub sort_by: Option<SortBy>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of the sector list.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SectorsParams {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// MARKET_VALUE (default) or VOLUME
+    pub agg_type: Option<AggType>,
+    /// D1 (default), D5, M01 or M03
+    pub period: Option<SectorPeriod>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of a sector's constituents.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SectorParams {
+    /// Required: US_STOCK
+    pub category: Category,
+    /// The `id` of a sector from market-sectors/list
+    #[param(example = "45")]
+    pub sector_id: String,
+    /// D1 (default), D5, M01 or M03
+    pub period: Option<SectorPeriod>,
+    /// The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
+    pub sort_by: Option<SortBy>,
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// A page of the current sector calls.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// The previous page's `pagination_key`
+    pub pagination_key: Option<String>,
+    /// Rows a page, 20 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
+}
+
+/// A page of the legacy screener paths ([`LegacyPage`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LegacyPageParams {
+    /// The page, from 1 (default 1)
+    #[param(minimum = 1)]
+    pub page_index: Option<u32>,
+    /// Rows a page, 20 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
 }
 
 /// The lengths of the `sort_by` lists each screener accepts.
