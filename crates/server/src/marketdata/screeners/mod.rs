@@ -93,7 +93,8 @@ struct Params {
 
 #[utoipa::path(
     get, path = "/market-data/screeners/gainers-losers/list", tag = "screeners",
-    operation_id = "screenersGainersLosers", summary = "Top gainers/losers", params(GainersParams),
+    operation_id = "screenersGainersLosers", summary = "Top gainers/losers",
+    params(CategoryParam, GainersParams, DirectionParam),
     responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn gainers_losers(
@@ -106,7 +107,7 @@ async fn gainers_losers(
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/gainers-losers", tag = "legacy",
     operation_id = "legacyGainersLosers", summary = "Top gainers/losers (legacy)",
-    params(GainersParams, LegacyPageParams),
+    params(CategoryParam, GainersParams, DirectionParam, LegacyPageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_gainers_losers(
@@ -191,7 +192,7 @@ async fn intraday_list(
 
 #[utoipa::path(
     get, path = "/market-data/screeners/top-actives/list", tag = "screeners",
-    operation_id = "screenersTopActives", summary = "Most active", params(ActivesParams),
+    operation_id = "screenersTopActives", summary = "Most active", params(CategoryParam, ActivesParams, DirectionParam),
     responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn top_actives(
@@ -203,7 +204,8 @@ async fn top_actives(
 
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/top-active", tag = "legacy",
-    operation_id = "legacyTopActives", summary = "Most active (legacy)", params(ActivesParams, LegacyPageParams),
+    operation_id = "legacyTopActives", summary = "Most active (legacy)",
+    params(CategoryParam, ActivesParams, DirectionParam, LegacyPageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_top_actives(
@@ -233,7 +235,8 @@ async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerIt
 
 #[utoipa::path(
     get, path = "/market-data/screeners/high-dividend-ranks/list", tag = "screeners",
-    operation_id = "screenersHighDividend", summary = "High dividend", params(HighDividendParams),
+    operation_id = "screenersHighDividend", summary = "High dividend",
+    params(CategoryParam, HighDividendParams, DirectionParam),
     responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn high_dividend(
@@ -246,7 +249,7 @@ async fn high_dividend(
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/high-dividend", tag = "legacy",
     operation_id = "legacyHighDividend", summary = "High dividend (legacy)",
-    params(HighDividendParams, LegacyPageParams),
+    params(CategoryParam, HighDividendParams, DirectionParam, LegacyPageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_high_dividend(
@@ -278,7 +281,8 @@ async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<Screener
 
 #[utoipa::path(
     get, path = "/market-data/screeners/week52-high-low/list", tag = "screeners",
-    operation_id = "screenersWeek52HighLow", summary = "52-week high/low", params(Week52Params),
+    operation_id = "screenersWeek52HighLow", summary = "52-week high/low",
+    params(CategoryParam, Week52Params, DirectionParam),
     responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn week52(
@@ -290,7 +294,8 @@ async fn week52(
 
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/52whl", tag = "legacy",
-    operation_id = "legacyWeek52HighLow", summary = "52-week high/low (legacy)", params(Week52Params, LegacyPageParams),
+    operation_id = "legacyWeek52HighLow", summary = "52-week high/low (legacy)",
+    params(CategoryParam, Week52Params, DirectionParam, LegacyPageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_week52(
@@ -367,7 +372,8 @@ async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<Sec
 
 #[utoipa::path(
     get, path = "/market-data/screeners/market-sectors/list", tag = "screeners",
-    operation_id = "screenersMarketSectors", summary = "Market sectors", params(SectorsParams, PageParams),
+    operation_id = "screenersMarketSectors", summary = "Market sectors",
+    params(CategoryParam, SectorsParams, DirectionParam, PageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorPage))
 )]
 async fn market_sectors(
@@ -398,7 +404,8 @@ async fn market_sectors(
 /// what market-sectors-detail pages through.
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/market-sectors", tag = "legacy",
-    operation_id = "legacyMarketSectors", summary = "Market sectors (legacy)", params(SectorsParams, LegacyPageParams),
+    operation_id = "legacyMarketSectors", summary = "Market sectors (legacy)",
+    params(CategoryParam, SectorsParams, DirectionParam, LegacyPageParams),
     responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>))
 )]
 async fn legacy_market_sectors(
@@ -474,7 +481,8 @@ async fn sector_members(
 
 #[utoipa::path(
     get, path = "/market-data/screeners/market-sectors/get", tag = "screeners",
-    operation_id = "screenersMarketSector", summary = "Market sector detail", params(SectorParams, PageParams),
+    operation_id = "screenersMarketSector", summary = "Market sector detail",
+    params(CategoryParam, SectorParams, DirectionParam, PageParams),
     responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail), UnknownSector)
 )]
 async fn market_sector(
@@ -499,7 +507,7 @@ async fn market_sector(
 #[utoipa::path(
     get, path = "/openapi/market-data/screener/market-sectors-detail", tag = "legacy",
     operation_id = "legacyMarketSector", summary = "Market sector detail (legacy)",
-    params(SectorParams, LegacyPageParams),
+    params(CategoryParam, SectorParams, DirectionParam, LegacyPageParams),
     responses(
         (status = 200, description = "The ranking", body = signet_model::screeners::LegacySectorDetail),
         UnknownSector,

@@ -1,7 +1,7 @@
 //! The screeners' query parameters, parsed into typed values; an invalid value is 400
-//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed. Each screener's parameters
-//! are described for the OpenAPI document by an `IntoParams` type below, which its current and
-//! its legacy path share (the handlers read them all as strings, to refuse a value themselves).
+//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed. The parameters are described
+//! for the OpenAPI document by the `IntoParams` types below, which a screener's current and legacy
+//! paths share (the handlers read them all as strings, to refuse a value themselves).
 
 use signet_model::screeners::{
     ActivesRank, AggType, Category, Direction as Dir, GainersRank, SectorPeriod, SortBy, Week52Rank, WireEnum,
@@ -74,80 +74,74 @@ impl LegacyPage {
     }
 }
 
-/// The parameters of gainers/losers.
+/// The first parameter of every screener.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CategoryParam {
+    /// Required: US_STOCK
+    pub category: Category,
+}
+
+/// The last parameter of every screener, but for the page.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DirectionParam {
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of gainers/losers, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct GainersParams {
-    /// Required: US_STOCK
-    pub category: Category,
     /// The period of the change ranked, DAY_1 by default
     pub rank_type: Option<GainersRank>,
     /// The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
     pub sort_by: Option<SortBy>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
-/// The parameters of the most active.
+/// The parameters of the most active, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ActivesParams {
-    /// Required: US_STOCK
-    pub category: Category,
     /// What is ranked, VOLUME by default
     pub rank_type: Option<ActivesRank>,
     /// The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
     pub sort_by: Option<SortBy>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
-/// The parameters of high dividend.
+/// The parameter of high dividend, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct HighDividendParams {
-    /// Required: US_STOCK
-    pub category: Category,
     /// The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
     pub sort_by: Option<SortBy>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
-/// The parameters of 52-week highs and lows.
+/// The parameters of 52-week highs and lows, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Week52Params {
-    /// Required: US_STOCK
-    pub category: Category,
     /// NEW_HIGH by default
     pub rank_type: Option<Week52Rank>,
     /// The order of the list, CHANGE_RATIO_52W by default; any value
     pub sort_by: Option<SortBy>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
-/// The parameters of the sector list.
+/// The parameters of the sector list, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SectorsParams {
-    /// Required: US_STOCK
-    pub category: Category,
     /// MARKET_VALUE (default) or VOLUME
     pub agg_type: Option<AggType>,
     /// D1 (default), D5, M01 or M03
     pub period: Option<SectorPeriod>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
-/// The parameters of a sector's constituents.
+/// The parameters of a sector's constituents, between the category and the direction.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SectorParams {
-    /// Required: US_STOCK
-    pub category: Category,
     /// The `id` of a sector from market-sectors/list
     #[param(example = "45")]
     pub sector_id: String,
@@ -155,8 +149,6 @@ pub struct SectorParams {
     pub period: Option<SectorPeriod>,
     /// The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
     pub sort_by: Option<SortBy>,
-    /// DESC (default) or ASC
-    pub direction: Option<Dir>,
 }
 
 /// A page of the current sector calls.
