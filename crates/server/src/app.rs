@@ -8,7 +8,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, Method, StatusCode};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use signet_model::ErrorCode;
 use tower::ServiceBuilder;
@@ -21,6 +20,8 @@ use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::market::Simulator;
 use signet_store::{NonceStore, Store};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]
@@ -40,19 +41,65 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
 }
 
-pub fn router(state: AppState) -> Router {
-    let legacy = match state.config.compat {
-        crate::legacy::Compat::Legacy => crate::legacy::routes(),
-        crate::legacy::Compat::Strict => Router::new(),
-    };
-    let signed = Router::new()
-        .merge(legacy)
+/// `/health` and `/openapi.json`: unsigned.
+fn probes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(health))
+        .routes(routes!(openapi_json))
+}
+
+/// `/metrics`: unsigned, on the main address or alone on `--metrics-listen`.
+fn metrics() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(crate::metrics::scrape))
+}
+
+/// The signed operations of the interface, area by area (the legacy paths are in
+/// [`crate::legacy::routes`]).
+fn signed() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(crate::tokens::routes())
         .merge(crate::trading::routes())
         .merge(crate::marketdata::screeners::routes())
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::market::routes::routes())
+}
+
+/// What a server started with a configuration mounts, each route with its OpenAPI entry.
+pub struct Mounted {
+    /// Served before authentication: the probes, and `/metrics` unless `--metrics-listen` serves
+    /// it on its own address.
+    pub unsigned: OpenApiRouter<AppState>,
+    /// Behind the authentication layer: the interface, and the legacy paths under
+    /// `--compat legacy`.
+    pub signed: OpenApiRouter<AppState>,
+}
+
+pub fn mounted(config: &ServerConfig) -> Mounted {
+    let mut unsigned = probes();
+    if config.metrics_listen.is_none() {
+        unsigned = unsigned.merge(metrics());
+    }
+    let signed = match config.compat {
+        crate::legacy::Compat::Legacy => signed().merge(crate::legacy::routes()),
+        crate::legacy::Compat::Strict => signed(),
+    };
+    Mounted { unsigned, signed }
+}
+
+/// Every operation a server may mount, with its OpenAPI entry: what [`crate::openapi`]
+/// describes. The legacy paths are among them although only `--compat legacy` mounts them.
+pub fn documented_routes() -> utoipa::openapi::OpenApi {
+    probes()
+        .merge(metrics())
+        .merge(signed())
+        .merge(crate::legacy::routes())
+        .into_openapi()
+}
+
+pub fn router(state: AppState) -> Router {
+    let Mounted { unsigned, signed } = mounted(&state.config);
+    let signed = Router::from(signed)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
@@ -66,13 +113,7 @@ pub fn router(state: AppState) -> Router {
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     let metrics = state.metrics.clone();
-    let mut unsigned = Router::new()
-        .route("/health", get(health))
-        .route("/openapi.json", get(openapi_json));
-    if state.config.metrics_listen.is_none() {
-        unsigned = unsigned.route("/metrics", get(crate::metrics::scrape));
-    }
-    unsigned
+    Router::from(unsigned)
         .with_state(state)
         .fallback_service(signed)
         .layer(
@@ -110,18 +151,13 @@ async fn limit_headers(State(limit): State<usize>, request: Request, next: middl
 
 /// What `--metrics-listen` serves: the metrics alone.
 pub fn metrics_router(state: AppState) -> Router {
-    Router::new()
-        .route("/metrics", get(crate::metrics::scrape))
-        .with_state(state)
+    Router::from(metrics()).with_state(state)
 }
 
 /// Unsigned readiness probe: 200 when the database answers.
 #[utoipa::path(
-    get,
-    path = "/health",
-    operation_id = "health",
-    summary = "Readiness probe",
-    tag = "service",
+    get, path = "/health", tag = "service",
+    operation_id = "health", summary = "Readiness probe",
     responses(
         (status = 200, description = "The database answers", body = inline(crate::openapi::Health)),
         (status = 503, description = "SERVICE_NOT_AVAILABLE: the database does not answer within 2 s", body = signet_model::ErrorBody),
@@ -136,12 +172,11 @@ async fn health(State(state): State<AppState>) -> Response {
 
 /// Unsigned: this interface's OpenAPI document (the same as `docs/openapi.json`).
 #[utoipa::path(
-    get,
-    path = "/openapi.json",
-    operation_id = "openapi",
-    summary = "This OpenAPI document",
-    tag = "service",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
+    get, path = "/openapi.json", tag = "service",
+    operation_id = "openapi", summary = "This OpenAPI document",
+    responses(
+        (status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object),
+    )
 )]
 async fn openapi_json() -> Response {
     (

@@ -5,7 +5,7 @@
 //! percent-encoded as Java's `URLEncoder` does. Each acceptance is counted in the metrics
 //! (`signet_legacy_acceptances_total`), so that an operator sees who still needs it.
 
-use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::AppState;
 
@@ -85,9 +85,9 @@ pub fn accepts_v2(path: &str) -> bool {
     is_legacy_path(path) || V2_SHARED_PATHS.contains(&path)
 }
 
-/// The legacy paths' routes, mounted only in legacy mode.
-pub fn routes() -> Router<AppState> {
-    Router::new()
+/// The legacy paths' routes, mounted only in legacy mode (and documented, as deprecated, always).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(crate::marketdata::screeners::legacy_routes())
         .merge(crate::marketdata::fundamentals::legacy_routes())
 }

@@ -1,17 +1,18 @@
 //! The OpenAPI 3.1 document of the interface, served unsigned at `GET /openapi.json` and
-//! committed as `docs/openapi.json` (`tests/openapi.rs` fails when the two differ; regenerate
-//! with `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test openapi`).
+//! committed as `docs/openapi.json` (`tests/api/openapi.rs` fails when the two differ; regenerate
+//! with `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test api openapi`).
 //!
-//! Each operation is described by the `#[utoipa::path]` attribute on its handler, each body by
-//! the `ToSchema` derive on its wire type in `signet-model`. What every signed operation shares
-//! is added here, once: the seven headers of section 5.1, the signature as the security scheme,
+//! Each operation is described by the `#[utoipa::path]` attribute on its handler, which its
+//! area's router mounts with `routes!` ([`crate::app::documented_routes`]); each body by the
+//! `ToSchema` derive on its wire type in `signet-model`. What every signed operation shares is
+//! added here, once: the seven headers of section 5.1, the signature as the security scheme,
 //! and the error answers of the authentication layer.
 
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use signet_model::orders::{OrderPage, OrderRecord};
-use utoipa::{OpenApi, ToSchema};
+use utoipa::{IntoResponses, OpenApi, ToSchema};
 
 /// The operations that pass no authentication layer.
 pub const UNSIGNED: [&str; 3] = ["/health", "/metrics", "/openapi.json"];
@@ -33,77 +34,19 @@ pub enum OrderListAnswer {
     Legacy(Vec<OrderRecord>),
 }
 
+// The refusal of the order and simulator calls that name a symbol; as every `IntoResponses`
+// type, its doc comment is the response's description.
+/// INSTRUMENT_NOT_FOUND: no instrument has the symbol
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct InstrumentNotFound(pub signet_model::ErrorBody);
+
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "signet",
         description = "A signed-request brokerage interface: trading on a paper-trading engine, screeners, watchlists and fundamentals. Every operation but `/health`, `/metrics` and `/openapi.json` is signed as the `signature` security scheme describes.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
-    ),
-    paths(
-        crate::app::health,
-        crate::app::openapi_json,
-        crate::metrics::scrape,
-        crate::tokens::config,
-        crate::tokens::create,
-        crate::tokens::check,
-        crate::trading::accounts::list,
-        crate::trading::orders::place,
-        crate::trading::orders::preview,
-        crate::trading::orders::batch_place,
-        crate::trading::orders::replace,
-        crate::trading::orders::cancel,
-        crate::trading::orders::detail,
-        crate::trading::orders::open_orders,
-        crate::trading::orders::history,
-        crate::marketdata::screeners::gainers_losers,
-        crate::marketdata::screeners::top_actives,
-        crate::marketdata::screeners::market_sectors,
-        crate::marketdata::screeners::market_sector,
-        crate::marketdata::screeners::high_dividend,
-        crate::marketdata::screeners::week52,
-        crate::marketdata::screeners::legacy_gainers_losers,
-        crate::marketdata::screeners::legacy_top_actives,
-        crate::marketdata::screeners::legacy_market_sectors,
-        crate::marketdata::screeners::legacy_market_sector,
-        crate::marketdata::screeners::legacy_high_dividend,
-        crate::marketdata::screeners::legacy_week52,
-        crate::marketdata::watchlists::list,
-        crate::marketdata::watchlists::create,
-        crate::marketdata::watchlists::update,
-        crate::marketdata::watchlists::delete,
-        crate::marketdata::watchlists::instruments,
-        crate::marketdata::watchlists::add,
-        crate::marketdata::watchlists::remove,
-        crate::marketdata::watchlists::sort,
-        crate::marketdata::fundamentals::company_profile,
-        crate::marketdata::fundamentals::target_price,
-        crate::marketdata::fundamentals::analyst_rating,
-        crate::marketdata::fundamentals::forecast_eps,
-        crate::marketdata::fundamentals::filings,
-        crate::marketdata::fundamentals::earnings_calendar,
-        crate::marketdata::fundamentals::dividend_calendar,
-        crate::marketdata::fundamentals::capital_flow,
-        crate::marketdata::fundamentals::industry_comparison,
-        crate::marketdata::fundamentals::indicators,
-        crate::marketdata::fundamentals::income_statement,
-        crate::marketdata::fundamentals::cash_flow,
-        crate::marketdata::fundamentals::balance_sheet,
-        crate::marketdata::fundamentals::financial_alert,
-        crate::marketdata::fundamentals::fund_brief,
-        crate::marketdata::fundamentals::fund_performance,
-        crate::marketdata::fundamentals::fund_net_value,
-        crate::marketdata::fundamentals::fund_holdings,
-        crate::marketdata::fundamentals::fund_dividends,
-        crate::marketdata::fundamentals::fund_rating,
-        crate::marketdata::fundamentals::fund_splits,
-        crate::marketdata::fundamentals::fund_files,
-        crate::marketdata::fundamentals::fund_allocation,
-        crate::marketdata::fundamentals::legacy_fund_dividends,
-        crate::market::routes::quote,
-        crate::market::routes::set,
-        crate::market::routes::step,
-        crate::market::routes::clock,
     ),
     components(schemas(
         // Schemas of query parameters, which utoipa does not collect from the paths.
@@ -285,7 +228,8 @@ pub fn json() -> &'static str {
 /// The document as JSON: what utoipa derives from the handlers and wire types, with what every
 /// signed operation shares.
 pub fn document() -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the document serializes");
+    let mut doc = serde_json::to_value(ApiDoc::openapi().merge_from(crate::app::documented_routes()))
+        .expect("the document serializes");
     doc["info"]["version"] = json!(env!("CARGO_PKG_VERSION"));
     let components = doc["components"].as_object_mut().expect("components");
     components.insert(

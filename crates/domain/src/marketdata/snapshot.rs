@@ -37,7 +37,7 @@ pub struct History {
     pub eps_ttm_e6: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
     pub instrument_id: i64,
     pub day: i32,

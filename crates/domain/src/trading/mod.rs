@@ -1,8 +1,11 @@
-//! Orders: parsing a request into a specification, the state machine, combinations, matching
-//! against a quote, and what a fill does to cash and positions.
+//! Orders: parsing a request into a specification, whether the account can take it, when it
+//! expires, the state machine, combinations, matching against a quote, and what a fill does to
+//! cash and positions.
 
 pub mod accounting;
+pub mod buying_power;
 pub mod combo;
+pub mod expiry;
 pub mod matching;
 pub mod order;
 #[cfg(test)]

@@ -2,13 +2,12 @@
 
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::ErrorCode;
 use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
+use signet_model::{ErrorBody, ErrorCode};
 
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{ClockMode, NewYork};
@@ -18,15 +17,24 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
+use crate::openapi::InstrumentNotFound;
 use signet_domain::marketdata::units::format_day;
 use signet_domain::times::format_ms;
+use utoipa::IntoResponses;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/admin/market/quote", get(quote))
-        .route("/admin/market/set", post(set))
-        .route("/admin/market/step", post(step))
-        .route("/admin/market/clock", get(clock))
+/// PERMISSION_DENIED: the calling app was not created with --admin
+#[derive(IntoResponses)]
+#[response(status = 403)]
+pub struct AdminOnly(pub ErrorBody);
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(quote))
+        .routes(routes!(set))
+        .routes(routes!(step))
+        .routes(routes!(clock))
 }
 
 /// The longest step one call may take: a week.
@@ -82,16 +90,12 @@ struct SymbolParam {
 }
 
 #[utoipa::path(
-    get,
-    path = "/admin/market/quote",
-    operation_id = "marketQuote",
-    summary = "Simulator quote",
-    tag = "market simulator",
+    get, path = "/admin/market/quote", tag = "market simulator",
+    operation_id = "marketQuote", summary = "Simulator quote",
     params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL")),
     responses(
         (status = 200, description = "The simulator's quote now", body = signet_model::market::MarketQuote),
-        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+        AdminOnly, InstrumentNotFound,
     )
 )]
 async fn quote(
@@ -118,16 +122,12 @@ fn decimal(name: &str, value: Option<&str>) -> Result<Option<Decimal>, ApiError>
 }
 
 #[utoipa::path(
-    post,
-    path = "/admin/market/set",
-    operation_id = "marketSetQuote",
-    summary = "Pin or release a quote",
-    tag = "market simulator",
+    post, path = "/admin/market/set", tag = "market simulator",
+    operation_id = "marketSetQuote", summary = "Pin or release a quote",
     request_body = signet_model::market::SetQuoteRequest,
     responses(
         (status = 200, description = "The quote as pinned or released", body = signet_model::market::MarketQuote),
-        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
+        AdminOnly, InstrumentNotFound,
     )
 )]
 async fn set(
@@ -152,15 +152,11 @@ async fn set(
 }
 
 #[utoipa::path(
-    post,
-    path = "/admin/market/step",
-    operation_id = "marketStep",
-    summary = "Step the simulated clock",
-    tag = "market simulator",
-    request_body = signet_model::market::StepRequest,
+    post, path = "/admin/market/step", tag = "market simulator",
+    operation_id = "marketStep", summary = "Step the simulated clock", request_body = signet_model::market::StepRequest,
     responses(
         (status = 200, description = "The clock after the step", body = signet_model::market::MarketClock),
-        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+        AdminOnly,
     )
 )]
 async fn step(
@@ -179,14 +175,11 @@ async fn step(
 }
 
 #[utoipa::path(
-    get,
-    path = "/admin/market/clock",
-    operation_id = "marketClock",
-    summary = "Simulator clock",
-    tag = "market simulator",
+    get, path = "/admin/market/clock", tag = "market simulator",
+    operation_id = "marketClock", summary = "Simulator clock",
     responses(
         (status = 200, description = "The simulator's clock", body = signet_model::market::MarketClock),
-        (status = 403, description = "PERMISSION_DENIED: the calling app was not created with --admin", body = signet_model::ErrorBody),
+        AdminOnly,
     )
 )]
 async fn clock(State(state): State<AppState>, caller: Caller) -> Result<Json<MarketClock>, ApiError> {

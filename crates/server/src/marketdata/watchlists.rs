@@ -1,15 +1,14 @@
 //! Watchlists (catalog section 5): an app's named lists of instruments, each listed by `sort`,
 //! highest first. Another app's watchlist is 404, as if it did not exist.
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
-use signet_model::ErrorCode;
 use signet_model::watchlists::{
     CreateWatchlist, InstrumentRef, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId, WatchlistInstrument,
     WatchlistInstruments, WatchlistInstrumentsChange,
 };
+use signet_model::{ErrorBody, ErrorCode};
 
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -19,17 +18,25 @@ use crate::secrets::random_hex;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::format_ms;
 use signet_store::{NewWatchlistItem, WatchlistRecord};
+use utoipa::IntoResponses;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/market-data/watchlists/list", get(list))
-        .route("/market-data/watchlists/create", post(create))
-        .route("/market-data/watchlists/update", post(update))
-        .route("/market-data/watchlists/delete", post(delete))
-        .route("/market-data/watchlists/instruments/list", get(instruments))
-        .route("/market-data/watchlists/instruments/add", post(add))
-        .route("/market-data/watchlists/instruments/remove", post(remove))
-        .route("/market-data/watchlists/instruments/update", post(sort))
+/// WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct WatchlistNotFound(pub ErrorBody);
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(create))
+        .routes(routes!(update))
+        .routes(routes!(delete))
+        .routes(routes!(instruments))
+        .routes(routes!(add))
+        .routes(routes!(remove))
+        .routes(routes!(sort))
 }
 
 /// Limits on what an app keeps; configurable.
@@ -89,11 +96,8 @@ async fn owned(state: &AppState, caller: &Caller, watchlist_id: &str) -> Result<
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/watchlists/list",
-    operation_id = "listWatchlists",
-    summary = "Get watchlists",
-    tag = "watchlists",
+    get, path = "/market-data/watchlists/list", tag = "watchlists",
+    operation_id = "listWatchlists", summary = "Get watchlists",
     responses(
         (status = 200, description = "The calling app's watchlists, highest `sort` first", body = Vec<signet_model::watchlists::Watchlist>),
     )
@@ -111,15 +115,10 @@ async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/create",
-    operation_id = "createWatchlist",
-    summary = "Create watchlist",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/create", tag = "watchlists",
+    operation_id = "createWatchlist", summary = "Create watchlist",
     request_body = signet_model::watchlists::CreateWatchlist,
-    responses(
-        (status = 200, description = "The new watchlist", body = signet_model::watchlists::Watchlist),
-    )
+    responses((status = 200, description = "The new watchlist", body = signet_model::watchlists::Watchlist))
 )]
 async fn create(
     State(state): State<AppState>,
@@ -143,15 +142,12 @@ async fn create(
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/update",
-    operation_id = "updateWatchlist",
-    summary = "Update watchlist",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/update", tag = "watchlists",
+    operation_id = "updateWatchlist", summary = "Update watchlist",
     request_body = signet_model::watchlists::UpdateWatchlist,
     responses(
         (status = 200, description = "The watchlist as updated", body = signet_model::watchlists::Watchlist),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn update(
@@ -175,15 +171,12 @@ async fn update(
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/delete",
-    operation_id = "deleteWatchlist",
-    summary = "Delete watchlist",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/delete", tag = "watchlists",
+    operation_id = "deleteWatchlist", summary = "Delete watchlist",
     request_body = signet_model::watchlists::WatchlistId,
     responses(
         (status = 200, description = "The watchlist is deleted", body = signet_model::watchlists::WatchlistDeleted),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn delete(
@@ -210,15 +203,12 @@ struct WatchlistParam {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/watchlists/instruments/list",
-    operation_id = "listWatchlistInstruments",
-    summary = "Get watchlist instruments",
-    tag = "watchlists",
+    get, path = "/market-data/watchlists/instruments/list", tag = "watchlists",
+    operation_id = "listWatchlistInstruments", summary = "Get watchlist instruments",
     params(("watchlist_id" = String, Query, description = "A watchlist of the calling app")),
     responses(
         (status = 200, description = "The watchlist's instruments, highest `sort` first", body = signet_model::watchlists::WatchlistInstruments),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn instruments(
@@ -286,15 +276,12 @@ async fn resolve<'a>(
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/instruments/add",
-    operation_id = "addWatchlistInstruments",
-    summary = "Add instruments",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/instruments/add", tag = "watchlists",
+    operation_id = "addWatchlistInstruments", summary = "Add instruments",
     request_body = signet_model::watchlists::WatchlistInstrumentsChange,
     responses(
         (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn add(
@@ -333,15 +320,12 @@ async fn add(
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/instruments/remove",
-    operation_id = "removeWatchlistInstruments",
-    summary = "Remove instruments",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/instruments/remove", tag = "watchlists",
+    operation_id = "removeWatchlistInstruments", summary = "Remove instruments",
     request_body = signet_model::watchlists::WatchlistInstrumentsChange,
     responses(
         (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn remove(
@@ -363,15 +347,12 @@ async fn remove(
 }
 
 #[utoipa::path(
-    post,
-    path = "/market-data/watchlists/instruments/update",
-    operation_id = "sortWatchlistInstruments",
-    summary = "Update instruments sort order",
-    tag = "watchlists",
+    post, path = "/market-data/watchlists/instruments/update", tag = "watchlists",
+    operation_id = "sortWatchlistInstruments", summary = "Update instruments sort order",
     request_body = signet_model::watchlists::WatchlistInstrumentsChange,
     responses(
         (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
-        (status = 404, description = "WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id", body = signet_model::ErrorBody),
+        WatchlistNotFound,
     )
 )]
 async fn sort(

@@ -6,10 +6,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use sha2::{Digest, Sha256};
 use signet_model::headers::ACCESS_TOKEN;
 use signet_model::{ConfigResponse, ErrorCode, TokenRequest, TokenResponse, TokenStatus};
@@ -20,12 +19,14 @@ use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::secrets::random_hex;
 use signet_store::TokenRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(CONFIG, get(config))
-        .route(CREATE, post(create))
-        .route(CHECK, post(check))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(config))
+        .routes(routes!(create))
+        .routes(routes!(check))
 }
 
 const CONFIG: &str = "/openapi/config";
@@ -52,14 +53,9 @@ fn now_ms() -> i64 {
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/config",
-    operation_id = "getConfig",
-    summary = "Get config",
-    tag = "start-up",
-    responses(
-        (status = 200, description = "Whether calls need a token", body = signet_model::ConfigResponse),
-    )
+    get, path = CONFIG, tag = "start-up",
+    operation_id = "getConfig", summary = "Get config",
+    responses((status = 200, description = "Whether calls need a token", body = signet_model::ConfigResponse))
 )]
 async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
     Json(ConfigResponse {
@@ -69,12 +65,8 @@ async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
 
 /// Returns the client's saved token while it is still pending or approved, else a new one.
 #[utoipa::path(
-    post,
-    path = "/auth/tokens/create",
-    operation_id = "createToken",
-    summary = "Create token",
-    tag = "start-up",
-    request_body = signet_model::TokenRequest,
+    post, path = CREATE, tag = "start-up",
+    operation_id = "createToken", summary = "Create token", request_body = signet_model::TokenRequest,
     responses(
         (status = 200, description = "The saved token while pending or approved, else a new PENDING one", body = signet_model::TokenResponse),
     )
@@ -118,15 +110,9 @@ async fn create(
 
 /// The status of a token; unknown tokens and other apps' tokens are `INVALID`.
 #[utoipa::path(
-    post,
-    path = "/auth/tokens/check",
-    operation_id = "checkToken",
-    summary = "Check token",
-    tag = "start-up",
-    request_body = signet_model::TokenRequest,
-    responses(
-        (status = 200, description = "The token's status", body = signet_model::TokenResponse),
-    )
+    post, path = CHECK, tag = "start-up",
+    operation_id = "checkToken", summary = "Check token", request_body = signet_model::TokenRequest,
+    responses((status = 200, description = "The token's status", body = signet_model::TokenResponse))
 )]
 async fn check(
     State(state): State<AppState>,

@@ -1,27 +1,23 @@
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use signet_model::Account;
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use signet_store::AccountRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/trading/accounts/list", get(list))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list))
 }
 
 /// The calling app's accounts, as a JSON array (spec section 4).
 #[utoipa::path(
-    get,
-    path = "/trading/accounts/list",
-    operation_id = "listAccounts",
-    summary = "List accounts",
-    tag = "trading",
-    responses(
-        (status = 200, description = "The calling app's accounts", body = Vec<signet_model::Account>),
-    )
+    get, path = "/trading/accounts/list", tag = "trading",
+    operation_id = "listAccounts", summary = "List accounts",
+    responses((status = 200, description = "The calling app's accounts", body = Vec<signet_model::Account>))
 )]
 pub(crate) async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Account>>, ApiError> {
     let accounts = state.store.accounts(Some(&caller.app_key)).await?;

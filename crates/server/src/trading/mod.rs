@@ -4,10 +4,10 @@ pub(crate) mod accounts;
 pub mod orders;
 pub mod reservations;
 
-use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::AppState;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes() -> OpenApiRouter<AppState> {
     accounts::routes().merge(orders::routes())
 }

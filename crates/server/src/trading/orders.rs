@@ -1,46 +1,86 @@
 //! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
 //! open orders and history. Fills happen later, on the engine's ticks.
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
-    TradingSession,
 };
-use signet_model::{AccountType, ErrorCode};
+use signet_model::{ErrorBody, ErrorCode};
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
+use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::trading::reservations::{Claims, Reserved, View};
 use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of, wall_clock_ms};
+use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::accounting::buying_power;
+use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
 use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
+use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::spec::{self, OrderSpec};
 use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use utoipa::{IntoParams, IntoResponses};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/trading/orders/place", post(place))
-        .route("/trading/orders/preview", post(preview))
-        .route("/trading/orders/batch-place", post(batch_place))
-        .route("/trading/orders/replace", post(replace))
-        .route("/trading/orders/cancel", post(cancel))
-        .route("/trading/orders/get", get(detail))
-        .route("/trading/orders/open-orders/list", get(open_orders))
-        .route("/trading/orders/historical-orders/list", get(history))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(place))
+        .routes(routes!(preview))
+        .routes(routes!(batch_place))
+        .routes(routes!(replace))
+        .routes(routes!(cancel))
+        .routes(routes!(detail))
+        .routes(routes!(open_orders))
+        .routes(routes!(history))
+}
+
+/// ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's
+#[derive(IntoResponses)]
+#[response(status = 403)]
+pub struct AccountDenied(pub ErrorBody);
+
+/// ORDER_NOT_FOUND: no order of the account has this client_order_id
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct OrderNotFound(pub ErrorBody);
+
+/// DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account
+#[derive(IntoResponses)]
+#[response(status = 409)]
+pub struct DuplicateId(pub ErrorBody);
+
+/// The account of a listing, as `ListParams` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AccountParam {
+    /// An account of the calling app
+    pub account_id: String,
+}
+
+/// A page of a listing, as `ListParams` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListPageParams {
+    /// Orders a page, 10 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
+    /// The previous page's `pagination_key`
+    pub pagination_key: Option<String>,
+    /// x-version v2 only (`--compat legacy`): the page after this order
+    #[deprecated]
+    pub last_client_order_id: Option<String>,
 }
 
 const MAX_BATCH: usize = 50;
@@ -68,15 +108,9 @@ async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<
     }
 }
 
-/// An order ready to be stored, from a parsed spec.
-struct Prepared {
-    spec: OrderSpec,
-    instrument_id: i64,
-    /// The price the order is expected to fill at: its limit, its stop, or the quote now.
-    estimate: Decimal,
-}
-
-async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiError> {
+/// Parses and prices one new order: its instrument, the price it is expected to fill at, and an
+/// AMOUNT order's quantity at that price.
+async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
     let instrument_id = state.market.instrument_id(&spec.symbol).ok_or_else(|| {
         ApiError::new(
@@ -104,25 +138,23 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<Prepared, ApiErro
     }
     let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
     spec.quantity_for(estimate)?;
-    Ok(Prepared {
+    Ok(PricedOrder {
         spec,
         instrument_id,
         estimate,
     })
 }
 
-/// Buying power now and after `orders` (one order, a combination in the order placed, or a
-/// batch of independent orders), refusing what the account cannot take: a buy beyond its buying
-/// power, a sell of shares it does not hold (or already sells in other orders). Of an OCO pair
-/// only one leg trades, so the larger claim counts; an order waiting for a master that buys may
-/// sell what the master buys. `replacing` is an open order whose claim the new orders take over.
+/// Checks `orders` ([`buying_power::check`]) against the account as of now: its cash, its
+/// positions at the last prices, and the claims of its open orders but `replacing`, whose claim
+/// the new orders take over.
 async fn check_account(
     state: &AppState,
     account: &AccountRecord,
-    orders: &[&Prepared],
+    orders: &[&PricedOrder],
     kind: Option<ComboKind>,
     replacing: Option<&str>,
-) -> Result<(Decimal, Decimal), ApiError> {
+) -> Result<Headroom, ApiError> {
     let now = state.market.now_ms();
     let price_now = |instrument_id: i64| {
         state
@@ -131,131 +163,34 @@ async fn check_account(
             .map(|q| q.last)
             .unwrap_or_default()
     };
-    // The account as of now: its cash, positions and the claims of its open orders.
     let View {
         account,
         positions,
-        claims: Claims {
-            cash: reserved,
-            selling,
-        },
+        claims: Claims { cash, selling },
     } = state
         .reservations
         .view(&*state.store, &account.account_id, replacing, price_now)
         .await?;
-    let account = &account;
-    let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
-    for p in &positions {
-        let value = p.holding.quantity * price_now(p.instrument_id);
-        if value.is_sign_negative() {
-            short_value -= value;
-        } else {
-            long_value += value;
-        }
-    }
-    let before = buying_power(account.account_type, account.cash, long_value, short_value, reserved);
-    let master = orders
-        .first()
-        .filter(|_| matches!(kind, Some(ComboKind::Oto | ComboKind::Otoco)));
-    let mut selling = selling;
-    let (mut cost, mut leg_cost) = (Decimal::ZERO, Decimal::ZERO);
-    for (i, p) in orders.iter().enumerate() {
-        let mut held = positions
+    let standing = Standing {
+        account_type: account.account_type,
+        cash: account.cash,
+        positions: positions
             .iter()
-            .find(|h| h.instrument_id == p.instrument_id)
-            .map_or(Decimal::ZERO, |h| h.holding.quantity);
-        let waits = i > 0 && master.is_some();
-        if let Some(m) = master.filter(|m| waits && m.spec.side == Side::Buy && m.instrument_id == p.instrument_id) {
-            held += m.spec.quantity;
-        }
-        let (order_cost, shares) = match p.spec.side {
-            Side::Buy => (p.spec.quantity * p.estimate, Decimal::ZERO),
-            Side::Short if account.account_type == AccountType::Cash => {
-                return Err(ApiError::new(
-                    ErrorCode::UnsupportedSide,
-                    "side \"SHORT\" is for MARGIN accounts: a CASH account sells only what it holds",
-                ));
-            }
-            Side::Short if held > Decimal::ZERO => {
-                return Err(ApiError::new(
-                    ErrorCode::InsufficientPosition,
-                    format!(
-                        "the account holds {held} {} long: SELL them before selling short",
-                        p.spec.symbol
-                    ),
-                ));
-            }
-            // A short sale uses buying power as a purchase does (Reg T: 50% of its value).
-            Side::Short => (p.spec.quantity * p.estimate, Decimal::ZERO),
-            Side::Sell => {
-                let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
-                if p.spec.quantity > free {
-                    return Err(ApiError::new(
-                        ErrorCode::InsufficientPosition,
-                        format!(
-                            "the account can sell {free} {} (held and not already being sold)",
-                            p.spec.symbol
-                        ),
-                    ));
-                }
-                (Decimal::ZERO, if waits { Decimal::ZERO } else { p.spec.quantity })
-            }
-        };
-        // The legs come last: each is checked against the same shares.
-        if part(p.spec.combo_type) == Part::Leg {
-            leg_cost = leg_cost.max(order_cost);
-        } else {
-            cost += order_cost;
-            *selling.entry(p.instrument_id).or_default() += shares;
-        }
-    }
-    cost += leg_cost;
-    if cost > before {
-        let kind = if account.account_type == AccountType::Cash {
-            "cash"
-        } else {
-            "margin"
-        };
-        return Err(ApiError::new(
-            ErrorCode::InsufficientBuyingPower,
-            format!(
-                "the order needs about {} USD and the {kind} account's buying power is {} USD",
-                cost.round_dp(2),
-                before.round_dp(2)
-            ),
-        ));
-    }
-    Ok((before, before - cost))
-}
-
-/// The simulated moment a DAY order placed now is cancelled: the next close of the sessions it
-/// may trade in (see [`session_close`]) on a weekday.
-fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
-    let close = session_close(session);
-    let now = NewYork::of(now_sim_ms);
-    let mut day = now.day;
-    if !now.is_weekday() || now.second >= close {
-        day += 1;
-        while !(NewYork { day, second: 0 }).is_weekday() {
-            day += 1;
-        }
-    }
-    utc_ms_of(day, close)
-}
-
-/// The second of the New York day an order's sessions end: the core close, the after-hours
-/// close, or the overnight session's close in the morning.
-fn session_close(session: TradingSession) -> i64 {
-    match session {
-        TradingSession::Core | TradingSession::N => CORE_CLOSE,
-        TradingSession::All | TradingSession::AllDay => AFTER_CLOSE,
-        TradingSession::Night => PRE_OPEN,
-    }
+            .map(|p| Position {
+                instrument_id: p.instrument_id,
+                quantity: p.holding.quantity,
+                price: price_now(p.instrument_id),
+            })
+            .collect(),
+        reserved: cash,
+        selling,
+    };
+    Ok(buying_power::check(standing, orders, kind)?)
 }
 
 fn new_order(
     account: &AccountRecord,
-    p: &Prepared,
+    p: &PricedOrder,
     client_combo_order_id: Option<&str>,
     sim_now: i64,
 ) -> Result<Order, ApiError> {
@@ -285,14 +220,7 @@ fn new_order(
         filled_quantity: Decimal::ZERO,
         filled_amount: Decimal::ZERO,
         reason: None,
-        expires_at_sim: match p.spec.time_in_force {
-            TimeInForce::Day => Some(day_order_expiry(sim_now, p.spec.session)),
-            TimeInForce::Gtd => p
-                .spec
-                .expire_day
-                .map(|day| utc_ms_of(day, session_close(p.spec.session))),
-            TimeInForce::Gtc | TimeInForce::Ioc => None,
-        },
+        expires_at_sim: expiry::expires_at(p.spec.time_in_force, p.spec.session, p.spec.expire_day, sim_now),
         place_time: now,
         fill_time: None,
         update_time: now,
@@ -338,7 +266,7 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order])
 
 /// `new_orders` parsed and priced: one order, or a combination with its id.
 struct Placement {
-    orders: Vec<Prepared>,
+    orders: Vec<PricedOrder>,
     kind: Option<ComboKind>,
     client_combo_order_id: Option<String>,
 }
@@ -379,7 +307,7 @@ async fn placement(
                 "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
             ));
         }
-        let legs: Vec<&Prepared> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
+        let legs: Vec<&PricedOrder> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
         if let [a, b] = legs.as_slice()
             && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
         {
@@ -395,7 +323,7 @@ async fn placement(
     })
 }
 
-fn distinct_ids(orders: &[Prepared], message: &'static str) -> Result<(), ApiError> {
+fn distinct_ids(orders: &[PricedOrder], message: &'static str) -> Result<(), ApiError> {
     let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
     ids.sort_unstable();
     if ids.windows(2).any(|w| w[0] == w[1]) {
@@ -405,8 +333,8 @@ fn distinct_ids(orders: &[Prepared], message: &'static str) -> Result<(), ApiErr
 }
 
 impl Placement {
-    async fn check(&self, state: &AppState, account: &AccountRecord) -> Result<(Decimal, Decimal), ApiError> {
-        let orders: Vec<&Prepared> = self.orders.iter().collect();
+    async fn check(&self, state: &AppState, account: &AccountRecord) -> Result<Headroom, ApiError> {
+        let orders: Vec<&PricedOrder> = self.orders.iter().collect();
         check_account(state, account, &orders, self.kind, None).await
     }
 
@@ -435,17 +363,11 @@ impl Placement {
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/place",
-    operation_id = "placeOrder",
-    summary = "Place order",
-    tag = "trading",
-    request_body = signet_model::orders::PlaceOrderRequest,
+    post, path = "/trading/orders/place", tag = "trading",
+    operation_id = "placeOrder", summary = "Place order", request_body = signet_model::orders::PlaceOrderRequest,
     responses(
         (status = 200, description = "The order (or combination) is stored, SUBMITTED", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn place(
@@ -466,17 +388,11 @@ async fn place(
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/preview",
-    operation_id = "previewOrder",
-    summary = "Preview order",
-    tag = "trading",
-    request_body = signet_model::orders::PlaceOrderRequest,
+    post, path = "/trading/orders/preview", tag = "trading",
+    operation_id = "previewOrder", summary = "Preview order", request_body = signet_model::orders::PlaceOrderRequest,
     responses(
         (status = 200, description = "What the order would cost", body = signet_model::orders::PreviewResponse),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn preview(
@@ -499,7 +415,7 @@ async fn preview(
             ));
         }
     }
-    let (before, after) = placement.check(&state, &account).await?;
+    let headroom = placement.check(&state, &account).await?;
     // The value and commission of what trades first: the order, the master of a combination, or
     // the larger leg of an OCO pair (after the master, the others trade instead of buying power).
     let first = match placement.kind {
@@ -523,24 +439,18 @@ async fn preview(
         estimated_commission: commission.to_string(),
         estimated_transaction_fee: "0".into(),
         estimated_exchange_fee: "0".into(),
-        buying_power: before.round_dp(2).to_string(),
-        buying_power_after: after.round_dp(2).to_string(),
+        buying_power: headroom.before.round_dp(2).to_string(),
+        buying_power_after: headroom.after.round_dp(2).to_string(),
         currency: account.currency.clone(),
     }))
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/batch-place",
-    operation_id = "batchPlaceOrders",
-    summary = "Batch place",
-    tag = "trading",
-    request_body = signet_model::orders::BatchPlaceRequest,
+    post, path = "/trading/orders/batch-place", tag = "trading",
+    operation_id = "batchPlaceOrders", summary = "Batch place", request_body = signet_model::orders::BatchPlaceRequest,
     responses(
         (status = 200, description = "One acknowledgement per order, in order", body = signet_model::orders::BatchPlaceResponse),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has the symbol", body = signet_model::ErrorBody),
-        (status = 409, description = "DUPLICATE_CLIENT_ORDER_ID or DUPLICATE_CLIENT_COMBO_ORDER_ID: used before in this account", body = signet_model::ErrorBody),
+        AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
 async fn batch_place(
@@ -615,16 +525,11 @@ fn not_open(order: &Order) -> ApiError {
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/cancel",
-    operation_id = "cancelOrder",
-    summary = "Cancel order",
-    tag = "trading",
-    request_body = signet_model::orders::CancelOrderRequest,
+    post, path = "/trading/orders/cancel", tag = "trading",
+    operation_id = "cancelOrder", summary = "Cancel order", request_body = signet_model::orders::CancelOrderRequest,
     responses(
         (status = 200, description = "The order, CANCELLED", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn cancel(
@@ -650,16 +555,11 @@ async fn cancel(
 }
 
 #[utoipa::path(
-    post,
-    path = "/trading/orders/replace",
-    operation_id = "replaceOrder",
-    summary = "Replace order",
-    tag = "trading",
-    request_body = signet_model::orders::ReplaceOrderRequest,
+    post, path = "/trading/orders/replace", tag = "trading",
+    operation_id = "replaceOrder", summary = "Replace order", request_body = signet_model::orders::ReplaceOrderRequest,
     responses(
         (status = 200, description = "The order as replaced", body = signet_model::orders::OrderAck),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn replace(
@@ -722,7 +622,7 @@ async fn replace(
         (_, None) => order.stop_price,
     };
     // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = Prepared {
+    let remaining = PricedOrder {
         spec: OrderSpec {
             client_order_id: order.client_order_id.clone(),
             combo_type: ComboType::Normal,
@@ -791,16 +691,12 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
 }
 
 #[utoipa::path(
-    get,
-    path = "/trading/orders/get",
-    operation_id = "orderDetail",
-    summary = "Order detail",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("client_order_id" = String, Query, description = "The order's client order id")),
+    get, path = "/trading/orders/get", tag = "trading",
+    operation_id = "orderDetail", summary = "Order detail",
+    params(AccountParam, ("client_order_id" = String, Query, description = "The order's client order id")),
     responses(
         (status = 200, description = "The order", body = signet_model::orders::OrderRecord),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
-        (status = 404, description = "ORDER_NOT_FOUND: no order of the account has this client_order_id", body = signet_model::ErrorBody),
+        AccountDenied, OrderNotFound,
     )
 )]
 async fn detail(
@@ -819,15 +715,11 @@ async fn detail(
 /// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
 /// for with the last `client_order_id` seen.
 #[utoipa::path(
-    get,
-    path = "/trading/orders/open-orders/list",
-    operation_id = "openOrders",
-    summary = "Open orders",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order")),
+    get, path = "/trading/orders/open-orders/list", tag = "trading",
+    operation_id = "openOrders", summary = "Open orders", params(AccountParam, ListPageParams),
     responses(
         (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        AccountDenied,
     )
 )]
 async fn open_orders(
@@ -843,15 +735,19 @@ async fn open_orders(
 }
 
 #[utoipa::path(
-    get,
-    path = "/trading/orders/historical-orders/list",
-    operation_id = "orderHistory",
-    summary = "Order history",
-    tag = "trading",
-    params(("account_id" = String, Query, description = "An account of the calling app"), ("start_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; 7 days before end_time by default"), ("end_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; now by default"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Orders a page, 10 by default"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("last_client_order_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): the page after this order"), ("start_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the first UTC day, yyyy-MM-dd"), ("end_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the last UTC day, yyyy-MM-dd")),
+    get, path = "/trading/orders/historical-orders/list", tag = "trading",
+    operation_id = "orderHistory", summary = "Order history",
+    params(
+        AccountParam,
+        ("start_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; 7 days before end_time by default"),
+        ("end_time" = Option<String>, Query, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$", description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ; now by default"),
+        ListPageParams,
+        ("start_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the first UTC day, yyyy-MM-dd"),
+        ("end_date" = Option<String>, Query, deprecated, format = Date, description = "x-version v2 only: the last UTC day, yyyy-MM-dd"),
+    ),
     responses(
         (status = 200, description = "A page of orders, newest first (with x-version v2 under `--compat legacy`: a bare array of orders)", body = crate::openapi::OrderListAnswer),
-        (status = 403, description = "ACCOUNT_NOT_FOUND_OR_DENIED: the account is not one of the calling app's", body = signet_model::ErrorBody),
+        AccountDenied,
     )
 )]
 async fn history(

@@ -1,7 +1,7 @@
 //! The OpenAPI document: served unsigned at `/openapi.json`, equal to the committed
-//! `docs/openapi.json`, and describing every operation the router serves (and none it does not).
+//! `docs/openapi.json`, and describing every operation the router mounts (and none it does not).
 //!
-//! `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test openapi` writes the served
+//! `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test api openapi` writes the served
 //! document to `docs/openapi.json`.
 
 use std::collections::BTreeSet;
@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::common::TestServer;
 use reqwest::Method;
+use signet_server::app::Mounted;
+use signet_server::config::ServerConfig;
 use signet_server::legacy::Compat;
 
 fn committed_path() -> PathBuf {
@@ -45,7 +47,7 @@ async fn the_served_document_is_the_committed_one() {
     assert!(
         committed == served,
         "docs/openapi.json differs from what the server serves at /openapi.json (it is {}): \
-         regenerate it with `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test openapi` \
+         regenerate it with `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test api openapi` \
          and commit it",
         if serde_json::from_str::<serde_json::Value>(&committed).ok() == Some(document) {
             "the same JSON, written differently"
@@ -56,138 +58,65 @@ async fn the_served_document_is_the_committed_one() {
     server.stop().await;
 }
 
-/// Every `.route(PATH, METHOD(handler)...)` in `crates/server/src`, as (METHOD, PATH), with
-/// `PATH` a literal, a `const NAME: &str` of the same file, or `&format!("{P}/...")` with the
-/// nearest `const P: &str` above it.
-fn routes_in_source() -> BTreeSet<(String, String)> {
-    let mut files = Vec::new();
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
+/// The operations of an OpenAPI document, as (METHOD, path).
+fn operations_of(api: &utoipa::openapi::OpenApi) -> BTreeSet<(String, String)> {
+    let doc = serde_json::to_value(api).expect("the document serializes");
+    let mut operations = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("a path item").keys() {
+            operations.insert((method.to_uppercase(), path.clone()));
         }
     }
-    let mut routes = BTreeSet::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).expect("a source file");
-        let mut from = 0;
-        while let Some(at) = text[from..].find(".route(") {
-            let start = from + at + ".route(".len();
-            from = start;
-            let args = arguments(&text[start..]);
-            let where_ = format!("{}:{}", file.display(), text[..start].lines().count());
-            assert_eq!(args.len(), 2, "{where_}: a .route( call with two arguments");
-            let path = resolve(&text, start, args[0].trim())
-                .unwrap_or_else(|| panic!("{where_}: cannot read the path {:?}: teach this test", args[0]));
-            let methods = methods(&args[1]);
-            assert!(!methods.is_empty(), "{where_}: no method in {:?}", args[1]);
-            for method in methods {
-                routes.insert((method, path.clone()));
-            }
-        }
-    }
-    routes
+    operations
 }
 
-/// The top-level, comma-separated arguments of the call whose text starts after its `(`.
-fn arguments(text: &str) -> Vec<String> {
-    let (mut depth, mut args, mut current, mut in_string) = (0, Vec::new(), String::new(), false);
-    for c in text.chars() {
-        match c {
-            '"' => in_string = !in_string,
-            '(' | '[' | '{' if !in_string => depth += 1,
-            ')' | ']' | '}' if !in_string && depth == 0 => {
-                if !current.trim().is_empty() {
-                    args.push(current);
-                }
-                return args;
-            }
-            ')' | ']' | '}' if !in_string => depth -= 1,
-            ',' if !in_string && depth == 0 => {
-                args.push(std::mem::take(&mut current));
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    panic!("an unclosed .route( call");
-}
-
-fn string_literal(text: &str) -> Option<String> {
-    let start = text.find('"')? + 1;
-    let end = start + text[start..].find('"')?;
-    Some(text[start..end].to_owned())
-}
-
-/// The value of `const NAME: &str = "...";` in `text`, the last one before `before`.
-fn constant(text: &str, name: &str, before: usize) -> Option<String> {
-    let declaration = format!("const {name}: &str = ");
-    let at = text[..before].rfind(&declaration).or_else(|| text.find(&declaration))?;
-    string_literal(&text[at + declaration.len()..])
-}
-
-fn resolve(text: &str, at: usize, expression: &str) -> Option<String> {
-    if expression.starts_with('"') {
-        return string_literal(expression);
-    }
-    if let Some(format) = expression.strip_prefix("&format!(") {
-        let template = string_literal(format)?;
-        let mut path = String::new();
-        let mut rest = template.as_str();
-        while let Some(open) = rest.find('{') {
-            let close = open + rest[open..].find('}')?;
-            path.push_str(&rest[..open]);
-            path.push_str(&constant(text, &rest[open + 1..close], at)?);
-            rest = &rest[close + 1..];
-        }
-        path.push_str(rest);
-        return Some(path);
-    }
-    if expression.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
-        return constant(text, expression, at);
-    }
-    None
-}
-
-/// The methods of a method router such as `get(list)` or `get(a).post(b)`.
-fn methods(expression: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for method in ["get", "post", "put", "delete", "patch", "head", "options"] {
-        let mut rest = expression;
-        while let Some(at) = rest.find(&format!("{method}(")) {
-            let before = rest[..at].chars().last();
-            if before.is_none_or(|c| c == '.' || c.is_whitespace() || c == ':') {
-                found.push(method.to_uppercase());
-            }
-            rest = &rest[at + method.len()..];
-        }
-    }
-    found
-}
-
+/// The routes a server mounts are read from its routers (each `routes!(handler)` mounts the
+/// method and path of the handler's `#[utoipa::path]`, with its entry): the document describes
+/// them all and nothing else, but for the routes another configuration mounts.
 #[test]
 fn every_route_is_documented_and_every_operation_routed() {
-    let routed = routes_in_source();
     let documented: BTreeSet<(String, String)> = signet_server::openapi::operations().into_iter().collect();
-    let undocumented: Vec<_> = routed.difference(&documented).collect();
-    let unrouted: Vec<_> = documented.difference(&routed).collect();
-    assert!(
-        undocumented.is_empty(),
-        "routes without a description in the OpenAPI document: {undocumented:?}: add a #[utoipa::path] \
-         attribute to the handler and list it in crates/server/src/openapi.rs"
+    assert_eq!(
+        operations_of(&signet_server::app::documented_routes()),
+        documented,
+        "the document describes what the routers declare"
     );
-    assert!(
-        unrouted.is_empty(),
-        "operations of the OpenAPI document that no .route( serves: {unrouted:?}"
+    let mounted = |adjust: fn(&mut ServerConfig)| {
+        let mut config = ServerConfig::default();
+        adjust(&mut config);
+        let Mounted { unsigned, signed } = signet_server::app::mounted(&config);
+        (
+            operations_of(unsigned.get_openapi()),
+            operations_of(signed.get_openapi()),
+        )
+    };
+    let get = |path: &str| ("GET".to_owned(), path.to_owned());
+
+    let (unsigned, signed) = mounted(|_| {});
+    let expected: BTreeSet<_> = signet_server::openapi::UNSIGNED.iter().map(|p| get(p)).collect();
+    assert_eq!(unsigned, expected, "the unsigned operations are openapi::UNSIGNED");
+    let legacy: BTreeSet<_> = signet_server::legacy::PATHS.iter().map(|(p, _)| get(p)).collect();
+    let strict: BTreeSet<_> = documented.difference(&unsigned).cloned().collect();
+    assert_eq!(
+        strict.difference(&signed).cloned().collect::<BTreeSet<_>>(),
+        legacy,
+        "a strict server mounts every signed operation but the legacy paths"
     );
-    // The scan found the areas it should: a change in how routes are written must not empty it.
-    assert!(routed.len() >= 60, "{} routes found", routed.len());
+    assert!(signed.is_subset(&strict));
+    assert!(signed.len() >= 50, "{} signed routes", signed.len());
+
+    let (unsigned, signed) = mounted(|c| c.compat = Compat::Legacy);
+    assert_eq!(
+        unsigned.union(&signed).cloned().collect::<BTreeSet<_>>(),
+        documented,
+        "with --compat legacy, a server mounts every documented operation"
+    );
+
+    let (unsigned, _) = mounted(|c| c.metrics_listen = Some("127.0.0.1:0".parse().unwrap()));
+    assert!(
+        !unsigned.contains(&get("/metrics")),
+        "--metrics-listen serves /metrics on its own address"
+    );
 }
 
 #[test]

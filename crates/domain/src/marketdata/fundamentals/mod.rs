@@ -1,10 +1,12 @@
-//! Fundamentals derived from SEC facts and signet's own record layout.
+//! Fundamentals derived from SEC facts and signet's own record layout, and the figures that
+//! compare companies ([`valuation`]).
 
 pub mod earnings;
 pub mod funds;
 pub mod generate;
 pub mod layout;
 pub mod statements;
+pub mod valuation;
 
 /// An equity of an industry with what the industry comparison ranks on.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,69 +13,99 @@
 //! list, or the object with `null` fields. "Today", for the calendars, is the market
 //! simulator's day.
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::ErrorCode;
 use signet_model::fundamentals::*;
 use signet_model::wire::WireEnum;
+use signet_model::{ErrorBody, ErrorCode};
 
 use super::screeners::params::{LegacyPage, param};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
-use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::fundamentals::earnings::{self, Quarter};
 use signet_domain::marketdata::fundamentals::layout::{
     CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
     TargetPriceRecord,
 };
 use signet_domain::marketdata::fundamentals::statements::{BALANCE, CASH_FLOW, INCOME, StatementRow, Statements};
+use signet_domain::marketdata::fundamentals::valuation::{self, Book};
 use signet_domain::marketdata::fundamentals::{funds, statements};
 use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
 use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
+use utoipa::{IntoParams, IntoResponses};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    const P: &str = "/market-data/fundamentals";
-    Router::new()
-        .route(&format!("{P}/company-profiles/get"), get(company_profile))
-        .route(&format!("{P}/analysis/target-prices/get"), get(target_price))
-        .route(&format!("{P}/analysis/ratings/get"), get(analyst_rating))
-        .route(&format!("{P}/forecast-eps/get"), get(forecast_eps))
-        .route(&format!("{P}/filings/list"), get(filings))
-        .route(&format!("{P}/earnings-calendars/list"), get(earnings_calendar))
-        .route(&format!("{P}/dividend-calendars/list"), get(dividend_calendar))
-        .route(&format!("{P}/capital-flows/get"), get(capital_flow))
-        .route(&format!("{P}/industry-comparisons/get"), get(industry_comparison))
-        .route(&format!("{P}/indicators/get"), get(indicators))
-        .route(&format!("{P}/income-statements/get"), get(income_statement))
-        .route(&format!("{P}/cash-flows/get"), get(cash_flow))
-        .route(&format!("{P}/balance-sheets/get"), get(balance_sheet))
-        .route(&format!("{P}/financial-alerts/get"), get(financial_alert))
-        .route(&format!("{P}/fund-brief/get"), get(fund_brief))
-        .route(&format!("{P}/fund-performances/get"), get(fund_performance))
-        .route(&format!("{P}/fund-net-values/get"), get(fund_net_value))
-        .route(&format!("{P}/fund-holdings/get"), get(fund_holdings))
-        .route(&format!("{P}/fund-dividends/get"), get(fund_dividends))
-        .route(&format!("{P}/fund-ratings/get"), get(fund_rating))
-        .route(&format!("{P}/fund-splits/get"), get(fund_splits))
-        .route(&format!("{P}/fund-files/get"), get(fund_files))
-        .route(&format!("{P}/fund-allocations/get"), get(fund_allocation))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(company_profile))
+        .routes(routes!(target_price))
+        .routes(routes!(analyst_rating))
+        .routes(routes!(forecast_eps))
+        .routes(routes!(filings))
+        .routes(routes!(earnings_calendar))
+        .routes(routes!(dividend_calendar))
+        .routes(routes!(capital_flow))
+        .routes(routes!(industry_comparison))
+        .routes(routes!(indicators))
+        .routes(routes!(income_statement))
+        .routes(routes!(cash_flow))
+        .routes(routes!(balance_sheet))
+        .routes(routes!(financial_alert))
+        .routes(routes!(fund_brief))
+        .routes(routes!(fund_performance))
+        .routes(routes!(fund_net_value))
+        .routes(routes!(fund_holdings))
+        .routes(routes!(fund_dividends))
+        .routes(routes!(fund_rating))
+        .routes(routes!(fund_splits))
+        .routes(routes!(fund_files))
+        .routes(routes!(fund_allocation))
 }
 
 /// The legacy path (`--compat legacy`, [`crate::legacy`]): the fund dividends, paginated by
 /// `page_index` and `page_size`.
-pub fn legacy_routes() -> Router<AppState> {
-    Router::new().route("/openapi/fundamentals/fund/dividends", get(legacy_fund_dividends))
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(legacy_fund_dividends))
 }
+
+/// The subject of every data set, as `Params` reads it: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SymbolParams {
+    /// One symbol, e.g. AAPL (case-insensitive)
+    #[param(example = "AAPL")]
+    pub symbol: String,
+    /// US_STOCK (default) or US_ETF
+    pub category: Option<FundamentalsCategory>,
+}
+
+/// The statements' kind and length, as `report` reads them: for the OpenAPI document.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ReportParams {
+    /// QUARTERLY (default) or ANNUAL
+    #[param(rename = "type")]
+    pub report_type: Option<ReportType>,
+    /// How many, 5 by default
+    #[param(minimum = 1, maximum = 20)]
+    pub count: Option<u32>,
+}
+
+/// INSTRUMENT_NOT_FOUND: no instrument has this symbol
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct UnknownSymbol(pub ErrorBody);
+
+/// What every data set answers.
+const DATA_SET: &str = "The data set of the symbol (empty, or `null` fields, when there is none)";
 
 /// Half a year, the window of the calendars.
 const HALF_YEAR_DAYS: i32 = 182;
-/// The industry comparison's length, the target included.
-const PEERS: usize = 20;
 const FUND_DIVIDENDS_PAGE: usize = 10;
 /// The legacy fund dividends' `page_size`: default and maximum (catalog 6.20).
 const LEGACY_FUND_DIVIDENDS_PAGE: u32 = 10;
@@ -176,16 +206,9 @@ async fn quarters(state: &AppState, s: &Subject) -> Result<Vec<Quarter>, ApiErro
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/company-profiles/get",
-    operation_id = "fundamentalsCompanyProfile",
-    summary = "Company profile",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::CompanyProfile),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/company-profiles/get", tag = "fundamentals",
+    operation_id = "fundamentalsCompanyProfile", summary = "Company profile", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = CompanyProfile), UnknownSymbol)
 )]
 async fn company_profile(
     State(state): State<AppState>,
@@ -213,16 +236,9 @@ async fn company_profile(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/analysis/target-prices/get",
-    operation_id = "fundamentalsTargetPrice",
-    summary = "Analyst target price",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::TargetPrice),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/analysis/target-prices/get", tag = "fundamentals",
+    operation_id = "fundamentalsTargetPrice", summary = "Analyst target price", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = TargetPrice), UnknownSymbol)
 )]
 async fn target_price(
     State(state): State<AppState>,
@@ -247,16 +263,9 @@ async fn target_price(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/analysis/ratings/get",
-    operation_id = "fundamentalsAnalystRating",
-    summary = "Analyst rating",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::AnalystRating),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/analysis/ratings/get", tag = "fundamentals",
+    operation_id = "fundamentalsAnalystRating", summary = "Analyst rating", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = AnalystRating), UnknownSymbol)
 )]
 async fn analyst_rating(
     State(state): State<AppState>,
@@ -282,16 +291,9 @@ async fn analyst_rating(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/forecast-eps/get",
-    operation_id = "fundamentalsForecastEps",
-    summary = "Forecast EPS",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::ForecastEps>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/forecast-eps/get", tag = "fundamentals",
+    operation_id = "fundamentalsForecastEps", summary = "Forecast EPS", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<ForecastEps>), UnknownSymbol)
 )]
 async fn forecast_eps(
     State(state): State<AppState>,
@@ -315,16 +317,9 @@ async fn forecast_eps(
 
 /// The filings of the three years up to the latest one on record.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/filings/list",
-    operation_id = "fundamentalsFilings",
-    summary = "SEC filings",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Filings),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/filings/list", tag = "fundamentals",
+    operation_id = "fundamentalsFilings", summary = "SEC filings", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Filings), UnknownSymbol)
 )]
 async fn filings(
     State(state): State<AppState>,
@@ -366,16 +361,9 @@ async fn filings(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/earnings-calendars/list",
-    operation_id = "fundamentalsEarningsCalendar",
-    summary = "Earnings calendar",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::EarningsEvent>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/earnings-calendars/list", tag = "fundamentals",
+    operation_id = "fundamentalsEarningsCalendar", summary = "Earnings calendar", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<EarningsEvent>), UnknownSymbol)
 )]
 async fn earnings_calendar(
     State(state): State<AppState>,
@@ -401,16 +389,9 @@ async fn earnings_calendar(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/dividend-calendars/list",
-    operation_id = "fundamentalsDividendCalendar",
-    summary = "Dividend calendar",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::DividendEvent>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/dividend-calendars/list", tag = "fundamentals",
+    operation_id = "fundamentalsDividendCalendar", summary = "Dividend calendar", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<DividendEvent>), UnknownSymbol)
 )]
 async fn dividend_calendar(
     State(state): State<AppState>,
@@ -440,16 +421,13 @@ async fn dividend_calendar(
 
 /// The latest `count` days (1 to 5), newest first.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/capital-flows/get",
-    operation_id = "fundamentalsCapitalFlow",
-    summary = "Capital flow",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("count" = Option<u32>, Query, minimum = 1, maximum = 5, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CapitalFlow>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/capital-flows/get", tag = "fundamentals",
+    operation_id = "fundamentalsCapitalFlow", summary = "Capital flow",
+    params(
+        SymbolParams,
+        ("count" = Option<u32>, Query, minimum = 1, maximum = 5, description = "How many, 5 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<CapitalFlow>), UnknownSymbol)
 )]
 async fn capital_flow(
     State(state): State<AppState>,
@@ -508,16 +486,9 @@ fn period(s: &Subject, row: &StatementRow) -> StatementPeriod {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/income-statements/get",
-    operation_id = "fundamentalsIncomeStatement",
-    summary = "Income statement",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::IncomeStatement>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/income-statements/get", tag = "fundamentals",
+    operation_id = "fundamentalsIncomeStatement", summary = "Income statement", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<IncomeStatement>), UnknownSymbol)
 )]
 async fn income_statement(
     State(state): State<AppState>,
@@ -548,16 +519,9 @@ async fn income_statement(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/cash-flows/get",
-    operation_id = "fundamentalsCashFlow",
-    summary = "Cash flow",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::CashFlowStatement>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/cash-flows/get", tag = "fundamentals",
+    operation_id = "fundamentalsCashFlow", summary = "Cash flow", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<CashFlowStatement>), UnknownSymbol)
 )]
 async fn cash_flow(
     State(state): State<AppState>,
@@ -586,16 +550,9 @@ async fn cash_flow(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/balance-sheets/get",
-    operation_id = "fundamentalsBalanceSheet",
-    summary = "Balance sheet",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::BalanceSheet>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/balance-sheets/get", tag = "fundamentals",
+    operation_id = "fundamentalsBalanceSheet", summary = "Balance sheet", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Vec<BalanceSheet>), UnknownSymbol)
 )]
 async fn balance_sheet(
     State(state): State<AppState>,
@@ -624,54 +581,10 @@ async fn balance_sheet(
     ))
 }
 
-/// Indicators of one period from its income statement, the balance sheet at its end, and the
-/// income statement of the same period a year before. Ratios to 4 places; per-period (a
-/// quarter's ROE is the quarter's income over the equity at its end, not annualized).
-fn indicator_values(
-    income: &StatementRow,
-    balance: Option<&StatementRow>,
-    year_before: Option<&StatementRow>,
-) -> [(&'static str, Option<Decimal>); 10] {
-    let div = |a: Option<Decimal>, b: Option<Decimal>| match (a, b) {
-        (Some(a), Some(b)) if !b.is_zero() => Some((a / b).round_dp(4)),
-        _ => None,
-    };
-    let growth = |name: &str| {
-        div(income.get(name), year_before.and_then(|y| y.get(name)))
-            .map(|r| r - Decimal::ONE)
-            .filter(|_| {
-                year_before
-                    .and_then(|y| y.get(name))
-                    .is_some_and(|v| v.is_sign_positive())
-            })
-    };
-    let b = |name: &str| balance.and_then(|b| b.get(name));
-    let revenue = income.get("total_revenue");
-    [
-        ("gross_margin", div(income.get("gross_profit"), revenue)),
-        ("operating_margin", div(income.get("op_income"), revenue)),
-        ("net_margin", div(income.get("net_income"), revenue)),
-        ("roe", div(income.get("net_income"), b("total_equity"))),
-        ("roa", div(income.get("net_income"), b("total_assets"))),
-        ("debt_to_assets", div(b("total_liab"), b("total_assets"))),
-        ("current_ratio", div(b("total_cur_assets"), b("total_cur_liab"))),
-        ("eps", income.get("diluted_eps_incl_extra")),
-        ("revenue_growth", growth("total_revenue")),
-        ("net_income_growth", growth("net_income")),
-    ]
-}
-
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/indicators/get",
-    operation_id = "fundamentalsIndicators",
-    summary = "Financial indicators",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("type" = Option<signet_model::fundamentals::ReportType>, Query, description = "QUARTERLY (default) or ANNUAL"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::Indicators),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/indicators/get", tag = "fundamentals",
+    operation_id = "fundamentalsIndicators", summary = "Financial indicators", params(SymbolParams, ReportParams),
+    responses((status = 200, description = DATA_SET, body = Indicators), UnknownSymbol)
 )]
 async fn indicators(
     State(state): State<AppState>,
@@ -694,7 +607,7 @@ async fn indicators(
         let year_before = income
             .iter()
             .find(|y| y.period.quarter == row.period.quarter && y.period.fiscal_year == row.period.fiscal_year - 1);
-        for (name, value) in indicator_values(row, at_end, year_before) {
+        for (name, value) in valuation::indicators(row, at_end, year_before) {
             answer.values.entry(name.to_owned()).or_default().push(PeriodValue {
                 fiscal_year: row.period.fiscal_year,
                 fiscal_period: row.period.label().to_owned(),
@@ -706,16 +619,9 @@ async fn indicators(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/financial-alerts/get",
-    operation_id = "fundamentalsFinancialAlert",
-    summary = "Financial alert",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FinancialAlert),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/financial-alerts/get", tag = "fundamentals",
+    operation_id = "fundamentalsFinancialAlert", summary = "Financial alert", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FinancialAlert), UnknownSymbol)
 )]
 async fn financial_alert(
     State(state): State<AppState>,
@@ -739,78 +645,17 @@ async fn financial_alert(
     }))
 }
 
-/// A peer's value of `metric`: trailing figures from the snapshot, book figures from the
-/// latest annual statements (when the company has SEC facts).
-fn peer_value(peer: &Peer, metric: ComparisonMetric, book: Option<&Book>) -> Option<Decimal> {
-    let micros = |v: Option<i64>| v.map(from_micros);
-    let float = |v: Option<f64>| v.and_then(|f| Decimal::try_from(f).ok()).map(|d| d.round_dp(4));
-    match metric {
-        ComparisonMetric::EpsTtm => book.and_then(|b| b.eps_ttm).or_else(|| micros(peer.eps_ttm_e6)),
-        ComparisonMetric::PeTtm => float(peer.pe_ttm),
-        ComparisonMetric::DpsTtm => micros(peer.dividend_e6),
-        ComparisonMetric::DivYieldTtm => float(peer.dividend_yield),
-        ComparisonMetric::Naps => book.and_then(|b| b.naps),
-        ComparisonMetric::Roe => book.and_then(|b| b.roe),
-        ComparisonMetric::DebtToAssets => book.and_then(|b| b.debt_to_assets),
-        ComparisonMetric::NetMargin => book.and_then(|b| b.net_margin),
-        ComparisonMetric::PbRatio => {
-            let naps = book
-                .and_then(|b| b.naps)
-                .filter(|n| n.is_sign_positive() && !n.is_zero())?;
-            Some((micros(peer.price_e6)? / naps).round_dp(4))
-        }
-    }
-    .map(|d| d.round_dp(4))
-}
-
-/// What the comparison needs from a company's statements.
-struct Book {
-    eps_ttm: Option<Decimal>,
-    naps: Option<Decimal>,
-    roe: Option<Decimal>,
-    debt_to_assets: Option<Decimal>,
-    net_margin: Option<Decimal>,
-}
-
-impl Book {
-    fn of(st: &Statements, shares: Option<i64>) -> Book {
-        let quarters = st.rows(INCOME, false, true);
-        let years = st.rows(INCOME, false, false);
-        let balance = st.rows(BALANCE, true, false);
-        let (year, end) = (years.first(), balance.first());
-        let values = year.map(|y| indicator_values(y, end, None));
-        let find = |name: &str| values.as_ref().and_then(|v| v.iter().find(|(n, _)| *n == name)?.1);
-        let equity = end.and_then(|b| b.get("total_equity"));
-        let shares = end
-            .and_then(|b| b.get("common_shares_out"))
-            .or(shares.map(Decimal::from));
-        Book {
-            eps_ttm: statements::eps_ttm(&quarters),
-            naps: match (equity, shares) {
-                (Some(e), Some(s)) if !s.is_zero() => Some((e / s).round_dp(4)),
-                _ => None,
-            },
-            roe: find("roe"),
-            debt_to_assets: find("debt_to_assets"),
-            net_margin: find("net_margin"),
-        }
-    }
-}
-
 /// Up to 20 equities of the same industry (the sector when the industry is unknown), the
 /// target always among them, ranked on `sort_by` over the whole industry (highest first,
 /// unknown values last).
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/industry-comparisons/get",
-    operation_id = "fundamentalsIndustryComparison",
-    summary = "Industry comparison",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::IndustryComparison),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/industry-comparisons/get", tag = "fundamentals",
+    operation_id = "fundamentalsIndustryComparison", summary = "Industry comparison",
+    params(
+        SymbolParams,
+        ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = IndustryComparison), UnknownSymbol)
 )]
 async fn industry_comparison(
     State(state): State<AppState>,
@@ -820,7 +665,7 @@ async fn industry_comparison(
     let metric = param("sort_by", given(p.sort_by.as_deref()), ComparisonMetric::EpsTtm, None)?;
     let i = &s.instrument;
     let peers = state.store.peers(i.industry.as_deref(), i.sector.as_deref()).await?;
-    let mut ranked = Vec::with_capacity(peers.len());
+    let mut values = Vec::with_capacity(peers.len());
     for peer in &peers {
         let book = match &peer.cik {
             Some(cik) if peer.has_facts => {
@@ -829,29 +674,17 @@ async fn industry_comparison(
             }
             _ => None,
         };
-        ranked.push((peer, peer_value(peer, metric, book.as_ref())));
+        values.push((peer, valuation::peer_value(peer, metric, book.as_ref())));
     }
-    ranked.sort_by(|(a, x), (b, y)| match (x, y) {
-        (Some(x), Some(y)) => y.cmp(x).then_with(|| a.symbol.cmp(&b.symbol)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.symbol.cmp(&b.symbol),
-    });
-    let mut data: Vec<IndustryPeer> = Vec::new();
-    let target_rank = ranked
-        .iter()
-        .position(|(peer, _)| peer.instrument_id == i.instrument_id);
-    for (index, (peer, value)) in ranked.iter().enumerate() {
-        let room = data.len() < PEERS - usize::from(target_rank.is_some_and(|t| t > index));
-        if room || Some(index) == target_rank {
-            data.push(IndustryPeer {
-                symbol: peer.symbol.clone(),
-                name: peer.name.clone(),
-                rank: index as u32 + 1,
-                value: opt(*value),
-            });
-        }
-    }
+    let data = valuation::compare(values, i.instrument_id)
+        .into_iter()
+        .map(|r| IndustryPeer {
+            symbol: r.peer.symbol.clone(),
+            name: r.peer.name.clone(),
+            rank: r.rank,
+            value: opt(r.value),
+        })
+        .collect();
     let day = peers
         .iter()
         .find(|peer| peer.instrument_id == i.instrument_id)
@@ -866,16 +699,9 @@ async fn industry_comparison(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-brief/get",
-    operation_id = "fundamentalsFundBrief",
-    summary = "Fund brief",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundBrief),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-brief/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundBrief", summary = "Fund brief", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FundBrief), UnknownSymbol)
 )]
 async fn fund_brief(
     State(state): State<AppState>,
@@ -927,16 +753,9 @@ async fn fund_closes(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-performances/get",
-    operation_id = "fundamentalsFundPerformance",
-    summary = "Fund performance",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundPerformance),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-performances/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundPerformance", summary = "Fund performance", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = FundPerformance), UnknownSymbol)
 )]
 async fn fund_performance(
     State(state): State<AppState>,
@@ -953,16 +772,14 @@ async fn fund_performance(
 /// Daily net values (the closing price: exchange-traded funds trade near their net asset
 /// value) up to `last_date` inclusive, newest first.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-net-values/get",
-    operation_id = "fundamentalsFundNetValue",
-    summary = "Fund net value",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("last_date" = Option<String>, Query, format = Date, description = "The last day, YYYY-MM-DD (today by default)"), ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundNetValue>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-net-values/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundNetValue", summary = "Fund net value",
+    params(
+        SymbolParams,
+        ("last_date" = Option<String>, Query, format = Date, description = "The last day, YYYY-MM-DD (today by default)"),
+        ("count" = Option<u32>, Query, minimum = 1, maximum = 20, description = "How many, 5 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<FundNetValue>), UnknownSymbol)
 )]
 async fn fund_net_value(
     State(state): State<AppState>,
@@ -991,16 +808,9 @@ async fn fund_net_value(
 
 /// The ten largest holdings.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-holdings/get",
-    operation_id = "fundamentalsFundHoldings",
-    summary = "Fund holdings",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundHolding>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-holdings/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundHoldings", summary = "Fund holdings", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundHolding>), UnknownSymbol)
 )]
 async fn fund_holdings(
     State(state): State<AppState>,
@@ -1027,16 +837,13 @@ async fn fund_holdings(
 
 /// Distributions, newest first, ten a page.
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-dividends/get",
-    operation_id = "fundamentalsFundDividends",
-    summary = "Fund dividends",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = signet_model::fundamentals::FundDividendPage),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-dividends/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundDividends", summary = "Fund dividends",
+    params(
+        SymbolParams,
+        ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),
+    ),
+    responses((status = 200, description = DATA_SET, body = FundDividendPage), UnknownSymbol)
 )]
 async fn fund_dividends(
     State(state): State<AppState>,
@@ -1059,16 +866,14 @@ async fn fund_dividends(
 /// The legacy fund dividends (catalog 6.20): the rows of [`fund_dividends`], in its order,
 /// `page_size` (default 10, at most 20) a page, as a bare array.
 #[utoipa::path(
-    get,
-    path = "/openapi/fundamentals/fund/dividends",
-    operation_id = "legacyFundDividends",
-    summary = "Fund dividends (legacy)",
-    tag = "legacy",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 20, description = "Rows a page, 10 by default")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundDividend>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/openapi/fundamentals/fund/dividends", tag = "legacy",
+    operation_id = "legacyFundDividends", summary = "Fund dividends (legacy)",
+    params(
+        SymbolParams,
+        ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 20, description = "Rows a page, 10 by default"),
+    ),
+    responses((status = 200, description = DATA_SET, body = Vec<FundDividend>), UnknownSymbol)
 )]
 async fn legacy_fund_dividends(
     State(state): State<AppState>,
@@ -1112,16 +917,9 @@ fn fund_dividend(a: &CorporateAction) -> FundDividend {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-ratings/get",
-    operation_id = "fundamentalsFundRating",
-    summary = "Fund rating",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundRating>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-ratings/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundRating", summary = "Fund rating", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundRating>), UnknownSymbol)
 )]
 async fn fund_rating(
     State(state): State<AppState>,
@@ -1132,16 +930,9 @@ async fn fund_rating(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-splits/get",
-    operation_id = "fundamentalsFundSplits",
-    summary = "Fund splits",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundSplit>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-splits/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundSplits", summary = "Fund splits", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundSplit>), UnknownSymbol)
 )]
 async fn fund_splits(
     State(state): State<AppState>,
@@ -1172,16 +963,9 @@ async fn fund_splits(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-files/get",
-    operation_id = "fundamentalsFundFiles",
-    summary = "Fund files",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundFile>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-files/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundFiles", summary = "Fund files", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundFile>), UnknownSymbol)
 )]
 async fn fund_files(
     State(state): State<AppState>,
@@ -1192,16 +976,9 @@ async fn fund_files(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/fundamentals/fund-allocations/get",
-    operation_id = "fundamentalsFundAllocation",
-    summary = "Fund allocation",
-    tag = "fundamentals",
-    params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"), ("category" = Option<signet_model::fundamentals::FundamentalsCategory>, Query, description = "US_STOCK (default) or US_ETF")),
-    responses(
-        (status = 200, description = "The data set of the symbol (empty, or `null` fields, when there is none)", body = Vec<signet_model::fundamentals::FundAllocation>),
-        (status = 404, description = "INSTRUMENT_NOT_FOUND: no instrument has this symbol", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/fundamentals/fund-allocations/get", tag = "fundamentals",
+    operation_id = "fundamentalsFundAllocation", summary = "Fund allocation", params(SymbolParams),
+    responses((status = 200, description = DATA_SET, body = Vec<FundAllocation>), UnknownSymbol)
 )]
 async fn fund_allocation(
     State(state): State<AppState>,

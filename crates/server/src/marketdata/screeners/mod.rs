@@ -11,7 +11,7 @@
 //! | `week52-high-low/list` | new or near 52-week highs or lows (`rank_type`, NEW_HIGH), 200 at most | `sort_by` (CHANGE_RATIO_52W) |
 //!
 //! Only equities are ranked (`category` US_STOCK). The intraday rank types of gainers/losers
-//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday`]).
+//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday_list`]).
 //!
 //! The retired paths under `/openapi/market-data/screener/` ([`legacy_routes`], served with
 //! `--compat legacy`) run the same rankings: each legacy handler parses `page_index` and
@@ -20,12 +20,8 @@
 
 pub mod params;
 
-use std::collections::HashMap;
-
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_model::screeners::{
     ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
@@ -37,34 +33,42 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
-use signet_domain::marketdata::screeners::{Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow};
-use signet_domain::marketdata::snapshot::{Snapshot, ratio};
+use signet_domain::marketdata::screeners::intraday::{self, Intraday};
+use signet_domain::marketdata::screeners::{
+    Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow, base_close, order_sectors, sector_id,
+};
+use signet_domain::marketdata::snapshot::ratio;
 use signet_domain::marketdata::units::{format_day, from_micros};
-use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
+use utoipa::IntoResponses;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/market-data/screeners/gainers-losers/list", get(gainers_losers))
-        .route("/market-data/screeners/top-actives/list", get(top_actives))
-        .route("/market-data/screeners/market-sectors/list", get(market_sectors))
-        .route("/market-data/screeners/market-sectors/get", get(market_sector))
-        .route("/market-data/screeners/high-dividend-ranks/list", get(high_dividend))
-        .route("/market-data/screeners/week52-high-low/list", get(week52))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(gainers_losers))
+        .routes(routes!(top_actives))
+        .routes(routes!(market_sectors))
+        .routes(routes!(market_sector))
+        .routes(routes!(high_dividend))
+        .routes(routes!(week52))
 }
 
 /// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes`],
 /// paginated by `page_index` (from 1) and `page_size`, in the retired answers' shapes.
-pub fn legacy_routes() -> Router<AppState> {
-    const P: &str = "/openapi/market-data/screener";
-    Router::new()
-        .route(&format!("{P}/gainers-losers"), get(legacy_gainers_losers))
-        .route(&format!("{P}/top-active"), get(legacy_top_actives))
-        .route(&format!("{P}/market-sectors"), get(legacy_market_sectors))
-        .route(&format!("{P}/market-sectors-detail"), get(legacy_market_sector))
-        .route(&format!("{P}/high-dividend"), get(legacy_high_dividend))
-        .route(&format!("{P}/52whl"), get(legacy_week52))
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(legacy_gainers_losers))
+        .routes(routes!(legacy_top_actives))
+        .routes(routes!(legacy_market_sectors))
+        .routes(routes!(legacy_market_sector))
+        .routes(routes!(legacy_high_dividend))
+        .routes(routes!(legacy_week52))
 }
+
+/// NOT_FOUND: no sector has this id
+#[derive(IntoResponses)]
+#[response(status = 404)]
+pub struct UnknownSector(pub signet_model::ErrorBody);
 
 /// The length of the ranked lists.
 const TOP: u64 = 200;
@@ -88,15 +92,10 @@ struct Params {
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/gainers-losers/list",
-    operation_id = "screenersGainersLosers",
-    summary = "Top gainers/losers",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/gainers-losers/list", tag = "screeners",
+    operation_id = "screenersGainersLosers", summary = "Top gainers/losers",
+    params(CategoryParam, GainersParams, DirectionParam),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn gainers_losers(
     State(state): State<AppState>,
@@ -106,15 +105,10 @@ async fn gainers_losers(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/gainers-losers",
-    operation_id = "legacyGainersLosers",
-    summary = "Top gainers/losers (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::GainersRank>, Query, description = "The period of the change ranked, DAY_1 by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/gainers-losers", tag = "legacy",
+    operation_id = "legacyGainersLosers", summary = "Top gainers/losers (legacy)",
+    params(CategoryParam, GainersParams, DirectionParam, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_gainers_losers(
     State(state): State<AppState>,
@@ -136,9 +130,10 @@ async fn gainers_losers_list(state: &AppState, p: &Params) -> Result<Vec<Screene
         GainersRank::Month1 => Period::Month1,
         GainersRank::Month3 => Period::Month3,
         GainersRank::Week52 => Period::Week52,
-        GainersRank::PreMarket | GainersRank::AfterMarket | GainersRank::Min3 | GainersRank::Min5 => {
-            return intraday(state, rank, sort_by, direction).await;
-        }
+        GainersRank::PreMarket => return intraday_list(state, Intraday::PreMarket, sort_by, direction).await,
+        GainersRank::AfterMarket => return intraday_list(state, Intraday::AfterMarket, sort_by, direction).await,
+        GainersRank::Min3 => return intraday_list(state, Intraday::Min3, sort_by, direction).await,
+        GainersRank::Min5 => return intraday_list(state, Intraday::Min5, sort_by, direction).await,
     };
     let query = ScreenQuery {
         filter: Filter {
@@ -154,68 +149,26 @@ async fn gainers_losers_list(state: &AppState, p: &Params) -> Result<Vec<Screene
     list(state, &query, period).await
 }
 
-/// The intraday rank types, from the market simulator's prices: the pre-market move from the
-/// previous close (from 04:00 New York), the after-hours move from the close (from 16:00), or the
-/// move over the last 3 or 5 minutes (while a session is open). Outside those times, or on a day
-/// without trading, the list is empty. The figures other than the price and the change are the
-/// day's snapshot.
-async fn intraday(
+/// An intraday ranking ([`intraday`]): the simulator's moves over the window, then the
+/// store's rows of those instruments in the order asked, with the price and the change of the
+/// window. The other figures are the day's snapshot.
+async fn intraday_list(
     state: &AppState,
-    rank: GainersRank,
+    rank: Intraday,
     sort_by: SortBy,
     direction: Direction,
 ) -> Result<Vec<ScreenerItem>, ApiError> {
-    let now = state.market.now_ms();
-    let ny = NewYork::of(now);
-    let at = |second: i64| utc_ms_of(ny.day, second);
-    let open = ny.is_weekday() && ny.session() != Session::Closed;
-    // (from, to); no `from` for the move from the previous close.
-    let window = match rank {
-        GainersRank::PreMarket if ny.is_weekday() && ny.second >= PRE_OPEN => {
-            Some((None, at(ny.second.min(CORE_OPEN))))
-        }
-        GainersRank::AfterMarket if ny.is_weekday() && ny.second >= CORE_CLOSE => {
-            Some((Some(at(CORE_CLOSE)), at(ny.second.min(AFTER_CLOSE))))
-        }
-        GainersRank::Min3 if open => Some((Some(now - 3 * 60_000), now)),
-        GainersRank::Min5 if open => Some((Some(now - 5 * 60_000), now)),
-        _ => None,
-    };
-    let Some((from, to)) = window else {
+    let Some(window) = intraday::window(rank, state.market.now_ms()) else {
         return Ok(Vec::new());
     };
-    let mut moves: Vec<(i64, Decimal, Quote)> = state
-        .market
-        .moves(from.unwrap_or(to), to)
-        .into_iter()
-        .map(|(then, quote)| {
-            (
-                quote.instrument_id,
-                if from.is_some() { then } else { quote.pre_close },
-                quote,
-            )
-        })
-        .filter(|(_, base, quote)| {
-            !base.is_zero()
-                && match direction {
-                    Direction::Desc => quote.last > *base,
-                    Direction::Asc => quote.last < *base,
-                }
-        })
-        .collect();
-    let change = |(_, base, quote): &(i64, Decimal, Quote)| (quote.last - *base) / *base;
-    moves.sort_by(|a, b| match direction {
-        Direction::Desc => change(b).cmp(&change(a)),
-        Direction::Asc => change(a).cmp(&change(b)),
-    });
+    let prices = state.market.moves(window.from.unwrap_or(window.to), window.to);
     // Twice the list: the funds among them are not ranked.
-    moves.truncate(2 * TOP as usize);
-    let by_id: HashMap<i64, (Decimal, Quote)> = moves.iter().map(|(id, base, q)| (*id, (*base, q.clone()))).collect();
+    let moves = intraday::rank(window, prices, direction, 2 * TOP as usize);
     let rows = state
         .store
         .screen(&ScreenQuery {
             filter: Filter {
-                ids: Some(by_id.keys().copied().collect()),
+                ids: Some(moves.iter().map(|m| m.quote.instrument_id).collect()),
                 ..Filter::default()
             },
             rank: None,
@@ -225,38 +178,22 @@ async fn intraday(
             limit: 2 * TOP,
         })
         .await?;
-    let mut items: Vec<(Decimal, ScreenerItem)> = rows
-        .iter()
-        .filter_map(|row| {
-            let (base, quote) = by_id.get(&row.instrument_id)?;
-            let ratio = (quote.last - *base) / *base;
-            let mut item = item(row, Period::Day1);
-            item.price = quote.last.to_string();
-            item.change = (quote.last - *base).to_string();
-            item.change_ratio = ratio.round_dp(6).normalize().to_string();
-            Some((ratio, item))
+    let listed = intraday::list(&rows, &moves, sort_by == SortBy::ChangeRatio, direction, TOP as usize);
+    Ok(listed
+        .into_iter()
+        .map(|(row, m)| ScreenerItem {
+            price: m.quote.last.to_string(),
+            change: m.change().to_string(),
+            change_ratio: m.ratio().round_dp(6).normalize().to_string(),
+            ..item(row, Period::Day1)
         })
-        .collect();
-    if sort_by == SortBy::ChangeRatio {
-        items.sort_by(|(a, _), (b, _)| match direction {
-            Direction::Desc => b.cmp(a),
-            Direction::Asc => a.cmp(b),
-        });
-    }
-    items.truncate(TOP as usize);
-    Ok(items.into_iter().map(|(_, item)| item).collect())
+        .collect())
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/top-actives/list",
-    operation_id = "screenersTopActives",
-    summary = "Most active",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/top-actives/list", tag = "screeners",
+    operation_id = "screenersTopActives", summary = "Most active", params(CategoryParam, ActivesParams, DirectionParam),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn top_actives(
     State(state): State<AppState>,
@@ -266,15 +203,10 @@ async fn top_actives(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/top-active",
-    operation_id = "legacyTopActives",
-    summary = "Most active (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::ActivesRank>, Query, description = "What is ranked, VOLUME by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/top-active", tag = "legacy",
+    operation_id = "legacyTopActives", summary = "Most active (legacy)",
+    params(CategoryParam, ActivesParams, DirectionParam, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_top_actives(
     State(state): State<AppState>,
@@ -302,15 +234,10 @@ async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerIt
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/high-dividend-ranks/list",
-    operation_id = "screenersHighDividend",
-    summary = "High dividend",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/high-dividend-ranks/list", tag = "screeners",
+    operation_id = "screenersHighDividend", summary = "High dividend",
+    params(CategoryParam, HighDividendParams, DirectionParam),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn high_dividend(
     State(state): State<AppState>,
@@ -320,15 +247,10 @@ async fn high_dividend(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/high-dividend",
-    operation_id = "legacyHighDividend",
-    summary = "High dividend (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/high-dividend", tag = "legacy",
+    operation_id = "legacyHighDividend", summary = "High dividend (legacy)",
+    params(CategoryParam, HighDividendParams, DirectionParam, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_high_dividend(
     State(state): State<AppState>,
@@ -358,15 +280,10 @@ async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<Screener
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/week52-high-low/list",
-    operation_id = "screenersWeek52HighLow",
-    summary = "52-week high/low",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>),
-    )
+    get, path = "/market-data/screeners/week52-high-low/list", tag = "screeners",
+    operation_id = "screenersWeek52HighLow", summary = "52-week high/low",
+    params(CategoryParam, Week52Params, DirectionParam),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
 )]
 async fn week52(
     State(state): State<AppState>,
@@ -376,15 +293,10 @@ async fn week52(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/52whl",
-    operation_id = "legacyWeek52HighLow",
-    summary = "52-week high/low (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("rank_type" = Option<signet_model::screeners::Week52Rank>, Query, description = "NEW_HIGH by default"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO_52W by default; any value"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage),
-    )
+    get, path = "/openapi/market-data/screener/52whl", tag = "legacy",
+    operation_id = "legacyWeek52HighLow", summary = "52-week high/low (legacy)",
+    params(CategoryParam, Week52Params, DirectionParam, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
 )]
 async fn legacy_week52(
     State(state): State<AppState>,
@@ -454,31 +366,15 @@ fn sector_order(p: &Params) -> Result<SectorOrder, ApiError> {
 /// page through.
 async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<SectorRow>, ApiError> {
     let mut sectors = state.store.sectors(order.period).await?;
-    let key = |s: &SectorRow| match order.agg {
-        AggType::MarketValue => s.market_value,
-        AggType::Volume => s.volume as f64,
-    };
-    sectors.sort_by(|a, b| {
-        let by = key(a).total_cmp(&key(b)).then_with(|| b.name.cmp(&a.name));
-        if order.direction == Direction::Desc {
-            by.reverse()
-        } else {
-            by
-        }
-    });
+    order_sectors(&mut sectors, order.agg, order.direction);
     Ok(sectors)
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/market-sectors/list",
-    operation_id = "screenersMarketSectors",
-    summary = "Market sectors",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::SectorPage),
-    )
+    get, path = "/market-data/screeners/market-sectors/list", tag = "screeners",
+    operation_id = "screenersMarketSectors", summary = "Market sectors",
+    params(CategoryParam, SectorsParams, DirectionParam, PageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorPage))
 )]
 async fn market_sectors(
     State(state): State<AppState>,
@@ -507,15 +403,10 @@ async fn market_sectors(
 /// keep the two paths' sectors identical and the list short; the full, ordered membership is
 /// what market-sectors-detail pages through.
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/market-sectors",
-    operation_id = "legacyMarketSectors",
-    summary = "Market sectors (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("agg_type" = Option<signet_model::screeners::AggType>, Query, description = "MARKET_VALUE (default) or VOLUME"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>),
-    )
+    get, path = "/openapi/market-data/screener/market-sectors", tag = "legacy",
+    operation_id = "legacyMarketSectors", summary = "Market sectors (legacy)",
+    params(CategoryParam, SectorsParams, DirectionParam, LegacyPageParams),
+    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>))
 )]
 async fn legacy_market_sectors(
     State(state): State<AppState>,
@@ -564,7 +455,7 @@ async fn sector_members(
     let sectors = state.store.sectors(q.period).await?;
     let found = sectors
         .into_iter()
-        .find(|s| sector_id_of(&s.name) == q.sector_id)
+        .find(|s| sector_id(&s.name) == q.sector_id)
         .ok_or_else(|| {
             ApiError::not_found(format!(
                 "no sector has the id {:?}: see market-sectors/list",
@@ -589,16 +480,10 @@ async fn sector_members(
 }
 
 #[utoipa::path(
-    get,
-    path = "/market-data/screeners/market-sectors/get",
-    operation_id = "screenersMarketSector",
-    summary = "Market sector detail",
-    tag = "screeners",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
-    responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail),
-        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
-    )
+    get, path = "/market-data/screeners/market-sectors/get", tag = "screeners",
+    operation_id = "screenersMarketSector", summary = "Market sector detail",
+    params(CategoryParam, SectorParams, DirectionParam, PageParams),
+    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail), UnknownSector)
 )]
 async fn market_sector(
     State(state): State<AppState>,
@@ -620,15 +505,12 @@ async fn market_sector(
 }
 
 #[utoipa::path(
-    get,
-    path = "/openapi/market-data/screener/market-sectors-detail",
-    operation_id = "legacyMarketSector",
-    summary = "Market sector detail (legacy)",
-    tag = "legacy",
-    params(("category" = signet_model::screeners::Category, Query, description = "Required: US_STOCK"), ("sector_id" = String, Query, description = "The `id` of a sector from market-sectors/list", example = "45"), ("period" = Option<signet_model::screeners::SectorPeriod>, Query, description = "D1 (default), D5, M01 or M03"), ("sort_by" = Option<signet_model::screeners::SortBy>, Query, description = "The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)"), ("direction" = Option<signet_model::screeners::Direction>, Query, description = "DESC (default) or ASC"), ("page_index" = Option<u32>, Query, minimum = 1, description = "The page, from 1 (default 1)"), ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 20 by default")),
+    get, path = "/openapi/market-data/screener/market-sectors-detail", tag = "legacy",
+    operation_id = "legacyMarketSector", summary = "Market sector detail (legacy)",
+    params(CategoryParam, SectorParams, DirectionParam, LegacyPageParams),
     responses(
         (status = 200, description = "The ranking", body = signet_model::screeners::LegacySectorDetail),
-        (status = 404, description = "NOT_FOUND: no sector has this id", body = signet_model::ErrorBody),
+        UnknownSector,
     )
 )]
 async fn legacy_market_sector(
@@ -650,39 +532,9 @@ async fn legacy_market_sector(
     }))
 }
 
-/// The sector ids clients pass back: GICS codes for the GICS sectors, a slug for any other name.
-pub fn sector_id_of(name: &str) -> String {
-    let gics = match name {
-        "Energy" => "10",
-        "Materials" => "15",
-        "Industrials" => "20",
-        "Consumer Discretionary" => "25",
-        "Consumer Staples" => "30",
-        "Health Care" => "35",
-        "Financials" => "40",
-        "Information Technology" => "45",
-        "Communication Services" => "50",
-        "Utilities" => "55",
-        "Real Estate" => "60",
-        other => {
-            return other
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        '-'
-                    }
-                })
-                .collect();
-        }
-    };
-    gics.to_owned()
-}
-
 fn sector(s: &SectorRow) -> Sector {
     Sector {
-        id: sector_id_of(&s.name),
+        id: sector_id(&s.name),
         name: s.name.clone(),
         change_ratio: ratio_text(s.change_ratio),
         volume: s.volume.to_string(),
@@ -699,17 +551,6 @@ fn sector(s: &SectorRow) -> Sector {
                 name: name.clone(),
             })
             .collect(),
-    }
-}
-
-/// The closing price `period` ago, adjusted for splits since.
-pub fn base_close(s: &Snapshot, period: Period) -> Option<i64> {
-    match period {
-        Period::Day1 => Some(s.pre_close),
-        Period::Day5 => s.close_5d,
-        Period::Month1 => s.close_1m,
-        Period::Month3 => s.close_3m,
-        Period::Week52 => s.close_52w,
     }
 }
 
@@ -791,11 +632,5 @@ mod tests {
         assert_eq!(ratio_text(2.0), "2");
         assert_eq!(next_key(0, 20, 20), None);
         assert_eq!(next_key(0, 20, 21), Some(encode_key(20)));
-    }
-
-    #[test]
-    fn sector_ids() {
-        assert_eq!(sector_id_of("Information Technology"), "45");
-        assert_eq!(sector_id_of("Exchange Traded Funds"), "exchange-traded-funds");
     }
 }

@@ -1,7 +1,12 @@
 //! The screeners' query parameters, parsed into typed values; an invalid value is 400
-//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed.
+//! `ILLEGAL_PARAMETER` naming the parameter and the values allowed. The parameters are described
+//! for the OpenAPI document by the `IntoParams` types below, which a screener's current and legacy
+//! paths share (the handlers read them all as strings, to refuse a value themselves).
 
-use signet_model::screeners::{ActivesRank, Category, Direction as Dir, SectorPeriod, SortBy, Week52Rank, WireEnum};
+use signet_model::screeners::{
+    ActivesRank, AggType, Category, Direction as Dir, GainersRank, SectorPeriod, SortBy, Week52Rank, WireEnum,
+};
+use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::pagination;
@@ -67,6 +72,106 @@ impl LegacyPage {
         rows.drain(..start as usize);
         (rows, end < len)
     }
+}
+
+/// The first parameter of every screener.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CategoryParam {
+    /// Required: US_STOCK
+    pub category: Category,
+}
+
+/// The last parameter of every screener, but for the page.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DirectionParam {
+    /// DESC (default) or ASC
+    pub direction: Option<Dir>,
+}
+
+/// The parameters of gainers/losers, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GainersParams {
+    /// The period of the change ranked, DAY_1 by default
+    pub rank_type: Option<GainersRank>,
+    /// The order of the list, CHANGE_RATIO by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
+    pub sort_by: Option<SortBy>,
+}
+
+/// The parameters of the most active, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ActivesParams {
+    /// What is ranked, VOLUME by default
+    pub rank_type: Option<ActivesRank>,
+    /// The order of the list, VOLUME by default; one of the first 11 values (CHANGE_RATIO to VOLUME)
+    pub sort_by: Option<SortBy>,
+}
+
+/// The parameter of high dividend, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HighDividendParams {
+    /// The order of the list, YIELD by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
+    pub sort_by: Option<SortBy>,
+}
+
+/// The parameters of 52-week highs and lows, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Week52Params {
+    /// NEW_HIGH by default
+    pub rank_type: Option<Week52Rank>,
+    /// The order of the list, CHANGE_RATIO_52W by default; any value
+    pub sort_by: Option<SortBy>,
+}
+
+/// The parameters of the sector list, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SectorsParams {
+    /// MARKET_VALUE (default) or VOLUME
+    pub agg_type: Option<AggType>,
+    /// D1 (default), D5, M01 or M03
+    pub period: Option<SectorPeriod>,
+}
+
+/// The parameters of a sector's constituents, between the category and the direction.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SectorParams {
+    /// The `id` of a sector from market-sectors/list
+    #[param(example = "45")]
+    pub sector_id: String,
+    /// D1 (default), D5, M01 or M03
+    pub period: Option<SectorPeriod>,
+    /// The order of the list, CHANGE_RATIO by default; one of the first 13 values (CHANGE_RATIO to DIVIDEND)
+    pub sort_by: Option<SortBy>,
+}
+
+/// A page of the current sector calls.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// The previous page's `pagination_key`
+    pub pagination_key: Option<String>,
+    /// Rows a page, 20 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
+}
+
+/// A page of the legacy screener paths ([`LegacyPage`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LegacyPageParams {
+    /// The page, from 1 (default 1)
+    #[param(minimum = 1)]
+    pub page_index: Option<u32>,
+    /// Rows a page, 20 by default
+    #[param(minimum = 1, maximum = 100)]
+    pub page_size: Option<u32>,
 }
 
 /// The lengths of the `sort_by` lists each screener accepts.

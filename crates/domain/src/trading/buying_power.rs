@@ -1,0 +1,361 @@
+//! Whether an account can take new orders: a buy (or short sale) within its buying power, a sell
+//! of shares it holds and does not already sell in other orders. Placement, preview, batch
+//! placement and replacement all ask [`check`]; the server loads the account's standing (cash,
+//! positions and their prices, the claims of its open orders) and maps a refusal to its answer.
+
+use std::collections::HashMap;
+
+use rust_decimal::Decimal;
+use signet_model::orders::Side;
+use signet_model::{AccountType, ErrorCode};
+
+use super::accounting::buying_power;
+use super::combo::{ComboKind, Part, part};
+use super::spec::OrderSpec;
+use crate::Rejection;
+
+/// An order parsed and priced, ready for the check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PricedOrder {
+    pub spec: OrderSpec,
+    pub instrument_id: i64,
+    /// The price the order is expected to fill at: its limit, its stop, or the quote now.
+    pub estimate: Decimal,
+}
+
+/// A position as the check weighs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub instrument_id: i64,
+    /// Shares, negative when sold short.
+    pub quantity: Decimal,
+    /// The last price now.
+    pub price: Decimal,
+}
+
+/// An account as of now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    pub account_type: AccountType,
+    pub cash: Decimal,
+    pub positions: Vec<Position>,
+    /// The cash the account's open buy and short orders hold back.
+    pub reserved: Decimal,
+    /// The shares its open sell orders already sell, per instrument.
+    pub selling: HashMap<i64, Decimal>,
+}
+
+/// Buying power before the new orders and what would be left after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Headroom {
+    pub before: Decimal,
+    pub after: Decimal,
+}
+
+/// Checks `orders` (one order, a combination of `kind` in the order placed, or a batch of
+/// independent orders) against the account, refusing a buy beyond its buying power and a sell of
+/// shares it does not hold (or already sells in other orders). Of an OCO pair only one leg
+/// trades, so the larger claim counts; an order waiting for a master that buys may sell what the
+/// master buys.
+pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind>) -> Result<Headroom, Rejection> {
+    let Standing {
+        account_type,
+        cash,
+        positions,
+        reserved,
+        mut selling,
+    } = standing;
+    let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
+    for p in &positions {
+        let value = p.quantity * p.price;
+        if value.is_sign_negative() {
+            short_value -= value;
+        } else {
+            long_value += value;
+        }
+    }
+    let before = buying_power(account_type, cash, long_value, short_value, reserved);
+    let master = orders
+        .first()
+        .filter(|_| matches!(kind, Some(ComboKind::Oto | ComboKind::Otoco)));
+    let (mut cost, mut leg_cost) = (Decimal::ZERO, Decimal::ZERO);
+    for (i, p) in orders.iter().enumerate() {
+        let mut held = positions
+            .iter()
+            .find(|h| h.instrument_id == p.instrument_id)
+            .map_or(Decimal::ZERO, |h| h.quantity);
+        let waits = i > 0 && master.is_some();
+        if let Some(m) = master.filter(|m| waits && m.spec.side == Side::Buy && m.instrument_id == p.instrument_id) {
+            held += m.spec.quantity;
+        }
+        let (order_cost, shares) = match p.spec.side {
+            Side::Buy => (p.spec.quantity * p.estimate, Decimal::ZERO),
+            Side::Short if account_type == AccountType::Cash => {
+                return Err(Rejection::new(
+                    ErrorCode::UnsupportedSide,
+                    "side \"SHORT\" is for MARGIN accounts: a CASH account sells only what it holds",
+                ));
+            }
+            Side::Short if held > Decimal::ZERO => {
+                return Err(Rejection::new(
+                    ErrorCode::InsufficientPosition,
+                    format!(
+                        "the account holds {held} {} long: SELL them before selling short",
+                        p.spec.symbol
+                    ),
+                ));
+            }
+            // A short sale uses buying power as a purchase does (Reg T: 50% of its value).
+            Side::Short => (p.spec.quantity * p.estimate, Decimal::ZERO),
+            Side::Sell => {
+                let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
+                if p.spec.quantity > free {
+                    return Err(Rejection::new(
+                        ErrorCode::InsufficientPosition,
+                        format!(
+                            "the account can sell {free} {} (held and not already being sold)",
+                            p.spec.symbol
+                        ),
+                    ));
+                }
+                (Decimal::ZERO, if waits { Decimal::ZERO } else { p.spec.quantity })
+            }
+        };
+        // The legs come last: each is checked against the same shares.
+        if part(p.spec.combo_type) == Part::Leg {
+            leg_cost = leg_cost.max(order_cost);
+        } else {
+            cost += order_cost;
+            *selling.entry(p.instrument_id).or_default() += shares;
+        }
+    }
+    cost += leg_cost;
+    if cost > before {
+        let kind = if account_type == AccountType::Cash {
+            "cash"
+        } else {
+            "margin"
+        };
+        return Err(Rejection::new(
+            ErrorCode::InsufficientBuyingPower,
+            format!(
+                "the order needs about {} USD and the {kind} account's buying power is {} USD",
+                cost.round_dp(2),
+                before.round_dp(2)
+            ),
+        ));
+    }
+    Ok(Headroom {
+        before,
+        after: before - cost,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use signet_model::orders::{ComboType, OrderType, TimeInForce, TradingSession};
+
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn order(instrument_id: i64, side: Side, quantity: &str, estimate: &str, combo_type: ComboType) -> PricedOrder {
+        PricedOrder {
+            spec: OrderSpec {
+                client_order_id: format!("c{instrument_id}{side:?}{quantity}"),
+                combo_type,
+                symbol: format!("S{instrument_id}"),
+                side,
+                order_type: OrderType::Limit,
+                time_in_force: TimeInForce::Day,
+                quantity: d(quantity),
+                cash_amount: None,
+                limit_price: Some(d(estimate)),
+                stop_price: None,
+                trailing: None,
+                expire_day: None,
+                session: TradingSession::Core,
+            },
+            instrument_id,
+            estimate: d(estimate),
+        }
+    }
+
+    fn normal(instrument_id: i64, side: Side, quantity: &str, estimate: &str) -> PricedOrder {
+        order(instrument_id, side, quantity, estimate, ComboType::Normal)
+    }
+
+    fn cash(amount: &str) -> Standing {
+        Standing {
+            account_type: AccountType::Cash,
+            cash: d(amount),
+            positions: Vec::new(),
+            reserved: Decimal::ZERO,
+            selling: HashMap::new(),
+        }
+    }
+
+    fn holding(mut standing: Standing, instrument_id: i64, quantity: &str, price: &str) -> Standing {
+        standing.positions.push(Position {
+            instrument_id,
+            quantity: d(quantity),
+            price: d(price),
+        });
+        standing
+    }
+
+    #[test]
+    fn a_buy_within_the_cash_passes_and_leaves_the_rest() {
+        let buy = normal(1, Side::Buy, "10", "50");
+        assert_eq!(
+            check(cash("1000"), &[&buy], None),
+            Ok(Headroom {
+                before: d("1000"),
+                after: d("500")
+            })
+        );
+    }
+
+    #[test]
+    fn a_buy_beyond_the_buying_power_less_the_reserved_cash_is_refused() {
+        let mut standing = cash("1000");
+        standing.reserved = d("600");
+        let e = check(standing, &[&normal(1, Side::Buy, "10", "50")], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InsufficientBuyingPower);
+        assert_eq!(
+            e.message,
+            "the order needs about 500 USD and the cash account's buying power is 400 USD"
+        );
+    }
+
+    #[test]
+    fn a_margin_account_buys_on_twice_its_equity() {
+        let standing = Standing {
+            account_type: AccountType::Margin,
+            ..holding(cash("1000"), 1, "10", "100")
+        };
+        // Equity 2000, doubled, less the 1000 the long position uses.
+        let headroom = check(standing, &[&normal(2, Side::Buy, "30", "100")], None).unwrap();
+        assert_eq!((headroom.before, headroom.after), (d("3000"), d("0")));
+    }
+
+    #[test]
+    fn a_sell_is_limited_to_the_shares_held_and_not_already_sold() {
+        let mut standing = holding(cash("0"), 1, "10", "5");
+        standing.selling.insert(1, d("4"));
+        assert!(check(standing.clone(), &[&normal(1, Side::Sell, "6", "5")], None).is_ok());
+        let e = check(standing, &[&normal(1, Side::Sell, "7", "5")], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InsufficientPosition);
+        assert_eq!(e.message, "the account can sell 6 S1 (held and not already being sold)");
+    }
+
+    #[test]
+    fn two_sells_of_a_batch_share_the_shares() {
+        let standing = holding(cash("0"), 1, "10", "5");
+        let (a, b) = (normal(1, Side::Sell, "6", "5"), normal(1, Side::Sell, "5", "5"));
+        let e = check(standing, &[&a, &b], None).unwrap_err();
+        assert_eq!(e.message, "the account can sell 4 S1 (held and not already being sold)");
+    }
+
+    #[test]
+    fn short_sales_need_a_margin_account_without_a_long_position() {
+        let short = normal(1, Side::Short, "1", "10");
+        assert_eq!(
+            check(cash("1000"), &[&short], None).unwrap_err().code,
+            ErrorCode::UnsupportedSide
+        );
+        let margin = Standing {
+            account_type: AccountType::Margin,
+            ..holding(cash("1000"), 1, "3", "10")
+        };
+        let e = check(margin, &[&short], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InsufficientPosition);
+        assert_eq!(e.message, "the account holds 3 S1 long: SELL them before selling short");
+    }
+
+    #[test]
+    fn an_order_waiting_for_a_master_that_buys_may_sell_what_it_buys() {
+        let master = order(1, Side::Buy, "10", "10", ComboType::Master);
+        let profit = order(1, Side::Sell, "10", "12", ComboType::StopProfit);
+        let loss = order(1, Side::Sell, "10", "9", ComboType::StopLoss);
+        let headroom = check(cash("100"), &[&master, &profit, &loss], Some(ComboKind::Otoco)).unwrap();
+        assert_eq!(headroom.after, d("0"));
+        assert!(check(cash("100"), &[&profit], None).is_err(), "alone, nothing to sell");
+    }
+
+    #[test]
+    fn of_an_oco_pair_only_the_larger_leg_counts() {
+        let a = order(1, Side::Buy, "10", "10", ComboType::StopProfit);
+        let b = order(1, Side::Buy, "10", "9", ComboType::StopLoss);
+        let headroom = check(cash("100"), &[&a, &b], Some(ComboKind::Oco)).unwrap();
+        assert_eq!(headroom.after, d("0"));
+    }
+
+    proptest! {
+        /// Buys pass exactly when their cost fits the buying power, which they then lower by it.
+        #[test]
+        fn buys_pass_when_they_fit_and_spend_what_they_cost(
+            cash_cents in 0u32..10_000_000,
+            reserved_cents in 0u32..1_000_000,
+            buys in prop::collection::vec((1i64..5, 1u32..1_000, 1u32..100_000), 1..6),
+        ) {
+            let mut standing = cash(&(Decimal::from(cash_cents) / Decimal::ONE_HUNDRED).to_string());
+            standing.reserved = Decimal::from(reserved_cents) / Decimal::ONE_HUNDRED;
+            let orders: Vec<PricedOrder> = buys
+                .iter()
+                .map(|(id, q, cents)| normal(*id, Side::Buy, &q.to_string(), &(Decimal::from(*cents) / Decimal::ONE_HUNDRED).to_string()))
+                .collect();
+            let cost: Decimal = orders.iter().map(|o| o.spec.quantity * o.estimate).sum();
+            let before = (standing.cash - standing.reserved).max(Decimal::ZERO);
+            let refs: Vec<&PricedOrder> = orders.iter().collect();
+            match check(standing, &refs, None) {
+                Ok(headroom) => {
+                    prop_assert!(cost <= before);
+                    prop_assert_eq!(headroom, Headroom { before, after: before - cost });
+                    prop_assert!(headroom.after >= Decimal::ZERO);
+                }
+                Err(e) => {
+                    prop_assert!(cost > before);
+                    prop_assert_eq!(e.code, ErrorCode::InsufficientBuyingPower);
+                }
+            }
+        }
+
+        /// Sells never move buying power, and pass exactly when each instrument's sells add up
+        /// to no more than what is held and not already sold.
+        #[test]
+        fn sells_pass_when_the_shares_are_free(
+            held in prop::collection::vec(0u32..100, 3),
+            already in prop::collection::vec(0u32..100, 3),
+            sells in prop::collection::vec((0i64..3, 1u32..60), 1..6),
+        ) {
+            let mut standing = cash("100");
+            for (id, (h, a)) in held.iter().zip(&already).enumerate() {
+                standing = holding(standing, id as i64, &h.to_string(), "1");
+                standing.selling.insert(id as i64, Decimal::from(*a));
+            }
+            let orders: Vec<PricedOrder> = sells
+                .iter()
+                .map(|(id, q)| normal(*id, Side::Sell, &q.to_string(), "1"))
+                .collect();
+            let fits = (0..3).all(|id| {
+                let wanted: u32 = sells.iter().filter(|(i, _)| *i == id).map(|(_, q)| q).sum();
+                wanted <= held[id as usize].saturating_sub(already[id as usize])
+            });
+            let refs: Vec<&PricedOrder> = orders.iter().collect();
+            match check(standing, &refs, None) {
+                Ok(headroom) => {
+                    prop_assert!(fits);
+                    prop_assert_eq!(headroom.before, headroom.after);
+                }
+                Err(e) => {
+                    prop_assert!(!fits);
+                    prop_assert_eq!(e.code, ErrorCode::InsufficientPosition);
+                }
+            }
+        }
+    }
+}

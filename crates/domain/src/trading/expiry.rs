@@ -1,0 +1,113 @@
+//! When an order expires by its time in force, on the simulated clock: a DAY order at the next
+//! close of the sessions it may trade in, a GTD order at that close on its last day.
+
+use signet_model::orders::{TimeInForce, TradingSession};
+
+use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of};
+
+/// The simulated moment (UTC milliseconds) an order placed at `now_sim_ms` expires; `None` for
+/// GTC and IOC orders (an IOC order ends at its first tick instead). `expire_day` is a GTD
+/// order's last day.
+pub fn expires_at(
+    time_in_force: TimeInForce,
+    session: TradingSession,
+    expire_day: Option<i32>,
+    now_sim_ms: i64,
+) -> Option<i64> {
+    match time_in_force {
+        TimeInForce::Day => Some(day_order_expiry(now_sim_ms, session)),
+        TimeInForce::Gtd => expire_day.map(|day| utc_ms_of(day, session_close(session))),
+        TimeInForce::Gtc | TimeInForce::Ioc => None,
+    }
+}
+
+/// The next close of `session` on a weekday: today's when it is a weekday still before it.
+fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
+    let close = session_close(session);
+    let now = NewYork::of(now_sim_ms);
+    let mut day = now.day;
+    if !now.is_weekday() || now.second >= close {
+        day += 1;
+        while !(NewYork { day, second: 0 }).is_weekday() {
+            day += 1;
+        }
+    }
+    utc_ms_of(day, close)
+}
+
+/// The second of the New York day an order's sessions end: the core close, the after-hours
+/// close, or the overnight session's close in the morning.
+fn session_close(session: TradingSession) -> i64 {
+    match session {
+        TradingSession::Core | TradingSession::N => CORE_CLOSE,
+        TradingSession::All | TradingSession::AllDay => AFTER_CLOSE,
+        TradingSession::Night => PRE_OPEN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::marketdata::units::parse_day;
+
+    /// `date` at `hour:minute` New York.
+    fn at(date: &str, hour: i64, minute: i64) -> i64 {
+        utc_ms_of(parse_day(date).unwrap(), hour * 3600 + minute * 60)
+    }
+
+    #[test]
+    fn a_day_order_expires_at_todays_close_of_its_sessions() {
+        // 2026-03-06 is a Friday.
+        let morning = at("2026-03-06", 10, 0);
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::Core, None, morning),
+            Some(at("2026-03-06", 16, 0))
+        );
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::All, None, morning),
+            Some(at("2026-03-06", 20, 0))
+        );
+    }
+
+    #[test]
+    fn after_the_close_or_on_a_weekend_a_day_order_lasts_to_the_next_weekdays_close() {
+        let friday_evening = at("2026-03-06", 16, 0);
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::Core, None, friday_evening),
+            Some(at("2026-03-09", 16, 0))
+        );
+        let sunday = at("2026-03-08", 12, 0);
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::Night, None, sunday),
+            Some(at("2026-03-09", 4, 0))
+        );
+    }
+
+    #[test]
+    fn a_gtd_order_expires_at_its_last_days_close_and_gtc_never() {
+        let day = parse_day("2026-04-01").unwrap();
+        assert_eq!(
+            expires_at(TimeInForce::Gtd, TradingSession::Core, Some(day), 0),
+            Some(at("2026-04-01", 16, 0))
+        );
+        assert_eq!(expires_at(TimeInForce::Gtc, TradingSession::Core, None, 0), None);
+        assert_eq!(expires_at(TimeInForce::Ioc, TradingSession::Core, None, 0), None);
+    }
+
+    proptest! {
+        /// A DAY order expires after it is placed, within four days (a Friday evening's order
+        /// lasts to Monday), at a close on a weekday.
+        #[test]
+        fn a_day_order_expires_soon_after_on_a_weekday(now in 0i64..4_000_000_000_000, all in any::<bool>()) {
+            let session = if all { TradingSession::All } else { TradingSession::Core };
+            let expiry = expires_at(TimeInForce::Day, session, None, now).unwrap();
+            prop_assert!(expiry > now);
+            prop_assert!(expiry - now <= 4 * 86_400_000);
+            let ny = NewYork::of(expiry);
+            prop_assert!(ny.is_weekday());
+            prop_assert_eq!(ny.second, session_close(session));
+        }
+    }
+}
