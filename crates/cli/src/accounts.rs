@@ -3,7 +3,6 @@
 use clap::{Args, Subcommand};
 
 use crate::ClientArgs;
-
 use crate::output::list;
 
 #[derive(Args)]

@@ -2,14 +2,13 @@
 //! These run beside a live server on the same database.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rust_decimal::Decimal;
 use secrecy::SecretString;
 use signet_model::{AccountType, TokenStatus};
+use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
 use crate::secrets::{KeyError, MasterKey, random_hex};
-use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AdminError {
@@ -43,10 +42,7 @@ pub struct Admin {
 pub const CURRENCY: &str = "USD";
 
 fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as i64
+    signet_domain::simulator::clock::wall_clock_ms()
 }
 
 fn valid_text(s: &str) -> bool {

@@ -10,18 +10,18 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use signet_model::ErrorCode;
+use signet_store::{NonceStore, Store};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::market::Simulator;
-use signet_store::{NonceStore, Store};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]

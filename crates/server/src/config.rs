@@ -4,10 +4,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
+use signet_domain::trading::accounting::Commission;
 
 use crate::market::MarketConfig;
 use crate::marketdata::watchlists::WatchlistLimits;
-use signet_domain::trading::accounting::Commission;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use secrecy::SecretString;
-
-use crate::secrets::{KeyError, MasterKey};
 use signet_store::{Durability, SqlStore};
 use signet_store::{Store, StoreError};
+
+use crate::secrets::{KeyError, MasterKey};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {

@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use signet_domain::Rejection;
 use signet_model::error::SignatureDebug;
 use signet_model::{ErrorBody, ErrorCode};
+use signet_store::StoreError;
 
 use crate::secrets::KeyError;
-use signet_store::StoreError;
 
 /// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
 /// that helps an honest client fix its request.

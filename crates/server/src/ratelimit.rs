@@ -41,7 +41,7 @@ impl Limiter {
     }
 
     fn now_ms(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Counts a request of `app_key` to the group of `path` now. `None` when the shared store

@@ -57,7 +57,10 @@ impl MasterKey {
 
     /// Where the key file of the database at `db_path` lives: beside it, `<db>.key`.
     pub fn default_file(db_path: &Path) -> PathBuf {
-        let mut name = db_path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = db_path
+            .file_name()
+            .map(std::ffi::OsStr::to_os_string)
+            .unwrap_or_default();
         name.push(".key");
         db_path.with_file_name(name)
     }

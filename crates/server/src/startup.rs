@@ -6,6 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use secrecy::ExposeSecret;
+use signet_domain::simulator::clock::ClockMode;
+use signet_store::memory::MemoryNonces;
+use signet_store::redis::{Redis, RedisArrivals, RedisNonces};
+use signet_store::{NonceStore, StoreError};
 use tokio::net::TcpListener;
 
 use crate::app::{AppState, router};
@@ -17,10 +21,6 @@ use crate::engine::book::Book;
 use crate::market::Simulator;
 use crate::ratelimit::Limiter;
 use crate::trading::reservations::Reservations;
-use signet_domain::simulator::clock::ClockMode;
-use signet_store::memory::MemoryNonces;
-use signet_store::redis::{Redis, RedisArrivals, RedisNonces};
-use signet_store::{NonceStore, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -175,10 +175,7 @@ async fn purge_nonces(state: AppState) {
     let mut ticker = tokio::time::interval(state.config.nonce_purge_interval);
     loop {
         ticker.tick().await;
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis() as i64;
+        let now_ms = signet_domain::simulator::clock::wall_clock_ms();
         match nonces.purge_expired(now_ms).await {
             Ok(0) => {}
             Ok(n) => tracing::debug!(purged = n, "expired nonces deleted"),

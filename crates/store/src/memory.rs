@@ -8,9 +8,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use signet_domain::simulator::clock::wall_clock_ms;
 
 use crate::{NonceStore, StoreError};
-use signet_domain::simulator::clock::wall_clock_ms;
 
 pub struct MemoryNonces {
     started_ms: i64,

@@ -12,9 +12,9 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{Client, IntoConnectionInfo, RedisError, Script};
 use async_trait::async_trait;
+use signet_domain::ratelimit::{Decision, Group, Limit};
 
 use crate::{NonceStore, StoreError};
-use signet_domain::ratelimit::{Decision, Group, Limit};
 
 /// Each attempt to connect gives up after this long, so that a Redis that does not answer turns
 /// into refusals (nonces) or unlimited requests (rate limits) instead of hanging requests.

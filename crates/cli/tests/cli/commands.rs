@@ -4,8 +4,9 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::common::{credential, run_json, serve, signet, stop};
 use serde_json::Value;
+
+use crate::common::{credential, run_json, serve, signet, stop};
 
 #[test]
 fn sign_reproduces_every_shared_vector() {

@@ -5,10 +5,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::{Serving, market_buy, run_json, serve, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::{Database, Durability};
+
+use crate::common::{Serving, market_buy, run_json, serve, signet, stop};
 
 const WORKERS: usize = 8;
 

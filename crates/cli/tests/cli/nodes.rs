@@ -7,10 +7,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{Serving, market_buy, run_json, serve_with, signet, stop};
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::database::Location;
+
+use crate::common::{Serving, market_buy, run_json, serve_with, signet, stop};
 
 const WORKERS: usize = 9;
 const MASTER_KEY: &str = "4e6f64657320736861726520746869732074657374206b6579206f6e6c792e2e";

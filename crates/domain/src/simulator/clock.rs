@@ -57,7 +57,7 @@ impl NewYork {
         let offset = eastern_offset_hours(utc_ms) * HOUR_MS;
         let local = utc_ms + offset;
         NewYork {
-            day: day_of(local),
+            day: day_number_of(local),
             second: local.rem_euclid(DAY_MS) / 1000,
         }
     }
@@ -91,7 +91,7 @@ pub fn utc_ms_of(day: i32, second: i64) -> i64 {
 
 /// New York's offset from UTC at a UTC instant: −4 in daylight-saving time, −5 otherwise.
 pub fn eastern_offset_hours(utc_ms: i64) -> i64 {
-    let year = date_of(day_of(utc_ms)).year();
+    let year = date_of(day_number_of(utc_ms)).year();
     let (start, end) = if year >= 2007 {
         (nth_sunday(year, Month::March, 2), nth_sunday(year, Month::November, 1))
     } else {
@@ -164,7 +164,7 @@ impl Clock {
 }
 
 /// The day number of a time in milliseconds (saturating far outside the calendar).
-fn day_of(ms: i64) -> i32 {
+pub fn day_number_of(ms: i64) -> i32 {
     let day = ms.div_euclid(DAY_MS);
     i32::try_from(day).unwrap_or(if day < 0 { i32::MIN } else { i32::MAX })
 }

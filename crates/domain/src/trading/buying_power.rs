@@ -341,9 +341,9 @@ mod tests {
                 .iter()
                 .map(|(id, q)| normal(*id, Side::Sell, &q.to_string(), "1"))
                 .collect();
-            let fits = (0..3).all(|id| {
-                let wanted: u32 = sells.iter().filter(|(i, _)| *i == id).map(|(_, q)| q).sum();
-                wanted <= held[id as usize].saturating_sub(already[id as usize])
+            let fits = held.iter().zip(&already).enumerate().all(|(slot, (held, already))| {
+                let wanted: u32 = sells.iter().filter(|(i, _)| usize::try_from(*i) == Ok(slot)).map(|(_, q)| q).sum();
+                wanted <= held.saturating_sub(*already)
             });
             let refs: Vec<&PricedOrder> = orders.iter().collect();
             match check(standing, &refs, None) {

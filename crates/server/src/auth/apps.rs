@@ -11,10 +11,10 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use secrecy::SecretString;
+use signet_store::{AppStatus, Store};
 
 use crate::error::ApiError;
 use crate::secrets::MasterKey;
-use signet_store::{AppStatus, Store};
 
 /// An app allowed to call: what verification and handlers need.
 pub struct ActiveApp {

@@ -99,7 +99,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
         ));
     }
     if config.require_token && !crate::tokens::is_exempt(parts.uri.path()) {
-        crate::tokens::require_token(&state, &app.app_key, &parts.headers, now.as_millis() as i64).await?;
+        crate::tokens::require_token(&state, &app.app_key, &parts.headers, signet_domain::times::millis(now)).await?;
     }
 
     tracing::Span::current().record("app_key", &*app.app_key);
@@ -355,7 +355,11 @@ fn received_host(parts: &Parts) -> Result<&str, ApiError> {
             .to_str()
             .map_err(|_| ApiError::illegal_parameter("the Host header must be printable ASCII")),
         (Some(_), Some(_)) => Err(ApiError::illegal_parameter("the Host header was sent more than once")),
-        (None, _) => Ok(parts.uri.authority().map(|a| a.as_str()).unwrap_or("")),
+        (None, _) => Ok(parts
+            .uri
+            .authority()
+            .map(axum::http::uri::Authority::as_str)
+            .unwrap_or("")),
     }
 }
 

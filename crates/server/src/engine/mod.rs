@@ -7,12 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use signet_model::orders::TimeInForce;
-
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::trading::matching;
 use signet_domain::trading::order::{Event, Order};
+use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest};
 
 use crate::app::AppState;
@@ -112,7 +111,8 @@ async fn end(state: &AppState, order: &Order, event: Event, reason: &str) -> Res
 /// Moves a manual clock forward by `by`, ticking on the way as the running clock would.
 pub async fn step(state: &AppState, by: Duration) -> Result<(), ApiError> {
     // Whole milliseconds, which is what the clock counts in.
-    let per_tick = Duration::from_millis((by / MAX_TICKS_PER_STEP).as_millis() as u64 + 1);
+    let per_tick =
+        Duration::from_millis(u64::try_from((by / MAX_TICKS_PER_STEP).as_millis()).unwrap_or(u64::MAX - 1) + 1);
     let tick_length = state.market.tick().max(per_tick);
     let mut left = by;
     while !left.is_zero() {

@@ -19,7 +19,6 @@ use std::time::Duration;
 
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
-
 use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
@@ -316,6 +315,8 @@ impl Simulator {
                 .round_dp(2)
                 .max(Decimal::new(1, 2))
         };
+        // A tenth of a minute's volume, in round lots: 100 to 1,000,000 shares.
+        #[expect(clippy::cast_possible_truncation, reason = "clamped to 1,000,000")]
         let size = (((listing.volume / 390.0 / 10.0) / 100.0).round() * 100.0).clamp(100.0, 1_000_000.0) as u64;
         let pin = state.pins.get(&instrument_id);
         let last = pin.map_or_else(|| cents(price), |p| p.last);
@@ -338,6 +339,10 @@ impl Simulator {
             high: high.max(last),
             low: low.min(last),
             pre_close,
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "a day's simulated volume is far below 2^64"
+            )]
             volume: plan_volume as u64,
             pinned: pin.is_some(),
         })

@@ -6,11 +6,15 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
-use signet_model::{ErrorBody, ErrorCode};
-
+use signet_domain::marketdata::units::format_day;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{ClockMode, NewYork};
+use signet_domain::times::format_ms;
+use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
+use signet_model::{ErrorBody, ErrorCode};
+use utoipa::IntoResponses;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::MarketError;
 use crate::app::AppState;
@@ -18,11 +22,6 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
-use signet_domain::marketdata::units::format_day;
-use signet_domain::times::format_ms;
-use utoipa::IntoResponses;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
 #[derive(IntoResponses)]
@@ -94,7 +93,7 @@ struct SymbolParam {
     operation_id = "marketQuote", summary = "Simulator quote",
     params(("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL")),
     responses(
-        (status = 200, description = "The simulator's quote now", body = signet_model::market::MarketQuote),
+        (status = 200, description = "The simulator's quote now", body = MarketQuote),
         AdminOnly, InstrumentNotFound,
     )
 )]
@@ -124,9 +123,9 @@ fn decimal(name: &str, value: Option<&str>) -> Result<Option<Decimal>, ApiError>
 #[utoipa::path(
     post, path = "/admin/market/set", tag = "market simulator",
     operation_id = "marketSetQuote", summary = "Pin or release a quote",
-    request_body = signet_model::market::SetQuoteRequest,
+    request_body = SetQuoteRequest,
     responses(
-        (status = 200, description = "The quote as pinned or released", body = signet_model::market::MarketQuote),
+        (status = 200, description = "The quote as pinned or released", body = MarketQuote),
         AdminOnly, InstrumentNotFound,
     )
 )]
@@ -153,9 +152,9 @@ async fn set(
 
 #[utoipa::path(
     post, path = "/admin/market/step", tag = "market simulator",
-    operation_id = "marketStep", summary = "Step the simulated clock", request_body = signet_model::market::StepRequest,
+    operation_id = "marketStep", summary = "Step the simulated clock", request_body = StepRequest,
     responses(
-        (status = 200, description = "The clock after the step", body = signet_model::market::MarketClock),
+        (status = 200, description = "The clock after the step", body = MarketClock),
         AdminOnly,
     )
 )]
@@ -178,7 +177,7 @@ async fn step(
     get, path = "/admin/market/clock", tag = "market simulator",
     operation_id = "marketClock", summary = "Simulator clock",
     responses(
-        (status = 200, description = "The simulator's clock", body = signet_model::market::MarketClock),
+        (status = 200, description = "The simulator's clock", body = MarketClock),
         AdminOnly,
     )
 )]

@@ -19,9 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rust_decimal::Decimal;
-use tokio::sync::mpsc;
-
-use super::import::{Chunk, ImportError, ImportMessage, ImportOptions, Progress, Source, import};
 use signet_domain::marketdata::fundamentals;
 use signet_domain::marketdata::rng::Rng;
 use signet_domain::marketdata::units::to_micros;
@@ -29,6 +26,9 @@ use signet_domain::marketdata::{
     ActionKind, ActionSource, Bar, CorporateAction, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
 };
 use signet_store::{Store, StoreError};
+use tokio::sync::mpsc;
+
+use super::import::{Chunk, ImportError, ImportMessage, ImportOptions, Progress, Source, import};
 
 /// The seed of every generated number.
 pub const SEED: u64 = 2013;
@@ -197,6 +197,10 @@ async fn generate_fundamentals(store: Arc<dyn Store>, recent_days: &[i32]) -> Re
 
 /// Generates and sends everything the real files lack; returns the number of generated series
 /// and bars. Runs on a blocking thread.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "simulated prices and volumes are far below 2^63"
+)]
 fn generate(
     instruments: &[Instrument],
     last_closes: &HashMap<i64, i64>,
@@ -324,6 +328,7 @@ struct Profile {
 }
 
 impl Profile {
+    #[expect(clippy::cast_possible_truncation, reason = "share counts and an offset below 63")]
     fn draw(rng: &mut Rng, instrument: &Instrument) -> Self {
         let indices = instrument.indices.as_deref().unwrap_or("");
         // Market value in dollars: large for index members, small for the rest of the listings.

@@ -4,23 +4,23 @@
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::times::format_ms;
 use signet_model::watchlists::{
     CreateWatchlist, InstrumentRef, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId, WatchlistInstrument,
     WatchlistInstruments, WatchlistInstrumentsChange,
 };
 use signet_model::{ErrorBody, ErrorCode};
+use signet_store::{NewWatchlistItem, WatchlistRecord};
+use utoipa::IntoResponses;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{JsonBody, QueryParams};
 use crate::secrets::random_hex;
-use signet_domain::simulator::clock::wall_clock_ms;
-use signet_domain::times::format_ms;
-use signet_store::{NewWatchlistItem, WatchlistRecord};
-use utoipa::IntoResponses;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 /// WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id
 #[derive(IntoResponses)]
@@ -99,7 +99,7 @@ async fn owned(state: &AppState, caller: &Caller, watchlist_id: &str) -> Result<
     get, path = "/market-data/watchlists/list", tag = "watchlists",
     operation_id = "listWatchlists", summary = "Get watchlists",
     responses(
-        (status = 200, description = "The calling app's watchlists, highest `sort` first", body = Vec<signet_model::watchlists::Watchlist>),
+        (status = 200, description = "The calling app's watchlists, highest `sort` first", body = Vec<Watchlist>),
     )
 )]
 async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Watchlist>>, ApiError> {
@@ -117,8 +117,8 @@ async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<
 #[utoipa::path(
     post, path = "/market-data/watchlists/create", tag = "watchlists",
     operation_id = "createWatchlist", summary = "Create watchlist",
-    request_body = signet_model::watchlists::CreateWatchlist,
-    responses((status = 200, description = "The new watchlist", body = signet_model::watchlists::Watchlist))
+    request_body = CreateWatchlist,
+    responses((status = 200, description = "The new watchlist", body = Watchlist))
 )]
 async fn create(
     State(state): State<AppState>,
@@ -144,9 +144,9 @@ async fn create(
 #[utoipa::path(
     post, path = "/market-data/watchlists/update", tag = "watchlists",
     operation_id = "updateWatchlist", summary = "Update watchlist",
-    request_body = signet_model::watchlists::UpdateWatchlist,
+    request_body = UpdateWatchlist,
     responses(
-        (status = 200, description = "The watchlist as updated", body = signet_model::watchlists::Watchlist),
+        (status = 200, description = "The watchlist as updated", body = Watchlist),
         WatchlistNotFound,
     )
 )]
@@ -173,9 +173,9 @@ async fn update(
 #[utoipa::path(
     post, path = "/market-data/watchlists/delete", tag = "watchlists",
     operation_id = "deleteWatchlist", summary = "Delete watchlist",
-    request_body = signet_model::watchlists::WatchlistId,
+    request_body = WatchlistId,
     responses(
-        (status = 200, description = "The watchlist is deleted", body = signet_model::watchlists::WatchlistDeleted),
+        (status = 200, description = "The watchlist is deleted", body = WatchlistDeleted),
         WatchlistNotFound,
     )
 )]
@@ -207,7 +207,7 @@ struct WatchlistParam {
     operation_id = "listWatchlistInstruments", summary = "Get watchlist instruments",
     params(("watchlist_id" = String, Query, description = "A watchlist of the calling app")),
     responses(
-        (status = 200, description = "The watchlist's instruments, highest `sort` first", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 200, description = "The watchlist's instruments, highest `sort` first", body = WatchlistInstruments),
         WatchlistNotFound,
     )
 )]
@@ -278,9 +278,9 @@ async fn resolve<'a>(
 #[utoipa::path(
     post, path = "/market-data/watchlists/instruments/add", tag = "watchlists",
     operation_id = "addWatchlistInstruments", summary = "Add instruments",
-    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    request_body = WatchlistInstrumentsChange,
     responses(
-        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 200, description = "The watchlist's instruments after the change", body = WatchlistInstruments),
         WatchlistNotFound,
     )
 )]
@@ -322,9 +322,9 @@ async fn add(
 #[utoipa::path(
     post, path = "/market-data/watchlists/instruments/remove", tag = "watchlists",
     operation_id = "removeWatchlistInstruments", summary = "Remove instruments",
-    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    request_body = WatchlistInstrumentsChange,
     responses(
-        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 200, description = "The watchlist's instruments after the change", body = WatchlistInstruments),
         WatchlistNotFound,
     )
 )]
@@ -349,9 +349,9 @@ async fn remove(
 #[utoipa::path(
     post, path = "/market-data/watchlists/instruments/update", tag = "watchlists",
     operation_id = "sortWatchlistInstruments", summary = "Update instruments sort order",
-    request_body = signet_model::watchlists::WatchlistInstrumentsChange,
+    request_body = WatchlistInstrumentsChange,
     responses(
-        (status = 200, description = "The watchlist's instruments after the change", body = signet_model::watchlists::WatchlistInstruments),
+        (status = 200, description = "The watchlist's instruments after the change", body = WatchlistInstruments),
         WatchlistNotFound,
     )
 )]

@@ -4,23 +4,21 @@
 //! A created token stays `PENDING` until the account holder approves it, which here is
 //! `signet admin tokens approve`. Tokens are stored only as their SHA-256.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use sha2::{Digest, Sha256};
 use signet_model::headers::ACCESS_TOKEN;
 use signet_model::{ConfigResponse, ErrorCode, TokenRequest, TokenResponse, TokenStatus};
+use signet_store::TokenRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::secrets::random_hex;
-use signet_store::TokenRecord;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -46,16 +44,13 @@ pub fn hash_token(token: &str) -> String {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as i64
+    signet_domain::simulator::clock::wall_clock_ms()
 }
 
 #[utoipa::path(
     get, path = CONFIG, tag = "start-up",
     operation_id = "getConfig", summary = "Get config",
-    responses((status = 200, description = "Whether calls need a token", body = signet_model::ConfigResponse))
+    responses((status = 200, description = "Whether calls need a token", body = ConfigResponse))
 )]
 async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
     Json(ConfigResponse {
@@ -66,9 +61,9 @@ async fn config(State(state): State<AppState>) -> Json<ConfigResponse> {
 /// Returns the client's saved token while it is still pending or approved, else a new one.
 #[utoipa::path(
     post, path = CREATE, tag = "start-up",
-    operation_id = "createToken", summary = "Create token", request_body = signet_model::TokenRequest,
+    operation_id = "createToken", summary = "Create token", request_body = TokenRequest,
     responses(
-        (status = 200, description = "The saved token while pending or approved, else a new PENDING one", body = signet_model::TokenResponse),
+        (status = 200, description = "The saved token while pending or approved, else a new PENDING one", body = TokenResponse),
     )
 )]
 async fn create(
@@ -97,7 +92,7 @@ async fn create(
         app_key: caller.app_key.to_string(),
         status: TokenStatus::Pending,
         created_at: now,
-        expires_at: now + state.config.token_ttl.as_millis() as i64,
+        expires_at: now + signet_domain::times::millis(state.config.token_ttl),
     };
     state.store.create_token(&record).await?;
     tracing::info!(app_key = %caller.app_key, "token created, pending approval (signet admin tokens approve --app)");
@@ -111,8 +106,8 @@ async fn create(
 /// The status of a token; unknown tokens and other apps' tokens are `INVALID`.
 #[utoipa::path(
     post, path = CHECK, tag = "start-up",
-    operation_id = "checkToken", summary = "Check token", request_body = signet_model::TokenRequest,
-    responses((status = 200, description = "The token's status", body = signet_model::TokenResponse))
+    operation_id = "checkToken", summary = "Check token", request_body = TokenRequest,
+    responses((status = 200, description = "The token's status", body = TokenResponse))
 )]
 async fn check(
     State(state): State<AppState>,

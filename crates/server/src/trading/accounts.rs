@@ -1,13 +1,13 @@
 use axum::Json;
 use axum::extract::State;
 use signet_model::Account;
+use signet_store::AccountRecord;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use signet_store::AccountRecord;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list))
@@ -17,7 +17,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get, path = "/trading/accounts/list", tag = "trading",
     operation_id = "listAccounts", summary = "List accounts",
-    responses((status = 200, description = "The calling app's accounts", body = Vec<signet_model::Account>))
+    responses((status = 200, description = "The calling app's accounts", body = Vec<Account>))
 )]
 pub(crate) async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Account>>, ApiError> {
     let accounts = state.store.accounts(Some(&caller.app_key)).await?;

@@ -1,16 +1,32 @@
 //! The order operations (catalog 3.2–3.13): place, preview, batch-place, replace, cancel, detail,
 //! open orders and history. Fills happen later, on the engine's ticks.
 
+// utoipa expands a `params(T)` or `responses(T)` of an `IntoParams` or `IntoResponses` type with
+// a path the lint finds longer than needed; the attributes name each type once, plainly.
+#![allow(unused_qualifications)]
+
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use signet_domain::marketdata::units::{format_day, parse_day};
+use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
+use signet_domain::times::{format_ms, parse_ms};
+use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
+use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
+use signet_domain::trading::expiry;
+use signet_domain::trading::order::{Event, Order};
+use signet_domain::trading::spec::{self, OrderSpec};
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
+use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use utoipa::{IntoParams, IntoResponses};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::auth::Caller;
@@ -21,18 +37,6 @@ use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::trading::reservations::{Claims, Reserved, View};
-use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
-use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
-use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
-use signet_domain::trading::expiry;
-use signet_domain::trading::order::{Event, Order};
-use signet_domain::trading::spec::{self, OrderSpec};
-use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
-use utoipa::{IntoParams, IntoResponses};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -364,9 +368,9 @@ impl Placement {
 
 #[utoipa::path(
     post, path = "/trading/orders/place", tag = "trading",
-    operation_id = "placeOrder", summary = "Place order", request_body = signet_model::orders::PlaceOrderRequest,
+    operation_id = "placeOrder", summary = "Place order", request_body = PlaceOrderRequest,
     responses(
-        (status = 200, description = "The order (or combination) is stored, SUBMITTED", body = signet_model::orders::OrderAck),
+        (status = 200, description = "The order (or combination) is stored, SUBMITTED", body = OrderAck),
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
@@ -389,9 +393,9 @@ async fn place(
 
 #[utoipa::path(
     post, path = "/trading/orders/preview", tag = "trading",
-    operation_id = "previewOrder", summary = "Preview order", request_body = signet_model::orders::PlaceOrderRequest,
+    operation_id = "previewOrder", summary = "Preview order", request_body = PlaceOrderRequest,
     responses(
-        (status = 200, description = "What the order would cost", body = signet_model::orders::PreviewResponse),
+        (status = 200, description = "What the order would cost", body = PreviewResponse),
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
@@ -447,9 +451,9 @@ async fn preview(
 
 #[utoipa::path(
     post, path = "/trading/orders/batch-place", tag = "trading",
-    operation_id = "batchPlaceOrders", summary = "Batch place", request_body = signet_model::orders::BatchPlaceRequest,
+    operation_id = "batchPlaceOrders", summary = "Batch place", request_body = BatchPlaceRequest,
     responses(
-        (status = 200, description = "One acknowledgement per order, in order", body = signet_model::orders::BatchPlaceResponse),
+        (status = 200, description = "One acknowledgement per order, in order", body = BatchPlaceResponse),
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
@@ -526,9 +530,9 @@ fn not_open(order: &Order) -> ApiError {
 
 #[utoipa::path(
     post, path = "/trading/orders/cancel", tag = "trading",
-    operation_id = "cancelOrder", summary = "Cancel order", request_body = signet_model::orders::CancelOrderRequest,
+    operation_id = "cancelOrder", summary = "Cancel order", request_body = CancelOrderRequest,
     responses(
-        (status = 200, description = "The order, CANCELLED", body = signet_model::orders::OrderAck),
+        (status = 200, description = "The order, CANCELLED", body = OrderAck),
         AccountDenied, OrderNotFound,
     )
 )]
@@ -556,9 +560,9 @@ async fn cancel(
 
 #[utoipa::path(
     post, path = "/trading/orders/replace", tag = "trading",
-    operation_id = "replaceOrder", summary = "Replace order", request_body = signet_model::orders::ReplaceOrderRequest,
+    operation_id = "replaceOrder", summary = "Replace order", request_body = ReplaceOrderRequest,
     responses(
-        (status = 200, description = "The order as replaced", body = signet_model::orders::OrderAck),
+        (status = 200, description = "The order as replaced", body = OrderAck),
         AccountDenied, OrderNotFound,
     )
 )]
@@ -695,7 +699,7 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
     operation_id = "orderDetail", summary = "Order detail",
     params(AccountParam, ("client_order_id" = String, Query, description = "The order's client order id")),
     responses(
-        (status = 200, description = "The order", body = signet_model::orders::OrderRecord),
+        (status = 200, description = "The order", body = OrderRecord),
         AccountDenied, OrderNotFound,
     )
 )]

@@ -16,11 +16,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rust_decimal::Decimal;
-use signet_model::orders::Side;
-
 use signet_domain::trading::combo::{Part, part};
 use signet_domain::trading::order::Order;
 use signet_domain::trading::order::is_open;
+use signet_model::orders::Side;
 use signet_store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
 
 /// An open order's claim on its account.

@@ -1,7 +1,6 @@
 //! The authentication layer against a real server: every refusal with its exact status and
 //! code, replays, concurrent copies, a restart, and tampering with each signed part.
 
-use crate::common::{TestServer, answer, http, send};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HOST, HeaderValue};
 use rust_decimal::Decimal;
@@ -9,6 +8,8 @@ use secrecy::ExposeSecret;
 use signet_client::SignedRequest;
 use signet_model::headers as h;
 use signet_signing::format_timestamp;
+
+use crate::common::{TestServer, answer, http, send};
 
 fn accounts_request(server: &TestServer) -> SignedRequest {
     server

@@ -6,7 +6,6 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::parse_day;
@@ -14,6 +13,8 @@ use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::{ComparisonMetric, ReportType};
 use signet_server::market::MarketConfig;
 use signet_server::marketdata::import::{Progress, import_file};
+
+use crate::common::TestServer;
 
 const FACTS: &str = "data/demo/companyfacts_CIK0001640147.json.gz";
 

@@ -5,10 +5,11 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use crate::common::{TestServer, raw_http, send};
 use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common::{TestServer, raw_http, send};
 
 /// A request signed over exactly this target (path and raw query) and body, written as raw
 /// HTTP/1.1 with `extra` header lines, closing the connection after the answer.

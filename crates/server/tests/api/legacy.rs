@@ -2,11 +2,12 @@
 //! their older pagination, HMAC-SHA1 over an MD5 body digest, Java's URLEncoder variant, each
 //! counted in the metrics; and the strict default refusing all of it.
 
-use crate::common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};
 use serde_json::{Value, json};
 use signet_domain::marketdata::units::format_day;
 use signet_server::legacy::Compat;
 use signet_signing::{Algorithm, Encoding};
+
+use crate::common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};
 
 const SHA1: Scheme = Scheme {
     algorithm: Algorithm::LegacyHmacSha1,
@@ -198,11 +199,7 @@ async fn v2_open_orders_and_history_page_by_the_last_client_order_id() {
     assert!(current.body["pagination_key"].is_string());
 
     let history = "/trading/orders/historical-orders/list";
-    let today = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        / 86_400) as i32;
+    let today = i32::try_from(signet_domain::simulator::clock::wall_clock_ms() / 86_400_000).unwrap();
     // From yesterday, in case the day changed since the orders were placed.
     let (yesterday, today) = (format_day(today - 1), format_day(today));
     let days = |from: &str, to: &str| open_orders_query(&server, &format!("&start_date={from}&end_date={to}"));

@@ -10,7 +10,6 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::common::{Answer, TestServer};
 use reqwest::Method;
 use serde_json::Value;
 use signet_client::Client;
@@ -22,6 +21,8 @@ use signet_server::legacy::{Compat, PATHS};
 use signet_server::market::MarketConfig;
 use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
+
+use crate::common::{Answer, TestServer};
 
 const AS_OF: &str = "2012-12-31";
 const LEGACY: &str = "/openapi/market-data/screener";
@@ -134,7 +135,7 @@ impl Seen {
                 "{name} missing from {item}"
             );
         }
-        self.names.extend(keys.iter().map(|k| k.to_string()));
+        self.names.extend(keys.iter().map(ToString::to_string));
     }
 
     /// Asserts that some item had each name of the catalog's list, but the figures unknown here.

@@ -1,11 +1,12 @@
 //! The market simulator through `/admin/market/...`: replayed real days, drawn days that depend on
 //! the seed only, pinned quotes, the manual clock, and who may use the controls.
 
-use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_domain::simulator::clock::ClockMode;
 use signet_model::ErrorCode;
+
+use crate::common::TestServer;
 
 /// A server on the real price history, its manual clock at the core open of `start`, and an
 /// admin client.

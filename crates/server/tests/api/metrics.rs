@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use crate::common::{TestServer, metric as sample, scrape_metrics as scrape};
 use serde_json::json;
 use signet_server::ratelimit::{Group, Limit, RateLimits};
+
+use crate::common::{TestServer, metric as sample, scrape_metrics as scrape};
 
 #[tokio::test]
 async fn every_answer_is_counted_by_route_status_and_error_code() {

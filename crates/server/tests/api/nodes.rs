@@ -121,11 +121,12 @@ async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
             let copies: Vec<SignedRequest> = cluster.endpoints.iter().map(|e| to_node(&request, e)).collect();
             rounds.spawn(async move {
                 let answers = crate::common::send_together(copies).await;
-                let ok = answers.iter().filter(|a| a.status == 200).count() as u32;
+                let ok = u32::try_from(answers.iter().filter(|a| a.status == 200).count()).unwrap();
                 let replayed = answers
                     .iter()
                     .filter(|a| a.status == 401 && a.body["error_code"] == "DUPPLICATED_REQUEST")
-                    .count() as u32;
+                    .count();
+                let replayed = u32::try_from(replayed).unwrap();
                 (ok, replayed)
             });
         }

@@ -6,9 +6,10 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::TestServer;
 use secrecy::ExposeSecret;
 use signet_store::TokenSelector;
+
+use crate::common::TestServer;
 
 fn python() -> Option<String> {
     crate::common::interpreter("SIGNET_PYTHON")

@@ -7,11 +7,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::common::TestServer;
 use reqwest::Method;
 use signet_server::app::Mounted;
 use signet_server::config::ServerConfig;
 use signet_server::legacy::Compat;
+
+use crate::common::TestServer;
 
 fn committed_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")

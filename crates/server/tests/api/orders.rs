@@ -2,13 +2,14 @@
 //! against pinned quotes, partial fills, IOC and DAY expiry, cancel and replace, listings,
 //! ownership, and the account's cash and positions.
 
-use crate::common::TestServer;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
 use signet_model::wire::WireEnum;
+
+use crate::common::TestServer;
 
 struct Desk {
     server: TestServer,
@@ -239,7 +240,7 @@ async fn a_trailing_stop_follows_the_price_up_and_sells_on_the_way_down() {
     assert_eq!(
         (
             detail.orders[0].trailing_stop_step.as_deref(),
-            detail.orders[0].trailing_type.map(|t| t.as_str())
+            detail.orders[0].trailing_type.map(WireEnum::as_str)
         ),
         (Some("10"), Some("AMOUNT"))
     );

@@ -7,12 +7,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Answer, TestServer, send, send_together};
 use reqwest::Method;
 use secrecy::ExposeSecret;
 use signet_client::{Client, SignedRequest};
 use signet_server::ServerConfig;
 use signet_server::ratelimit::{Group, Limit, RateLimits};
+
+use crate::common::{Answer, TestServer, send, send_together};
 
 /// The host every node checks signatures against, so that one signed request is valid on each.
 const PUBLIC_HOST: &str = "signet.test";
@@ -208,10 +209,7 @@ async fn a_servingmarks_an_empty_store_as_started_when_it_starts() {
 }
 
 fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
+    signet_domain::simulator::clock::wall_clock_ms()
 }
 
 #[tokio::test]

@@ -10,7 +10,6 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::TestServer;
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::json;
@@ -19,6 +18,8 @@ use signet_model::watchlists::Watchlist;
 use signet_server::legacy::Compat;
 use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
+
+use crate::common::TestServer;
 
 /// Runs `command` to its end (killed after `limit`), while the server answers it: its exit
 /// status, standard output and standard error.
@@ -164,7 +165,7 @@ async fn schemathesis_finds_no_server_error_and_no_answer_outside_the_document()
     let (ok, server_errors, unauthorized) = (
         count('2'),
         count('5'),
-        by_status.get("401").and_then(|n| n.as_u64()).unwrap_or(0),
+        by_status.get("401").and_then(serde_json::Value::as_u64).unwrap_or(0),
     );
     // The coverage phase also sends methods the document does not list (405, or 415 for a body
     // sent with them): those count in the totals, not as operations.

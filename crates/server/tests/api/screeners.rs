@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
 
-use crate::common::TestServer;
 use signet_client::Client;
 use signet_domain::marketdata::units::parse_day;
 use signet_model::screeners::{ScreenerItem, SectorDetail, SectorPage};
 use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
+
+use crate::common::TestServer;
 
 const AS_OF: &str = "2012-12-31";
 

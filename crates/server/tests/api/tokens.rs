@@ -1,9 +1,10 @@
 //! The start-up calls and the token mechanism, with and without `--require-token`.
 
-use crate::common::TestServer;
 use rust_decimal::Decimal;
 use signet_model::{ErrorCode, TokenStatus};
 use signet_store::TokenSelector;
+
+use crate::common::TestServer;
 
 #[tokio::test]
 async fn config_reports_whether_tokens_are_required() {
@@ -23,10 +24,7 @@ async fn a_token_is_pending_until_approved_then_opens_every_call() {
 
     let created = client.tokens().create(None).await.unwrap();
     assert_eq!(created.status, TokenStatus::Pending);
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let now_ms = signet_domain::simulator::clock::wall_clock_ms();
     let fifteen_days = 15 * 24 * 3600 * 1000;
     assert!(
         (created.expires - now_ms - fifteen_days).abs() < 60_000,

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use crate::common::TestServer;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::watchlists::{Watchlist, WatchlistInstruments};
 use signet_server::marketdata::import::{Progress, import_file};
+
+use crate::common::TestServer;
 
 async fn server(adjust: impl FnOnce(&mut signet_server::ServerConfig)) -> TestServer {
     let server = TestServer::start_with(adjust).await;
@@ -264,7 +265,7 @@ async fn concurrent_adds_lose_nothing_and_duplicate_nothing() {
         .map(|(s, _)| s)
         .collect();
     held.sort();
-    let mut expected: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
+    let mut expected: Vec<String> = symbols.iter().map(ToString::to_string).collect();
     expected.sort();
     assert_eq!(held, expected);
 }

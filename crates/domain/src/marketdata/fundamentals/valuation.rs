@@ -139,7 +139,7 @@ pub fn compare(mut values: Vec<(&Peer, Option<Decimal>)>, target_id: i64) -> Vec
         if room || Some(index) == target_rank {
             listed.push(Ranked {
                 peer,
-                rank: index as u32 + 1,
+                rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
                 value,
             });
         }
@@ -282,7 +282,7 @@ mod tests {
             );
             prop_assert!(listed.len() <= PEERS);
             prop_assert_eq!(listed.len(), peers.len().min(PEERS));
-            prop_assert_eq!(listed.iter().any(|r| r.peer.instrument_id == target), (target as usize) < peers.len());
+            prop_assert_eq!(listed.iter().any(|r| r.peer.instrument_id == target), usize::try_from(target).is_ok_and(|t| t < peers.len()));
             for pair in listed.windows(2) {
                 prop_assert!(pair[0].rank < pair[1].rank);
                 match (pair[0].value, pair[1].value) {

@@ -13,19 +13,14 @@
 //! list, or the object with `null` fields. "Today", for the calendars, is the market
 //! simulator's day.
 
+// utoipa expands a `params(T)` or `responses(T)` of an `IntoParams` or `IntoResponses` type with
+// a path the lint finds longer than needed; the attributes name each type once, plainly.
+#![allow(unused_qualifications)]
+
 use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_model::fundamentals::*;
-use signet_model::wire::WireEnum;
-use signet_model::{ErrorBody, ErrorCode};
-
-use super::screeners::params::{LegacyPage, param};
-use crate::app::AppState;
-use crate::error::ApiError;
-use crate::extract::QueryParams;
-use crate::pagination;
 use signet_domain::marketdata::fundamentals::earnings::{self, Quarter};
 use signet_domain::marketdata::fundamentals::layout::{
     CapitalFlowRecord, EarningsRecord, FundBriefRecord, FundHoldingRecord, ProfileRecord, RatingRecord, RecordKind,
@@ -36,9 +31,18 @@ use signet_domain::marketdata::fundamentals::valuation::{self, Book};
 use signet_domain::marketdata::fundamentals::{funds, statements};
 use signet_domain::marketdata::units::{format_day, from_micros, parse_day};
 use signet_domain::marketdata::{ActionKind, CorporateAction, Instrument, InstrumentType};
+use signet_model::fundamentals::*;
+use signet_model::wire::WireEnum;
+use signet_model::{ErrorBody, ErrorCode};
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+use super::screeners::params::{LegacyPage, param};
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::extract::QueryParams;
+use crate::pagination;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -180,7 +184,7 @@ fn opt(d: Option<Decimal>) -> Option<String> {
 }
 
 fn today(state: &AppState) -> i32 {
-    state.market.now_ms().div_euclid(86_400_000) as i32
+    signet_domain::simulator::clock::day_number_of(state.market.now_ms())
 }
 
 /// The records of a data set, newest (highest key) first.
@@ -653,7 +657,7 @@ async fn financial_alert(
     operation_id = "fundamentalsIndustryComparison", summary = "Industry comparison",
     params(
         SymbolParams,
-        ("sort_by" = Option<signet_model::fundamentals::ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default"),
+        ("sort_by" = Option<ComparisonMetric>, Query, description = "The figure ranked on, EPS_TTM by default"),
     ),
     responses((status = 200, description = DATA_SET, body = IndustryComparison), UnknownSymbol)
 )]

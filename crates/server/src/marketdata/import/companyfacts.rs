@@ -6,12 +6,12 @@ use std::io::BufRead;
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
-
-use super::tickers::cik_value;
-use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
 use signet_domain::marketdata::Fact;
 use signet_domain::marketdata::fundamentals::statements::{self, Statements};
 use signet_domain::marketdata::units::to_micros;
+
+use super::tickers::cik_value;
+use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
 
 #[derive(Deserialize)]
 struct CompanyFacts {

@@ -2,9 +2,10 @@
 
 use std::io::BufRead;
 
+use signet_domain::marketdata::fundamentals::layout::{RecordSource, SymbolRecord, parse_line};
+
 use super::tickers::symbol;
 use super::{Batcher, Chunk, Emitter, ParseStats, RowError};
-use signet_domain::marketdata::fundamentals::layout::{RecordSource, SymbolRecord, parse_line};
 
 pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowError> {
     let mut stats = ParseStats::default();

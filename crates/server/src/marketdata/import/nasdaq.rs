@@ -3,9 +3,10 @@
 
 use std::io::BufRead;
 
+use signet_domain::marketdata::{InstrumentType, InstrumentUpdate};
+
 use super::tickers::{exchange_name, symbol};
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
-use signet_domain::marketdata::{InstrumentType, InstrumentUpdate};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Directory {

@@ -4,11 +4,11 @@
 use std::io::BufRead;
 
 use rust_decimal::Decimal;
+use signet_domain::marketdata::units::{parse_day, parse_price};
+use signet_domain::marketdata::{Bar, SymbolBar};
 
 use super::tickers::symbol as ticker;
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
-use signet_domain::marketdata::units::{parse_day, parse_price};
-use signet_domain::marketdata::{Bar, SymbolBar};
 
 /// The layouts, recognised by their header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,10 @@
 
 use std::io::BufRead;
 
+use signet_domain::marketdata::InstrumentUpdate;
+
 use super::tickers::symbol;
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
-use signet_domain::marketdata::InstrumentUpdate;
 
 pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowError> {
     let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);

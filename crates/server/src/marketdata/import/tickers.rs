@@ -3,8 +3,9 @@
 
 use std::io::BufRead;
 
-use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
 use signet_domain::marketdata::InstrumentUpdate;
+
+use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
 
 pub fn parse(reader: impl BufRead, emitter: &Emitter) -> Result<ParseStats, RowError> {
     let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);

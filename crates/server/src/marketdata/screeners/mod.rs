@@ -23,25 +23,25 @@ pub mod params;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
-use signet_model::screeners::{
-    ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
-    ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage, SectorPeriod, SortBy, Week52Rank,
-};
-
-use self::params::*;
-use crate::app::AppState;
-use crate::error::ApiError;
-use crate::extract::QueryParams;
-use crate::pagination;
 use signet_domain::marketdata::screeners::intraday::{self, Intraday};
 use signet_domain::marketdata::screeners::{
     Direction, Filter, Metric, Period, ScreenQuery, ScreenRow, SectorRow, base_close, order_sectors, sector_id,
 };
 use signet_domain::marketdata::snapshot::ratio;
 use signet_domain::marketdata::units::{format_day, from_micros};
+use signet_model::screeners::{
+    ActivesRank, AggType, Direction as Dir, GainersRank, LegacyScreenerItem, LegacyScreenerPage, LegacySectorDetail,
+    ScreenerItem, Sector, SectorDetail, SectorMember, SectorPage, SectorPeriod, SortBy, Week52Rank,
+};
 use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+use self::params::*;
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::extract::QueryParams;
+use crate::pagination;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -95,7 +95,7 @@ struct Params {
     get, path = "/market-data/screeners/gainers-losers/list", tag = "screeners",
     operation_id = "screenersGainersLosers", summary = "Top gainers/losers",
     params(CategoryParam, GainersParams, DirectionParam),
-    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
+    responses((status = 200, description = "The ranking", body = Vec<ScreenerItem>))
 )]
 async fn gainers_losers(
     State(state): State<AppState>,
@@ -108,7 +108,7 @@ async fn gainers_losers(
     get, path = "/openapi/market-data/screener/gainers-losers", tag = "legacy",
     operation_id = "legacyGainersLosers", summary = "Top gainers/losers (legacy)",
     params(CategoryParam, GainersParams, DirectionParam, LegacyPageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
+    responses((status = 200, description = "The ranking", body = LegacyScreenerPage))
 )]
 async fn legacy_gainers_losers(
     State(state): State<AppState>,
@@ -163,7 +163,7 @@ async fn intraday_list(
     };
     let prices = state.market.moves(window.from.unwrap_or(window.to), window.to);
     // Twice the list: the funds among them are not ranked.
-    let moves = intraday::rank(window, prices, direction, 2 * TOP as usize);
+    let moves = intraday::rank(window, prices, direction, index(2 * TOP));
     let rows = state
         .store
         .screen(&ScreenQuery {
@@ -178,7 +178,7 @@ async fn intraday_list(
             limit: 2 * TOP,
         })
         .await?;
-    let listed = intraday::list(&rows, &moves, sort_by == SortBy::ChangeRatio, direction, TOP as usize);
+    let listed = intraday::list(&rows, &moves, sort_by == SortBy::ChangeRatio, direction, index(TOP));
     Ok(listed
         .into_iter()
         .map(|(row, m)| ScreenerItem {
@@ -193,7 +193,7 @@ async fn intraday_list(
 #[utoipa::path(
     get, path = "/market-data/screeners/top-actives/list", tag = "screeners",
     operation_id = "screenersTopActives", summary = "Most active", params(CategoryParam, ActivesParams, DirectionParam),
-    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
+    responses((status = 200, description = "The ranking", body = Vec<ScreenerItem>))
 )]
 async fn top_actives(
     State(state): State<AppState>,
@@ -206,7 +206,7 @@ async fn top_actives(
     get, path = "/openapi/market-data/screener/top-active", tag = "legacy",
     operation_id = "legacyTopActives", summary = "Most active (legacy)",
     params(CategoryParam, ActivesParams, DirectionParam, LegacyPageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
+    responses((status = 200, description = "The ranking", body = LegacyScreenerPage))
 )]
 async fn legacy_top_actives(
     State(state): State<AppState>,
@@ -237,7 +237,7 @@ async fn top_actives_list(state: &AppState, p: &Params) -> Result<Vec<ScreenerIt
     get, path = "/market-data/screeners/high-dividend-ranks/list", tag = "screeners",
     operation_id = "screenersHighDividend", summary = "High dividend",
     params(CategoryParam, HighDividendParams, DirectionParam),
-    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
+    responses((status = 200, description = "The ranking", body = Vec<ScreenerItem>))
 )]
 async fn high_dividend(
     State(state): State<AppState>,
@@ -250,7 +250,7 @@ async fn high_dividend(
     get, path = "/openapi/market-data/screener/high-dividend", tag = "legacy",
     operation_id = "legacyHighDividend", summary = "High dividend (legacy)",
     params(CategoryParam, HighDividendParams, DirectionParam, LegacyPageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
+    responses((status = 200, description = "The ranking", body = LegacyScreenerPage))
 )]
 async fn legacy_high_dividend(
     State(state): State<AppState>,
@@ -283,7 +283,7 @@ async fn high_dividend_list(state: &AppState, p: &Params) -> Result<Vec<Screener
     get, path = "/market-data/screeners/week52-high-low/list", tag = "screeners",
     operation_id = "screenersWeek52HighLow", summary = "52-week high/low",
     params(CategoryParam, Week52Params, DirectionParam),
-    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::ScreenerItem>))
+    responses((status = 200, description = "The ranking", body = Vec<ScreenerItem>))
 )]
 async fn week52(
     State(state): State<AppState>,
@@ -296,7 +296,7 @@ async fn week52(
     get, path = "/openapi/market-data/screener/52whl", tag = "legacy",
     operation_id = "legacyWeek52HighLow", summary = "52-week high/low (legacy)",
     params(CategoryParam, Week52Params, DirectionParam, LegacyPageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::LegacyScreenerPage))
+    responses((status = 200, description = "The ranking", body = LegacyScreenerPage))
 )]
 async fn legacy_week52(
     State(state): State<AppState>,
@@ -374,7 +374,7 @@ async fn ranked_sectors(state: &AppState, order: &SectorOrder) -> Result<Vec<Sec
     get, path = "/market-data/screeners/market-sectors/list", tag = "screeners",
     operation_id = "screenersMarketSectors", summary = "Market sectors",
     params(CategoryParam, SectorsParams, DirectionParam, PageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorPage))
+    responses((status = 200, description = "The ranking", body = SectorPage))
 )]
 async fn market_sectors(
     State(state): State<AppState>,
@@ -386,8 +386,8 @@ async fn market_sectors(
     let total = sectors.len() as u64;
     let data = sectors
         .iter()
-        .skip(offset as usize)
-        .take(limit as usize)
+        .skip(index(offset))
+        .take(index(limit))
         .map(sector)
         .collect();
     Ok(Json(SectorPage {
@@ -406,7 +406,7 @@ async fn market_sectors(
     get, path = "/openapi/market-data/screener/market-sectors", tag = "legacy",
     operation_id = "legacyMarketSectors", summary = "Market sectors (legacy)",
     params(CategoryParam, SectorsParams, DirectionParam, LegacyPageParams),
-    responses((status = 200, description = "The ranking", body = Vec<signet_model::screeners::Sector>))
+    responses((status = 200, description = "The ranking", body = Vec<Sector>))
 )]
 async fn legacy_market_sectors(
     State(state): State<AppState>,
@@ -475,7 +475,7 @@ async fn sector_members(
     };
     let mut rows = state.store.screen(&query).await?;
     let more = rows.len() as u64 > limit;
-    rows.truncate(limit as usize);
+    rows.truncate(index(limit));
     Ok((found, rows, more))
 }
 
@@ -483,7 +483,7 @@ async fn sector_members(
     get, path = "/market-data/screeners/market-sectors/get", tag = "screeners",
     operation_id = "screenersMarketSector", summary = "Market sector detail",
     params(CategoryParam, SectorParams, DirectionParam, PageParams),
-    responses((status = 200, description = "The ranking", body = signet_model::screeners::SectorDetail), UnknownSector)
+    responses((status = 200, description = "The ranking", body = SectorDetail), UnknownSector)
 )]
 async fn market_sector(
     State(state): State<AppState>,
@@ -509,7 +509,7 @@ async fn market_sector(
     operation_id = "legacyMarketSector", summary = "Market sector detail (legacy)",
     params(CategoryParam, SectorParams, DirectionParam, LegacyPageParams),
     responses(
-        (status = 200, description = "The ranking", body = signet_model::screeners::LegacySectorDetail),
+        (status = 200, description = "The ranking", body = LegacySectorDetail),
         UnknownSector,
     )
 )]

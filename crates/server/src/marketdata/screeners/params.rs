@@ -3,6 +3,7 @@
 //! for the OpenAPI document by the `IntoParams` types below, which a screener's current and legacy
 //! paths share (the handlers read them all as strings, to refuse a value themselves).
 
+use signet_domain::marketdata::screeners::{Direction, Metric, Period, Week52};
 use signet_model::screeners::{
     ActivesRank, AggType, Category, Direction as Dir, GainersRank, SectorPeriod, SortBy, Week52Rank, WireEnum,
 };
@@ -10,7 +11,6 @@ use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::pagination;
-use signet_domain::marketdata::screeners::{Direction, Metric, Period, Week52};
 
 /// `value` of the parameter `name` among the first `allowed` values of `T` (all when `None`),
 /// or `default` when absent or empty.
@@ -68,8 +68,8 @@ impl LegacyPage {
         let len = rows.len() as u64;
         let start = self.offset.min(len);
         let end = self.offset.saturating_add(self.size).min(len);
-        rows.truncate(end as usize);
-        rows.drain(..start as usize);
+        rows.truncate(index(end));
+        rows.drain(..index(start));
         (rows, end < len)
     }
 }
@@ -231,6 +231,11 @@ pub fn sort_metric(sort_by: SortBy, period: Period) -> Metric {
         SortBy::Dividend => Metric::Dividend,
         SortBy::ChangeRatio52w => Metric::ChangeRatio(Period::Week52),
     }
+}
+
+/// A count or offset of rows as an index (a page beyond memory is simply past the end).
+pub fn index(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]
