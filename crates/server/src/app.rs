@@ -54,7 +54,7 @@ fn metrics() -> OpenApiRouter<AppState> {
 }
 
 /// The signed operations of the interface, area by area (the legacy paths are in
-/// [`crate::legacy::routes`]).
+/// [`legacy`]).
 fn signed() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(crate::tokens::routes())
@@ -63,6 +63,14 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::market::routes::routes())
+}
+
+/// The legacy paths' routes ([`crate::legacy`]), mounted only in legacy mode (and documented,
+/// as deprecated, always).
+fn legacy() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(crate::marketdata::screeners::legacy_routes())
+        .merge(crate::marketdata::fundamentals::legacy_routes())
 }
 
 /// What a server started with a configuration mounts, each route with its OpenAPI entry.
@@ -81,7 +89,7 @@ pub fn mounted(config: &ServerConfig) -> Mounted {
         unsigned = unsigned.merge(metrics());
     }
     let signed = match config.compat {
-        crate::legacy::Compat::Legacy => signed().merge(crate::legacy::routes()),
+        crate::legacy::Compat::Legacy => signed().merge(legacy()),
         crate::legacy::Compat::Strict => signed(),
     };
     Mounted { unsigned, signed }
@@ -90,11 +98,7 @@ pub fn mounted(config: &ServerConfig) -> Mounted {
 /// Every operation a server may mount, with its OpenAPI entry: what [`crate::openapi`]
 /// describes. The legacy paths are among them although only `--compat legacy` mounts them.
 pub fn documented_routes() -> utoipa::openapi::OpenApi {
-    probes()
-        .merge(metrics())
-        .merge(signed())
-        .merge(crate::legacy::routes())
-        .into_openapi()
+    probes().merge(metrics()).merge(signed()).merge(legacy()).into_openapi()
 }
 
 pub fn router(state: AppState) -> Router {

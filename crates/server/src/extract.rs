@@ -1,10 +1,13 @@
-//! Extractors whose refusals use the interface's error body.
+//! Extractors whose refusals use the interface's error body, and the authenticated caller.
+
+use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 
 use crate::error::ApiError;
+use crate::legacy::ApiVersion;
 
 /// A JSON body; invalid JSON or a wrong shape is 400 `ILLEGAL_PARAMETER` saying what is wrong.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,5 +48,28 @@ where
             Ok(axum::extract::Query(value)) => Ok(QueryParams(value)),
             Err(rejection) => Err(ApiError::illegal_parameter(rejection.body_text())),
         }
+    }
+}
+
+/// The authenticated app a request comes from, handed to every handler behind the layer.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub app_key: Arc<str>,
+    pub user_id: Arc<str>,
+    /// May drive the market simulator.
+    pub admin: bool,
+    /// `V2` only in legacy mode, on the calls whose pagination it selects.
+    pub version: ApiVersion,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("handler reached without authentication"))
     }
 }

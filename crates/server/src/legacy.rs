@@ -5,10 +5,6 @@
 //! percent-encoded as Java's `URLEncoder` does. Each acceptance is counted in the metrics
 //! (`signet_legacy_acceptances_total`), so that an operator sees who still needs it.
 
-use utoipa_axum::router::OpenApiRouter;
-
-use crate::app::AppState;
-
 /// What the server accepts beyond the specification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compat {
@@ -83,11 +79,4 @@ pub fn replacement(path: &str) -> Option<&'static str> {
 /// Whether a request to `path` may carry `x-version: v2` in legacy mode.
 pub fn accepts_v2(path: &str) -> bool {
     is_legacy_path(path) || V2_SHARED_PATHS.contains(&path)
-}
-
-/// The legacy paths' routes, mounted only in legacy mode (and documented, as deprecated, always).
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .merge(crate::marketdata::screeners::legacy_routes())
-        .merge(crate::marketdata::fundamentals::legacy_routes())
 }

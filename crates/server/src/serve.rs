@@ -25,7 +25,7 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     /// The most bytes hyper buffers for a request's head; a larger head is answered 431 without
     /// being read further. The finer limit with a JSON answer is
-    /// [`crate::config::ServerConfig::max_header_bytes`].
+    /// `ServerConfig::max_header_bytes`.
     pub max_head_buffer: usize,
     /// How long shutdown waits for requests under way before closing their connections.
     pub shutdown_grace: Duration,

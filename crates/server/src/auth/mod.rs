@@ -11,11 +11,10 @@ pub mod apps;
 mod benchmark;
 pub mod headers;
 
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, header};
 use axum::middleware::Next;
@@ -30,31 +29,9 @@ use self::apps::ActiveApp;
 use self::headers::AuthHeaders;
 use crate::app::AppState;
 use crate::error::ApiError;
+use crate::extract::Caller;
 use crate::legacy::{ApiVersion, Compat};
 use crate::metrics::Legacy;
-
-/// The authenticated app a request comes from, handed to every handler behind the layer.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    pub app_key: Arc<str>,
-    pub user_id: Arc<str>,
-    /// May drive the market simulator.
-    pub admin: bool,
-    /// `V2` only in legacy mode, on the calls whose pagination it selects.
-    pub version: ApiVersion,
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        parts
-            .extensions
-            .get::<Caller>()
-            .cloned()
-            .ok_or_else(|| ApiError::internal("handler reached without authentication"))
-    }
-}
 
 /// Kept past the request's window so that a nonce is remembered as long as its request could
 /// still be accepted, plus a margin for clocks of several nodes.

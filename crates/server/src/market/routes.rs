@@ -18,8 +18,8 @@ use utoipa_axum::routes;
 
 use super::MarketError;
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
 

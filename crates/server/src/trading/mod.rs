@@ -1,4 +1,4 @@
-//! The trading area: accounts and orders (the engine that fills them is in `crate::engine`).
+//! The trading area: accounts and orders (the engine that fills them is the `engine` module).
 
 pub(crate) mod accounts;
 pub mod orders;

@@ -29,8 +29,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::AppState;
-use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
