@@ -21,7 +21,7 @@ use utoipa_axum::routes;
 use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
-use crate::market::Simulator;
+use crate::simulator::Simulator;
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]
@@ -31,10 +31,10 @@ pub struct AppState {
     pub nonces: Arc<dyn NonceStore>,
     pub apps: Arc<AppDirectory>,
     pub market: Arc<Simulator>,
-    /// Held by each engine tick, so that ticks never overlap.
-    pub ticks: Arc<tokio::sync::Mutex<()>>,
+    /// The engine's ticks, which the simulator's step also drives.
+    pub engine: Arc<crate::engine::Engine>,
     /// What open orders hold back, per account, between placements.
-    pub reservations: Arc<crate::trading::reservations::Reservations>,
+    pub reservations: Arc<crate::reservations::Reservations>,
     /// The open orders the engine's ticks match.
     pub book: Arc<crate::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
@@ -62,7 +62,7 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::screeners::routes())
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
-        .merge(crate::market::routes::routes())
+        .merge(crate::market::routes())
 }
 
 /// The legacy paths' routes ([`crate::legacy`]), mounted only in legacy mode (and documented,

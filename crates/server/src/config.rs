@@ -6,8 +6,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use signet_domain::trading::accounting::Commission;
 
-use crate::market::MarketConfig;
-use crate::marketdata::watchlists::WatchlistLimits;
+use crate::simulator::MarketConfig;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]
@@ -118,6 +117,22 @@ impl ServerConfig {
                 .map_err(|e| ConfigError::RedisUrl(e.to_string()))?;
         }
         Ok(())
+    }
+}
+
+/// Limits on the watchlists an app keeps; configurable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchlistLimits {
+    pub watchlists_per_app: u32,
+    pub instruments_per_watchlist: u32,
+}
+
+impl Default for WatchlistLimits {
+    fn default() -> Self {
+        WatchlistLimits {
+            watchlists_per_app: 1_000,
+            instruments_per_watchlist: 1_000,
+        }
     }
 }
 

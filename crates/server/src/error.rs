@@ -11,6 +11,7 @@ use signet_model::{ErrorBody, ErrorCode};
 use signet_store::StoreError;
 
 use crate::secrets::KeyError;
+use crate::simulator::MarketError;
 
 /// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
 /// that helps an honest client fix its request.
@@ -76,6 +77,19 @@ impl From<StoreError> for ApiError {
 impl From<Rejection> for ApiError {
     fn from(r: Rejection) -> Self {
         ApiError::new(r.code, r.message)
+    }
+}
+
+impl From<MarketError> for ApiError {
+    fn from(e: MarketError) -> Self {
+        match e {
+            MarketError::UnknownSymbol(symbol) => ApiError::new(
+                ErrorCode::InstrumentNotFound,
+                format!("no instrument has the symbol {symbol:?}"),
+            ),
+            MarketError::RealClock | MarketError::BadQuote => ApiError::illegal_parameter(e.to_string()),
+            MarketError::Store(e) => e.into(),
+        }
     }
 }
 

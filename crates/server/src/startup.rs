@@ -18,9 +18,11 @@ use crate::auth::apps::AppDirectory;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
 use crate::engine::book::Book;
-use crate::market::Simulator;
+use crate::engine::{Engine, run_ticker};
+use crate::metrics::Metrics;
 use crate::ratelimit::Limiter;
-use crate::trading::reservations::Reservations;
+use crate::reservations::Reservations;
+use crate::simulator::Simulator;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -85,6 +87,26 @@ impl Server {
             })
         });
         let market = Simulator::start(store.clone(), config.market).await?;
+        let reservations = Arc::new(match shared {
+            true => Reservations::shared(),
+            false => Reservations::default(),
+        });
+        let book = Arc::new(match shared {
+            true => Book::shared(),
+            false => Book::default(),
+        });
+        let metrics: Arc<Metrics> = Arc::default();
+        let engine = {
+            let metrics = metrics.clone();
+            Engine::new(
+                store.clone(),
+                market.clone(),
+                book.clone(),
+                reservations.clone(),
+                config.commission,
+                move || metrics.fill(),
+            )
+        };
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
                 store.clone(),
@@ -94,17 +116,11 @@ impl Server {
             nonces,
             store,
             market,
-            ticks: Arc::default(),
-            reservations: Arc::new(match shared {
-                true => Reservations::shared(),
-                false => Reservations::default(),
-            }),
-            book: Arc::new(match shared {
-                true => Book::shared(),
-                false => Book::default(),
-            }),
+            engine: Arc::new(engine),
+            reservations,
+            book,
             limiter,
-            metrics: Arc::default(),
+            metrics,
             config: Arc::new(config),
         };
         Ok(Server {
@@ -135,7 +151,7 @@ impl Server {
         });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
-            .then(|| tokio::spawn(crate::engine::run_ticker(self.state.clone(), ticks_stopped)));
+            .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
         let limits = self.state.config.connections;
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         purge.abort();

@@ -9,124 +9,162 @@ use std::time::Duration;
 
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::trading::accounting::Commission;
 use signet_domain::trading::matching;
 use signet_domain::trading::order::{Event, Order};
 use signet_model::orders::TimeInForce;
-use signet_store::{FillOutcome, FillRequest};
+use signet_store::{FillOutcome, FillRequest, Store};
 
-use crate::app::AppState;
-use crate::error::ApiError;
+use self::book::Book;
+use crate::reservations::Reservations;
+use crate::simulator::{MarketError, Simulator};
 
-/// Ticks one call to [`step`] may run at most; longer steps take longer ticks.
+/// What the ticks work with: the store, the simulator's quotes, the open orders they match (the
+/// book), the claims a fill or an end makes stale, and a count of fills for the metrics.
+pub struct Engine {
+    store: Arc<dyn Store>,
+    market: Arc<Simulator>,
+    book: Arc<Book>,
+    reservations: Arc<Reservations>,
+    commission: Commission,
+    on_fill: Box<dyn Fn() + Send + Sync>,
+    /// Held by each tick, so that ticks never overlap.
+    ticks: tokio::sync::Mutex<()>,
+}
+
+impl Engine {
+    pub fn new(
+        store: Arc<dyn Store>,
+        market: Arc<Simulator>,
+        book: Arc<Book>,
+        reservations: Arc<Reservations>,
+        commission: Commission,
+        on_fill: impl Fn() + Send + Sync + 'static,
+    ) -> Self {
+        Engine {
+            store,
+            market,
+            book,
+            reservations,
+            commission,
+            on_fill: Box::new(on_fill),
+            ticks: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+/// Ticks one call to [`Engine::step`] may run at most; longer steps take longer ticks.
 const MAX_TICKS_PER_STEP: u32 = 10_000;
 
-/// One tick at simulated time `now_ms`: the plans follow the clock's day, then every open
-/// order is expired, matched against its quote, or left as it is. Ticks never overlap.
-pub async fn tick(state: &AppState, now_ms: i64) -> Result<(), ApiError> {
-    let _one_at_a_time = state.ticks.lock().await;
-    state.market.sync().await?;
-    let open = state.book.open(&*state.store).await?;
-    let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
-    for order in open {
-        if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
-            let reason = match order.time_in_force {
-                TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
-                _ => "a DAY order is cancelled at the close of its session",
-            };
-            end(state, &order, Event::Expire, reason).await?;
-            continue;
-        }
-        let quote = quotes
-            .entry(order.instrument_id)
-            .or_insert_with(|| state.market.quote_of(order.instrument_id, now_ms));
-        let Some(quote) = quote.as_ref() else { continue };
-        let mut order = order;
-        if let Some(stop) = matching::watch(&order, quote) {
-            let triggered_at = stop.triggered.then_some(now_ms);
-            let moved = state
-                .store
-                .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
-                .await;
-            state.reservations.forget(&order.account_id);
-            moved?;
-            let changed = Arc::make_mut(&mut order);
-            changed.stop_price = Some(stop.stop_price);
-            changed.triggered_at = triggered_at;
-            state.book.update(changed.clone());
-        }
-        if let Some((quantity, price)) = matching::fill(&order, quote) {
-            let fill = FillRequest {
-                order_id: order.order_id.clone(),
-                quantity,
-                price,
-                commission: state.config.commission,
-                time_ms: wall_clock_ms(),
-            };
-            let outcome = state.store.apply_fill(&fill).await;
-            state.reservations.forget(&order.account_id);
-            let outcome = outcome?;
-            if matches!(outcome, FillOutcome::Applied(_)) {
-                state.metrics.fill();
+impl Engine {
+    /// One tick at simulated time `now_ms`: the plans follow the clock's day, then every open
+    /// order is expired, matched against its quote, or left as it is. Ticks never overlap.
+    pub async fn tick(&self, now_ms: i64) -> Result<(), MarketError> {
+        let _one_at_a_time = self.ticks.lock().await;
+        self.market.sync().await?;
+        let open = self.book.open(&*self.store).await?;
+        let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
+        for order in open {
+            if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
+                let reason = match order.time_in_force {
+                    TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
+                    _ => "a DAY order is cancelled at the close of its session",
+                };
+                self.end(&order, Event::Expire, reason).await?;
+                continue;
             }
-            match outcome {
-                // What a fill does to the rest of a combination is not in the returned order.
-                FillOutcome::Applied(updated) if updated.combo.is_none() => state.book.update(*updated),
-                FillOutcome::Applied(_) | FillOutcome::Stale => state.book.forget(),
-                FillOutcome::Refused(refusal) => {
-                    end(state, &order, Event::Fail, refusal.reason()).await?;
-                    continue;
+            let quote = quotes
+                .entry(order.instrument_id)
+                .or_insert_with(|| self.market.quote_of(order.instrument_id, now_ms));
+            let Some(quote) = quote.as_ref() else { continue };
+            let mut order = order;
+            if let Some(stop) = matching::watch(&order, quote) {
+                let triggered_at = stop.triggered.then_some(now_ms);
+                let moved = self
+                    .store
+                    .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
+                    .await;
+                self.reservations.forget(&order.account_id);
+                moved?;
+                let changed = Arc::make_mut(&mut order);
+                changed.stop_price = Some(stop.stop_price);
+                changed.triggered_at = triggered_at;
+                self.book.update(changed.clone());
+            }
+            if let Some((quantity, price)) = matching::fill(&order, quote) {
+                let fill = FillRequest {
+                    order_id: order.order_id.clone(),
+                    quantity,
+                    price,
+                    commission: self.commission,
+                    time_ms: wall_clock_ms(),
+                };
+                let outcome = self.store.apply_fill(&fill).await;
+                self.reservations.forget(&order.account_id);
+                let outcome = outcome?;
+                if matches!(outcome, FillOutcome::Applied(_)) {
+                    (self.on_fill)();
+                }
+                match outcome {
+                    // What a fill does to the rest of a combination is not in the returned order.
+                    FillOutcome::Applied(updated) if updated.combo.is_none() => self.book.update(*updated),
+                    FillOutcome::Applied(_) | FillOutcome::Stale => self.book.forget(),
+                    FillOutcome::Refused(refusal) => {
+                        self.end(&order, Event::Fail, refusal.reason()).await?;
+                        continue;
+                    }
                 }
             }
+            // An IOC order has had its one chance, or none at all outside its sessions.
+            if order.time_in_force == TimeInForce::Ioc {
+                let (event, reason) = if matching::trades_in(order.session, quote.session) {
+                    (Event::Expire, "IOC: what could not fill at once is cancelled")
+                } else {
+                    (
+                        Event::Fail,
+                        "IOC: the market is closed for the order's sessions (support_trading_session)",
+                    )
+                };
+                self.end(&order, event, reason).await?;
+            }
         }
-        // An IOC order has had its one chance, or none at all outside its sessions.
-        if order.time_in_force == TimeInForce::Ioc {
-            let (event, reason) = if matching::trades_in(order.session, quote.session) {
-                (Event::Expire, "IOC: what could not fill at once is cancelled")
-            } else {
-                (
-                    Event::Fail,
-                    "IOC: the market is closed for the order's sessions (support_trading_session)",
-                )
-            };
-            end(state, &order, event, reason).await?;
+        Ok(())
+    }
+
+    /// Ends an open order with `event` (no-op when it ended meanwhile).
+    async fn end(&self, order: &Order, event: Event, reason: &str) -> Result<(), MarketError> {
+        let ended = self
+            .store
+            .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
+            .await;
+        self.reservations.forget(&order.account_id);
+        match ended? {
+            Some(ended) if ended.combo.is_none() => self.book.update(ended),
+            _ => self.book.forget(),
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Ends an open order with `event` (no-op when it ended meanwhile).
-async fn end(state: &AppState, order: &Order, event: Event, reason: &str) -> Result<(), ApiError> {
-    let ended = state
-        .store
-        .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
-        .await;
-    state.reservations.forget(&order.account_id);
-    match ended? {
-        Some(ended) if ended.combo.is_none() => state.book.update(ended),
-        _ => state.book.forget(),
+    /// Moves a manual clock forward by `by`, ticking on the way as the running clock would.
+    pub async fn step(&self, by: Duration) -> Result<(), MarketError> {
+        // Whole milliseconds, which is what the clock counts in.
+        let per_tick =
+            Duration::from_millis(u64::try_from((by / MAX_TICKS_PER_STEP).as_millis()).unwrap_or(u64::MAX - 1) + 1);
+        let tick_length = self.market.tick().max(per_tick);
+        let mut left = by;
+        while !left.is_zero() {
+            let this = left.min(tick_length);
+            let now = self.market.advance(this).await?;
+            self.tick(now).await?;
+            left -= this;
+        }
+        Ok(())
     }
-    Ok(())
-}
-
-/// Moves a manual clock forward by `by`, ticking on the way as the running clock would.
-pub async fn step(state: &AppState, by: Duration) -> Result<(), ApiError> {
-    // Whole milliseconds, which is what the clock counts in.
-    let per_tick =
-        Duration::from_millis(u64::try_from((by / MAX_TICKS_PER_STEP).as_millis()).unwrap_or(u64::MAX - 1) + 1);
-    let tick_length = state.market.tick().max(per_tick);
-    let mut left = by;
-    while !left.is_zero() {
-        let this = left.min(tick_length);
-        let now = state.market.advance(this).await?;
-        tick(state, now).await?;
-        left -= this;
-    }
-    Ok(())
 }
 
 /// Ticks four times a second of real time (a clock that is not manual) until `stop`, which a
 /// tick under way finishes first.
-pub async fn run_ticker(state: AppState, stop: tokio::sync::oneshot::Receiver<()>) {
+pub async fn run_ticker(engine: Arc<Engine>, stop: tokio::sync::oneshot::Receiver<()>) {
     let mut ticker = tokio::time::interval(Duration::from_millis(250));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut stop = std::pin::pin!(stop);
@@ -135,8 +173,8 @@ pub async fn run_ticker(state: AppState, stop: tokio::sync::oneshot::Receiver<()
             _ = ticker.tick() => {}
             _ = &mut stop => return,
         }
-        let now = state.market.now_ms();
-        if let Err(e) = tick(&state, now).await {
+        let now = engine.market.now_ms();
+        if let Err(e) = engine.tick(now).await {
             tracing::warn!(error = %e, "market tick failed");
         }
     }

@@ -39,22 +39,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(sort))
 }
 
-/// Limits on what an app keeps; configurable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WatchlistLimits {
-    pub watchlists_per_app: u32,
-    pub instruments_per_watchlist: u32,
-}
-
-impl Default for WatchlistLimits {
-    fn default() -> Self {
-        WatchlistLimits {
-            watchlists_per_app: 1_000,
-            instruments_per_watchlist: 1_000,
-        }
-    }
-}
-
 /// The categories a watchlist takes: US equities and funds.
 const CATEGORIES: [&str; 2] = ["US_STOCK", "US_ETF"];
 

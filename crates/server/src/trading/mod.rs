@@ -2,7 +2,6 @@
 
 pub(crate) mod accounts;
 pub mod orders;
-pub mod reservations;
 
 use utoipa_axum::router::OpenApiRouter;
 

@@ -35,8 +35,8 @@ use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
+use crate::reservations::{Claims, Reserved, View};
 use crate::secrets::random_hex;
-use crate::trading::reservations::{Claims, Reserved, View};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

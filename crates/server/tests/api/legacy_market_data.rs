@@ -18,8 +18,8 @@ use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
 use signet_server::legacy::{Compat, PATHS};
-use signet_server::market::MarketConfig;
 use signet_server::marketdata::import::{Progress, import_file};
+use signet_server::simulator::MarketConfig;
 use signet_store::refresh_snapshots;
 
 use crate::common::{Answer, TestServer};

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use signet_client::{Client, SignedRequest};
 use signet_domain::simulator::clock::ClockMode;
 use signet_server::database::Location;
-use signet_server::market::MarketConfig;
+use signet_server::simulator::MarketConfig;
 use signet_server::{Credentials, Database, Server, ServerConfig};
 use sqlx::Row;
 use tokio::sync::oneshot;

@@ -16,7 +16,6 @@ use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::MarketError;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
@@ -47,19 +46,6 @@ fn require_admin(caller: &Caller) -> Result<(), ApiError> {
             ErrorCode::PermissionDenied,
             "the market controls need an app created with --admin",
         ))
-    }
-}
-
-impl From<MarketError> for ApiError {
-    fn from(e: MarketError) -> Self {
-        match e {
-            MarketError::UnknownSymbol(symbol) => ApiError::new(
-                ErrorCode::InstrumentNotFound,
-                format!("no instrument has the symbol {symbol:?}"),
-            ),
-            MarketError::RealClock | MarketError::BadQuote => ApiError::illegal_parameter(e.to_string()),
-            MarketError::Store(e) => e.into(),
-        }
     }
 }
 
@@ -169,7 +155,7 @@ async fn step(
             "seconds must be from 1 to {MAX_STEP_SECONDS}"
         )));
     }
-    crate::engine::step(&state, Duration::from_secs(request.seconds)).await?;
+    state.engine.step(Duration::from_secs(request.seconds)).await?;
     Ok(Json(clock_view(&state)))
 }
 

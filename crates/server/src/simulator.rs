@@ -1,6 +1,6 @@
 //! The market simulator: a quote for every instrument at any simulated moment.
 //!
-//! Each New York trading day every listed instrument has a plan ([`path::DayPlan`]): its stored
+//! Each New York trading day every listed instrument has a plan (`DayPlan`): its stored
 //! bar when the simulated day lies within the price history (replay), a flat day at the previous
 //! close for an instrument that did not trade that day, and beyond the history a seeded draw
 //! from the previous close. Quotes are read off the plan at the clock's second, so they depend on
@@ -10,8 +10,6 @@
 //! A drawn day, once over, is stored as daily bars (marked generated) and the screeners' figures
 //! are computed anew, so that rankings and fundamentals follow the simulated market, and a
 //! restart replays what was simulated.
-
-pub mod routes;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
