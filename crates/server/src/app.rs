@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         crate::legacy::Compat::Legacy => crate::legacy::routes(),
         crate::legacy::Compat::Strict => Router::new(),
     };
+    let metrics = crate::metrics::layers(&state);
     let signed = Router::new()
         .merge(legacy)
         .merge(crate::tokens::routes())
@@ -60,12 +61,11 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::limit_addresses,
         ))
-        .layer(middleware::from_fn(crate::metrics::tag_route))
+        .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
-    let metrics = state.metrics.clone();
     let mut unsigned = Router::new()
         .route("/health", get(health))
         .route("/openapi.json", get(openapi_json));
@@ -77,7 +77,7 @@ pub fn router(state: AppState) -> Router {
         .fallback_service(signed)
         .layer(
             ServiceBuilder::new()
-                .layer(middleware::from_fn_with_state(metrics, crate::metrics::record))
+                .option_layer(metrics.map(|(record, _)| record))
                 .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
                 .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
                     let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
