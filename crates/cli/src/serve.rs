@@ -92,6 +92,10 @@ pub struct ServeArgs {
     #[cfg(feature = "benchmark-no-auth")]
     #[arg(long)]
     benchmark_no_auth: bool,
+    /// Benchmark builds only: no metrics layers, to measure what they cost
+    #[cfg(feature = "benchmark-no-auth")]
+    #[arg(long)]
+    benchmark_no_metrics: bool,
     /// Rate limits per app key and endpoint group (the interface's published ones: place 600/60 s,
     /// preview 150/10 s, batch-place 600/60 s, order queries 10/30 s, market data 300/60 s,
     /// tokens 10/30 s, other 600/60 s); `off` for tests and benchmarks
@@ -229,6 +233,8 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         }),
         #[cfg(feature = "benchmark-no-auth")]
         benchmark_no_auth: args.benchmark_no_auth,
+        #[cfg(feature = "benchmark-no-auth")]
+        benchmark_no_metrics: args.benchmark_no_metrics,
         // An empty SIGNET_REDIS_URL means none, as an unset one does.
         redis_url: args.redis_url.clone().filter(|url| !url.is_empty()).map(Into::into),
         memory_nonces: args.nonces == "memory",

@@ -103,6 +103,7 @@ pub fn documented_routes() -> utoipa::openapi::OpenApi {
 
 pub fn router(state: AppState) -> Router {
     let Mounted { unsigned, signed } = mounted(&state.config);
+    let metrics = crate::metrics::layers(&state);
     let signed = Router::from(signed)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
@@ -111,18 +112,17 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::limit_addresses,
         ))
-        .layer(middleware::from_fn(crate::metrics::tag_route))
+        .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
-    let metrics = state.metrics.clone();
     Router::from(unsigned)
         .with_state(state)
         .fallback_service(signed)
         .layer(
             ServiceBuilder::new()
-                .layer(middleware::from_fn_with_state(metrics, crate::metrics::record))
+                .option_layer(metrics.map(|(record, _)| record))
                 .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
                 .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
                     let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());

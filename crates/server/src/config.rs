@@ -51,6 +51,9 @@ pub struct ServerConfig {
     /// No signature, timestamp or nonce checks (benchmark builds only).
     #[cfg(feature = "benchmark-no-auth")]
     pub benchmark_no_auth: bool,
+    /// No metrics layers (benchmark builds only): the baseline of what they cost.
+    #[cfg(feature = "benchmark-no-auth")]
+    pub benchmark_no_metrics: bool,
     /// Nonces and the per-app rate limits in this Redis, shared with every node using it, instead
     /// of in the database and in process. Secret: the URL may hold a password.
     pub redis_url: Option<SecretString>,
@@ -84,6 +87,8 @@ impl Default for ServerConfig {
             rate_limits: None,
             #[cfg(feature = "benchmark-no-auth")]
             benchmark_no_auth: false,
+            #[cfg(feature = "benchmark-no-auth")]
+            benchmark_no_metrics: false,
             redis_url: None,
             redis_key_prefix: "signet:".into(),
             memory_nonces: false,

@@ -27,6 +27,8 @@ pub enum OpenError {
         "a PostgreSQL database needs its master key from SIGNET_MASTER_KEY or --master-key-file, the same on every node"
     )]
     NoKey,
+    #[error("cannot lock {path} for the database's creation: {source}")]
+    Lock { path: String, source: std::io::Error },
 }
 
 /// Which database, and how to open it.
@@ -81,6 +83,10 @@ impl Database {
             (Location::Postgres { .. }, None) if master_key.is_none() => return Err(OpenError::NoKey),
             (Location::Postgres { .. }, None) => PathBuf::new(),
         };
+        let _creating = match location {
+            Location::Sqlite { path, .. } => Some(lock_creation(path).await?),
+            Location::Postgres { .. } => None,
+        };
         let key = MasterKey::load(master_key, &key_file)?;
         let store: Arc<dyn Store> = match location {
             Location::Sqlite { path, durability } => Arc::new(SqlStore::sqlite(path, *durability).await?),
@@ -112,6 +118,30 @@ impl Database {
         };
         Self::open(&location, master_key, None).await
     }
+}
+
+/// Takes the lock on `<db>.lock` that processes opening one SQLite file hold in turn while they
+/// create or read its key file, create and migrate it and check the key's fingerprint: SQLite's
+/// migrations take no lock of their own, and two processes starting at once each ran them ("table
+/// already exists"). PostgreSQL migrates under its own advisory lock. It is released when the
+/// file is dropped, once the database is open, so that other processes can open it while this
+/// one runs. The lock file stays, empty: removing it could let two processes lock two files.
+async fn lock_creation(db: &Path) -> Result<std::fs::File, OpenError> {
+    let path = db.with_added_extension("lock");
+    let error = |source| OpenError::Lock {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path).map_err(error)?;
+    // flock(2) blocks until the process holding it is done.
+    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await
+        .expect("locking does not panic")
+        .map_err(error)
 }
 
 #[cfg(test)]

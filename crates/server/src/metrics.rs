@@ -4,14 +4,23 @@
 //!
 //! Labels are bounded: routes are the router's path templates (every unknown path is
 //! `unmatched`), codes and statuses come from closed enums.
+//!
+//! A route's counters and histogram are taken from their families once, at its first answer, and
+//! kept with the route's layers: an answer then costs a few atomic operations and the histogram's
+//! lock instead of three label-set lookups (`scripts/bench-metrics.sh` measures what the layers
+//! cost; `docs/performance.md` has the numbers).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::{self, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use pin_project_lite::pin_project;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -78,9 +87,7 @@ impl Legacy {
     }
 }
 
-/// The router's path template of the route that answered (shared, not copied: this is done for
-/// every request), carried out to [`record`] in the response, since the signed routes are routed
-/// inside a fallback, where the outer layer cannot see.
+/// The router's path template of a route (shared with the router, not copied), or `unmatched`.
 #[derive(Clone, Debug)]
 enum Route {
     Matched(MatchedPath),
@@ -116,11 +123,58 @@ impl EncodeLabelValue for Route {
     }
 }
 
+/// The methods the interface uses, as labelled; any other is `OTHER`, so that clients cannot add
+/// labels.
+const METHODS: [&str; 7] = ["GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "OTHER"];
+
+fn method_index(method: &Method) -> usize {
+    match *method {
+        Method::GET => 0,
+        Method::POST => 1,
+        Method::HEAD => 2,
+        Method::OPTIONS => 3,
+        Method::PUT => 4,
+        Method::DELETE => 5,
+        _ => 6,
+    }
+}
+
+/// The statuses the server answers with (its error codes' and axum's own), each with a slot in a
+/// route's table; a request answered with another is counted through the family, as before.
+const STATUSES: [u16; 18] = [
+    200, 201, 204, 400, 401, 403, 404, 405, 408, 409, 410, 413, 415, 422, 429, 431, 500, 503,
+];
+
+/// One route's metrics, each taken from its family at the first answer that needs it and kept,
+/// so that an answer looks nothing up and `/metrics` shows the same series, appearing when they
+/// did when every answer looked them up.
+struct RouteMetrics {
+    route: Route,
+    latency: OnceLock<Histogram>,
+    /// By method, then status (the indexes of [`METHODS`] and [`STATUSES`]).
+    requests: [[OnceLock<Counter>; STATUSES.len()]; METHODS.len()],
+}
+
+impl RouteMetrics {
+    fn new(route: Route) -> Self {
+        RouteMetrics {
+            route,
+            latency: OnceLock::new(),
+            requests: [const { [const { OnceLock::new() }; STATUSES.len()] }; METHODS.len()],
+        }
+    }
+}
+
 pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RouteLabels, Histogram>,
     rejections: Family<CodeLabels, Counter>,
+    /// Each route's metrics by template, where a route's layers find them at its first request.
+    routes: Mutex<HashMap<String, Arc<RouteMetrics>>>,
+    unmatched: Arc<RouteMetrics>,
+    /// The rejection counters by error code, in the order of [`ErrorCode::ALL`].
+    rejected: [OnceLock<Counter>; ErrorCode::ALL.len()],
     rate_limited: Family<ScopeLabels, Counter>,
     legacy: Family<LegacyLabels, Counter>,
     fills: Counter,
@@ -181,6 +235,9 @@ impl Default for Metrics {
             requests,
             latency,
             rejections,
+            routes: Mutex::default(),
+            unmatched: Arc::new(RouteMetrics::new(Route::Unmatched)),
+            rejected: [const { OnceLock::new() }; ErrorCode::ALL.len()],
             rate_limited,
             legacy,
             fills,
@@ -212,28 +269,49 @@ impl Metrics {
         self.nonces.set(count as i64);
     }
 
+    /// The metrics of the route whose template is `path`.
+    fn of_route(&self, path: &MatchedPath) -> Arc<RouteMetrics> {
+        let mut routes = self.routes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        routes
+            .entry(path.as_str().to_owned())
+            .or_insert_with(|| Arc::new(RouteMetrics::new(Route::Matched(path.clone()))))
+            .clone()
+    }
+
     fn answered(
         &self,
-        route: Route,
-        method: &'static str,
+        route: &RouteMetrics,
+        method: usize,
         status: StatusCode,
         code: Option<ErrorCode>,
         took: Duration,
     ) {
-        self.latency
-            .get_or_create(&RouteLabels { route: route.clone() })
-            .observe(took.as_secs_f64());
-        self.requests
-            .get_or_create(&RequestLabels {
-                route,
-                method,
-                status: status.as_u16(),
+        route
+            .latency
+            .get_or_init(|| {
+                self.latency.get_or_create_owned(&RouteLabels {
+                    route: route.route.clone(),
+                })
             })
-            .inc();
+            .observe(took.as_secs_f64());
+        let labels = || RequestLabels {
+            route: route.route.clone(),
+            method: METHODS[method],
+            status: status.as_u16(),
+        };
+        match STATUSES.iter().position(|&s| s == status.as_u16()) {
+            Some(s) => route.requests[method][s]
+                .get_or_init(|| self.requests.get_or_create_owned(&labels()))
+                .inc(),
+            None => self.requests.get_or_create(&labels()).inc(),
+        };
         if let Some(code) = code {
-            self.rejections
-                .get_or_create(&CodeLabels {
-                    error_code: code.as_str(),
+            // The variants in declaration order, as ErrorCode::ALL lists them.
+            self.rejected[code as usize]
+                .get_or_init(|| {
+                    self.rejections.get_or_create_owned(&CodeLabels {
+                        error_code: code.as_str(),
+                    })
                 })
                 .inc();
         }
@@ -247,44 +325,189 @@ impl Metrics {
     }
 }
 
-/// The outermost layer: counts and times every answer, the refusals of the layers inside it too.
-pub async fn record(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = method_label(request.method());
-    let matched = request.extensions().get::<MatchedPath>().cloned().map(Route::Matched);
-    let response = next.run(request).await;
-    let route = response
-        .extensions()
-        .get::<Route>()
-        .cloned()
-        .or(matched)
-        .unwrap_or(Route::Unmatched);
-    let code = response.extensions().get::<ErrorCode>().copied();
-    metrics.answered(route, method, response.status(), code, started.elapsed());
-    response
+/// The two layers that count requests, or none in a benchmark build run with
+/// `--benchmark-no-metrics` (the baseline of what they cost).
+pub fn layers(state: &AppState) -> Option<(RecordLayer, TagLayer)> {
+    #[cfg(feature = "benchmark-no-auth")]
+    if state.config.benchmark_no_metrics {
+        return None;
+    }
+    Some((RecordLayer(state.metrics.clone()), TagLayer(state.metrics.clone())))
 }
 
-/// The methods the interface uses; any other is `OTHER`, so that clients cannot add labels.
-fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        Method::PUT => "PUT",
-        Method::DELETE => "DELETE",
-        _ => "OTHER",
+/// What a layer keeps for one endpoint: axum's `Router::layer` wraps each route (and each
+/// fallback) in a service of its own when the router is built, so a route's metrics are found
+/// at its first request and kept with it.
+struct Endpoint {
+    metrics: Arc<Metrics>,
+    route: OnceLock<(MatchedPath, Arc<RouteMetrics>)>,
+}
+
+impl Endpoint {
+    fn new(metrics: &Arc<Metrics>) -> Arc<Self> {
+        Arc::new(Endpoint {
+            metrics: metrics.clone(),
+            route: OnceLock::new(),
+        })
+    }
+
+    /// The metrics of the route `request` was matched to, if it was.
+    fn route_of(&self, request: &Request) -> Option<Arc<RouteMetrics>> {
+        let matched = request.extensions().get::<MatchedPath>()?;
+        // The router hands every request of a route the same template.
+        if let Some((path, route)) = self.route.get()
+            && std::ptr::addr_eq(path.as_str(), matched.as_str())
+        {
+            return Some(route.clone());
+        }
+        let route = self.metrics.of_route(matched);
+        let _ = self.route.set((matched.clone(), route.clone()));
+        Some(route)
     }
 }
 
-/// Inside the signed router, where the route is known: hands its template out to [`record`].
-pub async fn tag_route(request: Request, next: Next) -> Response {
-    let route = request.extensions().get::<MatchedPath>().cloned().map(Route::Matched);
-    let mut response = next.run(request).await;
-    if let Some(route) = route {
-        response.extensions_mut().insert(route);
+/// The outermost layer: times and counts every answer, the refusals of the layers inside it too.
+#[derive(Clone)]
+pub struct RecordLayer(Arc<Metrics>);
+
+impl<S> tower::Layer<S> for RecordLayer {
+    type Service = Record<S>;
+
+    fn layer(&self, inner: S) -> Record<S> {
+        Record {
+            inner,
+            endpoint: Endpoint::new(&self.0),
+        }
     }
-    response
+}
+
+/// [`RecordLayer`] around one endpoint.
+#[derive(Clone)]
+pub struct Record<S> {
+    inner: S,
+    endpoint: Arc<Endpoint>,
+}
+
+impl<S, B> tower::Service<Request> for Record<S>
+where
+    S: tower::Service<Request, Response = http::Response<B>>,
+{
+    type Response = http::Response<B>;
+    type Error = S::Error;
+    type Future = Recorded<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        Recorded {
+            started: Instant::now(),
+            method: method_index(request.method()),
+            route: self.endpoint.route_of(&request),
+            endpoint: self.endpoint.clone(),
+            inner: self.inner.call(request),
+        }
+    }
+}
+
+pin_project! {
+    /// The answer of a [`Record`], counted when it is ready.
+    pub struct Recorded<F> {
+        #[pin]
+        inner: F,
+        started: Instant,
+        method: usize,
+        route: Option<Arc<RouteMetrics>>,
+        endpoint: Arc<Endpoint>,
+    }
+}
+
+impl<F: Future<Output = Result<http::Response<B>, E>>, B, E> Future for Recorded<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        let metrics = &this.endpoint.metrics;
+        // The signed routes are routed inside a fallback, where this layer cannot see: their
+        // [`Tag`] hands the route out.
+        let route = match response.extensions().get::<RouteTag>() {
+            Some(RouteTag(route)) => route,
+            None => this.route.as_ref().unwrap_or(&metrics.unmatched),
+        };
+        let code = response.extensions().get::<ErrorCode>().copied();
+        metrics.answered(route, *this.method, response.status(), code, this.started.elapsed());
+        Poll::Ready(Ok(response))
+    }
+}
+
+/// The route's metrics, carried out to [`Record`] in the response.
+#[derive(Clone)]
+struct RouteTag(Arc<RouteMetrics>);
+
+/// Inside the signed router, where the route is known: hands its metrics out to [`Record`].
+#[derive(Clone)]
+pub struct TagLayer(Arc<Metrics>);
+
+impl<S> tower::Layer<S> for TagLayer {
+    type Service = Tag<S>;
+
+    fn layer(&self, inner: S) -> Tag<S> {
+        Tag {
+            inner,
+            endpoint: Endpoint::new(&self.0),
+        }
+    }
+}
+
+/// [`TagLayer`] around one endpoint.
+#[derive(Clone)]
+pub struct Tag<S> {
+    inner: S,
+    endpoint: Arc<Endpoint>,
+}
+
+impl<S, B> tower::Service<Request> for Tag<S>
+where
+    S: tower::Service<Request, Response = http::Response<B>>,
+{
+    type Response = http::Response<B>;
+    type Error = S::Error;
+    type Future = Tagged<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        Tagged {
+            route: self.endpoint.route_of(&request),
+            inner: self.inner.call(request),
+        }
+    }
+}
+
+pin_project! {
+    /// The answer of a [`Tag`], tagged with its route when it is ready.
+    pub struct Tagged<F> {
+        #[pin]
+        inner: F,
+        route: Option<Arc<RouteMetrics>>,
+    }
+}
+
+impl<F: Future<Output = Result<http::Response<B>, E>>, B, E> Future for Tagged<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let mut response = ready!(this.inner.poll(cx))?;
+        if let Some(route) = this.route.take() {
+            response.extensions_mut().insert(RouteTag(route));
+        }
+        Poll::Ready(Ok(response))
+    }
 }
 
 /// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now.
@@ -314,4 +537,44 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
         HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_appears_with_its_first_answer_whatever_the_status() {
+        let metrics = Metrics::default();
+        assert!(!metrics.encode().contains("signet_requests_total{"));
+        let route = &metrics.unmatched;
+        let took = Duration::from_millis(1);
+        metrics.answered(route, method_index(&Method::PATCH), StatusCode::IM_A_TEAPOT, None, took);
+        for _ in 0..2 {
+            let refused = Some(ErrorCode::Unauthorized);
+            metrics.answered(
+                route,
+                method_index(&Method::GET),
+                StatusCode::UNAUTHORIZED,
+                refused,
+                took,
+            );
+        }
+        let text = metrics.encode();
+        for line in [
+            r#"signet_requests_total{route="unmatched",method="OTHER",status="418"} 1"#,
+            r#"signet_requests_total{route="unmatched",method="GET",status="401"} 2"#,
+            r#"signet_request_duration_seconds_count{route="unmatched"} 3"#,
+            r#"signet_rejections_total{error_code="UNAUTHORIZED"} 2"#,
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn an_error_code_is_its_place_in_the_list_of_all() {
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(*code as usize, i, "{code:?}");
+        }
+    }
 }

@@ -6,7 +6,6 @@
 //! The app key is the associated data, so a sealed secret copied onto another app's row does
 //! not open.
 
-use std::fs::OpenOptions;
 use std::io::{ErrorKind, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -65,29 +64,48 @@ impl MasterKey {
         db_path.with_file_name(name)
     }
 
+    /// Reads the key file, or creates it: written in full under a temporary name (mode 0600
+    /// from the start) and renamed into place only if no other process put one there first, so
+    /// that no reader ever sees part of a key and no key is ever replaced.
     fn from_file(path: &Path) -> Result<Self, KeyError> {
         let file_error = |source| KeyError::File {
             path: path.to_owned(),
             source,
         };
-        let mut created = OpenOptions::new();
-        created.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut created, 0o600);
-        match created.open(path) {
-            Ok(mut file) => {
-                let key = Zeroizing::new(random_bytes::<32>()?);
-                let text = Zeroizing::new(hex::encode(*key));
-                file.write_all(format!("{}\n", text.as_str()).as_bytes())
+        match std::fs::read_to_string(path) {
+            Ok(text) => return Self::from_hex(Zeroizing::new(text).trim()),
+            Err(e) if e.kind() != ErrorKind::NotFound => return Err(file_error(e)),
+            Err(_) => {}
+        }
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let mut temp = tempfile::Builder::new()
+            .prefix(".signet-key-")
+            .tempfile_in(dir)
+            .map_err(file_error)?;
+        let key = Zeroizing::new(random_bytes::<32>()?);
+        let text = Zeroizing::new(hex::encode(*key));
+        temp.write_all(text.as_bytes())
+            .and_then(|()| temp.write_all(b"\n"))
+            .map_err(file_error)?;
+        temp.as_file().sync_all().map_err(file_error)?;
+        match temp.persist_noclobber(path) {
+            Ok(_) => {
+                // The new name is durable too: a database whose key was lost cannot be opened.
+                #[cfg(unix)]
+                std::fs::File::open(dir)
+                    .and_then(|d| d.sync_all())
                     .map_err(file_error)?;
-                file.sync_all().map_err(file_error)?;
                 Self::from_hex(&text)
             }
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+            // Another process created it meanwhile (the temporary file is removed on drop).
+            Err(e) if e.error.kind() == ErrorKind::AlreadyExists => {
                 let text = Zeroizing::new(std::fs::read_to_string(path).map_err(file_error)?);
                 Self::from_hex(text.trim())
             }
-            Err(e) => Err(file_error(e)),
+            Err(e) => Err(file_error(e.error)),
         }
     }
 
@@ -198,5 +216,30 @@ mod tests {
         let given = MasterKey::load(Some(&SecretString::from(text.trim())), &dir.path().join("unused")).unwrap();
         assert_eq!(given.fingerprint(), first.fingerprint());
         assert!(MasterKey::load(Some(&SecretString::from("abc")), &file).is_err());
+    }
+
+    #[test]
+    fn threads_creating_one_key_file_at_once_all_read_the_same_whole_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("signet.db.key");
+        let barrier = std::sync::Barrier::new(8);
+        let fingerprints: Vec<String> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        MasterKey::load(None, &file).unwrap().fingerprint().to_owned()
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert!(fingerprints.iter().all(|f| f == &fingerprints[0]), "{fingerprints:?}");
+        assert_eq!(MasterKey::load(None, &file).unwrap().fingerprint(), fingerprints[0]);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["signet.db.key"], "no temporary file is left");
     }
 }

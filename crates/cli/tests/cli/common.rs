@@ -8,7 +8,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub fn signet() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_signet"));
+    isolated(Command::new(env!("CARGO_BIN_EXE_signet")))
+}
+
+/// `command` without the variables that would point `signet` at another database or server.
+pub fn isolated(mut command: Command) -> Command {
     for var in [
         "SIGNET_DB",
         "SIGNET_APP_KEY",

@@ -1,9 +1,10 @@
 //! The `signet` binary's integration tests, one binary (each file a module): its commands
-//! against a real server, several nodes on PostgreSQL and Redis, and `kill -9` in the middle of
-//! writes.
+//! against a real server, several nodes on PostgreSQL and Redis, `kill -9` in the middle of
+//! writes, and several processes creating one database at once.
 
 mod common;
 
 mod commands;
 mod crash;
+mod creation;
 mod nodes;
