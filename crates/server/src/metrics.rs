@@ -271,7 +271,7 @@ impl Metrics {
 
     /// The metrics of the route whose template is `path`.
     fn of_route(&self, path: &MatchedPath) -> Arc<RouteMetrics> {
-        let mut routes = self.routes.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         routes
             .entry(path.as_str().to_owned())
             .or_insert_with(|| Arc::new(RouteMetrics::new(Route::Matched(path.clone()))))
