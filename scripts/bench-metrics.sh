@@ -39,9 +39,11 @@ for round in $(seq "$rounds"); do
         variant="${variants[$(((i + round - 1) % ${#variants[@]}))]}"
         name="${variant%%|*}"
         read -r -a command <<<"${variant#*|}"
-        "${command[@]:0:1}" serve --db "$db" --listen "127.0.0.1:$port" "${command[@]:1}" 2>"$work/server.log" >/dev/null &
+        # A log of its own: a reused one could show the previous server's "listening" line.
+        log="$work/server-$round-$name.log"
+        "${command[@]:0:1}" serve --db "$db" --listen "127.0.0.1:$port" "${command[@]:1}" 2>"$log" >/dev/null &
         server=$!
-        for _ in $(seq 300); do grep -q 'listening' "$work/server.log" && break; sleep 0.1; done
+        for _ in $(seq 300); do grep -q 'listening' "$log" && break; sleep 0.1; done
         before="$(cpu "$server")"
         out="$("$load" --endpoint "http://127.0.0.1:$port" --path /trading/accounts/list --seconds "$seconds" \
             --workers "$workers" --app-key-only)"
