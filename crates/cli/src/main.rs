@@ -11,6 +11,7 @@ mod output;
 mod screeners;
 mod serve;
 mod sign;
+mod stocks;
 mod watchlists;
 
 use std::path::PathBuf;
@@ -52,6 +53,8 @@ enum Command {
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
+    /// Stock market data: snapshot (last price, the day so far, the quote), depth (the book)
+    Stocks(stocks::StocksArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
@@ -170,6 +173,7 @@ fn main() -> ExitCode {
             Command::Market(args) => market::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
             Command::Screeners(args) => screeners::run(args).await,
+            Command::Stocks(args) => stocks::run(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Config(args) => {
                 let check = matches

@@ -28,6 +28,7 @@ use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
+use signet_model::quotes::{Depth, Snapshot};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -165,6 +166,11 @@ impl Client {
     /// The market simulator's controls (apps created with `--admin`).
     pub fn market(&self) -> Market<'_> {
         Market { client: self }
+    }
+
+    /// Stock market data: snapshots and the depth of book.
+    pub fn stocks(&self) -> Stocks<'_> {
+        Stocks { client: self }
     }
 
     /// `GET /openapi/config`: whether the server requires access tokens.
@@ -441,6 +447,40 @@ impl Screeners<'_> {
         self.client
             .get("/market-data/screeners/week52-high-low/list", &query)
             .await
+    }
+}
+
+/// Stock market data from the simulator, as any app reads it (catalog §11).
+pub struct Stocks<'a> {
+    client: &'a Client,
+}
+
+impl Stocks<'_> {
+    /// `GET /market-data/stocks/snapshots/list`: up to 100 symbols; the extended-hours and
+    /// overnight fields when asked for and that session is on.
+    pub async fn snapshots(
+        &self,
+        symbols: &[&str],
+        extended_hours: bool,
+        overnight: bool,
+    ) -> Result<Vec<Snapshot>, Error> {
+        let symbols = symbols.join(",");
+        let mut query = vec![("symbols", symbols.as_str()), ("category", "US_STOCK")];
+        if extended_hours {
+            query.push(("extend_hour_required", "true"));
+        }
+        if overnight {
+            query.push(("overnight_required", "true"));
+        }
+        self.client.get("/market-data/stocks/snapshots/list", &query).await
+    }
+
+    /// `GET /market-data/stocks/depths/list`: `depth` levels a side (server default 10).
+    pub async fn depth(&self, symbol: &str, depth: Option<u32>) -> Result<Depth, Error> {
+        let depth = depth.map(|d| d.to_string());
+        let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
+        query.extend(depth.as_deref().map(|d| ("depth", d)));
+        self.client.get("/market-data/stocks/depths/list", &query).await
     }
 }
 

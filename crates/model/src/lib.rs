@@ -7,6 +7,7 @@ pub mod fundamentals;
 pub mod headers;
 pub mod market;
 pub mod orders;
+pub mod quotes;
 pub mod screeners;
 pub mod tokens;
 pub mod watchlists;

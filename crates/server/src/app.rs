@@ -62,6 +62,7 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::screeners::routes())
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
+        .merge(crate::marketdata::stocks::routes())
         .merge(crate::market::routes())
 }
 

@@ -69,6 +69,7 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
         (name = "screeners", description = "Rankings of the market (catalog section 4)"),
         (name = "watchlists", description = "The calling app's watchlists (catalog section 5)"),
         (name = "fundamentals", description = "The 23 data sets of one symbol (catalog section 6)"),
+        (name = "market data", description = "Stock snapshots and depth of book from the market simulator (catalog section 11)"),
         (name = "market simulator", description = "Read and drive the market simulator: apps created with --admin only"),
         (name = "legacy", description = "Retired paths, served only by a server started with --compat legacy"),
         (name = "service", description = "Unsigned probes: readiness, metrics, this document"),

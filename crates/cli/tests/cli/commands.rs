@@ -182,6 +182,48 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         std::thread::sleep(Duration::from_millis(200));
     }
 
+    // The simulator's quotes, as any app reads them: snapshots and the book.
+    let mut snapshot = signet();
+    snapshot.args([
+        "stocks",
+        "snapshot",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "aapl",
+        "MSFT",
+    ]);
+    with_app(&mut snapshot);
+    let snapshots = run_json(&mut snapshot);
+    let symbols: Vec<&str> = snapshots
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(symbols, ["AAPL", "MSFT"]);
+    assert!(snapshots[0]["price"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
+    let mut depth = signet();
+    depth.args([
+        "stocks",
+        "depth",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--levels",
+        "2",
+    ]);
+    with_app(&mut depth);
+    let shown = depth.output().unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let text = String::from_utf8(shown.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("AAPL (") && lines[1].starts_with("BID SIZE"),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 4, "a title, a header and two levels: {text}");
+
     // Exits make a bracket: the entry, then a take-profit and a stop-loss waiting for it.
     let mut bracket = signet();
     bracket.args([

@@ -28,6 +28,52 @@ pub struct Quote {
     pub pinned: bool,
 }
 
+/// One price level of the simulated book: a price and the shares shown at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Level {
+    pub price: Decimal,
+    pub size: u64,
+}
+
+/// The tick between two levels of the book: a cent.
+const TICK: Decimal = Decimal::from_parts(1, 0, 0, false, 2);
+
+impl Quote {
+    /// The last price less the previous close.
+    pub fn change(&self) -> Decimal {
+        self.last - self.pre_close
+    }
+
+    /// [`Quote::change`] as a fraction of the previous close, to four places (none without one).
+    pub fn change_ratio(&self) -> Option<Decimal> {
+        (!self.pre_close.is_zero()).then(|| (self.change() / self.pre_close).round_dp(4))
+    }
+
+    /// `levels` levels of each side of the book, best first. The best ones are the quote itself,
+    /// the bid and ask an order meets with their sizes; each further level is a cent worse and
+    /// shows half as many shares again as the one before (in round lots). A bid never goes below
+    /// a cent, so the bid side may be shorter.
+    pub fn book(&self, levels: usize) -> (Vec<Level>, Vec<Level>) {
+        let side = |best: Decimal, size: u64, step: Decimal| -> Vec<Level> {
+            (0..levels)
+                .map_while(|i| {
+                    let n = u64::try_from(i).ok()?;
+                    let price = best + step * Decimal::from(n);
+                    let lots = (size + size * n / 2).div_ceil(100).max(1);
+                    (price >= TICK).then_some(Level {
+                        price,
+                        size: lots * 100,
+                    })
+                })
+                .collect()
+        };
+        (
+            side(self.bid, self.bid_size, -TICK),
+            side(self.ask, self.ask_size, TICK),
+        )
+    }
+}
+
 #[cfg(test)]
 impl Quote {
     /// A core-session quote of instrument 1 a cent either side of `last`, `size` shares each side.
@@ -73,5 +119,56 @@ impl Listing {
             vol: amplitude.map_or(0.02, |a| (a / 2.0).clamp(0.005, 0.08)),
             volume: volume.map_or(100_000.0, |v| (v as f64).max(1_000.0)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_levels_of_the_book_are_the_quote_an_order_meets() {
+        let quote = Quote::sample(Decimal::new(10_000, 2), 300);
+        let (bids, asks) = quote.book(3);
+        assert_eq!(
+            bids[0],
+            Level {
+                price: quote.bid,
+                size: 300
+            }
+        );
+        assert_eq!(
+            asks[0],
+            Level {
+                price: quote.ask,
+                size: 300
+            }
+        );
+        let prices = |levels: &[Level]| levels.iter().map(|l| l.price.to_string()).collect::<Vec<_>>();
+        assert_eq!(prices(&bids), ["99.99", "99.98", "99.97"]);
+        assert_eq!(prices(&asks), ["100.01", "100.02", "100.03"]);
+        assert_eq!(asks.iter().map(|l| l.size).collect::<Vec<_>>(), [300, 500, 600]);
+    }
+
+    #[test]
+    fn bids_stop_at_a_cent() {
+        let mut quote = Quote::sample(Decimal::new(3, 2), 100);
+        quote.bid = Decimal::new(2, 2);
+        let (bids, asks) = quote.book(5);
+        assert_eq!(
+            bids.iter().map(|l| l.price.to_string()).collect::<Vec<_>>(),
+            ["0.02", "0.01"]
+        );
+        assert_eq!(asks.len(), 5);
+    }
+
+    #[test]
+    fn change_and_its_ratio_are_against_the_previous_close() {
+        let mut quote = Quote::sample(Decimal::new(10_500, 2), 100);
+        quote.pre_close = Decimal::new(10_000, 2);
+        assert_eq!(quote.change(), Decimal::new(500, 2));
+        assert_eq!(quote.change_ratio(), Some(Decimal::new(500, 4)));
+        quote.pre_close = Decimal::ZERO;
+        assert_eq!(quote.change_ratio(), None);
     }
 }

@@ -5,4 +5,5 @@ pub mod demo;
 pub mod fundamentals;
 pub mod import;
 pub mod screeners;
+pub mod stocks;
 pub mod watchlists;

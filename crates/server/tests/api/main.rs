@@ -20,6 +20,7 @@ mod orders;
 mod redis;
 mod schemathesis;
 mod screeners;
+mod stocks;
 mod store;
 mod tokens;
 mod watchlists;

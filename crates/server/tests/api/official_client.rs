@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use secrecy::ExposeSecret;
+use serde_json::json;
 use signet_store::TokenSelector;
 
 use crate::common::TestServer;
@@ -120,6 +121,34 @@ async fn the_official_client_waits_for_token_approval() {
             .unwrap(),
     );
     assert_eq!(account_ids(&out), server.app.account_ids);
+}
+
+#[tokio::test]
+async fn the_official_client_reads_snapshots_and_the_book_the_engine_trades_on() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    ops.market().step(600).await.unwrap();
+    let out = run(&python, &server, "quotes").await;
+    // The clock is manual: the quote has not moved since the client read it.
+    let quote = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(out["snapshot"]["status"], 200);
+    let snapshots = out["snapshot"]["body"].as_array().unwrap();
+    assert_eq!(snapshots.len(), 2);
+    let aapl = &snapshots[0];
+    assert_eq!(
+        (&aapl["symbol"], &aapl["price"], &aapl["bid"], &aapl["ask"]),
+        (&json!("AAPL"), &json!(quote.last), &json!(quote.bid), &json!(quote.ask))
+    );
+    assert_eq!(aapl["pre_close"], "450.81");
+    assert_eq!(snapshots[1]["symbol"], "MSFT");
+    assert!(aapl.get("extend_hour_last_price").is_none(), "the core session");
+    assert_eq!(out["depth"]["status"], 200);
+    let depth = &out["depth"]["body"];
+    assert_eq!(depth["asks"].as_array().unwrap().len(), 3);
+    assert_eq!(depth["asks"][0]["price"], json!(quote.ask));
+    assert_eq!(depth["bids"][0]["price"], json!(quote.bid));
+    assert_eq!(depth["bids"][0]["size"], json!(quote.bid_size.to_string()));
 }
 
 #[tokio::test]

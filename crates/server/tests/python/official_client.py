@@ -12,6 +12,8 @@ Scenarios:
   orders            the v3 order calls of TradeClient.order_v3
   watchlists        the eight watchlist calls of DataClient
   fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
+  quotes            DataClient.market_data: get_snapshot (two symbols, extended hours asked) and
+                    get_quotes (depth 3)
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -59,6 +61,9 @@ def main():
         return
     if scenario == "legacy":
         print(json.dumps(legacy(api)))
+        return
+    if scenario == "quotes":
+        print(json.dumps(quotes(api)))
         return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
@@ -131,6 +136,18 @@ def watchlists(api):
     out["delete"] = w.delete_watchlist(wid).json()
     out["after"] = w.get_watchlist().json()
     return out
+
+
+def quotes(api):
+    from webull.data.data_client import DataClient
+
+    m = DataClient(api).market_data
+    snapshot = m.get_snapshot("AAPL,MSFT", "US_STOCK", extend_hour_required=True)
+    depth = m.get_quotes("AAPL", "US_STOCK", depth=3)
+    return {
+        "snapshot": {"status": snapshot.status_code, "body": snapshot.json()},
+        "depth": {"status": depth.status_code, "body": depth.json()},
+    }
 
 
 def screeners(api):

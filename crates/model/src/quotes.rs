@@ -1,0 +1,95 @@
+//! Stock market data from the simulator (catalog §11): snapshots and depth of book. Prices and
+//! sizes are decimal strings, as the official client reads them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `GET /market-data/stocks/snapshots/list`: one instrument now. The day's fields (`open`,
+/// `high`, `low`, `volume`, `change`, `change_ratio`) are absent when nothing traded that day;
+/// the extended-hours and overnight fields only when asked for and that session is on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Snapshot {
+    pub symbol: String,
+    pub instrument_id: String,
+    /// The last price: what a market order would be compared with now.
+    pub price: String,
+    pub pre_close: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_ratio: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<String>,
+    /// The last price too (the day's close once the day is over).
+    pub close: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<String>,
+    /// The best bid and ask: the prices a sell and a buy would fill at, for up to these sizes.
+    pub bid: String,
+    pub bid_size: String,
+    pub ask: String,
+    pub ask_size: String,
+    /// Simulated time of the quote, epoch milliseconds.
+    pub last_trade_time: i64,
+    /// PRE_MARKET, CORE, AFTER_HOURS, OVERNIGHT or CLOSED (signet's addition).
+    pub trading_session: String,
+    /// With `extend_hour_required=true` in the pre-market or after hours: the price now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_last_price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_change: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_change_ratio: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_last_trade_time: Option<i64>,
+    /// With `overnight_required=true` in the overnight session: the price and quote now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_change: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_change_ratio: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_bid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_bid_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_ask: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_ask_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_last_trade_time: Option<i64>,
+}
+
+/// `GET /market-data/stocks/depths/list`: the book around the simulator's quote.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Depth {
+    pub symbol: String,
+    pub instrument_id: String,
+    /// Simulated time, epoch milliseconds as a string.
+    pub quote_time: String,
+    pub trading_session: String,
+    /// Lowest first; the first is the quote's ask.
+    pub asks: Vec<DepthLevel>,
+    /// Highest first; the first is the quote's bid.
+    pub bids: Vec<DepthLevel>,
+}
+
+/// One price level of the book.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DepthLevel {
+    pub price: String,
+    pub size: String,
+    /// Who shows the size: one market maker, `SIGNET`, the simulator.
+    pub order: Vec<DepthOrder>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DepthOrder {
+    pub mpid: String,
+    pub size: String,
+}

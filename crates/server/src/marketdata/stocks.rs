@@ -1,0 +1,232 @@
+//! Stock market data from the simulator (catalog §11): snapshots and the depth of book, read from
+//! the same quote the engine matches orders against, so that what a bot sees is what it fills at.
+
+use axum::Json;
+use axum::extract::State;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use signet_domain::simulator::clock::Session;
+use signet_domain::simulator::{Level, Quote};
+use signet_model::ErrorCode;
+use signet_model::quotes::{Depth, DepthLevel, DepthOrder, Snapshot};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::extract::{Caller, QueryParams};
+use crate::openapi::InstrumentNotFound;
+use crate::pagination;
+use crate::simulator::MarketError;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(snapshots)).routes(routes!(depths))
+}
+
+/// Symbols one snapshot call may ask for (catalog §11.1).
+const MAX_SYMBOLS: usize = 100;
+/// Levels of the book: by default and at most (catalog §11.4: level 2 shows 10, US up to 50).
+const DEFAULT_DEPTH: u32 = 10;
+const MAX_DEPTH: u32 = 50;
+
+/// Every parameter of the calls here; each reads its own. The official client sends a value it
+/// was not given as `None`, and booleans as Python writes them (`True`).
+#[derive(Debug, Default, Deserialize)]
+struct Params {
+    symbols: Option<String>,
+    symbol: Option<String>,
+    category: Option<String>,
+    extend_hour_required: Option<String>,
+    overnight_required: Option<String>,
+    depth: Option<String>,
+}
+
+fn given(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty() && *v != "None")
+}
+
+/// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.
+fn check_category(p: &Params) -> Result<(), ApiError> {
+    match given(p.category.as_deref()) {
+        None | Some("US_STOCK" | "US_ETF") => Ok(()),
+        Some(other) => Err(ApiError::illegal_parameter(format!(
+            "category {:?} is not served here: US_STOCK or US_ETF",
+            other.chars().take(20).collect::<String>()
+        ))),
+    }
+}
+
+fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
+    match given(value).map(str::to_ascii_lowercase).as_deref() {
+        None | Some("false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(_) => Err(ApiError::illegal_parameter(format!("{name} must be true or false"))),
+    }
+}
+
+/// The quotes of `symbols` now, in the order asked; every unknown symbol named in one refusal.
+async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Quote>, ApiError> {
+    state.market.sync().await?;
+    let mut found = Vec::with_capacity(symbols.len());
+    let mut unknown = Vec::new();
+    for symbol in symbols {
+        match state.market.quote(symbol) {
+            Ok(quote) => found.push(quote),
+            Err(MarketError::UnknownSymbol(_)) => unknown.push(symbol.chars().take(16).collect::<String>()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if unknown.is_empty() {
+        Ok(found)
+    } else {
+        Err(ApiError::new(
+            ErrorCode::InstrumentNotFound,
+            format!("no instrument has the symbol(s) {}", unknown.join(", ")),
+        ))
+    }
+}
+
+/// Prices as the simulator quotes them and orders fill at: to the cent (`454.30`).
+fn text(d: Decimal) -> String {
+    d.to_string()
+}
+
+fn to_snapshot(q: &Quote, extended: bool, overnight: bool) -> Snapshot {
+    let traded = q.volume > 0;
+    let day = |value: String| traded.then_some(value);
+    let change = text(q.change());
+    let ratio = q.change_ratio().map(text);
+    let mut snapshot = Snapshot {
+        symbol: q.symbol.clone(),
+        instrument_id: q.instrument_id.to_string(),
+        price: text(q.last),
+        pre_close: text(q.pre_close),
+        change: day(change.clone()),
+        change_ratio: ratio.clone().filter(|_| traded),
+        open: day(text(q.open)),
+        high: day(text(q.high)),
+        low: day(text(q.low)),
+        close: text(q.last),
+        volume: day(q.volume.to_string()),
+        bid: text(q.bid),
+        bid_size: q.bid_size.to_string(),
+        ask: text(q.ask),
+        ask_size: q.ask_size.to_string(),
+        last_trade_time: q.time_ms,
+        trading_session: q.session.as_str().to_owned(),
+        ..Snapshot::default()
+    };
+    if extended && matches!(q.session, Session::PreMarket | Session::AfterHours) {
+        snapshot.extend_hour_last_price = Some(text(q.last));
+        snapshot.extend_hour_change = Some(change.clone());
+        snapshot.extend_hour_change_ratio = ratio.clone();
+        snapshot.extend_hour_last_trade_time = Some(q.time_ms);
+    }
+    if overnight && q.session == Session::Overnight {
+        snapshot.ovn_price = Some(text(q.last));
+        snapshot.ovn_change = Some(change);
+        snapshot.ovn_change_ratio = ratio;
+        snapshot.ovn_bid = Some(text(q.bid));
+        snapshot.ovn_bid_size = Some(q.bid_size.to_string());
+        snapshot.ovn_ask = Some(text(q.ask));
+        snapshot.ovn_ask_size = Some(q.ask_size.to_string());
+        snapshot.ovn_last_trade_time = Some(q.time_ms);
+    }
+    snapshot
+}
+
+#[utoipa::path(
+    get, path = "/market-data/stocks/snapshots/list", tag = "market data",
+    operation_id = "listStockSnapshots", summary = "Stock snapshots",
+    description = "The simulator's quote of each symbol now, with the day's open, high, low and volume so far. \
+        `price` is the last price and `bid`/`ask` the prices a sell or buy order meets now.",
+    params(
+        ("symbols" = String, Query, description = "Up to 100 symbols, comma-separated", example = "AAPL,MSFT"),
+        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
+        ("extend_hour_required" = Option<String>, Query, description = "true: the extended-hours fields, in the pre-market and after hours"),
+        ("overnight_required" = Option<String>, Query, description = "true: the overnight fields, in the overnight session"),
+    ),
+    responses(
+        (status = 200, description = "One snapshot per symbol, in the order asked", body = Vec<Snapshot>),
+        InstrumentNotFound,
+    )
+)]
+async fn snapshots(
+    State(state): State<AppState>,
+    _caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<Snapshot>>, ApiError> {
+    check_category(&p)?;
+    let extended = flag("extend_hour_required", p.extend_hour_required.as_deref())?;
+    let overnight = flag("overnight_required", p.overnight_required.as_deref())?;
+    let symbols: Vec<String> = given(p.symbols.as_deref())
+        .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
+        .split(',')
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if symbols.len() > MAX_SYMBOLS {
+        return Err(ApiError::illegal_parameter(format!(
+            "at most {MAX_SYMBOLS} symbols a call, not {}",
+            symbols.len()
+        )));
+    }
+    let quotes = quotes(&state, &symbols).await?;
+    Ok(Json(
+        quotes.iter().map(|q| to_snapshot(q, extended, overnight)).collect(),
+    ))
+}
+
+fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
+    levels
+        .iter()
+        .map(|l| DepthLevel {
+            price: text(l.price),
+            size: l.size.to_string(),
+            order: vec![DepthOrder {
+                mpid: "SIGNET".into(),
+                size: l.size.to_string(),
+            }],
+        })
+        .collect()
+}
+
+#[utoipa::path(
+    get, path = "/market-data/stocks/depths/list", tag = "market data",
+    operation_id = "getStockDepth", summary = "Stock depth of book",
+    description = "Price levels around the simulator's quote. The best bid and ask are the quote an order meets \
+        (the engine fills at them, up to their sizes); each further level is a cent away.",
+    params(
+        ("symbol" = String, Query, description = "One symbol", example = "AAPL"),
+        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
+        ("depth" = Option<u32>, Query, description = "Levels a side: 1 to 50, default 10"),
+        ("overnight_required" = Option<String>, Query, description = "Accepted; the book is the same in every session"),
+    ),
+    responses(
+        (status = 200, description = "The book of the symbol now", body = Depth),
+        InstrumentNotFound,
+    )
+)]
+async fn depths(
+    State(state): State<AppState>,
+    _caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Depth>, ApiError> {
+    check_category(&p)?;
+    flag("overnight_required", p.overnight_required.as_deref())?;
+    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
+    if symbol.contains(',') {
+        return Err(ApiError::illegal_parameter("one symbol at a time"));
+    }
+    let levels = pagination::bounded("depth", given(p.depth.as_deref()), DEFAULT_DEPTH, MAX_DEPTH)?;
+    let quote = quotes(&state, &[symbol.to_ascii_uppercase()]).await?.remove(0);
+    let (bids, asks) = quote.book(levels as usize);
+    Ok(Json(Depth {
+        symbol: quote.symbol.clone(),
+        instrument_id: quote.instrument_id.to_string(),
+        quote_time: quote.time_ms.to_string(),
+        trading_session: quote.session.as_str().to_owned(),
+        asks: to_levels(&asks),
+        bids: to_levels(&bids),
+    }))
+}

@@ -1,0 +1,206 @@
+//! Stock snapshots and depth of book (catalog §11.1, §11.4) from the market simulator: the quote
+//! they show is the one orders fill at, replayed days show the real day, and refusals name what
+//! is wrong.
+
+use serde_json::{Value, json};
+use signet_model::ErrorCode;
+use signet_model::quotes::{Depth, DepthLevel, Snapshot};
+
+use crate::common::TestServer;
+
+/// The core open of Monday 2013-02-25 on the real price history (manual clock).
+async fn market() -> TestServer {
+    TestServer::start_market("2013-02-25", 2013).await
+}
+
+#[tokio::test]
+async fn snapshots_show_the_replayed_day_in_the_order_asked() {
+    let server = market().await;
+    let ops = server.ops().await;
+    ops.market().step(3600).await.unwrap();
+    let snapshots: Vec<Snapshot> = server
+        .client()
+        .get(
+            "/market-data/stocks/snapshots/list",
+            &[("symbols", "msft,AAPL"), ("category", "US_STOCK")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        snapshots.iter().map(|s| s.symbol.as_str()).collect::<Vec<_>>(),
+        ["MSFT", "AAPL"]
+    );
+    let aapl = &snapshots[1];
+    let quote = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(aapl.price, quote.last);
+    assert_eq!(
+        (aapl.bid.as_str(), aapl.ask.as_str()),
+        (quote.bid.as_str(), quote.ask.as_str())
+    );
+    assert_eq!(aapl.pre_close, "450.81", "the real close of Friday 2013-02-22");
+    assert_eq!(aapl.open.as_deref(), Some("453.85"), "the real open");
+    assert_eq!(aapl.trading_session, "CORE");
+    assert_eq!(
+        aapl.last_trade_time,
+        1_361_802_600_000 + 3_600_000,
+        "15:30 UTC, simulated"
+    );
+    let volume: u64 = aapl.volume.as_deref().unwrap().parse().unwrap();
+    assert!(volume > 0, "an hour of the day has traded");
+    let change: f64 = aapl.change.as_deref().unwrap().parse().unwrap();
+    let price: f64 = aapl.price.parse().unwrap();
+    assert!((change - (price - 450.81)).abs() < 1e-9);
+    assert!(aapl.extend_hour_last_price.is_none() && aapl.ovn_price.is_none());
+}
+
+#[tokio::test]
+async fn a_market_buy_fills_at_the_ask_the_snapshot_and_the_book_show() {
+    let server = market().await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    // Pinned, so that the quote stays what the snapshot showed until the engine's next tick (the
+    // simulator's own path moves it within the second; the engine reads it through the same
+    // function as the snapshot, `quote_of`).
+    ops.market()
+        .set("AAPL", "450.00", Some("449.98"), Some("450.02"), Some(10_000))
+        .await
+        .unwrap();
+    let snapshot: Vec<Snapshot> = client
+        .get("/market-data/stocks/snapshots/list", &[("symbols", "AAPL")])
+        .await
+        .unwrap();
+    let depth: Depth = client
+        .get("/market-data/stocks/depths/list", &[("symbol", "AAPL"), ("depth", "1")])
+        .await
+        .unwrap();
+    assert_eq!((depth.asks.len(), depth.bids.len()), (1, 1));
+    assert_eq!(
+        (depth.asks[0].price.as_str(), depth.asks[0].size.as_str()),
+        (snapshot[0].ask.as_str(), snapshot[0].ask_size.as_str())
+    );
+    let placed: Value = client
+        .post(
+            "/trading/orders/place",
+            &json!({"account_id": account, "new_orders": [{
+                "client_order_id": "seen", "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY",
+                "order_type": "MARKET", "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "1",
+                "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"}]}),
+        )
+        .await
+        .unwrap();
+    assert!(placed.is_object());
+    ops.market().step(1).await.unwrap();
+    let record: Value = client
+        .get(
+            "/trading/orders/get",
+            &[("account_id", account.as_str()), ("client_order_id", "seen")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(record["orders"][0]["filled_price"], json!(snapshot[0].ask));
+    assert_eq!(snapshot[0].ask, "450.02");
+}
+
+#[tokio::test]
+async fn a_pinned_quote_is_the_top_of_the_book() {
+    let server = market().await;
+    let ops = server.ops().await;
+    ops.market()
+        .set("IBM", "200.00", Some("199.95"), Some("200.05"), Some(300))
+        .await
+        .unwrap();
+    let depth: Depth = server
+        .client()
+        .get(
+            "/market-data/stocks/depths/list",
+            &[("symbol", "IBM"), ("category", "US_STOCK"), ("depth", "3")],
+        )
+        .await
+        .unwrap();
+    let prices = |levels: &[DepthLevel]| {
+        levels
+            .iter()
+            .map(|l| (l.price.clone(), l.size.clone()))
+            .collect::<Vec<_>>()
+    };
+    let pairs = |v: [(&str, &str); 3]| v.map(|(p, s)| (p.to_owned(), s.to_owned())).to_vec();
+    assert_eq!(
+        prices(&depth.bids),
+        pairs([("199.95", "300"), ("199.94", "500"), ("199.93", "600")])
+    );
+    assert_eq!(
+        prices(&depth.asks),
+        pairs([("200.05", "300"), ("200.06", "500"), ("200.07", "600")])
+    );
+    assert_eq!(depth.asks[0].order[0].mpid, "SIGNET");
+    assert_eq!(depth.quote_time, "1361802600000");
+}
+
+#[tokio::test]
+async fn unknown_symbols_and_bad_parameters_are_named() {
+    let server = market().await;
+    let client = server.client();
+    let refused = |query: Vec<(&'static str, String)>, path: &'static str| {
+        let client = client.clone();
+        async move {
+            let query: Vec<(&str, &str)> = query.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            client.get::<Value>(path, &query).await.unwrap_err()
+        }
+    };
+    let snapshots = "/market-data/stocks/snapshots/list";
+    let e = refused(vec![("symbols", "AAPL,NOPE,ZZZZ".into())], snapshots).await;
+    assert_eq!(e.code(), Some(ErrorCode::InstrumentNotFound));
+    assert!(e.to_string().contains("NOPE, ZZZZ"), "{e}");
+    let many = vec!["AAPL"; 101].join(",");
+    let e = refused(vec![("symbols", many)], snapshots).await;
+    assert!(e.to_string().contains("at most 100"), "{e}");
+    let e = refused(
+        vec![("symbols", "AAPL".into()), ("category", "HK_STOCK".into())],
+        snapshots,
+    )
+    .await;
+    assert_eq!(e.code(), Some(ErrorCode::IllegalParameter));
+    let e = refused(
+        vec![("symbols", "AAPL".into()), ("extend_hour_required", "maybe".into())],
+        snapshots,
+    )
+    .await;
+    assert!(e.to_string().contains("extend_hour_required"), "{e}");
+    let depths = "/market-data/stocks/depths/list";
+    let e = refused(vec![("symbol", "AAPL".into()), ("depth", "51".into())], depths).await;
+    assert!(e.to_string().contains("1 to 50"), "{e}");
+    let e = refused(vec![("symbol", "AAPL,MSFT".into())], depths).await;
+    assert!(e.to_string().contains("one symbol"), "{e}");
+}
+
+#[tokio::test]
+async fn extended_hours_fields_come_when_asked_in_the_after_hours() {
+    let server = market().await;
+    let ops = server.ops().await;
+    // From the core open (14:30 UTC) to 21:30 UTC: half an hour into the after hours.
+    ops.market().step(7 * 3600).await.unwrap();
+    let client = server.client();
+    let plain: Vec<Snapshot> = client
+        .get("/market-data/stocks/snapshots/list", &[("symbols", "AAPL")])
+        .await
+        .unwrap();
+    let asked: Vec<Snapshot> = client
+        .get(
+            "/market-data/stocks/snapshots/list",
+            &[
+                ("symbols", "AAPL"),
+                ("extend_hour_required", "True"),
+                ("overnight_required", "True"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(asked[0].trading_session, "AFTER_HOURS");
+    assert!(plain[0].extend_hour_last_price.is_none());
+    assert_eq!(
+        asked[0].extend_hour_last_price.as_deref(),
+        Some(asked[0].price.as_str())
+    );
+    assert!(asked[0].ovn_price.is_none(), "not the overnight session");
+}
