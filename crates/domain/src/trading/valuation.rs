@@ -56,9 +56,9 @@ pub struct Totals {
 
 /// The totals of an account holding `cash` and `positions`.
 pub fn totals<'a>(cash: Decimal, positions: impl IntoIterator<Item = &'a Valued>) -> Totals {
-    let (market_value, unrealized) = positions
-        .into_iter()
-        .fold((Decimal::ZERO, Decimal::ZERO), |(m, u), p| (m + p.market_value, u + p.unrealized));
+    let (market_value, unrealized) = positions.into_iter().fold((Decimal::ZERO, Decimal::ZERO), |(m, u), p| {
+        (m + p.market_value, u + p.unrealized)
+    });
     Totals {
         cash,
         market_value,

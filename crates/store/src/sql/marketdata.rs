@@ -103,9 +103,13 @@ impl MarketDataStore for SqlStore {
         .bind(q.after_id)
         .bind(q.instrument_type.map(InstrumentType::as_str));
         if let Some(symbols) = &q.symbols {
-            select.push(" AND ").push_in("symbol", symbols.iter().map(String::as_str));
+            select
+                .push(" AND ")
+                .push_in("symbol", symbols.iter().map(String::as_str));
         }
-        select.push(" ORDER BY instrument_id LIMIT ").push_bind(i64::from(q.limit));
+        select
+            .push(" ORDER BY instrument_id LIMIT ")
+            .push_bind(i64::from(q.limit));
         Ok(Decoded::all(select.fetch_all(&self.reader).await?))
     }
 

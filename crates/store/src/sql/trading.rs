@@ -13,8 +13,8 @@ use super::SqlStore;
 use super::query::{Dialect, Tx, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
-    ChangeCursor, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord, Replacement, StoreError,
-    TradingStore,
+    ChangeCursor, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord,
+    Replacement, StoreError, TradingStore,
 };
 
 /// The statuses of an open order, as SQL.
