@@ -22,7 +22,7 @@ use signet_signing::{
     Algorithm, Request, SigningHeaders, StringToSign, decode_query, explain, format_timestamp, parse_timestamp,
     percent_encode, sign, verify,
 };
-use signet_store::{MarketDataStatus, MarketDataStore, StoreError};
+use signet_store::{InstrumentQuery, MarketDataStatus, MarketDataStore, StoreError};
 
 // ---------------------------------------------------------------------------------------------
 // Query decoding and canonicalization (spec section 5.3, 5.4)
@@ -358,6 +358,9 @@ impl MarketDataStore for Counting {
         unreachable!("an import only imports")
     }
     async fn instruments(&self) -> Result<Vec<Instrument>, StoreError> {
+        unreachable!("an import only imports")
+    }
+    async fn instrument_page(&self, _: &InstrumentQuery) -> Result<Vec<Instrument>, StoreError> {
         unreachable!("an import only imports")
     }
     async fn closes_before(&self, _: i32) -> Result<HashMap<i64, i64>, StoreError> {

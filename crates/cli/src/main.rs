@@ -2,6 +2,7 @@
 
 mod accounts;
 mod admin;
+mod assets;
 mod config;
 mod data;
 mod fundamentals;
@@ -49,6 +50,14 @@ enum Command {
     Accounts(accounts::AccountsArgs),
     /// Orders: place, preview, replace, cancel, show, open, history
     Orders(Box<orders::OrdersArgs>),
+    /// An account's cash, market value, buying power, unrealized P&L and net liquidation value
+    Balance(assets::BalanceArgs),
+    /// An account's positions at the last prices: cost, market value, unrealized P&L
+    Positions(assets::PositionsArgs),
+    /// An account's fills, newest first (by order, by UTC day)
+    Executions(assets::ExecutionsArgs),
+    /// Look instruments up by symbol (their instrument ids, names, exchanges), or list them all
+    Instruments(assets::InstrumentsArgs),
     /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
@@ -172,6 +181,10 @@ fn main() -> ExitCode {
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
+            Command::Balance(args) => assets::balance(args).await,
+            Command::Positions(args) => assets::positions(args).await,
+            Command::Executions(args) => assets::executions(args).await,
+            Command::Instruments(args) => assets::instruments(args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Stocks(args) => stocks::run(args).await,
             Command::Sign(args) => sign::run(args),

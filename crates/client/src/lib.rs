@@ -16,6 +16,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use signet_model::assets::{AccountBalance, ExecutionPage, InstrumentPage, Position};
 use signet_model::fundamentals::{
     AnalystRating, BalanceSheet, CapitalFlow, CashFlowStatement, CompanyProfile, ComparisonMetric, DividendEvent,
     EarningsEvent, Filings, FinancialAlert, ForecastEps, FundAllocation, FundBrief, FundDividendPage, FundFile,
@@ -149,6 +150,10 @@ impl Client {
 
     pub fn screeners(&self) -> Screeners<'_> {
         Screeners { client: self }
+    }
+
+    pub fn instruments(&self) -> Instruments<'_> {
+        Instruments { client: self }
     }
 
     pub fn orders(&self) -> Orders<'_> {
@@ -306,6 +311,56 @@ impl Accounts<'_> {
     /// `GET /trading/accounts/list`: the calling app's accounts.
     pub async fn list(&self) -> Result<Vec<Account>, Error> {
         self.client.get("/trading/accounts/list", &[]).await
+    }
+
+    /// `GET /trading/assets/balances/get`: cash, market value, buying power, open P&L and net
+    /// liquidation value of an account.
+    pub async fn balance(&self, account_id: &str) -> Result<AccountBalance, Error> {
+        self.client
+            .get("/trading/assets/balances/get", &[("account_id", account_id)])
+            .await
+    }
+
+    /// `GET /trading/assets/positions/list`: an account's positions at the last prices.
+    pub async fn positions(&self, account_id: &str) -> Result<Vec<Position>, Error> {
+        self.client
+            .get("/trading/assets/positions/list", &[("account_id", account_id)])
+            .await
+    }
+}
+
+/// Which executions to list ([`Orders::executions`]); all of the account's by default.
+#[derive(Debug, Clone, Default)]
+pub struct ExecutionFilter<'a> {
+    /// The first UTC day, `yyyy-MM-dd`.
+    pub start_date: Option<&'a str>,
+    /// The last UTC day, `yyyy-MM-dd`.
+    pub end_date: Option<&'a str>,
+    pub client_order_id: Option<&'a str>,
+    pub pagination_key: Option<&'a str>,
+    /// 1 to 100; 10 by default.
+    pub page_size: Option<u32>,
+}
+
+/// The instruments orders name.
+pub struct Instruments<'a> {
+    client: &'a Client,
+}
+
+impl Instruments<'_> {
+    /// `GET /trading/instruments/stocks/profiles/list`: the instruments of `symbols` (up to
+    /// 100), or, with none, a page of all of them by instrument id.
+    pub async fn list(&self, symbols: &[&str], pagination_key: Option<&str>) -> Result<InstrumentPage, Error> {
+        let symbols = symbols.join(",");
+        let mut query = Vec::new();
+        if !symbols.is_empty() {
+            query.push(("symbols", symbols.as_str()));
+        }
+        query.push(("category", "US_STOCK"));
+        query.extend(pagination_key.map(|k| ("pagination_key", k)));
+        self.client
+            .get("/trading/instruments/stocks/profiles/list", &query)
+            .await
     }
 }
 
@@ -636,6 +691,18 @@ impl Orders<'_> {
         query.extend(end_time.map(|t| ("end_time", t)));
         query.extend(pagination_key.map(|k| ("pagination_key", k)));
         self.client.get("/trading/orders/historical-orders/list", &query).await
+    }
+
+    /// `GET /trading/orders/executions/list`: a page of the account's fills, newest first.
+    pub async fn executions(&self, account_id: &str, filter: &ExecutionFilter<'_>) -> Result<ExecutionPage, Error> {
+        let page_size = filter.page_size.map(|n| n.to_string());
+        let mut query = vec![("account_id", account_id)];
+        query.extend(filter.start_date.map(|d| ("start_date", d)));
+        query.extend(filter.end_date.map(|d| ("end_date", d)));
+        query.extend(filter.client_order_id.map(|id| ("client_order_id", id)));
+        query.extend(filter.pagination_key.map(|k| ("pagination_key", k)));
+        query.extend(page_size.as_deref().map(|n| ("page_size", n)));
+        self.client.get("/trading/orders/executions/list", &query).await
     }
 }
 

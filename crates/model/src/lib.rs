@@ -2,6 +2,7 @@
 //! response bodies, enumerations, header names and the error body.
 
 pub mod accounts;
+pub mod assets;
 pub mod error;
 pub mod fundamentals;
 pub mod headers;

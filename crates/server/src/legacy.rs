@@ -26,7 +26,7 @@ pub enum ApiVersion {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [(&str, &str); 7] = [
+pub const PATHS: [(&str, &str); 8] = [
     (
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -55,12 +55,17 @@ pub const PATHS: [(&str, &str); 7] = [
         "/openapi/fundamentals/fund/dividends",
         "/market-data/fundamentals/fund-dividends/get",
     ),
+    (
+        "/openapi/instrument/stock/list",
+        "/trading/instruments/stocks/profiles/list",
+    ),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.
-pub const V2_SHARED_PATHS: [&str; 2] = [
+pub const V2_SHARED_PATHS: [&str; 3] = [
     "/trading/orders/open-orders/list",
     "/trading/orders/historical-orders/list",
+    "/trading/orders/executions/list",
 ];
 
 /// Whether `path` is a legacy path.

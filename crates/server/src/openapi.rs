@@ -65,7 +65,8 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
     )),
     tags(
         (name = "start-up", description = "The calls the official clients make when they start (catalog section 2)"),
-        (name = "trading", description = "Accounts and orders (catalog section 3)"),
+        (name = "trading", description = "Accounts and orders (catalog section 3), balance, positions and executions (section 10)"),
+        (name = "instruments", description = "The instruments orders name (catalog section 10.5)"),
         (name = "screeners", description = "Rankings of the market (catalog section 4)"),
         (name = "watchlists", description = "The calling app's watchlists (catalog section 5)"),
         (name = "fundamentals", description = "The 23 data sets of one symbol (catalog section 6)"),

@@ -22,7 +22,7 @@ use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::import::{ImportCounts, ImportMessage};
 use signet_domain::marketdata::screeners::{Period, ScreenQuery, ScreenRow, SectorRow};
 use signet_domain::marketdata::snapshot::{History, Snapshot, Summary};
-use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, InstrumentType};
 use signet_domain::simulator::Listing;
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
 use signet_domain::trading::order::{Event, Order};
@@ -191,6 +191,9 @@ pub trait MarketDataStore: Send + Sync {
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
     /// Every instrument, by id.
     async fn instruments(&self) -> Result<Vec<Instrument>, StoreError>;
+    /// A page of instruments by id, after `after_id`: of `symbols` when given, of one type when
+    /// given.
+    async fn instrument_page(&self, query: &InstrumentQuery) -> Result<Vec<Instrument>, StoreError>;
     /// Each instrument's last close on a day before `day`, by instrument id.
     async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError>;
     /// Every bar from `from_day` to `to_day` inclusive, with its instrument id (one scan: the
@@ -203,6 +206,17 @@ pub trait MarketDataStore: Send + Sync {
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
     /// Facts of one company and concept (any taxonomy and unit), by period end then filing.
     async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError>;
+}
+
+/// Which instruments to list, by instrument id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InstrumentQuery {
+    /// Only these symbols (unknown ones are no error).
+    pub symbols: Option<Vec<String>>,
+    pub instrument_type: Option<InstrumentType>,
+    /// Only instruments with a greater id (the page's cursor).
+    pub after_id: Option<i64>,
+    pub limit: u32,
 }
 
 /// What the market data holds, for `signet data status`.
@@ -265,6 +279,35 @@ pub struct OrderQuery {
     pub limit: u32,
 }
 
+/// Which fills of an account to list, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionQuery {
+    pub account_id: String,
+    /// Only the fills of this order.
+    pub client_order_id: Option<String>,
+    /// Filled at or after (milliseconds).
+    pub from_ms: Option<i64>,
+    /// Filled at or before (milliseconds).
+    pub to_ms: Option<i64>,
+    /// Only fills older than this cursor (a fill's id).
+    pub before_fill_id: Option<i64>,
+    pub limit: u32,
+}
+
+/// A fill with its order as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionRecord {
+    /// Increasing with the time fills are applied: the listing's cursor.
+    pub fill_id: i64,
+    pub time_ms: i64,
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Decimal,
+    /// What the order had filled once this fill was applied.
+    pub filled_after: Decimal,
+    pub order: Order,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PositionRecord {
     pub account_id: String,
@@ -322,6 +365,8 @@ pub trait TradingStore: Send + Sync {
         ))
     }
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
+    /// Fills of an account's orders, newest first.
+    async fn executions(&self, query: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError>;
     /// Applies a fill with its effect on the order, the position, the cash and the rest of the
     /// order's combination ([`signet_domain::trading::combo::consequence`]), in one transaction.
     async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;

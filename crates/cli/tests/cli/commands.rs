@@ -224,6 +224,27 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     );
     assert_eq!(lines.len(), 4, "a title, a header and two levels: {text}");
 
+    // What the fill left: the position at its fill price, the balance, the execution, the instrument.
+    let companion = |args: &[&str]| {
+        let mut command = signet();
+        command.args(args).args(["--json", "--endpoint", &serving.endpoint]);
+        with_app(&mut command);
+        run_json(&mut command)
+    };
+    let positions = companion(&["positions", "--account", &cash_account]);
+    assert_eq!(
+        (positions[0]["symbol"].as_str(), positions[0]["quantity"].as_str()),
+        (Some("AAPL"), Some("2")),
+        "{positions}"
+    );
+    let executions = companion(&["executions", "--account", &cash_account, "--order", "cli1"]);
+    let fill = &executions[0];
+    assert_eq!(fill["filled_price"], positions[0]["cost_price"], "{executions}");
+    let balance = companion(&["balance", "--account", &cash_account]);
+    assert_eq!(balance["account_currency_assets"][0]["currency"], "USD", "{balance}");
+    let instruments = companion(&["instruments", "aapl", "MSFT"]);
+    assert_eq!(instruments.as_array().map(Vec::len), Some(2), "{instruments}");
+
     // Exits make a bracket: the entry, then a take-profit and a stop-loss waiting for it.
     let mut bracket = signet();
     bracket.args([

@@ -11,3 +11,4 @@ pub mod order;
 #[cfg(test)]
 mod properties;
 pub mod spec;
+pub mod valuation;

@@ -52,7 +52,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     if headers.version == ApiVersion::V2 && !crate::legacy::accepts_v2(parts.uri.path()) {
         return Err(ApiError::new(
             ErrorCode::UnsupportedApiVersion,
-            "x-version v2 is accepted only on the legacy calls (open orders, order history, the legacy screeners and fund dividends): send v3",
+            "x-version v2 is accepted only on the legacy calls (open orders, order history, executions, the legacy screeners, fund dividends and instrument list): send v3",
         ));
     }
     let app = state

@@ -1,6 +1,10 @@
-//! The trading area: accounts and orders (the engine that fills them is the `engine` module).
+//! The trading area: accounts, orders (the engine that fills them is the `engine` module), the
+//! account's balance, positions and executions, and the instrument lookup.
 
 pub(crate) mod accounts;
+mod assets;
+mod executions;
+pub(crate) mod instruments;
 pub mod orders;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -8,5 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::app::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    accounts::routes().merge(orders::routes())
+    accounts::routes()
+        .merge(orders::routes())
+        .merge(assets::routes())
+        .merge(executions::routes())
+        .merge(instruments::routes())
 }

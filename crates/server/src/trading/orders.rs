@@ -23,7 +23,7 @@ use signet_model::orders::{
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery, Replacement, StoreError};
+use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError};
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -97,7 +97,7 @@ const KEY: char = 's';
 const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// The caller's account, or 403 whether it exists or not.
-async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
+pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
     let account_id = account_id.trim();
     let known = match state.reservations.account(account_id) {
         Some(known) => Some(known),
@@ -159,21 +159,27 @@ async fn check_account(
     kind: Option<ComboKind>,
     replacing: Option<&str>,
 ) -> Result<Headroom, ApiError> {
+    let (standing, _) = standing(state, &account.account_id, replacing).await?;
+    Ok(buying_power::check(standing, orders, kind)?)
+}
+
+/// The account as the buying-power check weighs it now (cash, positions at the last prices, the
+/// claims of its open orders but `replacing`), with its positions as stored. The balance call
+/// reads the same, so that the buying power it shows is the one placement enforces.
+pub(crate) async fn standing(
+    state: &AppState,
+    account_id: &str,
+    replacing: Option<&str>,
+) -> Result<(Standing, Vec<PositionRecord>), ApiError> {
     let now = state.market.now_ms();
-    let price_now = |instrument_id: i64| {
-        state
-            .market
-            .quote_of(instrument_id, now)
-            .map(|q| q.last)
-            .unwrap_or_default()
-    };
+    let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
     let View {
         account,
         positions,
         claims: Claims { cash, selling },
     } = state
         .reservations
-        .view(&*state.store, &account.account_id, replacing, price_now)
+        .view(&*state.store, account_id, replacing, price_now)
         .await?;
     let standing = Standing {
         account_type: account.account_type,
@@ -189,7 +195,17 @@ async fn check_account(
         reserved: cash,
         selling,
     };
-    Ok(buying_power::check(standing, orders, kind)?)
+    Ok((standing, positions))
+}
+
+/// The simulator's last price of an instrument at `now` (zero when it quotes none): what
+/// placement prices positions and market orders at.
+pub(crate) fn last_price(state: &AppState, instrument_id: i64, now: i64) -> Decimal {
+    state
+        .market
+        .quote_of(instrument_id, now)
+        .map(|q| q.last)
+        .unwrap_or_default()
 }
 
 fn new_order(

@@ -14,7 +14,7 @@ const SHA1: Scheme = Scheme {
     encoding: Encoding::Standard,
     version: "v3",
 };
-const V2: Scheme = Scheme {
+pub(crate) const V2: Scheme = Scheme {
     algorithm: Algorithm::HmacSha256,
     encoding: Encoding::Standard,
     version: "v2",
@@ -26,7 +26,7 @@ const JAVA: Scheme = Scheme {
 };
 
 /// A request signed with `scheme`: a POST when there is a body.
-async fn call(server: &TestServer, scheme: Scheme, path: &str, query: &str, body: Option<&str>) -> Answer {
+pub(crate) async fn call(server: &TestServer, scheme: Scheme, path: &str, query: &str, body: Option<&str>) -> Answer {
     let host = server.addr.to_string();
     let headers = sign_as(server, scheme, &host, path, query, body.unwrap_or("").as_bytes());
     let url = match query {

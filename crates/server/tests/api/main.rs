@@ -4,6 +4,7 @@
 
 mod common;
 
+mod assets;
 mod auth;
 mod fundamentals;
 mod fuzz_corpus;

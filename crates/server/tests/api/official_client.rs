@@ -344,6 +344,85 @@ async fn the_official_client_places_replaces_cancels_and_reads_orders() {
 }
 
 #[tokio::test]
+async fn the_official_client_reads_balance_positions_executions_and_instruments_after_a_fill() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
+        .await
+        .unwrap();
+    let ops = server.client_for(&ops);
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    let bought = run(&python, &server, "companions-buy").await;
+    assert_eq!(bought["place"]["client_order_id"], "pyBuy10");
+    ops.market().step(1).await.unwrap();
+
+    let out = run(&python, &server, "companions").await;
+    let account = out["account_id"].as_str().unwrap();
+    assert_eq!(account, server.app.account_ids[0]);
+    // 10 bought at the ask, 400.01, no commission; valued at the last price, 400.
+    let positions = out["positions"].as_array().expect("a bare array");
+    assert_eq!(positions.len(), 1, "{positions:?}");
+    let p = &positions[0];
+    assert_eq!(
+        (
+            p["symbol"].as_str(),
+            p["quantity"].as_str(),
+            p["cost_price"].as_str(),
+            p["last_price"].as_str(),
+            p["market_value"].as_str(),
+            p["unrealized_profit_loss"].as_str(),
+        ),
+        (
+            Some("AAPL"),
+            Some("10"),
+            Some("400.01"),
+            Some("400"),
+            Some("4000"),
+            Some("-0.1")
+        )
+    );
+    let b = &out["balance"];
+    assert_eq!(
+        (
+            b["total_asset_currency"].as_str(),
+            b["total_cash_balance"].as_str(),
+            b["total_market_value"].as_str(),
+            b["total_net_liquidation_value"].as_str(),
+        ),
+        (Some("USD"), Some("95999.9"), Some("4000"), Some("99999.9"))
+    );
+    assert_eq!(b["account_currency_assets"][0]["buying_power"], "95999.9");
+    let executions = out["executions"]["data"].as_array().expect("a page");
+    assert!(out["executions"].get("pagination_key").is_none(), "one page");
+    assert_eq!(executions.len(), 1);
+    let e = &executions[0];
+    assert_eq!(
+        (
+            e["client_order_id"].as_str(),
+            e["side"].as_str(),
+            e["filled_quantity"].as_str(),
+            e["filled_price"].as_str(),
+            e["status"].as_str(),
+        ),
+        (Some("pyBuy10"), Some("BUY"), Some("10"), Some("400.01"), Some("FILLED"))
+    );
+    assert_eq!(out["executions_of_order"]["data"].as_array().map(Vec::len), Some(1));
+    let found = out["instruments"]["data"].as_array().expect("a page");
+    let mut symbols: Vec<&str> = found.iter().map(|i| i["symbol"].as_str().unwrap()).collect();
+    symbols.sort_unstable();
+    assert_eq!(symbols, ["AAPL", "MSFT"]);
+    let aapl = found.iter().find(|i| i["symbol"] == "AAPL").unwrap();
+    assert_eq!(aapl["instrument_id"], p["instrument_id"], "the id positions use");
+    assert_eq!(aapl["fractionable"], serde_json::json!(true));
+    assert_eq!(out["all_instruments"]["data"].as_array().map(Vec::len), Some(5));
+}
+
+#[tokio::test]
 async fn the_official_client_makes_the_eight_watchlist_calls() {
     let Some(python) = python() else { return };
     let server = TestServer::start().await;

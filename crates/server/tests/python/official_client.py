@@ -14,6 +14,9 @@ Scenarios:
   fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
   quotes            DataClient.market_data: get_snapshot (two symbols, extended hours asked) and
                     get_quotes (depth 3)
+  companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
+  companions        balance, positions and executions of that account (TradeClient) and the
+                    instrument lookup (DataClient.instrument.list_instruments)
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -65,6 +68,12 @@ def main():
     if scenario == "quotes":
         print(json.dumps(quotes(api)))
         return
+    if scenario == "companions-buy":
+        print(json.dumps(companions_buy(api)))
+        return
+    if scenario == "companions":
+        print(json.dumps(companions(api)))
+        return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
     out = {"status": response.status_code, "accounts": response.json()}
@@ -115,6 +124,33 @@ def orders(api):
     out["bracket_preview"] = o.preview_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket"] = o.place_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket_leg"] = o.get_order_detail(account_id, "pyLoss").json()
+    return out
+
+
+def companions_buy(api):
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]  # the CASH account
+    market = {
+        "client_order_id": "pyBuy10", "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY",
+        "market": "US", "order_type": "MARKET", "quantity": "10", "side": "BUY", "time_in_force": "DAY",
+        "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    return {"account_id": account_id, "place": trade.order_v3.place_order(account_id, [market]).json()}
+
+
+def companions(api):
+    from webull.data.data_client import DataClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]
+    out = {"account_id": account_id}
+    out["balance"] = trade.account_v2.get_account_balance(account_id).json()
+    out["positions"] = trade.account_v2.get_account_position(account_id).json()
+    out["executions"] = trade.order_v3.list_order_executions(account_id).json()
+    out["executions_of_order"] = trade.order_v3.list_order_executions(account_id, client_order_id="pyBuy10").json()
+    instrument = DataClient(api).instrument
+    out["instruments"] = instrument.list_instruments(symbols=["AAPL", "MSFT"]).json()
+    out["all_instruments"] = instrument.list_instruments().json()
     return out
 
 

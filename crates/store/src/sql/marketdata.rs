@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::SqlStore;
 use super::query::{Tx, query};
 use crate::rows::{BAR_COLUMNS, Decoded, FACT_COLUMNS, FactRow, INSTRUMENT_COLUMNS, fact_from_row, parse_column};
-use crate::{MarketDataStatus, MarketDataStore, StoreError};
+use crate::{InstrumentQuery, MarketDataStatus, MarketDataStore, StoreError};
 
 /// Rows per multi-row INSERT, within SQLite's limit of 32,766 bound values (and PostgreSQL's of
 /// 65,535).
@@ -93,6 +93,24 @@ impl MarketDataStore for SqlStore {
         .fetch_all(&self.reader)
         .await?;
         Ok(Decoded::all(rows))
+    }
+
+    async fn instrument_page(&self, q: &InstrumentQuery) -> Result<Vec<Instrument>, StoreError> {
+        let mut select = query(format!(
+            "SELECT {INSTRUMENT_COLUMNS} FROM instruments WHERE ($1 IS NULL OR instrument_id > $1)
+               AND ($2 IS NULL OR instrument_type = $2)"
+        ))
+        .bind(q.after_id)
+        .bind(q.instrument_type.map(InstrumentType::as_str));
+        if let Some(symbols) = &q.symbols {
+            select
+                .push(" AND ")
+                .push_in("symbol", symbols.iter().map(String::as_str));
+        }
+        select
+            .push(" ORDER BY instrument_id LIMIT ")
+            .push_bind(i64::from(q.limit));
+        Ok(Decoded::all(select.fetch_all(&self.reader).await?))
     }
 
     async fn closes_before(&self, day: i32) -> Result<HashMap<i64, i64>, StoreError> {

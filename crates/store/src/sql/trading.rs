@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order};
@@ -11,8 +13,8 @@ use super::SqlStore;
 use super::query::{Dialect, Tx, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
-    ChangeCursor, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord, Replacement, StoreError,
-    TradingStore,
+    ChangeCursor, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord,
+    Replacement, StoreError, TradingStore,
 };
 
 /// The statuses of an open order, as SQL.
@@ -213,6 +215,68 @@ impl TradingStore for SqlStore {
                     instrument_id,
                     symbol,
                     holding: holding(&quantity, &average_cost)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn executions(&self, q: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError> {
+        let fills: Vec<(i64, String, i64, String, String, String)> = query(
+            "SELECT f.fill_id, f.order_id, f.time, f.quantity, f.price, f.commission
+             FROM fills f JOIN orders o ON o.order_id = f.order_id
+             WHERE o.account_id = $1 AND ($2 IS NULL OR o.client_order_id = $2)
+               AND ($3 IS NULL OR f.time >= $3) AND ($4 IS NULL OR f.time <= $4)
+               AND ($5 IS NULL OR f.fill_id < $5)
+             ORDER BY f.fill_id DESC LIMIT $6",
+        )
+        .bind(&q.account_id)
+        .bind(q.client_order_id.as_deref())
+        .bind(q.from_ms)
+        .bind(q.to_ms)
+        .bind(q.before_fill_id)
+        .bind(i64::from(q.limit))
+        .fetch_all(&self.reader)
+        .await?;
+        if fills.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut ids: Vec<&str> = fills.iter().map(|f| f.1.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut select = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE "));
+        select.push_in("order_id", ids.iter().copied());
+        let orders: HashMap<String, Order> = Decoded::all(select.fetch_all(&self.reader).await?)
+            .into_iter()
+            .map(|o: Order| (o.order_id.clone(), o))
+            .collect();
+        // What each order had filled after each of its fills, oldest first.
+        let mut select = query("SELECT order_id, fill_id, quantity FROM fills WHERE ");
+        select.push_in("order_id", ids.iter().copied());
+        select.push(" ORDER BY fill_id");
+        let all: Vec<(String, i64, String)> = select.fetch_all(&self.reader).await?;
+        let mut running: HashMap<&str, Decimal> = HashMap::new();
+        let mut filled_after: HashMap<i64, Decimal> = HashMap::new();
+        for (order_id, fill_id, quantity) in &all {
+            let total = running.entry(order_id.as_str()).or_default();
+            *total += parse_column("quantity", quantity, |t| t.parse::<Decimal>().ok())?;
+            filled_after.insert(*fill_id, *total);
+        }
+        fills
+            .into_iter()
+            .map(|(fill_id, order_id, time_ms, quantity, price, commission)| {
+                let decimal = |name: &str, text: &str| parse_column(name, text, |t| t.parse::<Decimal>().ok());
+                let order = orders
+                    .get(&order_id)
+                    .cloned()
+                    .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
+                Ok(ExecutionRecord {
+                    fill_id,
+                    time_ms,
+                    quantity: decimal("quantity", &quantity)?,
+                    price: decimal("price", &price)?,
+                    commission: decimal("commission", &commission)?,
+                    filled_after: filled_after.get(&fill_id).copied().unwrap_or_default(),
+                    order,
                 })
             })
             .collect()
