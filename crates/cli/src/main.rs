@@ -62,7 +62,7 @@ enum Command {
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
-    /// Stock market data: snapshot (last price, the day so far, the quote), depth (the book)
+    /// Stock market data: snapshot (last price, the day so far, the quote), depth (the book), ticks
     Stocks(stocks::StocksArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),

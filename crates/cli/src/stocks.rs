@@ -1,8 +1,8 @@
-//! `signet stocks`: snapshots and the depth of book from a running server's simulator, as any
+//! `signet stocks`: snapshots, the depth of book and ticks from a running server's simulator, as any
 //! app reads them (the prices its orders fill at).
 
 use clap::{Args, Subcommand};
-use signet_model::quotes::{DepthLevel, Snapshot};
+use signet_model::quotes::{DepthLevel, Snapshot, Tick};
 
 use crate::ClientArgs;
 use crate::output::{list, table};
@@ -34,6 +34,13 @@ enum StocksCommand {
         /// Levels a side, 1 to 50 [server default: 10]
         #[arg(long)]
         levels: Option<u32>,
+    },
+    /// The day's trading so far, a tick a second of the core session, newest first
+    Ticks {
+        symbol: String,
+        /// How many, 1 to 1000 [server default: 30]
+        #[arg(long)]
+        count: Option<u32>,
     },
 }
 
@@ -113,6 +120,23 @@ pub async fn run(args: StocksArgs) -> anyhow::Result<()> {
                 .collect();
             table(&["BID SIZE", "BID", "ASK", "ASK SIZE"], &rows);
             Ok(())
+        }
+        StocksCommand::Ticks { symbol, count } => {
+            let ticks = stocks.ticks(&symbol.to_ascii_uppercase(), count).await?;
+            list(
+                json,
+                &ticks.result,
+                &["TIME (UTC)", "PRICE", "VOLUME", "SIDE"],
+                |t: &Tick| {
+                    vec![
+                        crate::output::time(t.time.parse().unwrap_or_default()),
+                        t.price.clone(),
+                        t.volume.clone(),
+                        t.side.clone(),
+                    ]
+                },
+                |t| serde_json::to_value(t).unwrap_or_default(),
+            )
         }
     }
 }

@@ -29,7 +29,7 @@ use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
-use signet_model::quotes::{Depth, Snapshot};
+use signet_model::quotes::{Depth, Snapshot, Ticks};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -536,6 +536,15 @@ impl Stocks<'_> {
         let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
         query.extend(depth.as_deref().map(|d| ("depth", d)));
         self.client.get("/market-data/stocks/depths/list", &query).await
+    }
+
+    /// `GET /market-data/stocks/ticks/list`: the day's ticks so far, newest first (server
+    /// default 30).
+    pub async fn ticks(&self, symbol: &str, count: Option<u32>) -> Result<Ticks, Error> {
+        let count = count.map(|c| c.to_string());
+        let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
+        query.extend(count.as_deref().map(|c| ("count", c)));
+        self.client.get("/market-data/stocks/ticks/list", &query).await
     }
 }
 

@@ -93,3 +93,24 @@ pub struct DepthOrder {
     pub mpid: String,
     pub size: String,
 }
+
+/// `GET /market-data/stocks/ticks/list`: the simulator's trades of the day, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Ticks {
+    pub symbol: String,
+    pub instrument_id: String,
+    pub result: Vec<Tick>,
+}
+
+/// One second's trading: its last price and the shares traded in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Tick {
+    /// Simulated time, epoch milliseconds as a string.
+    pub time: String,
+    pub price: String,
+    pub volume: String,
+    /// `B` above the second before (buyers lifting), `S` below it, `N` unchanged.
+    pub side: String,
+    /// `RTH`: the simulator trades in the core session only.
+    pub trading_session: String,
+}

@@ -223,6 +223,20 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         "{text}"
     );
     assert_eq!(lines.len(), 4, "a title, a header and two levels: {text}");
+    let mut ticks = signet();
+    ticks.args([
+        "stocks",
+        "ticks",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--count",
+        "3",
+    ]);
+    with_app(&mut ticks);
+    let ticks = run_json(&mut ticks);
+    assert!(ticks.as_array().is_some_and(|t| t.len() <= 3), "{ticks}");
 
     // What the fill left: the position at its fill price, the balance, the execution, the instrument.
     let companion = |args: &[&str]| {

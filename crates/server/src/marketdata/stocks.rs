@@ -5,10 +5,10 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_domain::simulator::clock::Session;
+use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork, Session, utc_ms_of};
 use signet_domain::simulator::{Level, Quote};
 use signet_model::ErrorCode;
-use signet_model::quotes::{Depth, DepthLevel, DepthOrder, Snapshot};
+use signet_model::quotes::{Depth, DepthLevel, DepthOrder, Snapshot, Tick, Ticks};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -20,7 +20,10 @@ use crate::pagination;
 use crate::simulator::MarketError;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(snapshots)).routes(routes!(depths))
+    OpenApiRouter::new()
+        .routes(routes!(snapshots))
+        .routes(routes!(depths))
+        .routes(routes!(ticks))
 }
 
 /// Symbols one snapshot call may ask for (catalog §11.1).
@@ -28,6 +31,9 @@ const MAX_SYMBOLS: usize = 100;
 /// Levels of the book: by default and at most (catalog §11.4: level 2 shows 10, US up to 50).
 const DEFAULT_DEPTH: u32 = 10;
 const MAX_DEPTH: u32 = 50;
+/// Ticks: by default and at most (catalog §11.3).
+const DEFAULT_TICKS: u32 = 30;
+const MAX_TICKS: u32 = 1000;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`).
@@ -39,6 +45,8 @@ struct Params {
     extend_hour_required: Option<String>,
     overnight_required: Option<String>,
     depth: Option<String>,
+    count: Option<String>,
+    trading_sessions: Option<String>,
 }
 
 fn given(value: Option<&str>) -> Option<&str> {
@@ -229,4 +237,102 @@ async fn depths(
         asks: to_levels(&asks),
         bids: to_levels(&bids),
     }))
+}
+
+/// Whether `trading_sessions` (PRE, RTH, ATH, OVN, comma-separated; all when absent) includes the
+/// core session, the only one the simulator trades in.
+fn wants_core(p: &Params) -> Result<bool, ApiError> {
+    let Some(sessions) = given(p.trading_sessions.as_deref()) else {
+        return Ok(true);
+    };
+    let mut core = false;
+    for session in sessions.split(',').map(str::trim) {
+        match session {
+            "RTH" => core = true,
+            "PRE" | "ATH" | "OVN" => {}
+            _ => {
+                return Err(ApiError::illegal_parameter(
+                    "trading_sessions takes PRE, RTH, ATH and OVN, comma-separated",
+                ));
+            }
+        }
+    }
+    Ok(core)
+}
+
+#[utoipa::path(
+    get, path = "/market-data/stocks/ticks/list", tag = "market data",
+    operation_id = "listStockTicks", summary = "Stock ticks",
+    description = "The simulator's trading of the day so far, one tick a second of the core session (the only one \
+        it trades in), newest first: the last price of that second, the shares traded in it, and whether the price \
+        rose (`B`), fell (`S`) or held (`N`).",
+    params(
+        ("symbol" = String, Query, description = "One symbol", example = "AAPL"),
+        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
+        ("count" = Option<u32>, Query, description = "Ticks: 1 to 1000, default 30"),
+        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, OVN, comma-separated; without RTH there are none"),
+    ),
+    responses(
+        (status = 200, description = "The symbol's ticks, newest first", body = Ticks),
+        InstrumentNotFound,
+    )
+)]
+async fn ticks(
+    State(state): State<AppState>,
+    _caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Ticks>, ApiError> {
+    check_category(&p)?;
+    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
+    if symbol.contains(',') {
+        return Err(ApiError::illegal_parameter("one symbol at a time"));
+    }
+    let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
+    let core = wants_core(&p)?;
+    let now = quotes(&state, &[symbol.to_ascii_uppercase()]).await?.remove(0);
+    let mut result = Vec::new();
+    if core {
+        // The seconds of today's core session up to now, newest first; each tick is a second's
+        // move of the same quote the engine reads.
+        let day = NewYork::of(now.time_ms).day;
+        let (open, close) = (utc_ms_of(day, CORE_OPEN), utc_ms_of(day, CORE_CLOSE));
+        let mut t = (now.time_ms - now.time_ms.rem_euclid(1000)).min(close - 1000);
+        let quote = |t| {
+            state
+                .market
+                .quote_of(now.instrument_id, t)
+                .filter(|q| q.session == Session::Core)
+        };
+        let mut this = quote(t);
+        while let Some(q) = this.take().filter(|_| result.len() < count && t >= open) {
+            let before = quote(t - 1000);
+            let (volume, side) = match &before {
+                Some(b) => (q.volume.saturating_sub(b.volume), tick_side(b.last, q.last)),
+                None => (q.volume, "N"),
+            };
+            result.push(Tick {
+                time: t.to_string(),
+                price: text(q.last),
+                volume: volume.to_string(),
+                side: side.to_owned(),
+                trading_session: "RTH".to_owned(),
+            });
+            t -= 1000;
+            this = before;
+        }
+    }
+    Ok(Json(Ticks {
+        symbol: now.symbol,
+        instrument_id: now.instrument_id.to_string(),
+        result,
+    }))
+}
+
+/// A tick's side from its price against the second before.
+fn tick_side(before: Decimal, price: Decimal) -> &'static str {
+    match price.cmp(&before) {
+        std::cmp::Ordering::Greater => "B",
+        std::cmp::Ordering::Less => "S",
+        std::cmp::Ordering::Equal => "N",
+    }
 }

@@ -149,6 +149,10 @@ async fn the_official_client_reads_snapshots_and_the_book_the_engine_trades_on()
     assert_eq!(depth["asks"][0]["price"], json!(quote.ask));
     assert_eq!(depth["bids"][0]["price"], json!(quote.bid));
     assert_eq!(depth["bids"][0]["size"], json!(quote.bid_size.to_string()));
+    assert_eq!(out["ticks"]["status"], 200);
+    let ticks = out["ticks"]["body"]["result"].as_array().unwrap();
+    assert_eq!(ticks.len(), 5);
+    assert_eq!(ticks[0]["price"], json!(quote.last), "the newest tick is the quote now");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_model::ErrorCode;
-use signet_model::quotes::{Depth, DepthLevel, Snapshot};
+use signet_model::quotes::{Depth, DepthLevel, Snapshot, Ticks};
 
 use crate::common::TestServer;
 
@@ -203,4 +203,63 @@ async fn extended_hours_fields_come_when_asked_in_the_after_hours() {
         Some(asked[0].price.as_str())
     );
     assert!(asked[0].ovn_price.is_none(), "not the overnight session");
+}
+
+#[tokio::test]
+async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
+    let server = market().await;
+    let ops = server.ops().await;
+    ops.market().step(120).await.unwrap();
+    let client = server.client();
+    let ticks: Ticks = client
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("category", "US_STOCK"), ("count", "5")],
+        )
+        .await
+        .unwrap();
+    let now = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(ticks.symbol, "AAPL");
+    let times: Vec<i64> = ticks.result.iter().map(|t| t.time.parse().unwrap()).collect();
+    let open = 1_361_802_600_000;
+    assert_eq!(times, [120, 119, 118, 117, 116].map(|s| open + s * 1000));
+    assert_eq!(ticks.result[0].price, now.last, "the newest tick is the quote now");
+    for pair in ticks.result.windows(2) {
+        let (newer, older): (f64, f64) = (pair[0].price.parse().unwrap(), pair[1].price.parse().unwrap());
+        let side = if newer > older {
+            "B"
+        } else if newer < older {
+            "S"
+        } else {
+            "N"
+        };
+        assert_eq!(pair[0].side, side, "{pair:?}");
+        assert!(pair[0].volume.parse::<u64>().unwrap() > 0);
+        assert_eq!(pair[0].trading_session, "RTH");
+    }
+    // The whole session so far is at most 121 seconds; the pre-market alone trades nothing.
+    let all: Ticks = client
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("count", "1000")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.result.len(), 121);
+    let pre: Ticks = client
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("trading_sessions", "PRE,ATH")],
+        )
+        .await
+        .unwrap();
+    assert!(pre.result.is_empty());
+    let e = client
+        .get::<Value>(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("count", "1001")],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Some(ErrorCode::IllegalParameter));
 }
