@@ -73,3 +73,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
             .ok_or_else(|| ApiError::internal("handler reached without authentication"))
     }
 }
+
+/// A query parameter's value, if given: the official client sends a parameter it was not given as
+/// the literal `None`, and an empty value means none too.
+pub fn given(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty() && *v != "None")
+}

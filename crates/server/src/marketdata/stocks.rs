@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::extract::{Caller, QueryParams};
+use crate::extract::{Caller, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::simulator::MarketError;
@@ -49,10 +49,6 @@ struct Params {
     trading_sessions: Option<String>,
 }
 
-fn given(value: Option<&str>) -> Option<&str> {
-    value.map(str::trim).filter(|v| !v.is_empty() && *v != "None")
-}
-
 /// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.
 fn check_category(p: &Params) -> Result<(), ApiError> {
     match given(p.category.as_deref()) {
@@ -62,6 +58,15 @@ fn check_category(p: &Params) -> Result<(), ApiError> {
             other.chars().take(20).collect::<String>()
         ))),
     }
+}
+
+/// The one `symbol` of a depth or ticks call, upper-cased.
+fn one_symbol(p: &Params) -> Result<String, ApiError> {
+    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
+    if symbol.contains(',') {
+        return Err(ApiError::illegal_parameter("one symbol at a time"));
+    }
+    Ok(symbol.to_ascii_uppercase())
 }
 
 fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
@@ -222,12 +227,9 @@ async fn depths(
 ) -> Result<Json<Depth>, ApiError> {
     check_category(&p)?;
     flag("overnight_required", p.overnight_required.as_deref())?;
-    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
-    if symbol.contains(',') {
-        return Err(ApiError::illegal_parameter("one symbol at a time"));
-    }
+    let symbol = one_symbol(&p)?;
     let levels = pagination::bounded("depth", given(p.depth.as_deref()), DEFAULT_DEPTH, MAX_DEPTH)?;
-    let quote = quotes(&state, &[symbol.to_ascii_uppercase()]).await?.remove(0);
+    let quote = quotes(&state, &[symbol]).await?.remove(0);
     let (bids, asks) = quote.book(levels as usize);
     Ok(Json(Depth {
         symbol: quote.symbol.clone(),
@@ -283,13 +285,10 @@ async fn ticks(
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Ticks>, ApiError> {
     check_category(&p)?;
-    let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
-    if symbol.contains(',') {
-        return Err(ApiError::illegal_parameter("one symbol at a time"));
-    }
+    let symbol = one_symbol(&p)?;
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
     let core = wants_core(&p)?;
-    let now = quotes(&state, &[symbol.to_ascii_uppercase()]).await?.remove(0);
+    let now = quotes(&state, &[symbol]).await?.remove(0);
     let mut result = Vec::new();
     if core {
         // The seconds of today's core session up to now, newest first; each tick is a second's

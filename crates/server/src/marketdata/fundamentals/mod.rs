@@ -41,7 +41,7 @@ use utoipa_axum::routes;
 use super::screeners::params::{LegacyPage, param};
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{QueryParams, given};
 use crate::pagination;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -141,11 +141,6 @@ impl Subject {
     fn is_fund(&self) -> bool {
         self.instrument.instrument_type == InstrumentType::Etf
     }
-}
-
-/// The official client sends the literal `None` for a parameter it was not given.
-fn given(value: Option<&str>) -> Option<&str> {
-    value.map(str::trim).filter(|v| !v.is_empty() && *v != "None")
 }
 
 async fn subject(state: &AppState, p: &Params) -> Result<Subject, ApiError> {
