@@ -62,8 +62,12 @@ enum Command {
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
-    /// Stock market data: snapshot (last price, the day so far, the quote), depth (the book), ticks
-    Stocks(stocks::StocksArgs),
+    /// Stock snapshots: last price, the day so far, bid and ask (`--watch` to redraw)
+    Quote(stocks::QuoteArgs),
+    /// A stock's book around its quote: the best bid and ask are what an order meets
+    Depth(stocks::DepthArgs),
+    /// A stock's trading today, a tick a second of the core session, newest first
+    Ticks(stocks::TicksArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
@@ -186,7 +190,9 @@ fn main() -> ExitCode {
             Command::Executions(args) => assets::executions(args).await,
             Command::Instruments(args) => assets::instruments(args).await,
             Command::Screeners(args) => screeners::run(args).await,
-            Command::Stocks(args) => stocks::run(args).await,
+            Command::Quote(args) => stocks::quote(args).await,
+            Command::Depth(args) => stocks::depth(args).await,
+            Command::Ticks(args) => stocks::ticks(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Config(args) => {
                 let check = matches

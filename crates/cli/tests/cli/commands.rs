@@ -184,15 +184,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
 
     // The simulator's quotes, as any app reads them: snapshots and the book.
     let mut snapshot = signet();
-    snapshot.args([
-        "stocks",
-        "snapshot",
-        "--json",
-        "--endpoint",
-        &serving.endpoint,
-        "aapl",
-        "MSFT",
-    ]);
+    snapshot.args(["quote", "--json", "--endpoint", &serving.endpoint, "aapl", "MSFT"]);
     with_app(&mut snapshot);
     let snapshots = run_json(&mut snapshot);
     let symbols: Vec<&str> = snapshots
@@ -204,15 +196,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     assert_eq!(symbols, ["AAPL", "MSFT"]);
     assert!(snapshots[0]["price"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
     let mut depth = signet();
-    depth.args([
-        "stocks",
-        "depth",
-        "--endpoint",
-        &serving.endpoint,
-        "AAPL",
-        "--levels",
-        "2",
-    ]);
+    depth.args(["depth", "--endpoint", &serving.endpoint, "AAPL", "--levels", "2"]);
     with_app(&mut depth);
     let shown = depth.output().unwrap();
     assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
@@ -225,7 +209,6 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     assert_eq!(lines.len(), 4, "a title, a header and two levels: {text}");
     let mut ticks = signet();
     ticks.args([
-        "stocks",
         "ticks",
         "--json",
         "--endpoint",
@@ -237,6 +220,21 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     with_app(&mut ticks);
     let ticks = run_json(&mut ticks);
     assert!(ticks.as_array().is_some_and(|t| t.len() <= 3), "{ticks}");
+    // --watch redraws the table until interrupted.
+    let mut watch = signet();
+    watch
+        .args(["quote", "--endpoint", &serving.endpoint, "AAPL", "--watch", "1"])
+        .stdout(std::process::Stdio::piped());
+    with_app(&mut watch);
+    let mut watching = watch.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    watching.kill().unwrap();
+    let watched = String::from_utf8(watching.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        watched.matches("SYMBOL").count() >= 2,
+        "drawn at least twice: {watched}"
+    );
+    assert!(watched.contains("\x1b[2J"), "the screen is cleared between draws");
 
     // What the fill left: the position at its fill price, the balance, the execution, the instrument.
     let companion = |args: &[&str]| {
