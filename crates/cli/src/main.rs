@@ -68,6 +68,8 @@ enum Command {
     Depth(stocks::DepthArgs),
     /// A stock's trading today, a tick a second of the core session, newest first
     Ticks(stocks::TicksArgs),
+    /// Daily, weekly, monthly or yearly bars, newest first, with a line of the closes
+    Bars(stocks::BarsArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
@@ -193,6 +195,7 @@ fn main() -> ExitCode {
             Command::Quote(args) => stocks::quote(args).await,
             Command::Depth(args) => stocks::depth(args).await,
             Command::Ticks(args) => stocks::ticks(args).await,
+            Command::Bars(args) => stocks::bars(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Config(args) => {
                 let check = matches

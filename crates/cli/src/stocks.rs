@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use signet_model::quotes::{DepthLevel, Snapshot, Tick};
+use signet_model::quotes::{BarRow, DepthLevel, Snapshot, Tick};
 
 use crate::ClientArgs;
 use crate::output::{list, table};
@@ -33,6 +33,21 @@ pub struct DepthArgs {
     /// Levels a side, 1 to 50 [server default: 10]
     #[arg(long)]
     levels: Option<u32>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Args)]
+pub struct BarsArgs {
+    /// Up to 100 symbols
+    #[arg(required = true, num_args = 1..=100)]
+    symbols: Vec<String>,
+    /// D (day), W (week), M (month) or Y (year)
+    #[arg(long, default_value = "D")]
+    timespan: String,
+    /// Bars a symbol, 1 to 1200 [server default: 200]
+    #[arg(long)]
+    count: Option<u32>,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -161,4 +176,61 @@ pub async fn ticks(args: TicksArgs) -> anyhow::Result<()> {
         },
         |t| serde_json::to_value(t).unwrap_or_default(),
     )
+}
+
+/// Bars, newest first, and under each symbol's table a line of its closes, oldest first.
+pub async fn bars(args: BarsArgs) -> anyhow::Result<()> {
+    let client = args.client.client()?;
+    let symbols: Vec<String> = args.symbols.iter().map(|s| s.to_ascii_uppercase()).collect();
+    let symbols: Vec<&str> = symbols.iter().map(String::as_str).collect();
+    let bars = client
+        .stocks()
+        .bars(&symbols, &args.timespan.to_ascii_uppercase(), args.count)
+        .await?;
+    if args.client.json {
+        println!("{}", serde_json::to_string_pretty(&bars)?);
+        return Ok(());
+    }
+    for group in &bars.result {
+        println!("{} ({})", group.symbol, group.instrument_id);
+        let rows: Vec<Vec<String>> = group
+            .result
+            .iter()
+            .map(|b: &BarRow| {
+                vec![
+                    b.time.get(..10).unwrap_or(&b.time).to_owned(),
+                    b.open.clone(),
+                    b.high.clone(),
+                    b.low.clone(),
+                    b.close.clone(),
+                    b.volume.clone(),
+                ]
+            })
+            .collect();
+        table(&["DAY", "OPEN", "HIGH", "LOW", "CLOSE", "VOLUME"], &rows);
+        let closes: Vec<f64> = group.result.iter().rev().filter_map(|b| b.close.parse().ok()).collect();
+        println!("closes, oldest first: {}\n", sparkline(&closes));
+    }
+    Ok(())
+}
+
+/// One block character a value, from the lowest (▁) to the highest (█).
+fn sparkline(values: &[f64]) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let (low, high) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    values
+        .iter()
+        .map(|&v| {
+            let share = if high > low { (v - low) / (high - low) } else { 0.5 };
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a share of 0 to 7"
+            )]
+            let index = (share * 7.0).round() as usize;
+            BLOCKS[index.min(7)]
+        })
+        .collect()
 }

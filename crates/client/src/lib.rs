@@ -29,7 +29,7 @@ use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
-use signet_model::quotes::{Depth, Snapshot, Ticks};
+use signet_model::quotes::{BarsRequest, BarsResponse, Depth, Snapshot, Ticks};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -536,6 +536,19 @@ impl Stocks<'_> {
         let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
         query.extend(depth.as_deref().map(|d| ("depth", d)));
         self.client.get("/market-data/stocks/depths/list", &query).await
+    }
+
+    /// `POST /market-data/stocks/bars/list`: `timespan` D, W, M or Y, newest first (server
+    /// default 200 a symbol).
+    pub async fn bars(&self, symbols: &[&str], timespan: &str, count: Option<u32>) -> Result<BarsResponse, Error> {
+        let request = BarsRequest {
+            symbols: symbols.iter().map(|s| (*s).to_owned()).collect(),
+            category: Some("US_STOCK".into()),
+            timespan: timespan.to_owned(),
+            count: count.map(|c| c.to_string().into()),
+            ..BarsRequest::default()
+        };
+        self.client.post("/market-data/stocks/bars/list", &request).await
     }
 
     /// `GET /market-data/stocks/ticks/list`: the day's ticks so far, newest first (server

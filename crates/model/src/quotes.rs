@@ -114,3 +114,54 @@ pub struct Tick {
     /// `RTH`: the simulator trades in the core session only.
     pub trading_session: String,
 }
+
+/// `POST /market-data/stocks/bars/list`. `count` arrives as a string (`"200"`, the official
+/// client's default) or a number; both are taken.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"symbols": ["AAPL", "MSFT"], "category": "US_STOCK", "timespan": "D", "count": "5"}))]
+pub struct BarsRequest {
+    pub symbols: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// D, W, M (a month) or Y.
+    pub timespan: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "200")]
+    pub count: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_time_required: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trading_sessions: Option<String>,
+    /// Epoch milliseconds (UTC): the first bar's day is on or after this one's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<i64>,
+    /// Epoch milliseconds (UTC): the last bar's day is on or before this one's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<i64>,
+}
+
+/// The bars of each symbol asked for, in the order asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BarsResponse {
+    pub result: Vec<SymbolBars>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SymbolBars {
+    pub symbol: String,
+    pub instrument_id: String,
+    /// Newest first.
+    pub result: Vec<BarRow>,
+}
+
+/// One bar; prices and volume are decimal strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BarRow {
+    /// The first trading day in the bar, `yyyy-MM-ddT00:00:00.000+0000`.
+    pub time: String,
+    pub open: String,
+    pub close: String,
+    pub high: String,
+    pub low: String,
+    pub volume: String,
+}

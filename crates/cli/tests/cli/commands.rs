@@ -220,6 +220,27 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     with_app(&mut ticks);
     let ticks = run_json(&mut ticks);
     assert!(ticks.as_array().is_some_and(|t| t.len() <= 3), "{ticks}");
+    let mut bars = signet();
+    bars.args([
+        "bars",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--timespan",
+        "w",
+        "--count",
+        "4",
+    ]);
+    with_app(&mut bars);
+    let shown = bars.output().unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let text = String::from_utf8(shown.stdout).unwrap();
+    let closes = text
+        .lines()
+        .find_map(|l| l.strip_prefix("closes, oldest first: "))
+        .unwrap_or_default();
+    assert_eq!(closes.chars().count(), 4, "a block a week: {text}");
+
     // --watch redraws the table until interrupted.
     let mut watch = signet();
     watch

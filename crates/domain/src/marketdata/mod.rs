@@ -3,6 +3,7 @@
 //! fundamentals ([`fundamentals`]).
 
 pub mod actions;
+pub mod bars;
 pub mod fundamentals;
 pub mod import;
 pub mod rng;

@@ -5,16 +5,22 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use signet_domain::marketdata::Bar;
+use signet_domain::marketdata::bars::{DaySpan, roll_up};
+use signet_domain::marketdata::units::{format_day, from_micros, to_micros};
+use signet_domain::simulator::clock::day_number_of;
 use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork, Session, utc_ms_of};
 use signet_domain::simulator::{Level, Quote};
 use signet_model::ErrorCode;
-use signet_model::quotes::{Depth, DepthLevel, DepthOrder, Snapshot, Tick, Ticks};
+use signet_model::quotes::{
+    BarRow, BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, Snapshot, SymbolBars, Tick, Ticks,
+};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::extract::{Caller, QueryParams, given};
+use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::simulator::MarketError;
@@ -24,6 +30,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(snapshots))
         .routes(routes!(depths))
         .routes(routes!(ticks))
+        .routes(routes!(bars))
 }
 
 /// Symbols one snapshot call may ask for (catalog §11.1).
@@ -34,6 +41,9 @@ const MAX_DEPTH: u32 = 50;
 /// Ticks: by default and at most (catalog §11.3).
 const DEFAULT_TICKS: u32 = 30;
 const MAX_TICKS: u32 = 1000;
+/// Bars a symbol: by default and at most (catalog §11.2).
+const DEFAULT_BARS: u32 = 200;
+const MAX_BARS: u32 = 1200;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`).
@@ -333,5 +343,118 @@ fn tick_side(before: Decimal, price: Decimal) -> &'static str {
         std::cmp::Ordering::Greater => "B",
         std::cmp::Ordering::Less => "S",
         std::cmp::Ordering::Equal => "N",
+    }
+}
+
+#[utoipa::path(
+    post, path = "/market-data/stocks/bars/list", tag = "market data",
+    operation_id = "listStockBars", summary = "Stock bars",
+    description = "Daily, weekly, monthly or yearly bars (`timespan` D, W, M, Y) of up to 100 symbols, newest \
+        first: the stored history, and the simulated days since, today's bar so far included (the day's open, \
+        high, low and last price of the quote orders fill at). The times are the simulator's: a range outside \
+        its history is refused with the range it has. Intraday timespans (S5 to M240) are not served yet.",
+    request_body = BarsRequest,
+    responses(
+        (status = 200, description = "Each symbol's bars, newest first, in the order asked", body = BarsResponse),
+        InstrumentNotFound,
+    )
+)]
+async fn bars(
+    State(state): State<AppState>,
+    _caller: Caller,
+    JsonBody(request): JsonBody<BarsRequest>,
+) -> Result<Json<BarsResponse>, ApiError> {
+    check_category(&Params {
+        category: request.category.clone(),
+        ..Params::default()
+    })?;
+    let span = DaySpan::parse(request.timespan.trim()).ok_or_else(|| {
+        let intraday = ["S5", "S15", "M1", "M5", "M15", "M30", "M60", "M120", "M240"];
+        if intraday.contains(&request.timespan.trim()) {
+            ApiError::illegal_parameter(format!(
+                "timespan {} is not served yet: D, W, M (a month) and Y are",
+                request.timespan.trim()
+            ))
+        } else {
+            ApiError::illegal_parameter(
+                "timespan must be one of S5, S15, M1, M5, M15, M30, M60, M120, M240, D, W, M, Y",
+            )
+        }
+    })?;
+    let count = match &request.count {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        Some(_) => return Err(ApiError::illegal_parameter("count must be a whole number")),
+    };
+    let count = pagination::bounded("count", given(count.as_deref()), DEFAULT_BARS, MAX_BARS)? as usize;
+    if request.symbols.is_empty() || request.symbols.len() > MAX_SYMBOLS {
+        return Err(ApiError::illegal_parameter(format!(
+            "symbols: 1 to {MAX_SYMBOLS} of them"
+        )));
+    }
+    let symbols: Vec<String> = request.symbols.iter().map(|s| s.trim().to_ascii_uppercase()).collect();
+    let quotes = quotes(&state, &symbols).await?;
+    let today = NewYork::of(state.market.now_ms()).day;
+    let (from, to) = (
+        request.start_time.map_or(i32::MIN, day_number_of),
+        request.end_time.map_or(today, |t| day_number_of(t).min(today)),
+    );
+    if from > to {
+        return Err(ApiError::illegal_parameter(
+            "start_time is after end_time (or after the simulator's today)",
+        ));
+    }
+    let mut result = Vec::with_capacity(quotes.len());
+    for quote in &quotes {
+        let mut days = state
+            .store
+            .daily_bars(quote.instrument_id, from, to.min(today - 1))
+            .await?;
+        if to == today && quote.volume > 0 {
+            days.push(today_bar(quote, today));
+        }
+        if days.is_empty() && (request.start_time.is_some() || request.end_time.is_some()) {
+            let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
+            let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
+            return Err(ApiError::illegal_parameter(format!(
+                "no bars of {} in that range: the simulator's days run from {first} to {} (its today)",
+                quote.symbol,
+                format_day(today)
+            )));
+        }
+        let rolled = roll_up(&days, span);
+        result.push(SymbolBars {
+            symbol: quote.symbol.clone(),
+            instrument_id: quote.instrument_id.to_string(),
+            result: rolled.iter().rev().take(count).map(bar_row).collect(),
+        });
+    }
+    Ok(Json(BarsResponse { result }))
+}
+
+/// Today's bar so far, from the quote: the day's open, high and low, and the last price.
+fn today_bar(q: &Quote, day: i32) -> Bar {
+    let micros = |d: Decimal| to_micros(d).unwrap_or_default();
+    Bar {
+        day,
+        open: micros(q.open),
+        high: micros(q.high),
+        low: micros(q.low),
+        close: micros(q.last),
+        volume: i64::try_from(q.volume).unwrap_or(i64::MAX),
+        adj_close: None,
+    }
+}
+
+fn bar_row(b: &Bar) -> BarRow {
+    let price = |micros: i64| text(from_micros(micros).round_dp(2));
+    BarRow {
+        time: format!("{}T00:00:00.000+0000", format_day(b.day)),
+        open: price(b.open),
+        close: price(b.close),
+        high: price(b.high),
+        low: price(b.low),
+        volume: b.volume.to_string(),
     }
 }

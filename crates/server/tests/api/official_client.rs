@@ -153,6 +153,16 @@ async fn the_official_client_reads_snapshots_and_the_book_the_engine_trades_on()
     let ticks = out["ticks"]["body"]["result"].as_array().unwrap();
     assert_eq!(ticks.len(), 5);
     assert_eq!(ticks[0]["price"], json!(quote.last), "the newest tick is the quote now");
+    assert_eq!(out["bars"]["status"], 200);
+    let bars = &out["bars"]["body"]["result"][0]["result"];
+    let price = |v: &serde_json::Value| v.as_str().unwrap().parse::<f64>().unwrap();
+    assert_eq!(price(&bars[0]["open"]), 453.85, "today, the real open");
+    assert_eq!(
+        bars[0]["close"],
+        json!(quote.last),
+        "today's bar closes at the quote so far"
+    );
+    assert_eq!(price(&bars[1]["close"]), 450.81, "Friday's real close");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_model::ErrorCode;
-use signet_model::quotes::{Depth, DepthLevel, Snapshot, Ticks};
+use signet_model::quotes::{BarsResponse, Depth, DepthLevel, Snapshot, Ticks};
 
 use crate::common::TestServer;
 
@@ -262,4 +262,101 @@ async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Some(ErrorCode::IllegalParameter));
+}
+
+fn bar_value(bar: &signet_model::quotes::BarRow, field: &str) -> f64 {
+    let text = match field {
+        "open" => &bar.open,
+        "close" => &bar.close,
+        "high" => &bar.high,
+        _ => &bar.low,
+    };
+    text.parse().unwrap()
+}
+
+#[tokio::test]
+async fn daily_and_weekly_bars_are_the_real_history_and_today_so_far() {
+    let server = market().await;
+    let ops = server.ops().await;
+    // To the last second of Monday 2013-02-25's core session, replayed from the real file.
+    ops.market().step(6 * 3600 + 1800 - 1).await.unwrap();
+    let client = server.client();
+    let days: BarsResponse = client
+        .post(
+            "/market-data/stocks/bars/list",
+            &json!({"symbols": ["AAPL"], "category": "US_STOCK", "timespan": "D", "count": "3"}),
+        )
+        .await
+        .unwrap();
+    let aapl = &days.result[0];
+    let times: Vec<&str> = aapl.result.iter().map(|b| b.time.as_str()).collect();
+    assert_eq!(
+        times,
+        [
+            "2013-02-25T00:00:00.000+0000",
+            "2013-02-22T00:00:00.000+0000",
+            "2013-02-21T00:00:00.000+0000"
+        ],
+        "newest first, today included"
+    );
+    assert_eq!(bar_value(&aapl.result[0], "open"), 453.85, "the real open");
+    assert_eq!(bar_value(&aapl.result[0], "close"), 442.8, "the real close, replayed");
+    assert_eq!(bar_value(&aapl.result[1], "close"), 450.81, "Friday's real close");
+    let quote = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(aapl.result[0].high, quote.high, "today's high is the quote's");
+
+    let weeks: BarsResponse = client
+        .post(
+            "/market-data/stocks/bars/list",
+            &json!({"symbols": ["MSFT", "AAPL"], "timespan": "W", "count": 2}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(weeks.result[0].symbol, "MSFT");
+    let week = &weeks.result[1].result;
+    assert_eq!(week.len(), 2);
+    assert_eq!(week[0].time, "2013-02-25T00:00:00.000+0000");
+    assert_eq!(
+        week[1].time, "2013-02-19T00:00:00.000+0000",
+        "Monday 2013-02-18 was a holiday"
+    );
+    assert_eq!(bar_value(&week[1], "close"), 450.81, "the week closes on Friday");
+    let highs = [
+        aapl.result[1].high.parse::<f64>().unwrap(),
+        aapl.result[2].high.parse().unwrap(),
+    ];
+    assert!(bar_value(&week[1], "high") >= highs[0].max(highs[1]));
+}
+
+#[tokio::test]
+async fn bars_refuse_intraday_spans_and_ranges_outside_the_simulators_days() {
+    let server = market().await;
+    let client = server.client();
+    let refused = |body: Value| {
+        let client = client.clone();
+        async move {
+            client
+                .post::<_, Value>("/market-data/stocks/bars/list", &body)
+                .await
+                .unwrap_err()
+                .to_string()
+        }
+    };
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "M1", "count": 1})).await;
+    assert!(e.contains("M1 is not served yet"), "{e}");
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "H1"})).await;
+    assert!(e.contains("timespan must be one of"), "{e}");
+    // 1990: before the demo's history, which starts in 2000.
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "start_time": 631_152_000_000_i64, "end_time": 662_688_000_000_i64})).await;
+    assert!(
+        e.contains("no bars of AAPL in that range: the simulator's days run from 2000-03-01 to 2013-02-25"),
+        "{e}"
+    );
+    // A bot's own clock, years after the simulator's today.
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "start_time": 1_700_000_000_000_i64})).await;
+    assert!(e.contains("after the simulator's today"), "{e}");
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "count": "1201"})).await;
+    assert!(e.contains("1 to 1200"), "{e}");
+    let e = refused(json!({"symbols": ["NOPE"], "timespan": "D"})).await;
+    assert!(e.contains("NOPE"), "{e}");
 }

@@ -13,7 +13,7 @@ Scenarios:
   watchlists        the eight watchlist calls of DataClient
   fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
   quotes            DataClient.market_data: get_snapshot (two symbols, extended hours asked) and
-                    get_quotes (depth 3) and get_tick (5)
+                    get_quotes (depth 3), get_tick (5) and get_batch_history_bar (2 daily)
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
   companions        balance, positions and executions of that account (TradeClient) and the
                     instrument lookup (DataClient.instrument.list_instruments)
@@ -181,7 +181,9 @@ def quotes(api):
     snapshot = m.get_snapshot("AAPL,MSFT", "US_STOCK", extend_hour_required=True)
     depth = m.get_quotes("AAPL", "US_STOCK", depth=3)
     ticks = m.get_tick("AAPL", "US_STOCK", count="5", trading_sessions=["PRE", "RTH"])
+    bars = m.get_batch_history_bar(["AAPL"], "US_STOCK", "D", count="2")
     return {
+        "bars": {"status": bars.status_code, "body": bars.json()},
         "ticks": {"status": ticks.status_code, "body": ticks.json()},
         "snapshot": {"status": snapshot.status_code, "body": snapshot.json()},
         "depth": {"status": depth.status_code, "body": depth.json()},
