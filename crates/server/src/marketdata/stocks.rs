@@ -47,7 +47,7 @@ const MAX_BARS: u32 = 1200;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Params {
     symbols: Option<String>,
     symbol: Option<String>,
@@ -60,8 +60,8 @@ struct Params {
 }
 
 /// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.
-fn check_category(p: &Params) -> Result<(), ApiError> {
-    match given(p.category.as_deref()) {
+fn check_category(category: Option<&str>) -> Result<(), ApiError> {
+    match given(category) {
         None | Some("US_STOCK" | "US_ETF") => Ok(()),
         Some(other) => Err(ApiError::illegal_parameter(format!(
             "category {:?} is not served here: US_STOCK or US_ETF",
@@ -179,7 +179,7 @@ async fn snapshots(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<Snapshot>>, ApiError> {
-    check_category(&p)?;
+    check_category(p.category.as_deref())?;
     let extended = flag("extend_hour_required", p.extend_hour_required.as_deref())?;
     let overnight = flag("overnight_required", p.overnight_required.as_deref())?;
     let symbols: Vec<String> = given(p.symbols.as_deref())
@@ -235,7 +235,7 @@ async fn depths(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Depth>, ApiError> {
-    check_category(&p)?;
+    check_category(p.category.as_deref())?;
     flag("overnight_required", p.overnight_required.as_deref())?;
     let symbol = one_symbol(&p)?;
     let levels = pagination::bounded("depth", given(p.depth.as_deref()), DEFAULT_DEPTH, MAX_DEPTH)?;
@@ -294,7 +294,7 @@ async fn ticks(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Ticks>, ApiError> {
-    check_category(&p)?;
+    check_category(p.category.as_deref())?;
     let symbol = one_symbol(&p)?;
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
     let core = wants_core(&p)?;
@@ -364,10 +364,7 @@ async fn bars(
     _caller: Caller,
     JsonBody(request): JsonBody<BarsRequest>,
 ) -> Result<Json<BarsResponse>, ApiError> {
-    check_category(&Params {
-        category: request.category.clone(),
-        ..Params::default()
-    })?;
+    check_category(request.category.as_deref())?;
     let span = DaySpan::parse(request.timespan.trim()).ok_or_else(|| {
         let intraday = ["S5", "S15", "M1", "M5", "M15", "M30", "M60", "M120", "M240"];
         if intraday.contains(&request.timespan.trim()) {
