@@ -445,7 +445,12 @@ fn today_bar(q: &Quote, day: i32) -> Bar {
 }
 
 fn bar_row(b: &Bar) -> BarRow {
-    let price = |micros: i64| text(from_micros(micros).round_dp(2));
+    // To the cent, as the quotes and fills print (`461.10`, not `461.1`).
+    let price = |micros: i64| {
+        let mut cents = from_micros(micros).round_dp(2);
+        cents.rescale(2);
+        text(cents)
+    };
     BarRow {
         time: format!("{}T00:00:00.000+0000", format_day(b.day)),
         open: price(b.open),
