@@ -36,7 +36,7 @@ if [ ! -x "$st_venv/bin/python" ]; then
     python3 -m venv "$st_venv"
 fi
 phase "schemathesis"
-"$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
+"$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 'hypothesis==6.170.15'
 export SIGNET_SCHEMATHESIS="$st_venv/bin/python"
 export SIGNET_REQUIRE_INTEROP=1
 
