@@ -68,8 +68,10 @@ enum Command {
     Depth(stocks::DepthArgs),
     /// A stock's trading today, a tick a second of the core session, newest first
     Ticks(stocks::TicksArgs),
-    /// Daily, weekly, monthly or yearly bars, newest first, with a line of the closes
+    /// Bars from 5 seconds to a year, newest first, with a line of the closes
     Bars(stocks::BarsArgs),
+    /// Footprints: each bar's shares bought and sold, and at which prices
+    Footprints(stocks::FootprintsArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
@@ -196,6 +198,7 @@ fn main() -> ExitCode {
             Command::Depth(args) => stocks::depth(args).await,
             Command::Ticks(args) => stocks::ticks(args).await,
             Command::Bars(args) => stocks::bars(args).await,
+            Command::Footprints(args) => stocks::footprints(args).await,
             Command::Sign(args) => sign::run(args),
             Command::Config(args) => {
                 let check = matches

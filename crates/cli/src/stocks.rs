@@ -1,10 +1,11 @@
-//! `signet quote`, `signet depth` and `signet ticks`: stock market data from a running server's
-//! simulator, as any app reads it (the prices its orders fill at).
+//! `signet quote`, `signet depth`, `signet ticks`, `signet bars` and `signet footprints`: stock
+//! market data from a running server's simulator, as any app reads it (the prices its orders
+//! fill at).
 
 use std::time::Duration;
 
 use clap::Args;
-use signet_model::quotes::{BarRow, DepthLevel, Snapshot, Tick};
+use signet_model::quotes::{BarRow, DepthLevel, FootprintRow, Snapshot, Tick};
 
 use crate::ClientArgs;
 use crate::output::{list, table};
@@ -42,12 +43,31 @@ pub struct BarsArgs {
     /// Up to 100 symbols
     #[arg(required = true, num_args = 1..=100)]
     symbols: Vec<String>,
-    /// D (day), W (week), M (month) or Y (year)
+    /// S5, S15 (seconds), M1, M5, M15, M30, M60, M120, M240 (minutes), D (day), W (week), M
+    /// (month) or Y (year)
     #[arg(long, default_value = "D")]
     timespan: String,
     /// Bars a symbol, 1 to 1200 [server default: 200]
     #[arg(long)]
     count: Option<u32>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Args)]
+pub struct FootprintsArgs {
+    /// Up to 20 symbols
+    #[arg(required = true, num_args = 1..=20)]
+    symbols: Vec<String>,
+    /// S5, S15, M1, M5 or M30
+    #[arg(long, default_value = "M1")]
+    timespan: String,
+    /// Bars a symbol, 1 to 1200 [server default: 200]
+    #[arg(long)]
+    count: Option<u32>,
+    /// Include the bar under way
+    #[arg(long)]
+    unfinished: bool,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -198,7 +218,7 @@ pub async fn bars(args: BarsArgs) -> anyhow::Result<()> {
             .iter()
             .map(|b: &BarRow| {
                 vec![
-                    b.time.get(..10).unwrap_or(&b.time).to_owned(),
+                    bar_time(&b.time),
                     b.open.clone(),
                     b.high.clone(),
                     b.low.clone(),
@@ -207,9 +227,70 @@ pub async fn bars(args: BarsArgs) -> anyhow::Result<()> {
                 ]
             })
             .collect();
-        table(&["DAY", "OPEN", "HIGH", "LOW", "CLOSE", "VOLUME"], &rows);
+        table(&["TIME (UTC)", "OPEN", "HIGH", "LOW", "CLOSE", "VOLUME"], &rows);
         let closes: Vec<f64> = group.result.iter().rev().filter_map(|b| b.close.parse().ok()).collect();
         println!("closes, oldest first: {}\n", sparkline(&closes));
+    }
+    Ok(())
+}
+
+/// A bar's time as a table shows it: the day alone for bars of days, else the day and time.
+fn bar_time(time: &str) -> String {
+    match time.split_once('T') {
+        Some((day, "00:00:00.000+0000")) => day.to_owned(),
+        Some((day, rest)) => format!("{day} {}", rest.get(..8).unwrap_or(rest)),
+        None => time.to_owned(),
+    }
+}
+
+/// Footprints, newest first: each bar's shares bought and sold, and the price most traded.
+pub async fn footprints(args: FootprintsArgs) -> anyhow::Result<()> {
+    let client = args.client.client()?;
+    let symbols: Vec<String> = args.symbols.iter().map(|s| s.to_ascii_uppercase()).collect();
+    let symbols: Vec<&str> = symbols.iter().map(String::as_str).collect();
+    let groups = client
+        .stocks()
+        .footprints(
+            &symbols,
+            &args.timespan.to_ascii_uppercase(),
+            args.count,
+            args.unfinished,
+        )
+        .await?;
+    if args.client.json {
+        println!("{}", serde_json::to_string_pretty(&groups)?);
+        return Ok(());
+    }
+    for group in &groups {
+        println!("{} ({})", group.symbol, group.instrument_id);
+        let rows: Vec<Vec<String>> = group
+            .result
+            .iter()
+            .map(|f: &FootprintRow| {
+                let shares = |v: &String| v.parse::<u64>().unwrap_or(0);
+                let mut at: Vec<(&String, u64)> = f.buy_detail.iter().map(|(p, v)| (p, shares(v))).collect();
+                for (price, v) in &f.sell_detail {
+                    match at.iter_mut().find(|(p, _)| *p == price) {
+                        Some((_, total)) => *total += shares(v),
+                        None => at.push((price, shares(v))),
+                    }
+                }
+                let most = at
+                    .iter()
+                    .max_by_key(|(_, v)| *v)
+                    .map_or_else(String::new, |(p, _)| (*p).clone());
+                vec![
+                    bar_time(&f.time),
+                    f.total.clone(),
+                    f.buy_total.clone(),
+                    f.sell_total.clone(),
+                    f.delta.clone(),
+                    most,
+                ]
+            })
+            .collect();
+        table(&["TIME (UTC)", "TOTAL", "BOUGHT", "SOLD", "DELTA", "MOST AT"], &rows);
+        println!();
     }
     Ok(())
 }

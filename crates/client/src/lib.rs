@@ -29,7 +29,7 @@ use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
-use signet_model::quotes::{BarsRequest, BarsResponse, Depth, Snapshot, Ticks};
+use signet_model::quotes::{BarsRequest, BarsResponse, Depth, Snapshot, SymbolFootprints, Ticks};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -538,8 +538,8 @@ impl Stocks<'_> {
         self.client.get("/market-data/stocks/depths/list", &query).await
     }
 
-    /// `POST /market-data/stocks/bars/list`: `timespan` D, W, M or Y, newest first (server
-    /// default 200 a symbol).
+    /// `POST /market-data/stocks/bars/list`: `timespan` S5, S15, M1 to M240, D, W, M or Y,
+    /// newest first (server default 200 a symbol).
     pub async fn bars(&self, symbols: &[&str], timespan: &str, count: Option<u32>) -> Result<BarsResponse, Error> {
         let request = BarsRequest {
             symbols: symbols.iter().map(|s| (*s).to_owned()).collect(),
@@ -558,6 +558,28 @@ impl Stocks<'_> {
         let mut query = vec![("symbol", symbol), ("category", "US_STOCK")];
         query.extend(count.as_deref().map(|c| ("count", c)));
         self.client.get("/market-data/stocks/ticks/list", &query).await
+    }
+
+    /// `GET /market-data/stocks/footprints/list`: up to 20 symbols, `timespan` S5, S15, M1, M5
+    /// or M30, newest first; the bar under way too with `unfinished`.
+    pub async fn footprints(
+        &self,
+        symbols: &[&str],
+        timespan: &str,
+        count: Option<u32>,
+        unfinished: bool,
+    ) -> Result<Vec<SymbolFootprints>, Error> {
+        let (symbols, count) = (symbols.join(","), count.map(|c| c.to_string()));
+        let mut query = vec![
+            ("symbols", symbols.as_str()),
+            ("category", "US_STOCK"),
+            ("timespan", timespan),
+        ];
+        query.extend(count.as_deref().map(|c| ("count", c)));
+        if unfinished {
+            query.push(("real_time_required", "true"));
+        }
+        self.client.get("/market-data/stocks/footprints/list", &query).await
     }
 }
 

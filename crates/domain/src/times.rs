@@ -8,6 +8,13 @@ pub fn millis(duration: std::time::Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Milliseconds since the Unix epoch as market data writes them: `yyyy-MM-ddTHH:mm:ss.SSS+0000`.
+pub fn format_ms_utc_offset(ms: i64) -> String {
+    let mut text = format_ms(ms);
+    text.truncate(text.len() - 1);
+    text + "+0000"
+}
+
 /// Milliseconds since the Unix epoch as `yyyy-MM-ddTHH:mm:ss.SSSZ`.
 pub fn format_ms(ms: i64) -> String {
     let t = OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH);

@@ -123,7 +123,7 @@ pub struct BarsRequest {
     pub symbols: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
-    /// D, W, M (a month) or Y.
+    /// S5, S15, M1, M5, M15, M30, M60, M120, M240, D, W, M (a month) or Y.
     pub timespan: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "200")]
@@ -132,10 +132,12 @@ pub struct BarsRequest {
     pub real_time_required: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trading_sessions: Option<String>,
-    /// Epoch milliseconds (UTC): the first bar's day is on or after this one's.
+    /// Epoch milliseconds (UTC): the first bar starts on or after this time (a daily bar: on or
+    /// after this one's day).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<i64>,
-    /// Epoch milliseconds (UTC): the last bar's day is on or before this one's.
+    /// Epoch milliseconds (UTC): the last bar starts on or before this time (a daily bar: on or
+    /// before this one's day).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_time: Option<i64>,
 }
@@ -157,11 +159,42 @@ pub struct SymbolBars {
 /// One bar; prices and volume are decimal strings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct BarRow {
-    /// The first trading day in the bar, `yyyy-MM-ddT00:00:00.000+0000`.
+    /// When the bar starts, UTC: `yyyy-MM-ddTHH:mm:ss.SSS+0000`; a bar of days at midnight of
+    /// its first trading day.
     pub time: String,
     pub open: String,
     pub close: String,
     pub high: String,
     pub low: String,
     pub volume: String,
+    /// `RTH` on an intraday bar (the simulator trades in the core session only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trading_session: Option<String>,
+}
+
+/// `GET /market-data/stocks/footprints/list`: one symbol's footprint bars, newest first (the
+/// response is an array of these, one per symbol asked).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SymbolFootprints {
+    pub symbol: String,
+    pub instrument_id: String,
+    pub result: Vec<FootprintRow>,
+}
+
+/// The shares traded in one bar, split by whether each trade was bought (its price above the
+/// trade before, or level after a rise) or sold into, and by price.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FootprintRow {
+    /// When the bar starts, UTC: `yyyy-MM-ddTHH:mm:ss.SSS+0000`.
+    pub time: String,
+    pub trading_session: String,
+    /// `buy_total` plus `sell_total`.
+    pub total: String,
+    /// `buy_total` less `sell_total`.
+    pub delta: String,
+    pub buy_total: String,
+    pub sell_total: String,
+    /// Shares bought at each price (`{"24.20": "100"}`).
+    pub buy_detail: std::collections::BTreeMap<String, String>,
+    pub sell_detail: std::collections::BTreeMap<String, String>,
 }

@@ -21,6 +21,7 @@ use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
+use crate::simulator::Simulator;
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
 #[derive(IntoResponses)]
@@ -49,7 +50,10 @@ fn require_admin(caller: &Caller) -> Result<(), ApiError> {
     }
 }
 
-pub fn to_wire(q: &Quote) -> MarketQuote {
+/// The quote as the market controls show it, with the day's high and low so far.
+pub fn to_wire(market: &Simulator, q: &Quote) -> MarketQuote {
+    let session = market.session(q.instrument_id, q.time_ms);
+    let price = |c: Option<i64>| c.map_or(q.last, |c| Decimal::new(c, 2));
     MarketQuote {
         symbol: q.symbol.clone(),
         instrument_id: q.instrument_id.to_string(),
@@ -61,8 +65,8 @@ pub fn to_wire(q: &Quote) -> MarketQuote {
         bid_size: q.bid_size,
         ask_size: q.ask_size,
         open: q.open.to_string(),
-        high: q.high.to_string(),
-        low: q.low.to_string(),
+        high: price(session.map(|s| s.high)).max(q.last).to_string(),
+        low: price(session.map(|s| s.low)).min(q.last).to_string(),
         pre_close: q.pre_close.to_string(),
         volume: q.volume,
         pinned: q.pinned,
@@ -93,7 +97,10 @@ async fn quote(
         .symbol
         .ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
     state.market.sync().await?;
-    Ok(Json(to_wire(&state.market.quote(&symbol.to_ascii_uppercase())?)))
+    Ok(Json(to_wire(
+        &state.market,
+        &state.market.quote(&symbol.to_ascii_uppercase())?,
+    )))
 }
 
 fn decimal(name: &str, value: Option<&str>) -> Result<Option<Decimal>, ApiError> {
@@ -133,7 +140,7 @@ async fn set(
         );
         state.market.pin(&symbol, price, bid, ask, request.size)?
     };
-    Ok(Json(to_wire(&quote)))
+    Ok(Json(to_wire(&state.market, &quote)))
 }
 
 #[utoipa::path(

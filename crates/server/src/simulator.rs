@@ -12,15 +12,16 @@
 //! restart replays what was simulated.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
-use rust_decimal::prelude::FromPrimitive;
 use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
+use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN};
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
-use signet_domain::simulator::path::DayPlan;
+use signet_domain::simulator::intraday::{self, Candle};
+use signet_domain::simulator::path::{DayPlan, cents};
 use signet_domain::simulator::{Listing, Quote, clock};
 use signet_store::{Store, StoreError};
 
@@ -65,7 +66,14 @@ pub struct Simulator {
     tick: Duration,
     store: Arc<dyn Store>,
     state: RwLock<State>,
+    /// Each (instrument, day)'s one-minute bars of whole minutes, computed once: bars of a
+    /// minute or longer, and the day's high and low so far, are rolled up from them.
+    minutes: Mutex<HashMap<(i64, i32), Vec<Candle>>>,
 }
+
+/// (instrument, day) entries of the minute cache beyond which the days before today are
+/// dropped (about 20 KB each).
+const MAX_CACHED_DAYS: usize = 4096;
 
 #[derive(Default)]
 struct State {
@@ -152,6 +160,7 @@ impl Simulator {
             tick: config.tick,
             store,
             state: RwLock::new(state),
+            minutes: Mutex::default(),
         });
         simulator.sync().await?;
         Ok(simulator)
@@ -215,16 +224,7 @@ impl Simulator {
             for (&id, listing) in &state.listings {
                 let prev_close = state.closes.get(&id).copied().unwrap_or(20.0);
                 let plan = match replayed.get(&id) {
-                    Some(bar) => DayPlan {
-                        day,
-                        prev_close,
-                        open: bar.open as f64 / 1e6,
-                        high: bar.high as f64 / 1e6,
-                        low: bar.low as f64 / 1e6,
-                        close: bar.close as f64 / 1e6,
-                        volume: bar.volume as f64,
-                        replayed: true,
-                    },
+                    Some(bar) => DayPlan::replay(day, prev_close, bar),
                     // Within the history, an instrument without a bar did not trade that day.
                     None if day <= history_ends => DayPlan {
                         day,
@@ -303,25 +303,23 @@ impl Simulator {
             .get(&instrument_id)
             .filter(|_| state.trading && ny.day == state.day);
         let close = state.closes.get(&instrument_id).copied().unwrap_or(20.0);
-        let (price, plan_volume) = match plan {
-            Some(p) => (p.price_at(self.seed, instrument_id, ny.second), p.volume_at(ny.second)),
-            None => (close, 0.0),
+        let (price, volume) = match plan {
+            Some(p) => (
+                p.price_at(self.seed, instrument_id, ny.second),
+                p.volume_before(ny.second + 1),
+            ),
+            None => (close, 0),
         };
-        let cents = |x: f64| {
-            Decimal::from_f64(x)
-                .unwrap_or_default()
-                .round_dp(2)
-                .max(Decimal::new(1, 2))
-        };
+        let cents = |x: f64| Decimal::new(cents(x), 2);
         // A tenth of a minute's volume, in round lots: 100 to 1,000,000 shares.
         #[expect(clippy::cast_possible_truncation, reason = "clamped to 1,000,000")]
         let size = (((listing.volume / 390.0 / 10.0) / 100.0).round() * 100.0).clamp(100.0, 1_000_000.0) as u64;
         let pin = state.pins.get(&instrument_id);
         let last = pin.map_or_else(|| cents(price), |p| p.last);
         let half_spread = (last * Decimal::new(5, 4)).round_dp(2).max(Decimal::new(1, 2));
-        let (open, high, low, pre_close) = match plan {
-            Some(p) => (cents(p.open), cents(p.high), cents(p.low), cents(p.prev_close)),
-            None => (last, last, last, cents(close)),
+        let (open, pre_close) = match plan {
+            Some(p) => (cents(p.open), cents(p.prev_close)),
+            None => (last, cents(close)),
         };
         Some(Quote {
             instrument_id,
@@ -334,16 +332,64 @@ impl Simulator {
             ask_size: pin.map_or(size, |p| p.size),
             last,
             open,
-            high: high.max(last),
-            low: low.min(last),
             pre_close,
-            #[expect(
-                clippy::cast_possible_truncation,
-                reason = "a day's simulated volume is far below 2^64"
-            )]
-            volume: plan_volume as u64,
+            volume,
             pinned: pin.is_some(),
         })
+    }
+
+    /// The plan of `instrument` today (the simulator's day), if it trades today.
+    pub fn plan_today(&self, instrument_id: i64) -> Option<DayPlan> {
+        let state = self.state.read().expect("market lock");
+        state.plans.get(&instrument_id).copied().filter(|_| state.trading)
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// `plan`'s bars of `span` seconds up to `until` (a second after New York midnight,
+    /// exclusive), oldest first: the trades the ticks call lists, grouped. A pin changes the
+    /// quote orders meet, not these trades.
+    pub fn candles(&self, instrument_id: i64, plan: &DayPlan, span: i64, until: i64) -> Vec<Candle> {
+        let until = until.clamp(CORE_OPEN, CORE_CLOSE);
+        let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
+        if span % 60 != 0 {
+            return intraday::candles(plan.day, trades(CORE_OPEN, until), span);
+        }
+        let whole = (until - CORE_OPEN) / 60;
+        let mut minutes = {
+            let mut cache = self.minutes.lock().expect("minute cache");
+            if cache.len() >= MAX_CACHED_DAYS {
+                let today = self.state.read().expect("market lock").day;
+                cache.retain(|&(_, day), _| day == today);
+            }
+            let cached = cache.entry((instrument_id, plan.day)).or_default();
+            let have = i64::try_from(cached.len()).unwrap_or(i64::MAX);
+            if have < whole {
+                let from = CORE_OPEN + have * 60;
+                cached.extend(intraday::candles(plan.day, trades(from, CORE_OPEN + whole * 60), 60));
+            }
+            cached[..usize::try_from(whole).unwrap_or(0).min(cached.len())].to_vec()
+        };
+        minutes.extend(intraday::candles(plan.day, trades(CORE_OPEN + whole * 60, until), 60));
+        if span == 60 {
+            minutes
+        } else {
+            intraday::roll_up(&minutes, span)
+        }
+    }
+
+    /// `instrument`'s core session today up to `time_ms` as one bar: the day's open, high, low,
+    /// last trade and volume so far (none before the open or on a day it does not trade).
+    pub fn session(&self, instrument_id: i64, time_ms: i64) -> Option<Candle> {
+        let plan = self.plan_today(instrument_id)?;
+        let ny = NewYork::of(time_ms);
+        if ny.day != plan.day {
+            return None;
+        }
+        self.candles(instrument_id, &plan, CORE_CLOSE - CORE_OPEN, ny.second + 1)
+            .pop()
     }
 
     /// Pins `symbol`'s quote until pinned again or released. Bid and ask default to a cent

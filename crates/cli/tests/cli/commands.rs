@@ -240,6 +240,47 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         .find_map(|l| l.strip_prefix("closes, oldest first: "))
         .unwrap_or_default();
     assert_eq!(closes.chars().count(), 4, "a block a week: {text}");
+    let mut minutes = signet();
+    minutes.args([
+        "bars",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--timespan",
+        "M5",
+        "--count",
+        "50",
+    ]);
+    with_app(&mut minutes);
+    let minutes = run_json(&mut minutes);
+    let rows = minutes["result"][0]["result"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        50,
+        "today's five minutes so far, then the days before: {minutes}"
+    );
+    assert!(rows.iter().all(|r| r["trading_session"] == "RTH"), "{minutes}");
+    let mut prints = signet();
+    prints.args([
+        "footprints",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--count",
+        "3",
+        "--unfinished",
+    ]);
+    with_app(&mut prints);
+    let shown = prints.output().unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let text = String::from_utf8(shown.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    assert!(
+        lines[1].starts_with("TIME (UTC)") && lines[1].contains("BOUGHT"),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 5, "a title, a header and three bars: {text}");
 
     // --watch redraws the table until interrupted.
     let mut watch = signet();

@@ -3,6 +3,35 @@
 use super::Bar;
 use super::units::date_of;
 
+/// What one bar covers: the interface's 13 timespan codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timespan {
+    /// Seconds of the core session, counted from its open: S5 and S15, M1 to M240.
+    Seconds(i64),
+    Days(DaySpan),
+}
+
+impl Timespan {
+    /// Every code, for messages.
+    pub const CODES: &str = "S5, S15, M1, M5, M15, M30, M60, M120, M240, D, W, M (a month), Y";
+
+    pub fn parse(code: &str) -> Option<Self> {
+        let seconds = match code {
+            "S5" => 5,
+            "S15" => 15,
+            "M1" => 60,
+            "M5" => 300,
+            "M15" => 900,
+            "M30" => 1800,
+            "M60" => 3600,
+            "M120" => 7200,
+            "M240" => 14_400,
+            _ => return DaySpan::parse(code).map(Timespan::Days),
+        };
+        Some(Timespan::Seconds(seconds))
+    }
+}
+
 /// A span of days a bar covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DaySpan {

@@ -2,6 +2,7 @@
 //! price follows through a day ([`path`]), and what it quotes.
 
 pub mod clock;
+pub mod intraday;
 pub mod path;
 
 use rust_decimal::Decimal;
@@ -20,10 +21,11 @@ pub struct Quote {
     pub ask: Decimal,
     pub bid_size: u64,
     pub ask_size: u64,
+    /// The day's open (known from the open on); the high and low so far come from its trades
+    /// (`Simulator::session`), not from the quote, which would tell them before they happen.
     pub open: Decimal,
-    pub high: Decimal,
-    pub low: Decimal,
     pub pre_close: Decimal,
+    /// Shares traded today so far, this second's included.
     pub volume: u64,
     pub pinned: bool,
 }
@@ -89,8 +91,6 @@ impl Quote {
             bid_size: size,
             ask_size: size,
             open: last,
-            high: last,
-            low: last,
             pre_close: last,
             volume: 0,
             pinned: true,

@@ -54,13 +54,13 @@ impl DayPlan {
         reason = "a simulated price or volume is far below 2^63"
     )]
     pub fn bar(&self) -> Bar {
-        let cents = |x: f64| (x * 100.0).round().max(1.0) as i64 * 10_000;
-        let (open, close) = (cents(self.open), cents(self.close));
+        let micros = |x: f64| cents(x) * 10_000;
+        let (open, close) = (micros(self.open), micros(self.close));
         Bar {
             day: self.day,
             open,
-            high: cents(self.high).max(open).max(close),
-            low: cents(self.low).min(open).min(close),
+            high: micros(self.high).max(open).max(close),
+            low: micros(self.low).min(open).min(close),
             close,
             volume: self.volume.round() as i64,
             adj_close: None,
@@ -79,30 +79,17 @@ impl DayPlan {
             let f = (second - PRE_OPEN) as f64 / (CORE_OPEN - PRE_OPEN) as f64;
             self.prev_close + (self.open - self.prev_close) * f
         } else if second < CORE_CLOSE {
-            // The last second of the session is the close.
-            let f = (second - CORE_OPEN) as f64 / (CORE_CLOSE - 1 - CORE_OPEN) as f64;
-            let (first, second_point) = if self.close >= self.open {
-                (self.low, self.high)
-            } else {
-                (self.high, self.low)
-            };
-            let points = [self.open, first, second_point, self.close];
-            let scaled = f * 3.0;
-            let i = if scaled < 1.0 {
-                0
-            } else if scaled < 2.0 {
-                1
-            } else {
-                2
-            };
-            points[i] + (points[i + 1] - points[i]) * (scaled - i as f64)
+            let (i, f) = leg(second);
+            let points = self.points();
+            points[i] + (points[i + 1] - points[i]) * f
         } else if second < AFTER_CLOSE {
             self.close
         } else {
             return self.close;
         };
-        // The open and the close themselves are exact; in between the price wanders a little.
-        let at_a_point = second == CORE_OPEN || second == CORE_CLOSE - 1;
+        // The open, the low, the high and the close themselves are exact, so that the day's trades
+        // reach its bar; in between the price wanders a little.
+        let at_a_point = KNOTS.iter().any(|&k| second == CORE_OPEN + k);
         let price = if at_a_point {
             planned
         } else {
@@ -115,11 +102,89 @@ impl DayPlan {
         }
     }
 
-    /// Shares traded by `second` (the day's volume spread evenly over the core session).
-    pub fn volume_at(&self, second: i64) -> f64 {
+    /// Shares traded before `second` began (the day's volume spread evenly over the core
+    /// session), whole shares: the day's last second brings it to the bar's volume.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a day's simulated volume is far below 2^63"
+    )]
+    pub fn volume_before(&self, second: i64) -> u64 {
         let f = ((second - CORE_OPEN) as f64 / (CORE_CLOSE - CORE_OPEN) as f64).clamp(0.0, 1.0);
-        self.volume * f
+        (self.volume * f).round().max(0.0) as u64
     }
+
+    /// The trade of `second` of the core session: the price (in cents, as quoted) and the shares
+    /// traded in that second. Ticks, bars and footprints are all made of these.
+    pub fn trade(&self, seed: u64, instrument: i64, second: i64) -> Trade {
+        Trade {
+            second,
+            cents: cents(self.price_at(seed, instrument, second)),
+            volume: self.volume_before(second + 1) - self.volume_before(second),
+        }
+    }
+
+    /// A day replayed from its stored bar (prices in micros) after a close of `prev_close`.
+    pub fn replay(day: i32, prev_close: f64, bar: &Bar) -> Self {
+        DayPlan {
+            day,
+            prev_close,
+            open: bar.open as f64 / 1e6,
+            high: bar.high as f64 / 1e6,
+            low: bar.low as f64 / 1e6,
+            close: bar.close as f64 / 1e6,
+            volume: bar.volume as f64,
+            replayed: true,
+        }
+    }
+
+    /// The four points of the core session's walk: open, then low and high (or high and low on
+    /// a falling day), then close.
+    fn points(&self) -> [f64; 4] {
+        if self.close >= self.open {
+            [self.open, self.low, self.high, self.close]
+        } else {
+            [self.open, self.high, self.low, self.close]
+        }
+    }
+}
+
+/// One second's trading in the core session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trade {
+    /// Seconds after New York midnight.
+    pub second: i64,
+    /// The price, in cents.
+    pub cents: i64,
+    /// Shares traded in this second.
+    pub volume: u64,
+}
+
+/// A price in dollars to whole cents (at least one), as every quote shows it.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a simulated price is far below 2^63 cents"
+)]
+pub fn cents(x: f64) -> i64 {
+    (x * 100.0).round().max(1.0) as i64
+}
+
+/// The core session's last second.
+const LAST: i64 = CORE_CLOSE - 1 - CORE_OPEN;
+
+/// Seconds after the open at which the walk reaches each of its points exactly.
+const KNOTS: [i64; 4] = [0, LAST / 3, 2 * LAST / 3, LAST];
+
+/// Which leg of the walk `second` (of the core session) is on, and how far along it.
+fn leg(second: i64) -> (usize, f64) {
+    let t = (second - CORE_OPEN).clamp(0, LAST);
+    let i = if t < KNOTS[1] {
+        0
+    } else if t < KNOTS[2] {
+        1
+    } else {
+        2
+    };
+    (i, (t - KNOTS[i]) as f64 / (KNOTS[i + 1] - KNOTS[i]) as f64)
 }
 
 /// A small deterministic mixer (SplitMix64 finalizer) keyed by seed, instrument and day.
@@ -183,10 +248,9 @@ mod tests {
         let p = rising();
         assert_eq!(p.price_at(1, 1, CORE_OPEN), 100.0);
         assert_eq!(p.price_at(1, 1, CORE_CLOSE - 1), 105.0);
-        let third = CORE_OPEN + (CORE_CLOSE - CORE_OPEN) / 3;
-        assert!((p.price_at(1, 1, third) - 95.0).abs() < 0.5, "the low a third in");
-        let two_thirds = CORE_OPEN + 2 * (CORE_CLOSE - CORE_OPEN) / 3;
-        assert!((p.price_at(1, 1, two_thirds) - 110.0).abs() < 0.5, "then the high");
+        // Exactly, not merely near: the day's trades reach its bar's low and high.
+        assert_eq!(p.price_at(1, 1, CORE_OPEN + KNOTS[1]), 95.0, "the low a third in");
+        assert_eq!(p.price_at(1, 1, CORE_OPEN + KNOTS[2]), 110.0, "then the high");
         for s in (CORE_OPEN..CORE_CLOSE).step_by(97) {
             let price = p.price_at(1, 1, s);
             assert!((95.0..=110.0).contains(&price), "{s}: {price}");

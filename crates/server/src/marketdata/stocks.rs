@@ -1,19 +1,25 @@
 //! Stock market data from the simulator (catalog §11): snapshots and the depth of book, read from
-//! the same quote the engine matches orders against, so that what a bot sees is what it fills at.
+//! the same quote the engine matches orders against, so that what a bot sees is what it fills at;
+//! ticks, intraday bars and footprints, all made of the simulated day's trades (one a second of
+//! the core session, `DayPlan::trade`); daily and longer bars from the stored history.
 
 use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::Bar;
-use signet_domain::marketdata::bars::{DaySpan, roll_up};
-use signet_domain::marketdata::units::{format_day, from_micros, to_micros};
+use signet_domain::marketdata::bars::{DaySpan, Timespan, roll_up};
+use signet_domain::marketdata::units::{format_day, from_micros};
 use signet_domain::simulator::clock::day_number_of;
 use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork, Session, utc_ms_of};
+use signet_domain::simulator::intraday::{self, Candle, Footprint};
+use signet_domain::simulator::path::{DayPlan, Trade, cents};
 use signet_domain::simulator::{Level, Quote};
+use signet_domain::times::format_ms_utc_offset;
 use signet_model::ErrorCode;
 use signet_model::quotes::{
-    BarRow, BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, Snapshot, SymbolBars, Tick, Ticks,
+    BarRow, BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, FootprintRow, Snapshot, SymbolBars,
+    SymbolFootprints, Tick, Ticks,
 };
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -31,6 +37,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(depths))
         .routes(routes!(ticks))
         .routes(routes!(bars))
+        .routes(routes!(footprints))
 }
 
 /// Symbols one snapshot call may ask for (catalog §11.1).
@@ -44,6 +51,10 @@ const MAX_TICKS: u32 = 1000;
 /// Bars a symbol: by default and at most (catalog §11.2).
 const DEFAULT_BARS: u32 = 200;
 const MAX_BARS: u32 = 1200;
+/// Symbols one footprints call may ask for (catalog §11.5).
+const MAX_FOOTPRINT_SYMBOLS: usize = 20;
+/// Trading days back that intraday bars and footprints reach (today's included).
+const INTRADAY_DAYS: usize = 30;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`).
@@ -57,6 +68,8 @@ struct Params {
     depth: Option<String>,
     count: Option<String>,
     trading_sessions: Option<String>,
+    timespan: Option<String>,
+    real_time_required: Option<String>,
 }
 
 /// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.
@@ -114,9 +127,19 @@ fn text(d: Decimal) -> String {
     d.to_string()
 }
 
-fn to_snapshot(q: &Quote, extended: bool, overnight: bool) -> Snapshot {
-    let traded = q.volume > 0;
+/// `q` with the day's trading so far (`session`: open, high, low and volume of its trades).
+fn to_snapshot(q: &Quote, session: Option<Candle>, extended: bool, overnight: bool) -> Snapshot {
+    let session = session.filter(|c| c.volume > 0);
+    let traded = session.is_some();
     let day = |value: String| traded.then_some(value);
+    let (high, low) = session.map_or((q.last, q.last), |c| {
+        (Decimal::new(c.high, 2).max(q.last), Decimal::new(c.low, 2).min(q.last))
+    });
+    // After the core session, its last trade; the price goes on in the after-hours.
+    let close = match session {
+        Some(c) if q.session != Session::Core => Decimal::new(c.close, 2),
+        _ => q.last,
+    };
     let change = text(q.change());
     let ratio = q.change_ratio().map(text);
     let mut snapshot = Snapshot {
@@ -127,9 +150,9 @@ fn to_snapshot(q: &Quote, extended: bool, overnight: bool) -> Snapshot {
         change: day(change.clone()),
         change_ratio: ratio.clone().filter(|_| traded),
         open: day(text(q.open)),
-        high: day(text(q.high)),
-        low: day(text(q.low)),
-        close: text(q.last),
+        high: day(text(high)),
+        low: day(text(low)),
+        close: text(close),
         volume: day(q.volume.to_string()),
         bid: text(q.bid),
         bid_size: q.bid_size.to_string(),
@@ -196,7 +219,10 @@ async fn snapshots(
     }
     let quotes = quotes(&state, &symbols).await?;
     Ok(Json(
-        quotes.iter().map(|q| to_snapshot(q, extended, overnight)).collect(),
+        quotes
+            .iter()
+            .map(|q| to_snapshot(q, state.market.session(q.instrument_id, q.time_ms), extended, overnight))
+            .collect(),
     ))
 }
 
@@ -253,12 +279,14 @@ async fn depths(
 
 /// Whether `trading_sessions` (PRE, RTH, ATH, OVN, comma-separated; all when absent) includes the
 /// core session, the only one the simulator trades in.
-fn wants_core(p: &Params) -> Result<bool, ApiError> {
-    let Some(sessions) = given(p.trading_sessions.as_deref()) else {
+fn wants_core(sessions: Option<&str>) -> Result<bool, ApiError> {
+    let Some(sessions) = given(sessions) else {
         return Ok(true);
     };
     let mut core = false;
-    for session in sessions.split(',').map(str::trim) {
+    // Footprints' sessions arrive as the Python list the client was given: `['PRE', 'RTH']`.
+    let sessions = sessions.trim_start_matches('[').trim_end_matches(']');
+    for session in sessions.split(',').map(|s| s.trim().trim_matches(['\'', '"'])) {
         match session {
             "RTH" => core = true,
             "PRE" | "ATH" | "OVN" => {}
@@ -297,37 +325,30 @@ async fn ticks(
     check_category(p.category.as_deref())?;
     let symbol = one_symbol(&p)?;
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
-    let core = wants_core(&p)?;
+    let core = wants_core(p.trading_sessions.as_deref())?;
     let now = quotes(&state, &[symbol]).await?.remove(0);
+    let ny = NewYork::of(now.time_ms);
     let mut result = Vec::new();
-    if core {
-        // The seconds of today's core session up to now, newest first; each tick is a second's
-        // move of the same quote the engine reads.
-        let day = NewYork::of(now.time_ms).day;
-        let (open, close) = (utc_ms_of(day, CORE_OPEN), utc_ms_of(day, CORE_CLOSE));
-        let mut t = (now.time_ms - now.time_ms.rem_euclid(1000)).min(close - 1000);
-        let quote = |t| {
-            state
-                .market
-                .quote_of(now.instrument_id, t)
-                .filter(|q| q.session == Session::Core)
-        };
-        let mut this = quote(t);
-        while let Some(q) = this.take().filter(|_| result.len() < count && t >= open) {
-            let before = quote(t - 1000);
-            let (volume, side) = match &before {
-                Some(b) => (q.volume.saturating_sub(b.volume), tick_side(b.last, q.last)),
-                None => (q.volume, "N"),
-            };
+    if let Some(plan) = state
+        .market
+        .plan_today(now.instrument_id)
+        .filter(|p| core && p.day == ny.day)
+    {
+        // Today's trades up to this second, and one more for the side of the oldest shown.
+        let until = (ny.second + 1).min(CORE_CLOSE);
+        let from = until - i64::try_from(count).unwrap_or(i64::MAX) - 1;
+        let trades: Vec<Trade> = intraday::trades(&plan, state.market.seed(), now.instrument_id, from, until).collect();
+        for (i, t) in trades.iter().enumerate().rev().take(count) {
+            let side = i
+                .checked_sub(1)
+                .map_or("N", |before| tick_side(trades[before].cents, t.cents));
             result.push(Tick {
-                time: t.to_string(),
-                price: text(q.last),
-                volume: volume.to_string(),
+                time: utc_ms_of(plan.day, t.second).to_string(),
+                price: text(Decimal::new(t.cents, 2)),
+                volume: t.volume.to_string(),
                 side: side.to_owned(),
                 trading_session: "RTH".to_owned(),
             });
-            t -= 1000;
-            this = before;
         }
     }
     Ok(Json(Ticks {
@@ -338,7 +359,7 @@ async fn ticks(
 }
 
 /// A tick's side from its price against the second before.
-fn tick_side(before: Decimal, price: Decimal) -> &'static str {
+fn tick_side(before: i64, price: i64) -> &'static str {
     match price.cmp(&before) {
         std::cmp::Ordering::Greater => "B",
         std::cmp::Ordering::Less => "S",
@@ -349,10 +370,12 @@ fn tick_side(before: Decimal, price: Decimal) -> &'static str {
 #[utoipa::path(
     post, path = "/market-data/stocks/bars/list", tag = "market data",
     operation_id = "listStockBars", summary = "Stock bars",
-    description = "Daily, weekly, monthly or yearly bars (`timespan` D, W, M, Y) of up to 100 symbols, newest \
-        first: the stored history, and the simulated days since, today's bar so far included (the day's open, \
-        high, low and last price of the quote orders fill at). The times are the simulator's: a range outside \
-        its history is refused with the range it has. Intraday timespans (S5 to M240) are not served yet.",
+    description = "Bars of up to 100 symbols, newest first. Intraday timespans (S5, S15, M1 to M240) are made of the \
+        simulated days' trades, the same the ticks call lists, counted from the core session's open (an hour's bar \
+        runs 09:30 to 10:30); they reach back 30 trading days. Daily and longer ones (D, W, M for a month, Y) are the \
+        stored history and the simulated days since, today's bar so far included. The times are the simulator's: \
+        a range outside its days is refused with the range it has. The day's bar so far is included unless \
+        `real_time_required` is false.",
     request_body = BarsRequest,
     responses(
         (status = 200, description = "Each symbol's bars, newest first, in the order asked", body = BarsResponse),
@@ -365,19 +388,8 @@ async fn bars(
     JsonBody(request): JsonBody<BarsRequest>,
 ) -> Result<Json<BarsResponse>, ApiError> {
     check_category(request.category.as_deref())?;
-    let span = DaySpan::parse(request.timespan.trim()).ok_or_else(|| {
-        let intraday = ["S5", "S15", "M1", "M5", "M15", "M30", "M60", "M120", "M240"];
-        if intraday.contains(&request.timespan.trim()) {
-            ApiError::illegal_parameter(format!(
-                "timespan {} is not served yet: D, W, M (a month) and Y are",
-                request.timespan.trim()
-            ))
-        } else {
-            ApiError::illegal_parameter(
-                "timespan must be one of S5, S15, M1, M5, M15, M30, M60, M120, M240, D, W, M, Y",
-            )
-        }
-    })?;
+    let timespan = Timespan::parse(request.timespan.trim())
+        .ok_or_else(|| ApiError::illegal_parameter(format!("timespan must be one of {}", Timespan::CODES)))?;
     let count = match &request.count {
         None | Some(serde_json::Value::Null) => None,
         Some(serde_json::Value::String(s)) => Some(s.clone()),
@@ -390,62 +402,167 @@ async fn bars(
             "symbols: 1 to {MAX_SYMBOLS} of them"
         )));
     }
+    if let (Some(from), Some(to)) = (request.start_time, request.end_time)
+        && from > to
+    {
+        return Err(ApiError::illegal_parameter("start_time is after end_time"));
+    }
+    let range = Range {
+        start_ms: request.start_time,
+        end_ms: request.end_time,
+        unfinished: request.real_time_required != Some(false),
+    };
+    let core = wants_core(request.trading_sessions.as_deref())?;
     let symbols: Vec<String> = request.symbols.iter().map(|s| s.trim().to_ascii_uppercase()).collect();
     let quotes = quotes(&state, &symbols).await?;
-    let today = NewYork::of(state.market.now_ms()).day;
-    let (from, to) = (
-        request.start_time.map_or(i32::MIN, day_number_of),
-        request.end_time.map_or(today, |t| day_number_of(t).min(today)),
-    );
-    if from > to {
-        return Err(ApiError::illegal_parameter(
-            "start_time is after end_time (or after the simulator's today)",
-        ));
-    }
     let mut result = Vec::with_capacity(quotes.len());
     for quote in &quotes {
-        let mut days = state
-            .store
-            .daily_bars(quote.instrument_id, from, to.min(today - 1))
-            .await?;
-        if to == today && quote.volume > 0 {
-            days.push(today_bar(quote, today));
+        let id = quote.instrument_id;
+        let rows = match timespan {
+            Timespan::Days(span) => day_bars(&state, quote, span, &range, count).await?,
+            Timespan::Seconds(_) if !core => Vec::new(),
+            Timespan::Seconds(span) => {
+                let mut rows = Vec::new();
+                for plan in trading_days(&state, id, &range).await? {
+                    let until = range.until(&state, &plan);
+                    let candles = state.market.candles(id, &plan, span, until);
+                    let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
+                    let newest_first = candles.iter().rev().filter(finished);
+                    rows.extend(
+                        newest_first
+                            .filter(|c| range.holds(utc_ms_of(c.day, c.start)))
+                            .map(candle_row),
+                    );
+                    if rows.len() >= count {
+                        break;
+                    }
+                }
+                rows.truncate(count);
+                rows
+            }
+        };
+        if rows.is_empty() && (range.start_ms.is_some() || range.end_ms.is_some()) {
+            return Err(out_of_range(&state, quote).await?);
         }
-        if days.is_empty() && (request.start_time.is_some() || request.end_time.is_some()) {
-            let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
-            let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
-            return Err(ApiError::illegal_parameter(format!(
-                "no bars of {} in that range: the simulator's days run from {first} to {} (its today)",
-                quote.symbol,
-                format_day(today)
-            )));
-        }
-        let rolled = roll_up(&days, span);
         result.push(SymbolBars {
             symbol: quote.symbol.clone(),
-            instrument_id: quote.instrument_id.to_string(),
-            result: rolled.iter().rev().take(count).map(bar_row).collect(),
+            instrument_id: id.to_string(),
+            result: rows,
         });
     }
     Ok(Json(BarsResponse { result }))
 }
 
-/// Today's bar so far, from the quote: the day's open, high and low, and the last price.
-fn today_bar(q: &Quote, day: i32) -> Bar {
-    let micros = |d: Decimal| to_micros(d).unwrap_or_default();
-    Bar {
-        day,
-        open: micros(q.open),
-        high: micros(q.high),
-        low: micros(q.low),
-        close: micros(q.last),
-        volume: i64::try_from(q.volume).unwrap_or(i64::MAX),
-        adj_close: None,
+/// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and
+/// whether today's unfinished bar is wanted.
+struct Range {
+    start_ms: Option<i64>,
+    end_ms: Option<i64>,
+    unfinished: bool,
+}
+
+impl Range {
+    fn holds(&self, ms: i64) -> bool {
+        self.start_ms.is_none_or(|s| ms >= s) && self.end_ms.is_none_or(|e| ms <= e)
+    }
+
+    /// Where `plan`'s trades stop for this call: at the simulator's second now (this second
+    /// included), or at the close of a day that is over.
+    fn until(&self, state: &AppState, plan: &DayPlan) -> i64 {
+        let now = NewYork::of(state.market.now_ms());
+        if plan.day == now.day {
+            now.second + 1
+        } else {
+            CORE_CLOSE
+        }
     }
 }
 
+/// The trading days, newest first, that intraday bars and footprints of `instrument_id` are
+/// made of: today if it trades and has begun, then the stored days before it (each replayed
+/// from its daily bar, so a day the simulator drew is rebuilt from the bar it stored), up to
+/// [`INTRADAY_DAYS`] in all and none after `range`'s end.
+async fn trading_days(state: &AppState, instrument_id: i64, range: &Range) -> Result<Vec<DayPlan>, ApiError> {
+    let today = NewYork::of(state.market.now_ms()).day;
+    let last = range.end_ms.map_or(today, |e| NewYork::of(e).day.min(today));
+    let first = range.start_ms.map_or(i32::MIN, |s| NewYork::of(s).day);
+    let mut plans = Vec::with_capacity(INTRADAY_DAYS);
+    if last == today
+        && let Some(plan) = state.market.plan_today(instrument_id).filter(|p| p.day == today)
+    {
+        plans.push(plan);
+    }
+    // Thirty trading days lie within about six weeks; one more bar gives the first its previous close.
+    let window = i32::try_from(INTRADAY_DAYS * 7 / 5 + 14).unwrap_or(i32::MAX);
+    let from = first.max(last.min(today - 1) - window).saturating_sub(7);
+    let bars = state.store.daily_bars(instrument_id, from, last.min(today - 1)).await?;
+    for pair in bars.windows(2).rev() {
+        if plans.len() == INTRADAY_DAYS || pair[1].day < first {
+            break;
+        }
+        plans.push(DayPlan::replay(pair[1].day, pair[0].close as f64 / 1e6, &pair[1]));
+    }
+    Ok(plans)
+}
+
+/// The 400 for a range in which a symbol has no bars, naming the simulator's days.
+async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
+    let today = NewYork::of(state.market.now_ms()).day;
+    let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
+    let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
+    Ok(ApiError::illegal_parameter(format!(
+        "no bars of {} in that range: the simulator's days run from {first} to {} (its today); \
+         intraday bars reach back {INTRADAY_DAYS} trading days",
+        quote.symbol,
+        format_day(today)
+    )))
+}
+
+/// Daily bars rolled up by `span`, newest first: the stored history and, when the range reaches
+/// today, today's bar so far.
+async fn day_bars(
+    state: &AppState,
+    quote: &Quote,
+    span: DaySpan,
+    range: &Range,
+    count: usize,
+) -> Result<Vec<BarRow>, ApiError> {
+    let today = NewYork::of(state.market.now_ms()).day;
+    let (from, to) = (
+        range.start_ms.map_or(i32::MIN, day_number_of),
+        range.end_ms.map_or(today, |t| day_number_of(t).min(today)),
+    );
+    let mut days = state
+        .store
+        .daily_bars(quote.instrument_id, from, to.min(today - 1))
+        .await?;
+    if from <= today
+        && to == today
+        && range.unfinished
+        && let Some(c) = state
+            .market
+            .session(quote.instrument_id, quote.time_ms)
+            .filter(|c| c.volume > 0)
+    {
+        days.push(Bar {
+            day: today,
+            open: c.open * 10_000,
+            high: c.high * 10_000,
+            low: c.low * 10_000,
+            close: c.close * 10_000,
+            volume: i64::try_from(c.volume).unwrap_or(i64::MAX),
+            adj_close: None,
+        });
+    }
+    Ok(roll_up(&days, span).iter().rev().take(count).map(bar_row).collect())
+}
+
+/// To the cent, as the quotes and fills print (`461.10`, not `461.1`).
+fn cents_text(cents: i64) -> String {
+    text(Decimal::new(cents, 2))
+}
+
 fn bar_row(b: &Bar) -> BarRow {
-    // To the cent, as the quotes and fills print (`461.10`, not `461.1`).
     let price = |micros: i64| {
         let mut cents = from_micros(micros).round_dp(2);
         cents.rescale(2);
@@ -458,5 +575,121 @@ fn bar_row(b: &Bar) -> BarRow {
         high: price(b.high),
         low: price(b.low),
         volume: b.volume.to_string(),
+        trading_session: None,
+    }
+}
+
+fn candle_row(c: &Candle) -> BarRow {
+    BarRow {
+        time: format_ms_utc_offset(utc_ms_of(c.day, c.start)),
+        open: cents_text(c.open),
+        close: cents_text(c.close),
+        high: cents_text(c.high),
+        low: cents_text(c.low),
+        volume: c.volume.to_string(),
+        trading_session: Some("RTH".to_owned()),
+    }
+}
+
+#[utoipa::path(
+    get, path = "/market-data/stocks/footprints/list", tag = "market data",
+    operation_id = "listStockFootprints", summary = "Stock footprints",
+    description = "For each of up to 20 symbols, bars of the simulated days' trades (the ticks call's) with the \
+        shares traded at each price split into bought and sold, newest first. A trade is bought when its price is \
+        above the trade before it, sold when below, and at the same price it takes the side of the last move \
+        (the tick rule); the day's first trade is compared with the previous close. They reach back 30 trading \
+        days; the unfinished bar only with `real_time_required=true`.",
+    params(
+        ("symbols" = String, Query, description = "Up to 20 symbols, comma-separated", example = "AAPL"),
+        ("category" = Option<String>, Query, description = "US_STOCK (default)"),
+        ("timespan" = Option<String>, Query, description = "S5, S15, M1 (default), M5 or M30"),
+        ("count" = Option<u32>, Query, description = "Bars a symbol: 1 to 1200, default 200"),
+        ("real_time_required" = Option<String>, Query, description = "true: the unfinished bar too"),
+        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, comma-separated or as a list; without RTH there are none"),
+    ),
+    responses(
+        (status = 200, description = "Each symbol's footprints, newest first, in the order asked", body = Vec<SymbolFootprints>),
+        InstrumentNotFound,
+    )
+)]
+async fn footprints(
+    State(state): State<AppState>,
+    _caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<SymbolFootprints>>, ApiError> {
+    check_category(p.category.as_deref())?;
+    let span = match given(p.timespan.as_deref()).unwrap_or("M1") {
+        "S5" => 5,
+        "S15" => 15,
+        "M1" => 60,
+        "M5" => 300,
+        "M30" => 1800,
+        _ => {
+            return Err(ApiError::illegal_parameter(
+                "timespan must be one of S5, S15, M1, M5, M30",
+            ));
+        }
+    };
+    let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_BARS, MAX_BARS)? as usize;
+    let range = Range {
+        start_ms: None,
+        end_ms: None,
+        unfinished: flag("real_time_required", p.real_time_required.as_deref())?,
+    };
+    let core = wants_core(p.trading_sessions.as_deref())?;
+    let symbols: Vec<String> = given(p.symbols.as_deref())
+        .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
+        .split(',')
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if symbols.len() > MAX_FOOTPRINT_SYMBOLS {
+        return Err(ApiError::illegal_parameter(format!(
+            "at most {MAX_FOOTPRINT_SYMBOLS} symbols a call, not {}",
+            symbols.len()
+        )));
+    }
+    let quotes = quotes(&state, &symbols).await?;
+    let mut result = Vec::with_capacity(quotes.len());
+    for quote in &quotes {
+        let id = quote.instrument_id;
+        let mut rows = Vec::new();
+        for plan in trading_days(&state, id, &range).await?.into_iter().filter(|_| core) {
+            let until = range.until(&state, &plan);
+            let trades = intraday::trades(&plan, state.market.seed(), id, CORE_OPEN, until);
+            let sided = intraday::sides(trades, cents(plan.prev_close));
+            let prints = intraday::footprints(plan.day, sided, span);
+            let finished = |f: &&Footprint| range.unfinished || f.start + span <= until;
+            rows.extend(prints.iter().rev().filter(finished).map(footprint_row));
+            if rows.len() >= count {
+                break;
+            }
+        }
+        rows.truncate(count);
+        result.push(SymbolFootprints {
+            symbol: quote.symbol.clone(),
+            instrument_id: id.to_string(),
+            result: rows,
+        });
+    }
+    Ok(Json(result))
+}
+
+fn footprint_row(f: &Footprint) -> FootprintRow {
+    let (buy, sell) = (f.buy_total(), f.sell_total());
+    let detail = |side: &std::collections::BTreeMap<i64, u64>| {
+        side.iter()
+            .map(|(&price, shares)| (cents_text(price), shares.to_string()))
+            .collect()
+    };
+    FootprintRow {
+        time: format_ms_utc_offset(utc_ms_of(f.day, f.start)),
+        trading_session: "RTH".to_owned(),
+        total: (buy + sell).to_string(),
+        delta: (i128::from(buy) - i128::from(sell)).to_string(),
+        buy_total: buy.to_string(),
+        sell_total: sell.to_string(),
+        buy_detail: detail(&f.buy),
+        sell_detail: detail(&f.sell),
     }
 }

@@ -29,7 +29,11 @@ async fn a_day_in_the_history_is_replayed_from_open_to_close() {
     );
     assert_eq!(open.last, "453.85", "the real open");
     assert_eq!(open.pre_close, "450.81", "the real close of Friday 2013-02-22");
-    assert_eq!((open.high.as_str(), open.low.as_str()), ("455.12", "442.57"));
+    assert_eq!(
+        (open.high.as_str(), open.low.as_str()),
+        ("453.85", "453.85"),
+        "one trade so far: the day's high and low are still to come"
+    );
     assert!(open.bid.parse::<f64>().unwrap() < 453.85 && open.ask.parse::<f64>().unwrap() > 453.85);
 
     let clock = client.market().step(CORE_SECONDS).await.unwrap();
@@ -37,14 +41,19 @@ async fn a_day_in_the_history_is_replayed_from_open_to_close() {
     let close = client.market().quote("AAPL").await.unwrap();
     assert_eq!(
         (close.last.as_str(), close.session.as_str()),
-        ("442.8", "CORE"),
+        ("442.80", "CORE"),
         "the real close"
+    );
+    assert_eq!(
+        (close.high.as_str(), close.low.as_str()),
+        ("455.12", "442.57"),
+        "the real range"
     );
     assert!(close.volume > 13_000_000, "the day's volume has traded");
 
     client.market().step(24 * 3600).await.unwrap();
     let next = client.market().quote("AAPL").await.unwrap();
-    assert_eq!(next.pre_close, "442.8");
+    assert_eq!(next.pre_close, "442.80");
     assert_eq!(next.open, "443.82", "2013-02-26 replays next");
 }
 

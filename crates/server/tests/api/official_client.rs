@@ -163,6 +163,25 @@ async fn the_official_client_reads_snapshots_and_the_book_the_engine_trades_on()
         "today's bar closes at the quote so far"
     );
     assert_eq!(price(&bars[1]["close"]), 450.81, "Friday's real close");
+    // The deprecated single-symbol call sends the batch one; 09:40:00 is the minute under way.
+    assert_eq!(out["minutes"]["status"], 200);
+    let minutes = out["minutes"]["body"]["result"][0]["result"].as_array().unwrap();
+    let times: Vec<&str> = minutes.iter().map(|b| b["time"].as_str().unwrap()).collect();
+    assert_eq!(
+        times,
+        [
+            "2013-02-25T14:40:00.000+0000",
+            "2013-02-25T14:39:00.000+0000",
+            "2013-02-25T14:38:00.000+0000"
+        ]
+    );
+    assert_eq!(minutes[0]["close"], json!(quote.last));
+    assert_eq!(out["footprint"]["status"], 200);
+    let prints = out["footprint"]["body"][0]["result"].as_array().unwrap();
+    assert_eq!(prints.len(), 3);
+    for (print, bar) in prints.iter().zip(minutes) {
+        assert_eq!((&print["time"], &print["total"]), (&bar["time"], &bar["volume"]));
+    }
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_model::ErrorCode;
-use signet_model::quotes::{BarsResponse, Depth, DepthLevel, Snapshot, Ticks};
+use signet_model::quotes::{BarRow, BarsResponse, Depth, DepthLevel, Snapshot, SymbolFootprints, Ticks};
 
 use crate::common::TestServer;
 
@@ -329,7 +329,7 @@ async fn daily_and_weekly_bars_are_the_real_history_and_today_so_far() {
 }
 
 #[tokio::test]
-async fn bars_refuse_intraday_spans_and_ranges_outside_the_simulators_days() {
+async fn bars_refuse_unknown_spans_and_ranges_outside_the_simulators_days() {
     let server = market().await;
     let client = server.client();
     let refused = |body: Value| {
@@ -342,8 +342,6 @@ async fn bars_refuse_intraday_spans_and_ranges_outside_the_simulators_days() {
                 .to_string()
         }
     };
-    let e = refused(json!({"symbols": ["AAPL"], "timespan": "M1", "count": 1})).await;
-    assert!(e.contains("M1 is not served yet"), "{e}");
     let e = refused(json!({"symbols": ["AAPL"], "timespan": "H1"})).await;
     assert!(e.contains("timespan must be one of"), "{e}");
     // 1990: before the demo's history, which starts in 2000.
@@ -354,9 +352,242 @@ async fn bars_refuse_intraday_spans_and_ranges_outside_the_simulators_days() {
     );
     // A bot's own clock, years after the simulator's today.
     let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "start_time": 1_700_000_000_000_i64})).await;
-    assert!(e.contains("after the simulator's today"), "{e}");
+    assert!(e.contains("run from 2000-03-01 to 2013-02-25 (its today)"), "{e}");
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "M5", "start_time": 1_700_000_000_000_i64})).await;
+    assert!(e.contains("intraday bars reach back 30 trading days"), "{e}");
+    let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "start_time": 2, "end_time": 1})).await;
+    assert!(e.contains("start_time is after end_time"), "{e}");
     let e = refused(json!({"symbols": ["AAPL"], "timespan": "D", "count": "1201"})).await;
     assert!(e.contains("1 to 1200"), "{e}");
     let e = refused(json!({"symbols": ["NOPE"], "timespan": "D"})).await;
     assert!(e.contains("NOPE"), "{e}");
+}
+
+async fn bars(server: &TestServer, body: Value) -> Vec<BarRow> {
+    let response: BarsResponse = server
+        .client()
+        .post("/market-data/stocks/bars/list", &body)
+        .await
+        .unwrap();
+    response.result.into_iter().next().unwrap().result
+}
+
+/// `bars` (newest first) as one bar: open, high, low, close and volume.
+fn rolled(bars: &[BarRow]) -> (f64, f64, f64, f64, u64) {
+    let value = |b: &BarRow, field| bar_value(b, field);
+    (
+        value(bars.last().unwrap(), "open"),
+        bars.iter().map(|b| value(b, "high")).fold(f64::MIN, f64::max),
+        bars.iter().map(|b| value(b, "low")).fold(f64::MAX, f64::min),
+        value(&bars[0], "close"),
+        bars.iter().map(|b| b.volume.parse::<u64>().unwrap()).sum(),
+    )
+}
+
+#[tokio::test]
+async fn intraday_bars_are_the_ticks_grouped_and_roll_up_to_the_daily_bar() {
+    let server = market().await;
+    let ops = server.ops().await;
+    // 09:45:30 New York (14:45:30 UTC) on Monday 2013-02-25.
+    ops.market().step(15 * 60 + 30).await.unwrap();
+    let minutes = bars(&server, json!({"symbols": ["AAPL"], "timespan": "M1", "count": "1200"})).await;
+    let today: Vec<BarRow> = minutes
+        .iter()
+        .take_while(|b| b.time.starts_with("2013-02-25"))
+        .cloned()
+        .collect();
+    assert_eq!(today.len(), 16, "15 whole minutes and the one under way");
+    assert_eq!(today[0].time, "2013-02-25T14:45:00.000+0000");
+    assert_eq!(today[15].time, "2013-02-25T14:30:00.000+0000");
+    assert_eq!(today[0].trading_session.as_deref(), Some("RTH"));
+    assert_eq!(minutes.len(), 1200, "then the days before");
+    assert_eq!(minutes[16].time, "2013-02-22T20:59:00.000+0000", "Friday's last minute");
+
+    // The same minutes, rebuilt from the ticks.
+    let ticks: Ticks = server
+        .client()
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("count", "1000")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ticks.result.len(), 931, "09:30:00 to 09:45:30");
+    let open_ms = 1_361_802_600_000_i64;
+    for (i, bar) in today.iter().enumerate() {
+        let minute = 15 - i64::try_from(i).unwrap();
+        let in_minute: Vec<_> = ticks
+            .result
+            .iter()
+            .filter(|t| (t.time.parse::<i64>().unwrap() - open_ms) / 60_000 == minute)
+            .collect();
+        let prices: Vec<f64> = in_minute.iter().map(|t| t.price.parse().unwrap()).collect();
+        let expected = (
+            *prices.last().unwrap(),
+            prices.iter().copied().fold(f64::MIN, f64::max),
+            prices.iter().copied().fold(f64::MAX, f64::min),
+            prices[0],
+            in_minute.iter().map(|t| t.volume.parse::<u64>().unwrap()).sum::<u64>(),
+        );
+        assert_eq!(rolled(std::slice::from_ref(bar)), expected, "{}", bar.time);
+    }
+    let now = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(today[0].close, now.last, "the last minute closes at the quote now");
+
+    // Friday 2013-02-22, replayed from the real file: its 390 minutes make its daily bar.
+    let friday = json!({"symbols": ["AAPL"], "timespan": "M1", "count": 1200,
+        "start_time": 1_361_543_400_000_i64, "end_time": 1_361_566_799_999_i64});
+    let friday_minutes = bars(&server, friday).await;
+    assert_eq!(friday_minutes.len(), 390);
+    let days = bars(&server, json!({"symbols": ["AAPL"], "timespan": "D", "count": 2})).await;
+    let day = rolled(&days[1..2]);
+    assert_eq!(days[1].time, "2013-02-22T00:00:00.000+0000");
+    assert_eq!(rolled(&friday_minutes), day);
+    let hours = bars(
+        &server,
+        json!({"symbols": ["AAPL"], "timespan": "M60", "count": 7,
+        "end_time": 1_361_566_799_999_i64}),
+    )
+    .await;
+    assert_eq!(hours.len(), 7);
+    assert_eq!(
+        hours[6].time, "2013-02-22T14:30:00.000+0000",
+        "an hour's bar starts at the open"
+    );
+    assert_eq!(
+        hours[0].time, "2013-02-22T20:30:00.000+0000",
+        "and the last is half an hour"
+    );
+    assert_eq!(rolled(&hours), day);
+
+    // Only finished bars when asked; seconds bars too.
+    let finished = bars(
+        &server,
+        json!({"symbols": ["AAPL"], "timespan": "M1", "count": 1, "real_time_required": false}),
+    )
+    .await;
+    assert_eq!(finished[0].time, "2013-02-25T14:44:00.000+0000");
+    let seconds = bars(&server, json!({"symbols": ["AAPL"], "timespan": "S15", "count": 3})).await;
+    let times: Vec<&str> = seconds.iter().map(|b| b.time.as_str()).collect();
+    assert_eq!(
+        times,
+        [
+            "2013-02-25T14:45:30.000+0000",
+            "2013-02-25T14:45:15.000+0000",
+            "2013-02-25T14:45:00.000+0000"
+        ]
+    );
+    assert_eq!(seconds[0].volume, ticks.result[0].volume, "one second of it so far");
+    let none = bars(
+        &server,
+        json!({"symbols": ["AAPL"], "timespan": "M5", "trading_sessions": "PRE"}),
+    )
+    .await;
+    assert!(none.is_empty(), "the simulator trades in the core session only");
+}
+
+#[tokio::test]
+async fn the_days_high_and_low_are_what_traded_so_far_not_what_is_to_come() {
+    let server = market().await;
+    let ops = server.ops().await;
+    let snapshot = |server: &TestServer| {
+        let client = server.client();
+        async move {
+            let mut s: Vec<Snapshot> = client
+                .get("/market-data/stocks/snapshots/list", &[("symbols", "AAPL")])
+                .await
+                .unwrap();
+            s.remove(0)
+        }
+    };
+    let at_open = snapshot(&server).await;
+    assert_eq!(at_open.open.as_deref(), Some("453.85"));
+    assert_eq!(
+        (at_open.high.as_deref(), at_open.low.as_deref()),
+        (Some("453.85"), Some("453.85")),
+        "one trade so far, at the open"
+    );
+    // Through the close: the day's real range.
+    ops.market().step(6 * 3600 + 1800).await.unwrap();
+    let closed = snapshot(&server).await;
+    let day = bars(&server, json!({"symbols": ["AAPL"], "timespan": "D", "count": 1})).await;
+    assert_eq!(day[0].time, "2013-02-25T00:00:00.000+0000");
+    assert_eq!(closed.high.as_deref(), Some(day[0].high.as_str()));
+    assert_eq!(closed.low.as_deref(), Some(day[0].low.as_str()));
+    assert_eq!(closed.close, day[0].close);
+    assert_eq!(day[0].close, "442.80", "the real close");
+    assert!(bar_value(&day[0], "high") > 453.85 && bar_value(&day[0], "low") < 453.85);
+}
+
+#[tokio::test]
+async fn footprints_split_each_bars_volume_into_bought_and_sold() {
+    let server = market().await;
+    let ops = server.ops().await;
+    ops.market().step(10 * 60 + 7).await.unwrap();
+    let client = server.client();
+    // As the official client sends a list of sessions: its Python repr.
+    let prints: Vec<SymbolFootprints> = client
+        .get(
+            "/market-data/stocks/footprints/list",
+            &[
+                ("symbols", "AAPL"),
+                ("category", "US_STOCK"),
+                ("timespan", "M1"),
+                ("count", "200"),
+                ("real_time_required", "True"),
+                ("trading_sessions", "['PRE', 'RTH']"),
+            ],
+        )
+        .await
+        .unwrap();
+    let aapl = &prints[0];
+    assert_eq!(aapl.symbol, "AAPL");
+    let minutes = bars(&server, json!({"symbols": ["AAPL"], "timespan": "M1", "count": 200})).await;
+    assert_eq!(aapl.result.len(), 200);
+    assert_eq!(
+        aapl.result[0].time, "2013-02-25T14:40:00.000+0000",
+        "the minute under way"
+    );
+    for (print, bar) in aapl.result.iter().zip(&minutes) {
+        assert_eq!(print.time, bar.time);
+        let (buy, sell): (u64, u64) = (print.buy_total.parse().unwrap(), print.sell_total.parse().unwrap());
+        assert_eq!(print.total, bar.volume, "{}", bar.time);
+        assert_eq!(buy + sell, print.total.parse::<u64>().unwrap());
+        assert_eq!(print.delta, (i128::from(buy) - i128::from(sell)).to_string());
+        let detail: u64 = print.buy_detail.values().map(|v| v.parse::<u64>().unwrap()).sum();
+        assert_eq!(detail, buy);
+        for price in print.buy_detail.keys().chain(print.sell_detail.keys()) {
+            let price: f64 = price.parse().unwrap();
+            assert!(
+                (bar_value(bar, "low")..=bar_value(bar, "high")).contains(&price),
+                "{price} in {bar:?}"
+            );
+        }
+    }
+    // Without real_time_required, the finished bars only.
+    let finished: Vec<SymbolFootprints> = client
+        .get(
+            "/market-data/stocks/footprints/list",
+            &[("symbols", "AAPL"), ("timespan", "S5"), ("count", "1")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        finished[0].result[0].time, "2013-02-25T14:40:00.000+0000",
+        "09:40:05's bar is under way"
+    );
+    let e = client
+        .get::<Value>(
+            "/market-data/stocks/footprints/list",
+            &[("symbols", "AAPL"), ("timespan", "M15")],
+        )
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("S5, S15, M1, M5, M30"), "{e}");
+    let many = (0..21).map(|i| format!("S{i}")).collect::<Vec<_>>().join(",");
+    let e = client
+        .get::<Value>("/market-data/stocks/footprints/list", &[("symbols", many.as_str())])
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("at most 20 symbols"), "{e}");
 }

@@ -182,8 +182,12 @@ def quotes(api):
     depth = m.get_quotes("AAPL", "US_STOCK", depth=3)
     ticks = m.get_tick("AAPL", "US_STOCK", count="5", trading_sessions=["PRE", "RTH"])
     bars = m.get_batch_history_bar(["AAPL"], "US_STOCK", "D", count="2")
+    minutes = m.get_history_bar("AAPL", "US_STOCK", "M1", count="3")
+    footprint = m.get_footprint("AAPL", "US_STOCK", "M1", count="3", real_time_required=True, trading_sessions=["RTH"])
     return {
         "bars": {"status": bars.status_code, "body": bars.json()},
+        "minutes": {"status": minutes.status_code, "body": minutes.json()},
+        "footprint": {"status": footprint.status_code, "body": footprint.json()},
         "ticks": {"status": ticks.status_code, "body": ticks.json()},
         "snapshot": {"status": snapshot.status_code, "body": snapshot.json()},
         "depth": {"status": depth.status_code, "body": depth.json()},
