@@ -3,6 +3,8 @@
 //! for a baseline measured in the same run (with `--app-key-only`, only the `x-app-key` header, for
 //! a server built with `benchmark-no-auth`); `--place ACCOUNT` places LIMIT orders instead (a
 //! buy of one share far below the market, GTC, so that none fills and each is a new order).
+//! `--query NAME=VALUE` (repeatable) adds a parameter to the signed GET; `--post JSON` sends a
+//! signed POST of that body instead.
 //!
 //! cargo run --release -p signet-client --example load -- \
 //!     --endpoint http://127.0.0.1:8080 --path /trading/accounts/list --seconds 10 --workers 32
@@ -20,6 +22,8 @@ struct Args {
     unsigned: bool,
     app_key_only: bool,
     place: Option<String>,
+    query: Vec<(String, String)>,
+    post: Option<serde_json::Value>,
 }
 
 fn args() -> Args {
@@ -31,6 +35,8 @@ fn args() -> Args {
         unsigned: false,
         app_key_only: false,
         place: None,
+        query: Vec::new(),
+        post: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -46,6 +52,12 @@ fn args() -> Args {
                 args.app_key_only = true;
             }
             "--place" => args.place = Some(value()),
+            "--query" => {
+                let pair = value();
+                let (name, v) = pair.split_once('=').expect("--query NAME=VALUE");
+                args.query.push((name.to_owned(), v.to_owned()));
+            }
+            "--post" => args.post = Some(serde_json::from_str(&value()).expect("--post takes JSON")),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -73,6 +85,7 @@ async fn main() {
             args.unsigned,
             args.place.clone(),
         );
+        let (query, post) = (args.query.clone(), args.post.clone());
         workers.spawn(async move {
             let mut latencies = Vec::new();
             let mut errors = 0u64;
@@ -99,8 +112,11 @@ async fn main() {
                         Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
                         Err(_) => false,
                     }
+                } else if let Some(body) = &post {
+                    client.post::<_, serde_json::Value>(&path, body).await.is_ok()
                 } else {
-                    client.get::<serde_json::Value>(&path, &[]).await.is_ok()
+                    let query: Vec<(&str, &str)> = query.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+                    client.get::<serde_json::Value>(&path, &query).await.is_ok()
                 };
                 latencies.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
                 errors += u64::from(!ok);
