@@ -152,7 +152,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
     use signet_model::orders::{ComboType, OrderType, TimeInForce, TradingSession};
 
@@ -162,7 +162,14 @@ mod tests {
         s.parse().unwrap()
     }
 
-    fn order(instrument_id: i64, side: Side, quantity: &str, estimate: &str, combo_type: ComboType) -> PricedOrder {
+    /// A limit order of `quantity` at `estimate`, as placement prices it.
+    pub(crate) fn order(
+        instrument_id: i64,
+        side: Side,
+        quantity: &str,
+        estimate: &str,
+        combo_type: ComboType,
+    ) -> PricedOrder {
         PricedOrder {
             spec: OrderSpec {
                 client_order_id: format!("c{instrument_id}{side:?}{quantity}"),

@@ -1,16 +1,20 @@
 //! Property tests of the engine's rules over random sequences of orders and price moves: the
 //! matching (stops, limits, slices), the accounting and the combinations, run the way a tick and
-//! the store run them.
+//! the store run them; and after every tick, what the balance call shows of the account.
+
+use std::collections::HashMap;
 
 use proptest::prelude::*;
 use rust_decimal::Decimal;
-use signet_model::AccountType;
 use signet_model::orders::{ComboType, OrderStatus, OrderType, Side, TrailingType};
+use signet_model::{AccountType, ErrorCode};
 
-use super::accounting::{Holding, apply_fill};
+use super::accounting::{Commission, Holding, apply_fill};
+use super::buying_power::{self, Position, Standing};
 use super::combo::{Combo, ComboKind, Consequence, Part, consequence, part};
 use super::matching::{fill, watch};
 use super::order::{Event, Order, Trailing, has_stop, is_open, transition};
+use super::valuation;
 use crate::simulator::Quote;
 
 #[derive(Debug, Clone)]
@@ -123,7 +127,8 @@ proptest! {
         let start_cash = Decimal::from(50_000);
         let (mut cash, mut holding) = (start_cash, Holding::default());
         let (mut bought, mut sold) = (Decimal::ZERO, Decimal::ZERO);
-        let (mut spent, mut received) = (Decimal::ZERO, Decimal::ZERO);
+        let (mut spent, mut received, mut commissions) = (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+        let commission = Commission { per_share: Decimal::new(5, 3), per_order: Decimal::ONE };
         let mut orders: Vec<Order> = Vec::new();
         let mut last = Decimal::from(100);
         for (n, step) in steps.into_iter().enumerate() {
@@ -174,8 +179,10 @@ proptest! {
                         _ => prop_assert!(price >= limit),
                     }
                 }
-                match apply_fill(account_type, order.side, holding, cash, quantity, price, Decimal::ZERO) {
+                let fee = commission.of(quantity, order.filled_quantity.is_zero());
+                match apply_fill(account_type, order.side, holding, cash, quantity, price, fee) {
                     Ok(effect) => {
+                        commissions += fee;
                         (holding, cash) = (effect.holding, effect.cash);
                         order.filled_quantity += quantity;
                         order.filled_amount += quantity * price;
@@ -203,7 +210,33 @@ proptest! {
             prop_assert!(account_type == AccountType::Margin || cash >= Decimal::ZERO, "a cash account never goes below zero");
             prop_assert!(account_type == AccountType::Margin || holding.quantity >= Decimal::ZERO, "only margin accounts go short");
             prop_assert_eq!(holding.quantity, bought - sold, "shares are what was bought less what was sold");
-            prop_assert_eq!(cash, start_cash - spent + received, "cash moves by the fills' value exactly");
+            prop_assert_eq!(cash, start_cash - spent + received - commissions, "cash moves by the fills' value and their commissions exactly");
+            // What the balance call shows: the account's value at the last price.
+            let valued = valuation::value(holding, last);
+            let totals = valuation::totals(cash, [&valued]);
+            let (long, short) = if holding.quantity.is_sign_negative() {
+                (Decimal::ZERO, -holding.quantity * last)
+            } else {
+                (holding.quantity * last, Decimal::ZERO)
+            };
+            prop_assert_eq!(totals.net_liquidation, cash + long - short, "total assets are cash and longs less shorts");
+            prop_assert_eq!(valued.unrealized, (last - holding.average_cost) * holding.quantity);
+            // Its buying power is what placement enforces: a buy of exactly that much is
+            // taken, a cent more is refused.
+            let standing = Standing {
+                account_type,
+                cash,
+                positions: vec![Position { instrument_id: 1, quantity: holding.quantity, price: last }],
+                reserved: Decimal::ZERO,
+                selling: HashMap::new(),
+            };
+            let power = buying_power::check(standing.clone(), &[], None).expect("no orders, no refusal").before;
+            if power >= Decimal::new(1, 2) {
+                let buy = |estimate: Decimal| buying_power::tests::order(2, Side::Buy, "1", &estimate.to_string(), ComboType::Normal);
+                prop_assert!(buying_power::check(standing.clone(), &[&buy(power)], None).is_ok(), "exactly the buying power");
+                let over = buying_power::check(standing, &[&buy(power + Decimal::new(1, 2))], None);
+                prop_assert_eq!(over.map_err(|r| r.code), Err(ErrorCode::InsufficientBuyingPower), "a cent more");
+            }
         }
         for legs in orders.iter().filter(|o| part(o.combo_type) == Part::Leg).collect::<Vec<_>>().chunks(2) {
             prop_assert!(legs.iter().filter(|o| !o.filled_quantity.is_zero()).count() <= 1, "one leg of an OCO pair trades");
