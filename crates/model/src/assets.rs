@@ -60,6 +60,43 @@ pub struct Position {
     pub legs: Vec<PositionLeg>,
 }
 
+/// One row of a position's detail (catalog 10.3): signet holds one position an instrument, so
+/// the detail is that position, with its instrument's name and exchange and the account's
+/// currency as the base (`fx_rate` 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PositionDetail {
+    /// The position's id, as the positions list shows it.
+    pub id: String,
+    pub account_id: String,
+    pub symbol: String,
+    pub symbol_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub exchange_code: Option<String>,
+    pub instrument_id: String,
+    /// Shares held; negative when sold short.
+    pub quantity: String,
+    /// The average cost of the shares held.
+    pub average_price: String,
+    /// At the simulator's last price now.
+    pub market_value: String,
+    pub unrealized_pl: String,
+    pub currency: String,
+    pub base_currency: String,
+    pub fx_rate: String,
+    pub base_currency_market_value: String,
+}
+
+/// A page of a position's detail rows; with one position an instrument, never more than one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PositionDetailPage {
+    pub data: Vec<PositionDetail>,
+    /// Absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub pagination_key: Option<String>,
+}
+
 /// A leg of an option position (signet holds shares only, so none is ever listed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionLeg {

@@ -26,7 +26,7 @@ pub enum ApiVersion {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [(&str, &str); 8] = [
+pub const PATHS: [(&str, &str); 9] = [
     (
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -59,13 +59,15 @@ pub const PATHS: [(&str, &str); 8] = [
         "/openapi/instrument/stock/list",
         "/trading/instruments/stocks/profiles/list",
     ),
+    ("/openapi/assets/position/details", "/trading/assets/positions/get"),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.
-pub const V2_SHARED_PATHS: [&str; 3] = [
+pub const V2_SHARED_PATHS: [&str; 4] = [
     "/trading/orders/open-orders/list",
     "/trading/orders/historical-orders/list",
     "/trading/orders/executions/list",
+    "/trading/assets/positions/get",
 ];
 
 /// Whether `path` is a legacy path.

@@ -1,5 +1,5 @@
-//! An account's balance and positions (catalog 10.1 and 10.2), valued at the simulator's last
-//! prices, the ones placement prices positions at.
+//! An account's balance, positions and a position's detail (catalog 10.1 to 10.3), valued at the
+//! simulator's last prices, the ones placement prices positions at.
 
 // utoipa expands a `responses(T)` of an `IntoResponses` type with a path the lint finds longer
 // than needed.
@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::trading::buying_power;
 use signet_domain::trading::valuation::{self, Valued};
-use signet_model::assets::{AccountBalance, CurrencyAssets, Position};
+use signet_model::assets::{AccountBalance, CurrencyAssets, Position, PositionDetail, PositionDetailPage};
 use signet_store::PositionRecord;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -19,16 +19,34 @@ use utoipa_axum::routes;
 use super::orders::{AccountDenied, AccountParam, account, last_price, standing};
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::extract::{Caller, QueryParams};
+use crate::extract::{Caller, QueryParams, given};
+use crate::legacy::ApiVersion;
+use crate::pagination;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(balance)).routes(routes!(positions))
+    OpenApiRouter::new()
+        .routes(routes!(balance))
+        .routes(routes!(positions))
+        .routes(routes!(detail))
+}
+
+/// The retired detail path, mounted only under `--compat legacy`.
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(legacy_detail))
 }
 
 #[derive(Debug, Deserialize)]
 struct Params {
     account_id: Option<String>,
+    instrument_id: Option<String>,
+    /// The detail's pages (v3: `pagination_key`; v2: `page_size` and `last_id`): with one row at
+    /// most there is never a second page, but a malformed value is still refused.
+    pagination_key: Option<String>,
+    page_size: Option<String>,
 }
+
+/// The kind of the detail's pagination keys (none is ever issued).
+const DETAIL_KEY: char = 'd';
 
 /// The account's stored positions, each valued at the last price now.
 struct Holdings {
@@ -140,6 +158,103 @@ async fn positions(
             })
             .collect(),
     ))
+}
+
+/// The detail rows of the account's position in `instrument_id`: none when it holds none.
+async fn detail_rows(state: &AppState, caller: &Caller, p: &Params) -> Result<Vec<PositionDetail>, ApiError> {
+    let instrument_id: i64 = given(p.instrument_id.as_deref())
+        .ok_or_else(|| ApiError::illegal_parameter("instrument_id is required (see the positions list)"))?
+        .parse()
+        .map_err(|_| ApiError::illegal_parameter("instrument_id is a number, as the positions list shows it"))?;
+    pagination::page_size(p.page_size.as_deref(), 10, 100)?;
+    let h = holdings(state, caller, p).await?;
+    let Some((position, v)) = h.positions.into_iter().find(|(r, _)| r.instrument_id == instrument_id) else {
+        return Ok(Vec::new());
+    };
+    let instrument = state.store.instrument(&position.symbol).await?;
+    Ok(vec![PositionDetail {
+        id: position_id(&position),
+        account_id: position.account_id.clone(),
+        symbol: position.symbol.clone(),
+        symbol_name: instrument
+            .as_ref()
+            .map_or_else(|| position.symbol.clone(), |i| i.name.clone()),
+        exchange_code: instrument.and_then(|i| i.exchange),
+        instrument_id: instrument_id.to_string(),
+        quantity: amount(v.quantity),
+        average_price: amount(v.average_cost),
+        market_value: amount(v.market_value),
+        unrealized_pl: amount(v.unrealized),
+        currency: h.account_currency.clone(),
+        base_currency: h.account_currency,
+        fx_rate: "1".into(),
+        base_currency_market_value: amount(v.market_value),
+    }])
+}
+
+/// The answer: a page with x-version v3; a bare array with x-version v2 (`--compat legacy`).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum PositionDetailAnswer {
+    Page(PositionDetailPage),
+    Legacy(Vec<PositionDetail>),
+}
+
+/// The account's position in one instrument: one row, or none when it holds none.
+#[utoipa::path(
+    get, path = "/trading/assets/positions/get", tag = "trading",
+    operation_id = "accountPositionDetail", summary = "Position detail",
+    params(
+        AccountParam,
+        ("instrument_id" = String, Query, description = "An instrument id from the positions list", example = "3"),
+        ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key` (there is never a second page)"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, deprecated, description = "x-version v2 only (`--compat legacy`)"),
+        ("last_id" = Option<String>, Query, deprecated, description = "x-version v2 only (`--compat legacy`): ignored, there is never a second page"),
+    ),
+    responses(
+        (status = 200, description = "The position's detail (with x-version v2 under `--compat legacy`: a bare array)", body = PositionDetailAnswer),
+        AccountDenied,
+    )
+)]
+async fn detail(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<PositionDetailAnswer>, ApiError> {
+    if caller.version == ApiVersion::V3 {
+        pagination::decode(DETAIL_KEY, p.pagination_key.as_deref())?;
+    }
+    let data = detail_rows(&state, &caller, &p).await?;
+    Ok(Json(match caller.version {
+        ApiVersion::V2 => PositionDetailAnswer::Legacy(data),
+        ApiVersion::V3 => PositionDetailAnswer::Page(PositionDetailPage {
+            data,
+            pagination_key: None,
+        }),
+    }))
+}
+
+/// The retired detail call: a bare array.
+#[utoipa::path(
+    get, path = "/openapi/assets/position/details", tag = "legacy",
+    operation_id = "legacyPositionDetail", summary = "Position detail (retired)",
+    params(
+        AccountParam,
+        ("instrument_id" = String, Query, description = "An instrument id from the positions list", example = "3"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Rows a page, 10 by default"),
+        ("last_id" = Option<String>, Query, description = "Ignored: there is never a second page"),
+    ),
+    responses(
+        (status = 200, description = "The position's detail", body = Vec<PositionDetail>),
+        AccountDenied,
+    )
+)]
+async fn legacy_detail(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<PositionDetail>>, ApiError> {
+    Ok(Json(detail_rows(&state, &caller, &p).await?))
 }
 
 /// A position is the account's holding of one instrument: named by both.

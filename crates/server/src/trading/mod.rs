@@ -2,7 +2,7 @@
 //! account's balance, positions and executions, and the instrument lookup.
 
 pub(crate) mod accounts;
-mod assets;
+pub(crate) mod assets;
 mod executions;
 pub(crate) mod instruments;
 pub mod orders;

@@ -542,3 +542,89 @@ async fn the_retired_instrument_list_answers_a_bare_array_under_compat_legacy() 
     .await;
     assert_eq!(rest.body.as_array().map(Vec::len), Some(2));
 }
+
+#[tokio::test]
+async fn a_positions_detail_is_the_position_in_either_version_and_path() {
+    let (server, ops) = market(true).await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    pin(&ops, "AAPL", "400.00", "399.99", "400.01").await;
+    place(&client, &account, order("d1", "AAPL", "BUY", "10", Some("401")))
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+    let positions = client.accounts().positions(&account).await.unwrap();
+    let p = only(&positions, "AAPL");
+    let query = format!("account_id={account}&instrument_id={}", p.instrument_id);
+    let path = "/trading/assets/positions/get";
+    let page = call(&server, crate::common::Scheme::default(), path, &query, None).await;
+    assert_eq!(page.status.as_u16(), 200, "{:?}", page.body);
+    let rows = page.body["data"].as_array().expect("a page");
+    assert_eq!(rows.len(), 1);
+    assert!(page.body.get("pagination_key").is_none(), "one page");
+    let row = &rows[0];
+    assert_eq!(
+        (&row["id"], &row["symbol"], &row["quantity"], &row["instrument_id"]),
+        (
+            &json!(p.position_id),
+            &json!("AAPL"),
+            &json!("10"),
+            &json!(p.instrument_id)
+        )
+    );
+    assert_eq!(
+        (
+            d(row["average_price"].as_str().unwrap()),
+            d(row["market_value"].as_str().unwrap())
+        ),
+        (d(&p.cost_price), d(&p.market_value))
+    );
+    assert_eq!(d(row["unrealized_pl"].as_str().unwrap()), d(&p.unrealized_profit_loss));
+    assert_eq!((&row["currency"], &row["fx_rate"]), (&json!("USD"), &json!("1")));
+    assert_eq!(row["symbol_name"].as_str().map(str::is_empty), Some(false));
+    // The legacy protocol: x-version v2 on the same path, and the retired path, a bare array.
+    for (scheme, path) in [(V2, path), (V2, "/openapi/assets/position/details")] {
+        let legacy = call(&server, scheme, path, &format!("{query}&page_size=10"), None).await;
+        assert_eq!(
+            legacy.body.as_array().map(|rows| rows[0]["id"].clone()),
+            Some(json!(p.position_id)),
+            "{path}"
+        );
+    }
+    // An instrument not held: no rows; no instrument_id: refused.
+    let none = call(
+        &server,
+        crate::common::Scheme::default(),
+        path,
+        &format!("account_id={account}&instrument_id=999999"),
+        None,
+    )
+    .await;
+    assert_eq!(none.body["data"], json!([]));
+    let missing = call(
+        &server,
+        crate::common::Scheme::default(),
+        path,
+        &format!("account_id={account}"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (missing.status.as_u16(), &missing.body["error_code"]),
+        (400, &json!("ILLEGAL_PARAMETER"))
+    );
+    // Another app's account.
+    let other = server.admin().create_app("other", Decimal::from(1_000)).await.unwrap();
+    let e = server
+        .client_for(&other)
+        .get::<Value>(
+            path,
+            &[
+                ("account_id", account.as_str()),
+                ("instrument_id", p.instrument_id.as_str()),
+            ],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), ErrorCode::AccountNotFoundOrDenied);
+}

@@ -401,6 +401,13 @@ async fn the_official_client_reads_balance_positions_executions_and_instruments_
     let positions = out["positions"].as_array().expect("a bare array");
     assert_eq!(positions.len(), 1, "{positions:?}");
     let p = &positions[0];
+    let detail = &out["position_detail"]["data"][0];
+    assert_eq!(
+        (&detail["id"], &detail["quantity"], &detail["average_price"]),
+        (&p["position_id"], &json!("10"), &json!("400.01")),
+        "{:?}",
+        out["position_detail"]
+    );
     assert_eq!(
         (
             p["symbol"].as_str(),

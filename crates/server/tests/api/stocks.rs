@@ -264,7 +264,7 @@ async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
     assert_eq!(e.code(), Some(ErrorCode::IllegalParameter));
 }
 
-fn bar_value(bar: &signet_model::quotes::BarRow, field: &str) -> f64 {
+fn bar_value(bar: &BarRow, field: &str) -> f64 {
     let text = match field {
         "open" => &bar.open,
         "close" => &bar.close,

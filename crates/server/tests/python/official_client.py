@@ -146,6 +146,8 @@ def companions(api):
     out = {"account_id": account_id}
     out["balance"] = trade.account_v2.get_account_balance(account_id).json()
     out["positions"] = trade.account_v2.get_account_position(account_id).json()
+    held = out["positions"][0]["instrument_id"]
+    out["position_detail"] = trade.account_v2.list_position_details(account_id, held).json()
     out["executions"] = trade.order_v3.list_order_executions(account_id).json()
     out["executions_of_order"] = trade.order_v3.list_order_executions(account_id, client_order_id="pyBuy10").json()
     instrument = DataClient(api).instrument
