@@ -83,6 +83,23 @@ fn check_category(category: Option<&str>) -> Result<(), ApiError> {
     }
 }
 
+/// The comma-separated `symbols` of a call, upper-cased: at least one, at most `max`.
+fn symbol_list(p: &Params, max: usize) -> Result<Vec<String>, ApiError> {
+    let symbols: Vec<String> = given(p.symbols.as_deref())
+        .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
+        .split(',')
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if symbols.len() > max {
+        return Err(ApiError::illegal_parameter(format!(
+            "at most {max} symbols a call, not {}",
+            symbols.len()
+        )));
+    }
+    Ok(symbols)
+}
+
 /// The one `symbol` of a depth or ticks call, upper-cased.
 fn one_symbol(p: &Params) -> Result<String, ApiError> {
     let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
@@ -205,18 +222,7 @@ async fn snapshots(
     check_category(p.category.as_deref())?;
     let extended = flag("extend_hour_required", p.extend_hour_required.as_deref())?;
     let overnight = flag("overnight_required", p.overnight_required.as_deref())?;
-    let symbols: Vec<String> = given(p.symbols.as_deref())
-        .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
-        .split(',')
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if symbols.len() > MAX_SYMBOLS {
-        return Err(ApiError::illegal_parameter(format!(
-            "at most {MAX_SYMBOLS} symbols a call, not {}",
-            symbols.len()
-        )));
-    }
+    let symbols = symbol_list(&p, MAX_SYMBOLS)?;
     let quotes = quotes(&state, &symbols).await?;
     Ok(Json(
         quotes
@@ -637,18 +643,7 @@ async fn footprints(
         unfinished: flag("real_time_required", p.real_time_required.as_deref())?,
     };
     let core = wants_core(p.trading_sessions.as_deref())?;
-    let symbols: Vec<String> = given(p.symbols.as_deref())
-        .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
-        .split(',')
-        .map(|s| s.trim().to_ascii_uppercase())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if symbols.len() > MAX_FOOTPRINT_SYMBOLS {
-        return Err(ApiError::illegal_parameter(format!(
-            "at most {MAX_FOOTPRINT_SYMBOLS} symbols a call, not {}",
-            symbols.len()
-        )));
-    }
+    let symbols = symbol_list(&p, MAX_FOOTPRINT_SYMBOLS)?;
     let quotes = quotes(&state, &symbols).await?;
     let mut result = Vec::with_capacity(quotes.len());
     for quote in &quotes {
