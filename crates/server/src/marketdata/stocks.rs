@@ -494,7 +494,8 @@ async fn trading_days(state: &AppState, instrument_id: i64, range: &Range) -> Re
     let first = range.start_ms.map_or(i32::MIN, |s| NewYork::of(s).day);
     let mut plans = Vec::with_capacity(INTRADAY_DAYS);
     if last == today
-        && let Some(plan) = state.market.plan_today(instrument_id).filter(|p| p.day == today)
+        // An instrument that has no bar on a day of the history does not trade that day.
+        && let Some(plan) = state.market.plan_today(instrument_id).filter(|p| p.day == today && p.volume > 0.0)
     {
         plans.push(plan);
     }
