@@ -66,9 +66,17 @@ pub struct Simulator {
     tick: Duration,
     store: Arc<dyn Store>,
     state: RwLock<State>,
-    /// Each (instrument, day)'s one-minute bars of whole minutes, computed once: bars of a
+    /// Each (instrument, day)'s trades so far as one-minute bars, computed once: bars of a
     /// minute or longer, and the day's high and low so far, are rolled up from them.
-    minutes: Mutex<HashMap<(i64, i32), Vec<Candle>>>,
+    minutes: Mutex<HashMap<(i64, i32), DayMinutes>>,
+}
+
+/// A day's trades as one-minute bars: its whole minutes, and the minute under way up to a
+/// second (exclusive), extended as the clock moves on.
+#[derive(Default)]
+struct DayMinutes {
+    whole: Vec<Candle>,
+    partial: Option<(i64, Candle)>,
 }
 
 /// (instrument, day) entries of the minute cache beyond which the days before today are
@@ -357,27 +365,63 @@ impl Simulator {
         if span % 60 != 0 {
             return intraday::candles(plan.day, trades(CORE_OPEN, until), span);
         }
-        let whole = (until - CORE_OPEN) / 60;
-        let mut minutes = {
-            let mut cache = self.minutes.lock().expect("minute cache");
-            if cache.len() >= MAX_CACHED_DAYS {
-                let today = self.state.read().expect("market lock").day;
-                cache.retain(|&(_, day), _| day == today);
-            }
-            let cached = cache.entry((instrument_id, plan.day)).or_default();
-            let have = i64::try_from(cached.len()).unwrap_or(i64::MAX);
-            if have < whole {
-                let from = CORE_OPEN + have * 60;
-                cached.extend(intraday::candles(plan.day, trades(from, CORE_OPEN + whole * 60), 60));
-            }
-            cached[..usize::try_from(whole).unwrap_or(0).min(cached.len())].to_vec()
-        };
-        minutes.extend(intraday::candles(plan.day, trades(CORE_OPEN + whole * 60, until), 60));
+        let minutes = self.with_minutes(instrument_id, plan, until, |whole, partial| {
+            let mut minutes = whole.to_vec();
+            minutes.extend(partial);
+            minutes
+        });
         if span == 60 {
             minutes
         } else {
             intraday::roll_up(&minutes, span)
         }
+    }
+
+    /// Calls `f` with `plan`'s whole one-minute bars before `until` (a second of the core
+    /// session, exclusive) and the bar of the minute under way up to it, computing only the
+    /// trades not computed before.
+    fn with_minutes<R>(
+        &self,
+        instrument_id: i64,
+        plan: &DayPlan,
+        until: i64,
+        f: impl FnOnce(&[Candle], Option<Candle>) -> R,
+    ) -> R {
+        let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
+        let whole = (until - CORE_OPEN) / 60;
+        let minute = CORE_OPEN + whole * 60;
+        let mut cache = self.minutes.lock().expect("minute cache");
+        if cache.len() >= MAX_CACHED_DAYS {
+            let today = self.state.read().expect("market lock").day;
+            cache.retain(|&(_, day), _| day == today);
+        }
+        let day = cache.entry((instrument_id, plan.day)).or_default();
+        let have = i64::try_from(day.whole.len()).unwrap_or(i64::MAX);
+        if have < whole {
+            let from = CORE_OPEN + have * 60;
+            day.whole.extend(intraday::candles(plan.day, trades(from, minute), 60));
+        }
+        let partial = match day.partial {
+            _ if until <= minute => None,
+            // The same minute, further on: only the seconds since.
+            Some((done, mut bar)) if bar.start == minute && done <= until => {
+                if let Some(more) = intraday::fold(&intraday::candles(plan.day, trades(done, until), 60)) {
+                    bar.absorb(&more);
+                }
+                day.partial = Some((until, bar));
+                Some(bar)
+            }
+            stored => {
+                let bar = intraday::fold(&intraday::candles(plan.day, trades(minute, until), 60));
+                // Kept unless an earlier moment was asked for than the one kept.
+                if let Some(bar) = bar.filter(|_| stored.is_none_or(|(_, s)| s.start < minute)) {
+                    day.partial = Some((until, bar));
+                }
+                bar
+            }
+        };
+        let n = usize::try_from(whole).unwrap_or(0).min(day.whole.len());
+        f(&day.whole[..n], partial)
     }
 
     /// `instrument`'s core session today up to `time_ms` as one bar: the day's open, high, low,
@@ -388,8 +432,10 @@ impl Simulator {
         if ny.day != plan.day {
             return None;
         }
-        self.candles(instrument_id, &plan, CORE_CLOSE - CORE_OPEN, ny.second + 1)
-            .pop()
+        let until = (ny.second + 1).clamp(CORE_OPEN, CORE_CLOSE);
+        self.with_minutes(instrument_id, &plan, until, |whole, partial| {
+            intraday::fold(whole.iter().chain(&partial))
+        })
     }
 
     /// Pins `symbol`'s quote until pinned again or released. Bid and ask default to a cent

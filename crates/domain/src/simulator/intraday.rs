@@ -38,7 +38,7 @@ impl Candle {
     }
 
     /// `later` (the bars that follow this one) folded into it.
-    fn absorb(&mut self, later: &Candle) {
+    pub fn absorb(&mut self, later: &Candle) {
         self.high = self.high.max(later.high);
         self.low = self.low.min(later.low);
         self.close = later.close;
@@ -68,6 +68,17 @@ pub fn candles(day: i32, trades: impl IntoIterator<Item = Trade>, span: i64) -> 
         }
     }
     out
+}
+
+/// Bars of one day (oldest first) as one bar, or none.
+pub fn fold<'a>(bars: impl IntoIterator<Item = &'a Candle>) -> Option<Candle> {
+    bars.into_iter().fold(None, |whole: Option<Candle>, b| match whole {
+        None => Some(*b),
+        Some(mut w) => {
+            w.absorb(b);
+            Some(w)
+        }
+    })
 }
 
 /// Bars of one day (oldest first) rolled up into bars of `span` seconds, a multiple of theirs.

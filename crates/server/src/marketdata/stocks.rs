@@ -5,11 +5,13 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use signet_domain::marketdata::Bar;
 use signet_domain::marketdata::bars::{DaySpan, Timespan, roll_up};
-use signet_domain::marketdata::units::{format_day, from_micros};
+use signet_domain::marketdata::units::format_day;
 use signet_domain::simulator::clock::day_number_of;
 use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork, Session, utc_ms_of};
 use signet_domain::simulator::intraday::{self, Candle, Footprint};
@@ -18,12 +20,12 @@ use signet_domain::simulator::{Level, Quote};
 use signet_domain::times::format_ms_utc_offset;
 use signet_model::ErrorCode;
 use signet_model::quotes::{
-    BarRow, BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, FootprintRow, Snapshot, SymbolBars,
-    SymbolFootprints, Tick, Ticks,
+    BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, FootprintRow, Snapshot, SymbolFootprints, Tick, Ticks,
 };
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::bar_rows::BarRow;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
@@ -392,7 +394,7 @@ async fn bars(
     State(state): State<AppState>,
     _caller: Caller,
     JsonBody(request): JsonBody<BarsRequest>,
-) -> Result<Json<BarsResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     check_category(request.category.as_deref())?;
     let timespan = Timespan::parse(request.timespan.trim())
         .ok_or_else(|| ApiError::illegal_parameter(format!("timespan must be one of {}", Timespan::CODES)))?;
@@ -432,12 +434,16 @@ async fn bars(
                 for plan in trading_days(&state, id, &range).await? {
                     let until = range.until(&state, &plan);
                     let candles = state.market.candles(id, &plan, span, until);
+                    let open_ms = utc_ms_of(plan.day, CORE_OPEN);
                     let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
-                    let newest_first = candles.iter().rev().filter(finished);
                     rows.extend(
-                        newest_first
-                            .filter(|c| range.holds(utc_ms_of(c.day, c.start)))
-                            .map(candle_row),
+                        candles
+                            .iter()
+                            .rev()
+                            .filter(finished)
+                            .map(|c| (c, open_ms + (c.start - CORE_OPEN) * 1000))
+                            .filter(|&(_, ms)| range.holds(ms))
+                            .map(|(c, ms)| BarRow::Intraday(*c, ms)),
                     );
                     if rows.len() >= count {
                         break;
@@ -450,13 +456,31 @@ async fn bars(
         if rows.is_empty() && (range.start_ms.is_some() || range.end_ms.is_some()) {
             return Err(out_of_range(&state, quote).await?);
         }
-        result.push(SymbolBars {
+        result.push(SymbolRows {
             symbol: quote.symbol.clone(),
             instrument_id: id.to_string(),
             result: rows,
         });
     }
-    Ok(Json(BarsResponse { result }))
+    // Written into one buffer of about the answer's size (a bar takes some 150 bytes) rather
+    // than a growing one: a thousand bars are 150 KB.
+    let bars: usize = result.iter().map(|s| s.result.len()).sum();
+    let mut body = Vec::with_capacity(64 + bars * 160);
+    serde_json::to_writer(&mut body, &BarsAnswer { result }).map_err(ApiError::internal)?;
+    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// [`BarsResponse`] as the server writes it.
+#[derive(Serialize)]
+struct BarsAnswer {
+    result: Vec<SymbolRows>,
+}
+
+#[derive(Serialize)]
+struct SymbolRows {
+    symbol: String,
+    instrument_id: String,
+    result: Vec<BarRow>,
 }
 
 /// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and
@@ -561,41 +585,17 @@ async fn day_bars(
             adj_close: None,
         });
     }
-    Ok(roll_up(&days, span).iter().rev().take(count).map(bar_row).collect())
+    Ok(roll_up(&days, span)
+        .into_iter()
+        .rev()
+        .take(count)
+        .map(BarRow::Days)
+        .collect())
 }
 
 /// To the cent, as the quotes and fills print (`461.10`, not `461.1`).
 fn cents_text(cents: i64) -> String {
     text(Decimal::new(cents, 2))
-}
-
-fn bar_row(b: &Bar) -> BarRow {
-    let price = |micros: i64| {
-        let mut cents = from_micros(micros).round_dp(2);
-        cents.rescale(2);
-        text(cents)
-    };
-    BarRow {
-        time: format!("{}T00:00:00.000+0000", format_day(b.day)),
-        open: price(b.open),
-        close: price(b.close),
-        high: price(b.high),
-        low: price(b.low),
-        volume: b.volume.to_string(),
-        trading_session: None,
-    }
-}
-
-fn candle_row(c: &Candle) -> BarRow {
-    BarRow {
-        time: format_ms_utc_offset(utc_ms_of(c.day, c.start)),
-        open: cents_text(c.open),
-        close: cents_text(c.close),
-        high: cents_text(c.high),
-        low: cents_text(c.low),
-        volume: c.volume.to_string(),
-        trading_session: Some("RTH".to_owned()),
-    }
 }
 
 #[utoipa::path(

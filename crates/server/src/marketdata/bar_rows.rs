@@ -1,0 +1,209 @@
+//! Bars as the bars call writes them (the model's `BarRow`), formatted straight into the answer
+//! rather than into a string a field first: a call may ask for 1,200 bars of each of 100
+//! symbols, and for a thousand one-minute bars the strings took more time than the rest of the
+//! call.
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+use signet_domain::marketdata::Bar;
+use signet_domain::marketdata::units::date_of;
+use signet_domain::simulator::intraday::Candle;
+
+/// One bar of the answer.
+pub enum BarRow {
+    /// A bar of days (prices in millionths): at midnight of its first trading day.
+    Days(Bar),
+    /// An intraday bar (prices in cents) and when it starts, epoch milliseconds (the caller
+    /// knows each day's offset from New York).
+    Intraday(Candle, i64),
+}
+
+/// A price in millionths to the nearest cent, a half cent to the even one (as `Decimal`
+/// rounds).
+fn cents_of_micros(micros: i64) -> i64 {
+    let (q, r) = (micros.div_euclid(10_000), micros.rem_euclid(10_000));
+    if r > 5_000 || (r == 5_000 && q % 2 != 0) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+/// A field's text, written on the stack digit by digit and handed to the serializer in one
+/// piece: `core::fmt` and a string a field took most of a thousand-bar answer's time.
+#[derive(Default)]
+struct Text {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Text {
+    fn byte(&mut self, b: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    /// `n` in decimal, zero-padded to `width` digits.
+    fn number(&mut self, mut n: u64, width: usize) {
+        let mut digits = [b'0'; 20];
+        let mut i = digits.len();
+        while n > 0 || i == digits.len() {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        for _ in (digits.len() - i)..width {
+            self.byte(b'0');
+        }
+        for &d in &digits[i..] {
+            self.byte(d);
+        }
+    }
+
+    fn str(&mut self, s: &str) {
+        for &b in s.as_bytes() {
+            self.byte(b);
+        }
+    }
+
+    /// A price in cents as `461.10`: two places, as quotes and fills print it.
+    fn cents(c: i64) -> Self {
+        let mut t = Text::default();
+        if c < 0 {
+            t.byte(b'-');
+        }
+        let c = c.unsigned_abs();
+        t.number(c / 100, 1);
+        t.byte(b'.');
+        t.number(c % 100, 2);
+        t
+    }
+
+    /// Epoch milliseconds as `yyyy-MM-ddTHH:mm:ss.SSS+0000`.
+    fn time(ms: i64) -> Self {
+        const DAY_MS: i64 = 86_400_000;
+        let date = date_of(i32::try_from(ms.div_euclid(DAY_MS)).unwrap_or_default());
+        let of_day = ms.rem_euclid(DAY_MS).unsigned_abs();
+        let mut t = Text::default();
+        t.number(u64::try_from(date.year()).unwrap_or_default(), 4);
+        t.byte(b'-');
+        t.number(u64::from(u8::from(date.month())), 2);
+        t.byte(b'-');
+        t.number(u64::from(date.day()), 2);
+        t.byte(b'T');
+        t.number(of_day / 3_600_000, 2);
+        t.byte(b':');
+        t.number(of_day / 60_000 % 60, 2);
+        t.byte(b':');
+        t.number(of_day / 1000 % 60, 2);
+        t.byte(b'.');
+        t.number(of_day % 1000, 3);
+        t.str("+0000");
+        t
+    }
+
+    fn whole(n: u64) -> Self {
+        let mut t = Text::default();
+        t.number(n, 1);
+        t
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Only ASCII is ever written in.
+        serializer.serialize_str(std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default())
+    }
+}
+
+impl Serialize for BarRow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (time, [open, close, high, low], volume, session) = match self {
+            BarRow::Days(b) => (
+                i64::from(b.day) * 86_400_000,
+                [b.open, b.close, b.high, b.low].map(cents_of_micros),
+                u64::try_from(b.volume).unwrap_or(0),
+                None,
+            ),
+            BarRow::Intraday(c, utc_ms) => (*utc_ms, [c.open, c.close, c.high, c.low], c.volume, Some("RTH")),
+        };
+        let mut row = serializer.serialize_struct("BarRow", 7)?;
+        row.serialize_field("time", &Text::time(time))?;
+        for (name, cents) in [("open", open), ("close", close), ("high", high), ("low", low)] {
+            row.serialize_field(name, &Text::cents(cents))?;
+        }
+        row.serialize_field("volume", &Text::whole(volume))?;
+        if let Some(session) = session {
+            row.serialize_field("trading_session", session)?;
+        }
+        row.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use signet_domain::marketdata::units::parse_day;
+    use signet_model::quotes;
+
+    use super::*;
+
+    #[test]
+    fn rows_read_back_as_the_models_bars() {
+        let day = parse_day("2013-02-25").unwrap();
+        let bar = Bar {
+            day,
+            open: 453_850_000,
+            high: 455_125_000,
+            low: 442_575_000,
+            close: 442_800_000,
+            volume: 13_066_597,
+            adj_close: None,
+        };
+        let candle = Candle {
+            day,
+            start: 9 * 3600 + 45 * 60,
+            open: 45_385,
+            high: 45_401,
+            low: 45_300,
+            close: 45_310,
+            volume: 1234,
+        };
+        let at = 1_361_803_500_000;
+        let text = serde_json::to_string(&[BarRow::Days(bar), BarRow::Intraday(candle, at)]).unwrap();
+        let rows: Vec<quotes::BarRow> = serde_json::from_str(&text).unwrap();
+        assert_eq!(rows[0].time, "2013-02-25T00:00:00.000+0000");
+        assert_eq!(
+            (
+                rows[0].open.as_str(),
+                rows[0].high.as_str(),
+                rows[0].low.as_str(),
+                rows[0].close.as_str()
+            ),
+            ("453.85", "455.12", "442.58", "442.80"),
+            "a half cent to the even cent"
+        );
+        assert_eq!(
+            (rows[0].volume.as_str(), rows[0].trading_session.as_deref()),
+            ("13066597", None)
+        );
+        assert_eq!(
+            rows[1].time, "2013-02-25T14:45:00.000+0000",
+            "09:45 in New York, in winter"
+        );
+        assert_eq!(
+            (
+                rows[1].open.as_str(),
+                rows[1].close.as_str(),
+                rows[1].trading_session.as_deref()
+            ),
+            ("453.85", "453.10", Some("RTH"))
+        );
+        let text = |t: Text| String::from_utf8(t.bytes[..t.len].to_vec()).unwrap();
+        assert_eq!(
+            (text(Text::cents(7)), text(Text::cents(100))),
+            ("0.07".into(), "1.00".into())
+        );
+        assert_eq!(text(Text::whole(0)), "0");
+    }
+}
