@@ -1,0 +1,452 @@
+//! Large imports beside a running server (SQLite).
+//!
+//! SQLite has one write lock. An import applied in one transaction holds it from its first row
+//! to its commit, seconds for a large price file, and every write of a server on the same file
+//! (orders, nonces) waits, then fails after the busy timeout. A large import of bars therefore
+//! builds the next `daily_bars` beside the live one, in short transactions that each hold the
+//! lock for a few milliseconds, and makes it live in one short transaction at the end:
+//!
+//! 1. `daily_bars_next` is made with the live table's own definition, and filled with the live
+//!    rows (copied in key order, a few thousand per transaction); the file's bars are then
+//!    upserted into it as they arrive, one parsed chunk per transaction. Between transactions
+//!    the import pauses as long as it held the lock whenever another connection wrote
+//!    recently (see [`Pacer`]), so that a server's writes, which wait on SQLite's busy handler,
+//!    find the lock free.
+//! 2. Instruments the file names for the first time get their ids now (the next free ones) but
+//!    are inserted only at the end. So that no table ever refers to a missing instrument (a
+//!    crash may leave `daily_bars_next` behind, and `PRAGMA foreign_key_check` looks at every
+//!    table), `daily_bars_next` refers to `import_instrument_ids`, the ids of the instruments
+//!    as they will be, instead of `instruments`.
+//! 3. Everything else of the file (instrument updates, reported actions, records: small in a
+//!    price file), the new instruments and the derived corporate actions are written in one
+//!    last transaction, which also swaps the tables: `daily_bars` becomes `daily_bars_old`,
+//!    `daily_bars_next` becomes `daily_bars`, and its reference is pointed at `instruments`
+//!    (see [`Staging::swap`]). The old table is dropped afterwards.
+//!
+//! A crash or a bad file before that transaction leaves only the unused tables, which the next
+//! import drops: none of the file is visible. Imports are serialized by a lock on the file
+//! `<database>-import.lock` ([`ImportLock`], released by the system when its process dies),
+//! since a table swap would lose any write made to the live table meanwhile. Only imports write
+//! `daily_bars` and `corporate_actions` (the server writes them through an import too: the
+//! simulated days it stores, the demo dataset), and only imports insert instruments.
+//!
+//! Imports of fewer than [`STAGED_FROM_ROWS`] rows, and files without bars (facts,
+//! fundamentals, listings), keep the one transaction: copying the live bars would cost more
+//! than the lock is held.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use signet_domain::marketdata::SymbolBar;
+use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use tokio::sync::mpsc;
+
+use super::BUSY_TIMEOUT;
+use super::marketdata::{
+    DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, upsert_bars,
+};
+use super::query::{Pool, Tx, map_err, query};
+use crate::StoreError;
+
+/// Rows from which an import of bars is staged (below, the one transaction is short).
+pub(super) const STAGED_FROM_ROWS: usize = 16_384;
+
+const NEXT: &str = "daily_bars_next";
+const OLD: &str = "daily_bars_old";
+const IDS: &str = "import_instrument_ids";
+const PARKED: &str = "import_parked_instruments";
+
+/// Live rows copied into the next table per transaction.
+const COPY_ROWS: i64 = 4096;
+
+/// Serializes the imports of one SQLite file across processes: an exclusive lock on
+/// `<database>-import.lock`, released when dropped or when the process dies.
+pub(super) struct ImportLock(#[expect(dead_code, reason = "held for its lock")] File);
+
+impl ImportLock {
+    pub(super) async fn acquire(db: &Path) -> Result<Self, StoreError> {
+        let mut name = db.file_name().unwrap_or_default().to_owned();
+        name.push("-import.lock");
+        let path = db.with_file_name(name);
+        let locked = tokio::task::spawn_blocking({
+            let path = path.clone();
+            move || {
+                let file = OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&path)?;
+                match file.try_lock() {
+                    Ok(()) => {}
+                    Err(TryLockError::WouldBlock) => {
+                        tracing::info!(lock = %path.display(), "another import of this database runs: waiting for it");
+                        file.lock()?;
+                    }
+                    Err(TryLockError::Error(e)) => return Err(e),
+                }
+                Ok(file)
+            }
+        })
+        .await
+        .map_err(|e| StoreError::Other(e.to_string()))?;
+        locked
+            .map(ImportLock)
+            .map_err(|e| StoreError::Other(format!("locking {}: {e}", path.display())))
+    }
+}
+
+/// Makes the import give way to other writers: after a transaction, if another connection
+/// committed since the last one (`PRAGMA data_version`) or the lock was not free at once, the
+/// import pauses for as long as it held the lock, for the next [`POLITE_FOR`]. Alone on the
+/// file it does not pause.
+struct Pacer {
+    data_version: Option<i64>,
+    polite_until: Option<Instant>,
+}
+
+const POLITE_FOR: Duration = Duration::from_secs(2);
+const MIN_PAUSE: Duration = Duration::from_millis(5);
+const MAX_PAUSE: Duration = Duration::from_millis(50);
+/// A `BEGIN IMMEDIATE` slower than this waited for another writer.
+const CONTENDED: Duration = Duration::from_millis(2);
+
+impl Pacer {
+    async fn pace(&mut self, conn: &Pool, waited: Duration, held: Duration) -> Result<(), StoreError> {
+        let (version,): (i64,) = query("PRAGMA data_version").fetch_one(conn).await?;
+        let now = Instant::now();
+        if waited > CONTENDED || self.data_version.is_some_and(|v| v != version) {
+            self.polite_until = Some(now + POLITE_FOR);
+        }
+        self.data_version = Some(version);
+        if self.polite_until.is_some_and(|until| now < until) {
+            tokio::time::sleep(held.clamp(MIN_PAUSE, MAX_PAUSE)).await;
+        }
+        Ok(())
+    }
+}
+
+/// A staged import in progress: see the module's documentation.
+pub(super) struct Staging {
+    /// A connection of its own, with foreign keys off (the next table refers to the id table
+    /// until the swap, and the swap renames `instruments`).
+    conn: Pool,
+    /// Every symbol met so far, with its id (existing or reserved).
+    ids: HashMap<String, i64>,
+    /// Instruments to insert at the swap: (id, symbol).
+    new_instruments: Vec<(i64, String)>,
+    next_id: i64,
+    import: Import,
+    /// Chunks other than bars, applied at the swap.
+    deferred: Vec<Chunk>,
+    pacer: Pacer,
+}
+
+impl Staging {
+    /// Makes the next table and copies the live bars into it; `None` when the live table is not
+    /// the one this code knows how to rebuild (an index or trigger of its own, another foreign
+    /// key), and the caller imports in one transaction.
+    pub(super) async fn prepare(options: SqliteConnectOptions) -> Result<Option<Staging>, StoreError> {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options.foreign_keys(false).pragma("wal_autocheckpoint", "0"))
+            .await
+            .map_err(map_err)?;
+        let conn = Pool::Sqlite(pool);
+        let mut staging = Staging {
+            conn,
+            ids: HashMap::new(),
+            new_instruments: Vec::new(),
+            next_id: 0,
+            import: Import::default(),
+            deferred: Vec::new(),
+            pacer: Pacer {
+                data_version: None,
+                polite_until: None,
+            },
+        };
+        // What a crashed import left behind.
+        staging.drop_tables(&[NEXT, OLD, IDS]).await?;
+        let Some(definition) = staging.next_definition().await? else {
+            staging.conn.close().await;
+            return Ok(None);
+        };
+        let (waited, started, mut tx) = staging.begin().await?;
+        query(format!("CREATE TABLE {IDS} (instrument_id INTEGER PRIMARY KEY)"))
+            .execute(&mut tx)
+            .await?;
+        query(format!("INSERT INTO {IDS} SELECT instrument_id FROM instruments"))
+            .execute(&mut tx)
+            .await?;
+        query(definition).execute(&mut tx).await?;
+        tx.commit().await?;
+        staging.pace(waited, started).await?;
+        let (last,): (Option<i64>,) = query(format!("SELECT MAX(instrument_id) FROM {IDS}"))
+            .fetch_one(&staging.conn)
+            .await?;
+        staging.next_id = last.unwrap_or(0) + 1;
+        staging.copy_live_bars().await?;
+        Ok(Some(staging))
+    }
+
+    /// `CREATE TABLE daily_bars_next` as the live table is defined, referring to the id table.
+    async fn next_definition(&self) -> Result<Option<String>, StoreError> {
+        let (others,): (i64,) = query(
+            "SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = 'daily_bars' AND type != 'table' AND sql IS NOT NULL",
+        )
+        .fetch_one(&self.conn)
+        .await?;
+        let (live,): (String,) = query("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'daily_bars'")
+            .fetch_one(&self.conn)
+            .await?;
+        let Some(open) = live.find('(') else {
+            return Ok(None);
+        };
+        let body = &live[open..];
+        let references = ["REFERENCES instruments ", "REFERENCES \"instruments\" "];
+        let found: Vec<&str> = references.iter().copied().filter(|r| body.contains(r)).collect();
+        if others != 0 || body.matches("REFERENCES").count() != 1 || found.len() != 1 {
+            tracing::debug!(
+                definition = live,
+                "daily_bars is not as expected: importing in one transaction"
+            );
+            return Ok(None);
+        }
+        let body = body.replacen(found[0], &format!("REFERENCES {IDS} "), 1);
+        Ok(Some(format!("CREATE TABLE {NEXT} {body}")))
+    }
+
+    /// Begins a transaction that writes at once: (time waited for the lock, start, transaction).
+    async fn begin(&self) -> Result<(Duration, Instant, Tx), StoreError> {
+        let Pool::Sqlite(pool) = &self.conn else {
+            unreachable!("a staged import runs on SQLite");
+        };
+        let asked = Instant::now();
+        let tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?;
+        let started = Instant::now();
+        Ok((started - asked, started, Tx::Sqlite(tx)))
+    }
+
+    async fn pace(&mut self, waited: Duration, started: Instant) -> Result<(), StoreError> {
+        let held = started.elapsed();
+        self.pacer.pace(&self.conn, waited, held).await
+    }
+
+    async fn drop_tables(&mut self, tables: &[&str]) -> Result<(), StoreError> {
+        for table in tables {
+            let (exists,): (i64,) = query("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = $1")
+                .bind(*table)
+                .fetch_one(&self.conn)
+                .await?;
+            if exists > 0 {
+                let (waited, started, mut tx) = self.begin().await?;
+                query(format!("DROP TABLE {table}")).execute(&mut tx).await?;
+                tx.commit().await?;
+                self.pace(waited, started).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the live bars into the next table, in key order, [`COPY_ROWS`] a transaction.
+    /// Only imports write `daily_bars`, and this one holds the import lock: the live table
+    /// does not change meanwhile.
+    async fn copy_live_bars(&mut self) -> Result<(), StoreError> {
+        let mut after: (i64, i32) = (i64::MIN, i32::MIN);
+        loop {
+            let (waited, started, mut tx) = self.begin().await?;
+            let copied = query(format!(
+                "INSERT INTO {NEXT} SELECT * FROM daily_bars WHERE (instrument_id, day) > ($1, $2)
+                 ORDER BY instrument_id, day LIMIT $3"
+            ))
+            .bind(after.0)
+            .bind(after.1)
+            .bind(COPY_ROWS)
+            .execute(&mut tx)
+            .await?;
+            if copied > 0 {
+                after = query(format!(
+                    "SELECT instrument_id, day FROM {NEXT} ORDER BY instrument_id DESC, day DESC LIMIT 1"
+                ))
+                .fetch_one(&mut tx)
+                .await?;
+            }
+            tx.commit().await?;
+            self.pace(waited, started).await?;
+            if copied < COPY_ROWS as u64 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Applies `first` and the rest of the stream, then swaps; on any failure (or a stream
+    /// that ends without its commit), drops what it built and changes nothing.
+    pub(super) async fn run(
+        mut self,
+        first: Vec<Chunk>,
+        messages: mpsc::Receiver<ImportMessage>,
+    ) -> Result<ImportCounts, StoreError> {
+        let result = match self.stage(first, messages).await {
+            Ok(()) => self.finish().await,
+            Err(e) => Err(e),
+        };
+        // After the swap, `daily_bars_old`; after a failure, the next table. The import's
+        // result stands whether or not this succeeds (the next import drops them).
+        if let Err(e) = self.drop_tables(&[NEXT, OLD, IDS]).await {
+            tracing::warn!(error = %e, "dropping an import's staging tables");
+        }
+        self.conn.close().await;
+        result
+    }
+
+    async fn stage(
+        &mut self,
+        first: Vec<Chunk>,
+        mut messages: mpsc::Receiver<ImportMessage>,
+    ) -> Result<(), StoreError> {
+        for chunk in first {
+            self.chunk(chunk).await?;
+        }
+        loop {
+            match messages.recv().await {
+                None => return Err(StoreError::Aborted),
+                Some(ImportMessage::Commit) => return Ok(()),
+                Some(ImportMessage::Chunk(chunk)) => self.chunk(chunk).await?,
+            }
+        }
+    }
+
+    async fn chunk(&mut self, chunk: Chunk) -> Result<(), StoreError> {
+        match chunk {
+            Chunk::Bars { bars, generated } => self.bars(&bars, generated).await,
+            other => {
+                self.deferred.push(other);
+                Ok(())
+            }
+        }
+    }
+
+    /// Upserts one chunk of bars into the next table, in one transaction.
+    async fn bars(&mut self, bars: &[SymbolBar], generated: bool) -> Result<(), StoreError> {
+        let reserved = self.resolve(bars).await?;
+        let (waited, started, mut tx) = self.begin().await?;
+        for part in reserved.chunks(ROWS_PER_STATEMENT) {
+            let mut insert = query(format!("INSERT INTO {IDS} (instrument_id) "));
+            insert.push_values(part, |row, id| {
+                row.bind(*id);
+            });
+            insert.execute(&mut tx).await?;
+        }
+        for part in bars.chunks(ROWS_PER_STATEMENT) {
+            let rows: Vec<(i64, _)> = part.iter().map(|b| (self.ids[&b.symbol], b.bar)).collect();
+            let changed = upsert_bars(&mut tx, NEXT, &rows, generated).await?;
+            if changed > 0 {
+                self.import.counts.bars += changed;
+                self.import
+                    .bars_changed_for
+                    .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
+            }
+        }
+        tx.commit().await?;
+        self.pace(waited, started).await
+    }
+
+    /// Gives every symbol of `bars` its id: the stored instrument's, or the next free one for
+    /// an instrument the swap will insert; returns the ids reserved now.
+    async fn resolve(&mut self, bars: &[SymbolBar]) -> Result<Vec<i64>, StoreError> {
+        let mut unknown: Vec<&str> = Vec::new();
+        let mut seen = HashSet::new();
+        for b in bars {
+            if !self.ids.contains_key(&b.symbol) && seen.insert(b.symbol.as_str()) {
+                unknown.push(&b.symbol);
+            }
+        }
+        for part in unknown.chunks(ROWS_PER_STATEMENT) {
+            let mut select = query("SELECT symbol, instrument_id FROM instruments WHERE ");
+            select.push_in("symbol", part.iter().copied());
+            let found: Vec<(String, i64)> = select.fetch_all(&self.conn).await?;
+            self.ids.extend(found);
+        }
+        let mut reserved = Vec::new();
+        // In the order of first appearance, as the one-transaction import numbers them.
+        for symbol in unknown {
+            if !self.ids.contains_key(symbol) {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.ids.insert(symbol.to_owned(), id);
+                self.new_instruments.push((id, symbol.to_owned()));
+                self.import.counts.instruments += 1;
+                reserved.push(id);
+            }
+        }
+        Ok(reserved)
+    }
+
+    /// Derives the corporate actions of the instruments whose bars changed (reading the next
+    /// table, outside any transaction), then makes everything live in one transaction.
+    async fn finish(&mut self) -> Result<ImportCounts, StoreError> {
+        let mut wanted: Vec<(i64, HashSet<DerivedAction>)> = Vec::new();
+        let mut changed: Vec<i64> = self.import.bars_changed_for.iter().copied().collect();
+        changed.sort_unstable();
+        for id in changed {
+            wanted.push((id, derived_actions(&self.conn, NEXT, id).await?));
+        }
+        let swap = self.import.counts.bars > 0;
+        let (waited, started, mut tx) = self.begin().await?;
+        for part in self.new_instruments.chunks(ROWS_PER_STATEMENT) {
+            let mut insert = query("INSERT INTO instruments (instrument_id, symbol, name) ");
+            insert.push_values(part, |row, (id, symbol)| {
+                row.bind(*id).bind(symbol.as_str()).bind(symbol.as_str());
+            });
+            insert.execute(&mut tx).await?;
+        }
+        let mut import = std::mem::take(&mut self.import);
+        import.ids = std::mem::take(&mut self.ids);
+        for chunk in std::mem::take(&mut self.deferred) {
+            import.apply(&mut tx, chunk).await?;
+        }
+        for (id, wanted) in &wanted {
+            import.counts.actions += replace_derived_actions(&mut tx, *id, wanted).await?;
+        }
+        if swap {
+            Self::swap(&mut tx).await?;
+        }
+        tx.commit().await?;
+        let held = started.elapsed();
+        tracing::debug!(
+            held_ms = held.as_secs_f64() * 1e3,
+            waited_ms = waited.as_secs_f64() * 1e3,
+            "import: the last transaction"
+        );
+        Ok(import.counts)
+    }
+
+    /// Makes the next table `daily_bars`, referring to `instruments`, inside `tx`.
+    ///
+    /// Renaming a table rewrites the references other tables make to it, unless
+    /// `legacy_alter_table` is on (with foreign keys off, as on this connection). So: the
+    /// instruments step aside without their referrers noticing; the id table takes their name,
+    /// which rewrites the next table's reference to `instruments`; the id table is dropped and
+    /// the instruments come back, again unnoticed. Then the bars tables trade places (no table
+    /// refers to them).
+    async fn swap(tx: &mut Tx) -> Result<(), StoreError> {
+        for statement in [
+            "PRAGMA legacy_alter_table = ON".to_owned(),
+            format!("ALTER TABLE instruments RENAME TO {PARKED}"),
+            "PRAGMA legacy_alter_table = OFF".to_owned(),
+            format!("ALTER TABLE {IDS} RENAME TO instruments"),
+            "PRAGMA legacy_alter_table = ON".to_owned(),
+            "DROP TABLE instruments".to_owned(),
+            format!("ALTER TABLE {PARKED} RENAME TO instruments"),
+            "PRAGMA legacy_alter_table = OFF".to_owned(),
+            format!("ALTER TABLE daily_bars RENAME TO {OLD}"),
+            format!("ALTER TABLE {NEXT} RENAME TO daily_bars"),
+        ] {
+            query(statement).execute(&mut *tx).await?;
+        }
+        Ok(())
+    }
+}
