@@ -8,10 +8,10 @@
 //!
 //! 1. `daily_bars_next` is made with the live table's own definition, and filled with the live
 //!    rows (copied in key order, a few thousand per transaction); the file's bars are then
-//!    upserted into it as they arrive, one parsed chunk per transaction. Between transactions
-//!    the import pauses as long as it held the lock whenever another connection wrote
-//!    recently (see [`Pacer`]), so that a server's writes, which wait on SQLite's busy handler,
-//!    find the lock free.
+//!    upserted into it as they arrive, a few thousand per transaction. While another
+//!    connection writes, the import pauses between transactions as long as it held the lock
+//!    (see [`Pacer`]), so that a server's writes, which wait on SQLite's busy handler, find
+//!    the lock free.
 //! 2. Instruments the file names for the first time get their ids now (the next free ones) but
 //!    are inserted only at the end. So that no table ever refers to a missing instrument (a
 //!    crash may leave `daily_bars_next` behind, and `PRAGMA foreign_key_check` looks at every
@@ -25,7 +25,7 @@
 //!
 //! A crash or a bad file before that transaction leaves only the unused tables, which the next
 //! import drops: none of the file is visible. Imports are serialized by a lock on the file
-//! `<database>-import.lock` ([`ImportLock`], released by the system when its process dies),
+//! `<database>.import-lock` ([`ImportLock`], released by the system when its process dies),
 //! since a table swap would lose any write made to the live table meanwhile. Only imports write
 //! `daily_bars` and `corporate_actions` (the server writes them through an import too: the
 //! simulated days it stores, the demo dataset), and only imports insert instruments.
@@ -63,22 +63,21 @@ const PARKED: &str = "import_parked_instruments";
 const COPY_ROWS: i64 = 4096;
 
 /// Serializes the imports of one SQLite file across processes: an exclusive lock on
-/// `<database>-import.lock`, released when dropped or when the process dies.
+/// `<database>.import-lock` (beside `<database>.lock`, which opening takes), released when
+/// dropped or when the process dies. The file stays, empty.
 pub(super) struct ImportLock(#[expect(dead_code, reason = "held for its lock")] File);
 
 impl ImportLock {
     pub(super) async fn acquire(db: &Path) -> Result<Self, StoreError> {
-        let mut name = db.file_name().unwrap_or_default().to_owned();
-        name.push("-import.lock");
-        let path = db.with_file_name(name);
+        let path = db.with_added_extension("import-lock");
         let locked = tokio::task::spawn_blocking({
             let path = path.clone();
             move || {
-                let file = OpenOptions::new()
-                    .create(true)
-                    .truncate(false)
-                    .write(true)
-                    .open(&path)?;
+                let mut options = OpenOptions::new();
+                options.create(true).truncate(false).write(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+                let file = options.open(&path)?;
                 match file.try_lock() {
                     Ok(()) => {}
                     Err(TryLockError::WouldBlock) => {
@@ -99,30 +98,43 @@ impl ImportLock {
 }
 
 /// Makes the import give way to other writers: after a transaction, if another connection
-/// committed since the last one (`PRAGMA data_version`) or the lock was not free at once, the
-/// import pauses for as long as it held the lock, for the next [`POLITE_FOR`]. Alone on the
-/// file it does not pause.
+/// committed since the last one (`PRAGMA data_version`), the import pauses for as long as it
+/// held the lock, and keeps doing so for [`POLITE_FOR`]; its transactions are then one parsed
+/// chunk each. Alone on the file it writes [`QUIET_ROWS`] a transaction and pauses only for a
+/// probe of [`PROBE`] every [`PROBE_EVERY`]: a writer that has not got in yet waits on SQLite's
+/// busy handler, which sleeps between tries, and would rarely find the lock free between two
+/// transactions without a pause. (How long `BEGIN IMMEDIATE` waited is no sign of another
+/// writer: on a loaded machine it measures the scheduler too.)
 struct Pacer {
     data_version: Option<i64>,
     polite_until: Option<Instant>,
+    probed: Option<Instant>,
 }
 
 const POLITE_FOR: Duration = Duration::from_secs(2);
 const MIN_PAUSE: Duration = Duration::from_millis(5);
 const MAX_PAUSE: Duration = Duration::from_millis(50);
-/// A `BEGIN IMMEDIATE` slower than this waited for another writer.
-const CONTENDED: Duration = Duration::from_millis(2);
+const PROBE: Duration = Duration::from_millis(25);
+const PROBE_EVERY: Duration = Duration::from_millis(500);
+/// Bars a transaction writes when no other connection writes (three parsed chunks).
+const QUIET_ROWS: usize = 12_288;
 
 impl Pacer {
-    async fn pace(&mut self, conn: &Pool, waited: Duration, held: Duration) -> Result<(), StoreError> {
+    fn polite(&self) -> bool {
+        self.polite_until.is_some_and(|until| Instant::now() < until)
+    }
+
+    async fn pace(&mut self, conn: &Pool, held: Duration) -> Result<(), StoreError> {
         let (version,): (i64,) = query("PRAGMA data_version").fetch_one(conn).await?;
-        let now = Instant::now();
-        if waited > CONTENDED || self.data_version.is_some_and(|v| v != version) {
-            self.polite_until = Some(now + POLITE_FOR);
+        if self.data_version.is_some_and(|v| v != version) {
+            self.polite_until = Some(Instant::now() + POLITE_FOR);
         }
         self.data_version = Some(version);
-        if self.polite_until.is_some_and(|until| now < until) {
+        if self.polite() {
             tokio::time::sleep(held.clamp(MIN_PAUSE, MAX_PAUSE)).await;
+        } else if self.probed.is_none_or(|at| at.elapsed() >= PROBE_EVERY) {
+            tokio::time::sleep(PROBE).await;
+            self.probed = Some(Instant::now());
         }
         Ok(())
     }
@@ -141,6 +153,8 @@ pub(super) struct Staging {
     import: Import,
     /// Chunks other than bars, applied at the swap.
     deferred: Vec<Chunk>,
+    /// Bars parsed and not written yet (imported, or generated).
+    pending: (Vec<SymbolBar>, bool),
     pacer: Pacer,
 }
 
@@ -163,9 +177,11 @@ impl Staging {
             next_id: 0,
             import: Import::default(),
             deferred: Vec::new(),
+            pending: (Vec::new(), false),
             pacer: Pacer {
                 data_version: None,
                 polite_until: None,
+                probed: None,
             },
         };
         // What a crashed import left behind.
@@ -174,7 +190,7 @@ impl Staging {
             staging.conn.close().await;
             return Ok(None);
         };
-        let (waited, started, mut tx) = staging.begin().await?;
+        let (started, mut tx) = staging.begin().await?;
         query(format!("CREATE TABLE {IDS} (instrument_id INTEGER PRIMARY KEY)"))
             .execute(&mut tx)
             .await?;
@@ -183,7 +199,7 @@ impl Staging {
             .await?;
         query(definition).execute(&mut tx).await?;
         tx.commit().await?;
-        staging.pace(waited, started).await?;
+        staging.pace(started).await?;
         let (last,): (Option<i64>,) = query(format!("SELECT MAX(instrument_id) FROM {IDS}"))
             .fetch_one(&staging.conn)
             .await?;
@@ -219,20 +235,18 @@ impl Staging {
         Ok(Some(format!("CREATE TABLE {NEXT} {body}")))
     }
 
-    /// Begins a transaction that writes at once: (time waited for the lock, start, transaction).
-    async fn begin(&self) -> Result<(Duration, Instant, Tx), StoreError> {
+    /// Begins a transaction that writes at once (waiting for the lock, not failing on it):
+    /// (when it got the lock, transaction).
+    async fn begin(&self) -> Result<(Instant, Tx), StoreError> {
         let Pool::Sqlite(pool) = &self.conn else {
             unreachable!("a staged import runs on SQLite");
         };
-        let asked = Instant::now();
         let tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?;
-        let started = Instant::now();
-        Ok((started - asked, started, Tx::Sqlite(tx)))
+        Ok((Instant::now(), Tx::Sqlite(tx)))
     }
 
-    async fn pace(&mut self, waited: Duration, started: Instant) -> Result<(), StoreError> {
-        let held = started.elapsed();
-        self.pacer.pace(&self.conn, waited, held).await
+    async fn pace(&mut self, started: Instant) -> Result<(), StoreError> {
+        self.pacer.pace(&self.conn, started.elapsed()).await
     }
 
     async fn drop_tables(&mut self, tables: &[&str]) -> Result<(), StoreError> {
@@ -242,10 +256,10 @@ impl Staging {
                 .fetch_one(&self.conn)
                 .await?;
             if exists > 0 {
-                let (waited, started, mut tx) = self.begin().await?;
+                let (started, mut tx) = self.begin().await?;
                 query(format!("DROP TABLE {table}")).execute(&mut tx).await?;
                 tx.commit().await?;
-                self.pace(waited, started).await?;
+                self.pace(started).await?;
             }
         }
         Ok(())
@@ -257,7 +271,7 @@ impl Staging {
     async fn copy_live_bars(&mut self) -> Result<(), StoreError> {
         let mut after: (i64, i32) = (i64::MIN, i32::MIN);
         loop {
-            let (waited, started, mut tx) = self.begin().await?;
+            let (started, mut tx) = self.begin().await?;
             let copied = query(format!(
                 "INSERT INTO {NEXT} SELECT * FROM daily_bars WHERE (instrument_id, day) > ($1, $2)
                  ORDER BY instrument_id, day LIMIT $3"
@@ -275,7 +289,7 @@ impl Staging {
                 .await?;
             }
             tx.commit().await?;
-            self.pace(waited, started).await?;
+            self.pace(started).await?;
             if copied < COPY_ROWS as u64 {
                 return Ok(());
             }
@@ -313,7 +327,7 @@ impl Staging {
         loop {
             match messages.recv().await {
                 None => return Err(StoreError::Aborted),
-                Some(ImportMessage::Commit) => return Ok(()),
+                Some(ImportMessage::Commit) => return self.write_pending().await,
                 Some(ImportMessage::Chunk(chunk)) => self.chunk(chunk).await?,
             }
         }
@@ -321,7 +335,17 @@ impl Staging {
 
     async fn chunk(&mut self, chunk: Chunk) -> Result<(), StoreError> {
         match chunk {
-            Chunk::Bars { bars, generated } => self.bars(&bars, generated).await,
+            Chunk::Bars { mut bars, generated } => {
+                if generated != self.pending.1 {
+                    self.write_pending().await?;
+                    self.pending.1 = generated;
+                }
+                self.pending.0.append(&mut bars);
+                if self.pacer.polite() || self.pending.0.len() >= QUIET_ROWS {
+                    self.write_pending().await?;
+                }
+                Ok(())
+            }
             other => {
                 self.deferred.push(other);
                 Ok(())
@@ -329,10 +353,18 @@ impl Staging {
         }
     }
 
-    /// Upserts one chunk of bars into the next table, in one transaction.
+    async fn write_pending(&mut self) -> Result<(), StoreError> {
+        if self.pending.0.is_empty() {
+            return Ok(());
+        }
+        let bars = std::mem::take(&mut self.pending.0);
+        self.bars(&bars, self.pending.1).await
+    }
+
+    /// Upserts bars into the next table, in one transaction.
     async fn bars(&mut self, bars: &[SymbolBar], generated: bool) -> Result<(), StoreError> {
         let reserved = self.resolve(bars).await?;
-        let (waited, started, mut tx) = self.begin().await?;
+        let (started, mut tx) = self.begin().await?;
         for part in reserved.chunks(ROWS_PER_STATEMENT) {
             let mut insert = query(format!("INSERT INTO {IDS} (instrument_id) "));
             insert.push_values(part, |row, id| {
@@ -351,7 +383,7 @@ impl Staging {
             }
         }
         tx.commit().await?;
-        self.pace(waited, started).await
+        self.pace(started).await
     }
 
     /// Gives every symbol of `bars` its id: the stored instrument's, or the next free one for
@@ -395,7 +427,7 @@ impl Staging {
             wanted.push((id, derived_actions(&self.conn, NEXT, id).await?));
         }
         let swap = self.import.counts.bars > 0;
-        let (waited, started, mut tx) = self.begin().await?;
+        let (started, mut tx) = self.begin().await?;
         for part in self.new_instruments.chunks(ROWS_PER_STATEMENT) {
             let mut insert = query("INSERT INTO instruments (instrument_id, symbol, name) ");
             insert.push_values(part, |row, (id, symbol)| {
@@ -416,11 +448,7 @@ impl Staging {
         }
         tx.commit().await?;
         let held = started.elapsed();
-        tracing::debug!(
-            held_ms = held.as_secs_f64() * 1e3,
-            waited_ms = waited.as_secs_f64() * 1e3,
-            "import: the last transaction"
-        );
+        tracing::debug!(held_ms = held.as_secs_f64() * 1e3, "import: the last transaction");
         Ok(import.counts)
     }
 
