@@ -97,20 +97,22 @@ fn signed_writes_beside_a_large_import_neither_fail_nor_wait_for_it() {
     stop(serving);
 
     latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
+    let at = |percent: usize| latencies[(latencies.len() - 1) * percent / 100];
     let max = *latencies.last().unwrap();
     eprintln!(
         "{rows} bars imported in {seconds:.1} s beside {} placements: p50 {:?}, p99 {:?}, max {:?}",
         latencies.len(),
-        at(0.5),
-        at(0.99),
+        at(50),
+        at(99),
         max
     );
     assert!(latencies.len() >= 20, "only {} placements", latencies.len());
-    // The import held SQLite's write lock for the whole file before (a call waited 5 s and
-    // failed). Here, in a debug build on a loaded machine, well under the busy timeout; the
-    // release build's p99 is in `docs/performance.md`.
-    assert!(max < Duration::from_secs(1), "a placement took {max:?}");
+    // The import held SQLite's write lock for the whole file before: every call made meanwhile
+    // waited for all of it (seconds for this file in a debug build) or failed after the 5 s busy
+    // timeout. A debug build beside the rest of the suite on two cores answered in at most
+    // 0.14 s alone and 0.69 s in the suite; the release build's p99 is in
+    // `docs/performance.md` (14 to 22 ms for twice this file).
+    assert!(max < Duration::from_secs(2), "a placement took {max:?}");
 
     // All of the file is there, once.
     let status = run_json(signet().args(["data", "status", "--db", db, "--json"]));

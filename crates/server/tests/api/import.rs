@@ -335,7 +335,7 @@ async fn fundamentals_in_signets_layout_import_once() {
 /// A price file of `symbols` made-up symbols (`Q000`...) × 500 weekdays, each split 2:1 on its
 /// 250th day (the adjusted close says so); with `bad_last_row`, its last row's high is not a
 /// number. Returns the file and its number of rows.
-fn split_prices(dir: &Path, symbols: usize, bad_last_row: bool) -> (PathBuf, usize) {
+fn split_prices(dir: &Path, symbols: usize, bad_last_row: bool) -> (PathBuf, u64) {
     use std::fmt::Write;
     let mut out = String::from("Ticker,Date,Open,High,Low,Close,Volume,Adj Close\n");
     let first = parse_day("2010-01-04").unwrap();
@@ -347,7 +347,7 @@ fn split_prices(dir: &Path, symbols: usize, bad_last_row: bool) -> (PathBuf, usi
         .collect();
     for s in 0..symbols {
         for (n, day) in days.iter().enumerate() {
-            let close = if n < 250 { 100 + s % 7 } else { 50 + s % 7 };
+            let close = if n < 250 { 2 * (50 + s % 7) } else { 50 + s % 7 };
             let adj = 50 + s % 7;
             let high = if bad_last_row && s + 1 == symbols && n + 1 == days.len() {
                 "x".to_owned()
@@ -363,7 +363,7 @@ fn split_prices(dir: &Path, symbols: usize, bad_last_row: bool) -> (PathBuf, usi
         "split-prices.csv"
     });
     std::fs::write(&path, out).unwrap();
-    (path, symbols * days.len())
+    (path, (symbols * days.len()) as u64)
 }
 
 /// Large enough for SQLite's staged import (built beside the live bars and swapped in): the
@@ -395,11 +395,11 @@ async fn a_large_price_file_imports_whole_once_and_a_bad_one_not_at_all() {
             summary.instruments_changed,
             summary.actions_changed
         ),
-        (rows, rows as u64, 40, 40)
+        (rows, rows, 40, 40)
     );
     let status = db.status().await;
     assert_eq!(status.instruments, before.instruments + 40);
-    assert_eq!(status.bars, before.bars + rows as u64);
+    assert_eq!(status.bars, before.bars + rows);
     assert_eq!(status.splits, before.splits + 40);
     assert_eq!(status.dividends, before.dividends);
 
