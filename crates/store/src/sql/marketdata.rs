@@ -65,7 +65,8 @@ impl SqlStore {
         }
         for &instrument_id in &import.bars_changed_for {
             let wanted = derived_actions(&mut tx, "daily_bars", instrument_id).await?;
-            import.counts.actions += replace_derived_actions(&mut tx, instrument_id, &wanted).await?;
+            import.counts.actions +=
+                replace_derived_actions(&mut tx, "corporate_actions", instrument_id, &wanted).await?;
         }
         tx.commit().await?;
         Ok(import.counts)
@@ -257,7 +258,7 @@ impl Import {
             Chunk::Actions(actions) => {
                 for (symbol, action) in &actions {
                     let id = self.id(tx, symbol).await?;
-                    self.counts.actions += upsert_action(tx, id, action).await?;
+                    self.counts.actions += upsert_action(tx, "corporate_actions", id, action).await?;
                 }
             }
             Chunk::Facts(facts) => {
@@ -475,13 +476,17 @@ async fn upsert_records(tx: &mut Tx, rows: &[(i64, &SymbolRecord)]) -> Result<u6
     insert.execute(tx).await
 }
 
-/// Inserts or updates corporate actions of one instrument: `(day, kind, value, source)`.
+/// Inserts or updates corporate actions of one instrument in `table` (`corporate_actions`, or
+/// the table a staged import builds): `(day, kind, value, source)`.
 async fn upsert_actions<'a>(
     tx: &mut Tx,
+    table: &str,
     instrument_id: i64,
     actions: impl IntoIterator<Item = (i32, &'a str, String, &'a str)>,
 ) -> Result<u64, StoreError> {
-    let mut insert = query("INSERT INTO corporate_actions AS t (instrument_id, day, kind, value, source) ");
+    let mut insert = query(format!(
+        "INSERT INTO {table} AS t (instrument_id, day, kind, value, source) "
+    ));
     insert.push_values(actions, |row, (day, kind, value, source)| {
         row.bind(instrument_id).bind(day).bind(kind).bind(value).bind(source);
     });
@@ -490,14 +495,19 @@ async fn upsert_actions<'a>(
 }
 
 /// Inserts or updates a reported or generated action (derived ones come from the bars).
-async fn upsert_action(tx: &mut Tx, instrument_id: i64, a: &CorporateAction) -> Result<u64, StoreError> {
+pub(super) async fn upsert_action(
+    tx: &mut Tx,
+    table: &str,
+    instrument_id: i64,
+    a: &CorporateAction,
+) -> Result<u64, StoreError> {
     let action = (
         a.day,
         a.kind.as_str(),
         a.value.normalize().to_string(),
         a.source.as_str(),
     );
-    upsert_actions(tx, instrument_id, [action]).await
+    upsert_actions(tx, table, instrument_id, [action]).await
 }
 
 /// A derived corporate action: `(day, kind, value)`.
@@ -526,25 +536,27 @@ pub(super) async fn derived_actions<'c>(
         .collect())
 }
 
-/// Replaces an instrument's derived corporate actions by `wanted`; returns how many rows
-/// changed.
+/// Replaces an instrument's derived corporate actions in `table` by `wanted`; returns how many
+/// rows changed.
 pub(super) async fn replace_derived_actions(
     tx: &mut Tx,
+    table: &str,
     instrument_id: i64,
     wanted: &HashSet<DerivedAction>,
 ) -> Result<u64, StoreError> {
-    let stored: Vec<(i32, String, String)> =
-        query("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = $1 AND source = 'DERIVED'")
-            .bind(instrument_id)
-            .fetch_all(&mut *tx)
-            .await?;
+    let stored: Vec<(i32, String, String)> = query(format!(
+        "SELECT day, kind, value FROM {table} WHERE instrument_id = $1 AND source = 'DERIVED'"
+    ))
+    .bind(instrument_id)
+    .fetch_all(&mut *tx)
+    .await?;
     let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
     let wanted: HashSet<(i32, &str, String)> = wanted.iter().map(|(d, k, v)| (*d, *k, v.clone())).collect();
     let mut changed = 0;
     for (day, kind, _) in stored.difference(&wanted) {
-        changed += query(
-            "DELETE FROM corporate_actions WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'",
-        )
+        changed += query(format!(
+            "DELETE FROM {table} WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'"
+        ))
         .bind(instrument_id)
         .bind(*day)
         .bind(*kind)
@@ -556,7 +568,7 @@ pub(super) async fn replace_derived_actions(
         let derived = part
             .iter()
             .map(|(day, kind, value)| (*day, *kind, value.clone(), ActionSource::Derived.as_str()));
-        changed += upsert_actions(tx, instrument_id, derived).await?;
+        changed += upsert_actions(tx, table, instrument_id, derived).await?;
     }
     Ok(changed)
 }

@@ -3,30 +3,33 @@
 //! SQLite has one write lock. An import applied in one transaction holds it from its first row
 //! to its commit, seconds for a large price file, and every write of a server on the same file
 //! (orders, nonces) waits, then fails after the busy timeout. A large import of bars therefore
-//! builds the next `daily_bars` beside the live one, in short transactions that each hold the
-//! lock for a few milliseconds, and makes it live in one short transaction at the end:
+//! builds the next `daily_bars` and `corporate_actions` beside the live ones, in short
+//! transactions that each hold the lock for a few milliseconds, and makes them live in one short
+//! transaction at the end:
 //!
-//! 1. `daily_bars_next` is made with the live table's own definition, and filled with the live
-//!    rows (copied in key order, a few thousand per transaction); the file's bars are then
-//!    upserted into it as they arrive, a few thousand per transaction. While another
-//!    connection writes, the import pauses between transactions as long as it held the lock
-//!    (see [`Pacer`]), so that a server's writes, which wait on SQLite's busy handler, find
-//!    the lock free.
+//! 1. `daily_bars_next` and `corporate_actions_next` are made with the live tables' own
+//!    definitions, and filled with the live rows (copied in key order, a few thousand per
+//!    transaction); the file's bars and reported actions are then upserted into them as they
+//!    arrive, a few thousand per transaction, and the actions derived from the bars of the
+//!    instruments whose bars changed are replaced at the end, a few instruments per
+//!    transaction. While another connection writes, the import pauses between transactions as
+//!    long as it held the lock (see [`Pacer`]), so that a server's writes, which wait on
+//!    SQLite's busy handler, find the lock free.
 //! 2. Instruments the file names for the first time get their ids now (the next free ones) but
 //!    are inserted only at the end. So that no table ever refers to a missing instrument (a
-//!    crash may leave `daily_bars_next` behind, and `PRAGMA foreign_key_check` looks at every
-//!    table), `daily_bars_next` refers to `import_instrument_ids`, the ids of the instruments
-//!    as they will be, instead of `instruments`.
-//! 3. Everything else of the file (instrument updates, reported actions, records: small in a
-//!    price file), the new instruments and the derived corporate actions are written in one
-//!    last transaction, which also swaps the tables: `daily_bars` becomes `daily_bars_old`,
-//!    `daily_bars_next` becomes `daily_bars`, and its reference is pointed at `instruments`
-//!    (see [`Staging::swap`]). The old table is dropped afterwards.
+//!    crash may leave the next tables behind, and `PRAGMA foreign_key_check` looks at every
+//!    table), the next tables refer to `import_instrument_ids`, the ids of the instruments as
+//!    they will be, instead of `instruments`.
+//! 3. The rest of the file (instrument updates, facts, records, reported figures: nothing in a
+//!    price file) and the new instruments are written in one last transaction, which also swaps
+//!    the tables: `daily_bars` becomes `daily_bars_old`, `daily_bars_next` becomes
+//!    `daily_bars`, and the same for `corporate_actions`; their references are pointed at
+//!    `instruments` (see [`Staging::swap`]). The old tables are dropped afterwards.
 //!
 //! A crash or a bad file before that transaction leaves only the unused tables, which the next
 //! import drops: none of the file is visible. Imports are serialized by a lock on the file
 //! `<database>.import-lock` ([`ImportLock`], released by the system when its process dies),
-//! since a table swap would lose any write made to the live table meanwhile. Only imports write
+//! since a table swap would lose any write made to the live tables meanwhile. Only imports write
 //! `daily_bars` and `corporate_actions` (the server writes them through an import too: the
 //! simulated days it stores, the demo dataset), and only imports insert instruments.
 //!
@@ -39,14 +42,14 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
+use signet_domain::marketdata::{CorporateAction, SymbolBar};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio::sync::mpsc;
 
 use super::BUSY_TIMEOUT;
 use super::marketdata::{
-    DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, upsert_bars,
+    DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, upsert_action, upsert_bars,
 };
 use super::query::{Pool, Tx, map_err, query};
 use crate::StoreError;
@@ -56,11 +59,18 @@ pub(super) const STAGED_FROM_ROWS: usize = 16_384;
 
 const NEXT: &str = "daily_bars_next";
 const OLD: &str = "daily_bars_old";
+const ACTIONS_NEXT: &str = "corporate_actions_next";
+const ACTIONS_OLD: &str = "corporate_actions_old";
 const IDS: &str = "import_instrument_ids";
+/// What an import may leave behind, in the order they can be dropped.
+const STAGING_TABLES: [&str; 5] = [NEXT, OLD, ACTIONS_NEXT, ACTIONS_OLD, IDS];
 const PARKED: &str = "import_parked_instruments";
 
-/// Live rows copied into the next table per transaction.
+/// Live rows copied into a next table per transaction.
 const COPY_ROWS: i64 = 4096;
+/// Instruments whose corporate actions are derived again per transaction (each has a few
+/// thousand bars at most, and its actions are a few dozen).
+const DERIVED_PER_TRANSACTION: usize = 16;
 
 /// Serializes the imports of one SQLite file across processes: an exclusive lock on
 /// `<database>.import-lock` (beside `<database>.lock`, which opening takes), released when
@@ -151,7 +161,9 @@ pub(super) struct Staging {
     new_instruments: Vec<(i64, String)>,
     next_id: i64,
     import: Import,
-    /// Chunks other than bars, applied at the swap.
+    /// Rows the import changed in the next table of corporate actions.
+    actions_changed: u64,
+    /// Chunks other than bars and actions, applied at the swap.
     deferred: Vec<Chunk>,
     /// Bars parsed and not written yet (imported, or generated).
     pending: (Vec<SymbolBar>, bool),
@@ -176,6 +188,7 @@ impl Staging {
             new_instruments: Vec::new(),
             next_id: 0,
             import: Import::default(),
+            actions_changed: 0,
             deferred: Vec::new(),
             pending: (Vec::new(), false),
             pacer: Pacer {
@@ -185,8 +198,11 @@ impl Staging {
             },
         };
         // What a crashed import left behind.
-        staging.drop_tables(&[NEXT, OLD, IDS]).await?;
-        let Some(definition) = staging.next_definition().await? else {
+        staging.drop_tables(&STAGING_TABLES).await?;
+        let (Some(bars), Some(actions)) = (
+            staging.next_definition("daily_bars", NEXT).await?,
+            staging.next_definition("corporate_actions", ACTIONS_NEXT).await?,
+        ) else {
             staging.conn.close().await;
             return Ok(None);
         };
@@ -197,7 +213,8 @@ impl Staging {
         query(format!("INSERT INTO {IDS} SELECT instrument_id FROM instruments"))
             .execute(&mut tx)
             .await?;
-        query(definition).execute(&mut tx).await?;
+        query(bars).execute(&mut tx).await?;
+        query(actions).execute(&mut tx).await?;
         tx.commit().await?;
         staging.pace(started).await?;
         let (last,): (Option<i64>,) = query(format!("SELECT MAX(instrument_id) FROM {IDS}"))
@@ -205,19 +222,23 @@ impl Staging {
             .await?;
         staging.next_id = last.unwrap_or(0) + 1;
         staging.copy_live_bars().await?;
+        staging.copy_live_actions().await?;
         Ok(Some(staging))
     }
 
-    /// `CREATE TABLE daily_bars_next` as the live table is defined, referring to the id table.
-    async fn next_definition(&self) -> Result<Option<String>, StoreError> {
-        let (others,): (i64,) = query(
-            "SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = 'daily_bars' AND type != 'table' AND sql IS NOT NULL",
-        )
-        .fetch_one(&self.conn)
-        .await?;
-        let (live,): (String,) = query("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'daily_bars'")
+    /// `CREATE TABLE {next}` as the `live` table is defined, referring to the id table instead
+    /// of `instruments`.
+    async fn next_definition(&self, live: &str, next: &str) -> Result<Option<String>, StoreError> {
+        let (others,): (i64,) =
+            query("SELECT COUNT(*) FROM sqlite_schema WHERE tbl_name = $1 AND type != 'table' AND sql IS NOT NULL")
+                .bind(live)
+                .fetch_one(&self.conn)
+                .await?;
+        let (definition,): (String,) = query("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = $1")
+            .bind(live)
             .fetch_one(&self.conn)
             .await?;
+        let live = definition;
         let Some(open) = live.find('(') else {
             return Ok(None);
         };
@@ -227,12 +248,12 @@ impl Staging {
         if others != 0 || body.matches("REFERENCES").count() != 1 || found.len() != 1 {
             tracing::debug!(
                 definition = live,
-                "daily_bars is not as expected: importing in one transaction"
+                "not the table expected: importing in one transaction"
             );
             return Ok(None);
         }
         let body = body.replacen(found[0], &format!("REFERENCES {IDS} "), 1);
-        Ok(Some(format!("CREATE TABLE {NEXT} {body}")))
+        Ok(Some(format!("CREATE TABLE {next} {body}")))
     }
 
     /// Begins a transaction that writes at once (waiting for the lock, not failing on it):
@@ -296,6 +317,37 @@ impl Staging {
         }
     }
 
+    /// Copies the live corporate actions into their next table, as [`Self::copy_live_bars`].
+    async fn copy_live_actions(&mut self) -> Result<(), StoreError> {
+        let mut after: (i64, i32, String) = (i64::MIN, i32::MIN, String::new());
+        loop {
+            let (started, mut tx) = self.begin().await?;
+            let copied = query(format!(
+                "INSERT INTO {ACTIONS_NEXT} SELECT * FROM corporate_actions
+                 WHERE (instrument_id, day, kind) > ($1, $2, $3) ORDER BY instrument_id, day, kind LIMIT $4"
+            ))
+            .bind(after.0)
+            .bind(after.1)
+            .bind(after.2.as_str())
+            .bind(COPY_ROWS)
+            .execute(&mut tx)
+            .await?;
+            if copied > 0 {
+                after = query(format!(
+                    "SELECT instrument_id, day, kind FROM {ACTIONS_NEXT}
+                     ORDER BY instrument_id DESC, day DESC, kind DESC LIMIT 1"
+                ))
+                .fetch_one(&mut tx)
+                .await?;
+            }
+            tx.commit().await?;
+            self.pace(started).await?;
+            if copied < COPY_ROWS as u64 {
+                return Ok(());
+            }
+        }
+    }
+
     /// Applies `first` and the rest of the stream, then swaps; on any failure (or a stream
     /// that ends without its commit), drops what it built and changes nothing.
     pub(super) async fn run(
@@ -307,9 +359,9 @@ impl Staging {
             Ok(()) => self.finish().await,
             Err(e) => Err(e),
         };
-        // After the swap, `daily_bars_old`; after a failure, the next table. The import's
+        // After the swap, the old tables; after a failure, the next ones. The import's
         // result stands whether or not this succeeds (the next import drops them).
-        if let Err(e) = self.drop_tables(&[NEXT, OLD, IDS]).await {
+        if let Err(e) = self.drop_tables(&STAGING_TABLES).await {
             tracing::warn!(error = %e, "dropping an import's staging tables");
         }
         self.conn.close().await;
@@ -346,11 +398,39 @@ impl Staging {
                 }
                 Ok(())
             }
+            Chunk::Actions(actions) => self.actions(&actions).await,
             other => {
                 self.deferred.push(other);
                 Ok(())
             }
         }
+    }
+
+    /// Upserts reported or generated corporate actions into their next table, in one
+    /// transaction.
+    async fn actions(&mut self, actions: &[(String, CorporateAction)]) -> Result<(), StoreError> {
+        let reserved = self.resolve(actions.iter().map(|(symbol, _)| symbol.as_str())).await?;
+        let (started, mut tx) = self.begin().await?;
+        Self::reserve(&mut tx, &reserved).await?;
+        for (symbol, action) in actions {
+            let changed = upsert_action(&mut tx, ACTIONS_NEXT, self.ids[symbol], action).await?;
+            self.import.counts.actions += changed;
+            self.actions_changed += changed;
+        }
+        tx.commit().await?;
+        self.pace(started).await
+    }
+
+    /// Adds ids reserved for new instruments to the id table.
+    async fn reserve(tx: &mut Tx, reserved: &[i64]) -> Result<(), StoreError> {
+        for part in reserved.chunks(ROWS_PER_STATEMENT) {
+            let mut insert = query(format!("INSERT INTO {IDS} (instrument_id) "));
+            insert.push_values(part, |row, id| {
+                row.bind(*id);
+            });
+            insert.execute(&mut *tx).await?;
+        }
+        Ok(())
     }
 
     async fn write_pending(&mut self) -> Result<(), StoreError> {
@@ -363,15 +443,9 @@ impl Staging {
 
     /// Upserts bars into the next table, in one transaction.
     async fn bars(&mut self, bars: &[SymbolBar], generated: bool) -> Result<(), StoreError> {
-        let reserved = self.resolve(bars).await?;
+        let reserved = self.resolve(bars.iter().map(|b| b.symbol.as_str())).await?;
         let (started, mut tx) = self.begin().await?;
-        for part in reserved.chunks(ROWS_PER_STATEMENT) {
-            let mut insert = query(format!("INSERT INTO {IDS} (instrument_id) "));
-            insert.push_values(part, |row, id| {
-                row.bind(*id);
-            });
-            insert.execute(&mut tx).await?;
-        }
+        Self::reserve(&mut tx, &reserved).await?;
         for part in bars.chunks(ROWS_PER_STATEMENT) {
             let rows: Vec<(i64, _)> = part.iter().map(|b| (self.ids[&b.symbol], b.bar)).collect();
             let changed = upsert_bars(&mut tx, NEXT, &rows, generated).await?;
@@ -386,14 +460,14 @@ impl Staging {
         self.pace(started).await
     }
 
-    /// Gives every symbol of `bars` its id: the stored instrument's, or the next free one for
+    /// Gives every one of `symbols` its id: the stored instrument's, or the next free one for
     /// an instrument the swap will insert; returns the ids reserved now.
-    async fn resolve(&mut self, bars: &[SymbolBar]) -> Result<Vec<i64>, StoreError> {
+    async fn resolve<'a>(&mut self, symbols: impl Iterator<Item = &'a str>) -> Result<Vec<i64>, StoreError> {
         let mut unknown: Vec<&str> = Vec::new();
         let mut seen = HashSet::new();
-        for b in bars {
-            if !self.ids.contains_key(&b.symbol) && seen.insert(b.symbol.as_str()) {
-                unknown.push(&b.symbol);
+        for symbol in symbols {
+            if !self.ids.contains_key(symbol) && seen.insert(symbol) {
+                unknown.push(symbol);
             }
         }
         for part in unknown.chunks(ROWS_PER_STATEMENT) {
@@ -417,16 +491,27 @@ impl Staging {
         Ok(reserved)
     }
 
-    /// Derives the corporate actions of the instruments whose bars changed (reading the next
-    /// table, outside any transaction), then makes everything live in one transaction.
+    /// Derives the corporate actions of the instruments whose bars changed into the next table
+    /// (reading the bars outside any transaction, writing in short ones), then makes everything
+    /// live in one transaction.
     async fn finish(&mut self) -> Result<ImportCounts, StoreError> {
-        let mut wanted: Vec<(i64, HashSet<DerivedAction>)> = Vec::new();
         let mut changed: Vec<i64> = self.import.bars_changed_for.iter().copied().collect();
         changed.sort_unstable();
-        for id in changed {
-            wanted.push((id, derived_actions(&self.conn, NEXT, id).await?));
+        for part in changed.chunks(DERIVED_PER_TRANSACTION) {
+            let mut wanted: Vec<(i64, HashSet<DerivedAction>)> = Vec::with_capacity(part.len());
+            for &id in part {
+                wanted.push((id, derived_actions(&self.conn, NEXT, id).await?));
+            }
+            let (started, mut tx) = self.begin().await?;
+            for (id, wanted) in &wanted {
+                let changed = replace_derived_actions(&mut tx, ACTIONS_NEXT, *id, wanted).await?;
+                self.import.counts.actions += changed;
+                self.actions_changed += changed;
+            }
+            tx.commit().await?;
+            self.pace(started).await?;
         }
-        let swap = self.import.counts.bars > 0;
+        let (bars, actions) = (self.import.counts.bars > 0, self.actions_changed > 0);
         let (started, mut tx) = self.begin().await?;
         for part in self.new_instruments.chunks(ROWS_PER_STATEMENT) {
             let mut insert = query("INSERT INTO instruments (instrument_id, symbol, name) ");
@@ -440,11 +525,8 @@ impl Staging {
         for chunk in std::mem::take(&mut self.deferred) {
             import.apply(&mut tx, chunk).await?;
         }
-        for (id, wanted) in &wanted {
-            import.counts.actions += replace_derived_actions(&mut tx, *id, wanted).await?;
-        }
-        if swap {
-            Self::swap(&mut tx).await?;
+        if bars || actions {
+            Self::swap(&mut tx, bars, actions).await?;
         }
         tx.commit().await?;
         let held = started.elapsed();
@@ -452,16 +534,17 @@ impl Staging {
         Ok(import.counts)
     }
 
-    /// Makes the next table `daily_bars`, referring to `instruments`, inside `tx`.
+    /// Makes the next tables live (`bars`: `daily_bars`, `actions`: `corporate_actions`),
+    /// referring to `instruments`, inside `tx`.
     ///
     /// Renaming a table rewrites the references other tables make to it, unless
     /// `legacy_alter_table` is on (with foreign keys off, as on this connection). So: the
     /// instruments step aside without their referrers noticing; the id table takes their name,
-    /// which rewrites the next table's reference to `instruments`; the id table is dropped and
-    /// the instruments come back, again unnoticed. Then the bars tables trade places (no table
-    /// refers to them).
-    async fn swap(tx: &mut Tx) -> Result<(), StoreError> {
-        for statement in [
+    /// which rewrites the next tables' references to `instruments`; the id table is dropped and
+    /// the instruments come back, again unnoticed. Then the live and next tables trade places
+    /// (no table refers to them).
+    async fn swap(tx: &mut Tx, bars: bool, actions: bool) -> Result<(), StoreError> {
+        let mut statements = vec![
             "PRAGMA legacy_alter_table = ON".to_owned(),
             format!("ALTER TABLE instruments RENAME TO {PARKED}"),
             "PRAGMA legacy_alter_table = OFF".to_owned(),
@@ -470,9 +553,16 @@ impl Staging {
             "DROP TABLE instruments".to_owned(),
             format!("ALTER TABLE {PARKED} RENAME TO instruments"),
             "PRAGMA legacy_alter_table = OFF".to_owned(),
-            format!("ALTER TABLE daily_bars RENAME TO {OLD}"),
-            format!("ALTER TABLE {NEXT} RENAME TO daily_bars"),
-        ] {
+        ];
+        if bars {
+            statements.push(format!("ALTER TABLE daily_bars RENAME TO {OLD}"));
+            statements.push(format!("ALTER TABLE {NEXT} RENAME TO daily_bars"));
+        }
+        if actions {
+            statements.push(format!("ALTER TABLE corporate_actions RENAME TO {ACTIONS_OLD}"));
+            statements.push(format!("ALTER TABLE {ACTIONS_NEXT} RENAME TO corporate_actions"));
+        }
+        for statement in statements {
             query(statement).execute(&mut *tx).await?;
         }
         Ok(())
