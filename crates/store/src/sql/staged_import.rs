@@ -500,7 +500,26 @@ impl Staging {
         for part in changed.chunks(DERIVED_PER_TRANSACTION) {
             let mut wanted: Vec<(i64, HashSet<DerivedAction>)> = Vec::with_capacity(part.len());
             for &id in part {
-                wanted.push((id, derived_actions(&self.conn, NEXT, id).await?));
+                let derived = derived_actions(&self.conn, NEXT, id).await?;
+                // Only this import writes the next table: what it holds can be read outside a
+                // transaction, and an instrument whose actions stay as they are needs none.
+                let stored: Vec<(i32, String, String)> = query(format!(
+                    "SELECT day, kind, value FROM {ACTIONS_NEXT} WHERE instrument_id = $1 AND source = 'DERIVED'"
+                ))
+                .bind(id)
+                .fetch_all(&self.conn)
+                .await?;
+                let stored: HashSet<(i32, String, String)> = stored.into_iter().collect();
+                let same = stored.len() == derived.len()
+                    && derived
+                        .iter()
+                        .all(|(day, kind, value)| stored.contains(&(*day, (*kind).to_owned(), value.clone())));
+                if !same {
+                    wanted.push((id, derived));
+                }
+            }
+            if wanted.is_empty() {
+                continue;
             }
             let (started, mut tx) = self.begin().await?;
             for (id, wanted) in &wanted {
