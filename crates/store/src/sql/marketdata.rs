@@ -48,7 +48,9 @@ impl SqlStore {
         first: Vec<Chunk>,
         rest: Option<mpsc::Receiver<ImportMessage>>,
     ) -> Result<ImportCounts, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        // The import reads (the ids of symbols) before it writes: begun deferred, it would fail
+        // on its first write if a server on the same SQLite file wrote meanwhile.
+        let mut tx = self.writer.begin_write().await?;
         let mut import = Import::default();
         for chunk in first {
             import.apply(&mut tx, chunk).await?;

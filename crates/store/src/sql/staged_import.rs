@@ -259,11 +259,8 @@ impl Staging {
     /// Begins a transaction that writes at once (waiting for the lock, not failing on it):
     /// (when it got the lock, transaction).
     async fn begin(&self) -> Result<(Instant, Tx), StoreError> {
-        let Pool::Sqlite(pool) = &self.conn else {
-            unreachable!("a staged import runs on SQLite");
-        };
-        let tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?;
-        Ok((Instant::now(), Tx::Sqlite(tx)))
+        let tx = self.conn.begin_write().await?;
+        Ok((Instant::now(), tx))
     }
 
     async fn pace(&mut self, started: Instant) -> Result<(), StoreError> {
