@@ -171,9 +171,9 @@ pub(super) struct Staging {
 }
 
 impl Staging {
-    /// Makes the next table and copies the live bars into it; `None` when the live table is not
-    /// the one this code knows how to rebuild (an index or trigger of its own, another foreign
-    /// key), and the caller imports in one transaction.
+    /// Makes the next tables and copies the live bars and actions into them; `None` when a live
+    /// table is not one this code knows how to rebuild (an index or trigger of its own, another
+    /// foreign key), and the caller imports in one transaction.
     pub(super) async fn prepare(options: SqliteConnectOptions) -> Result<Option<Staging>, StoreError> {
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
