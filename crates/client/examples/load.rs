@@ -5,6 +5,8 @@
 //! buy of one share far below the market, GTC, so that none fills and each is a new order).
 //! `--query NAME=VALUE` (repeatable) adds a parameter to the signed GET; `--post JSON` sends a
 //! signed POST of that body instead. Answers are read whole, not parsed.
+//! `--while-file PATH` stops the load early when PATH disappears (a script removes it when what
+//! it measures the load beside is over).
 //!
 //! cargo run --release -p signet-client --example load -- \
 //!     --endpoint http://127.0.0.1:8080 --path /trading/accounts/list --seconds 10 --workers 32
@@ -25,6 +27,7 @@ struct Args {
     place: Option<String>,
     query: Vec<(String, String)>,
     post: Option<serde_json::Value>,
+    while_file: Option<std::path::PathBuf>,
 }
 
 fn args() -> Args {
@@ -38,6 +41,7 @@ fn args() -> Args {
         place: None,
         query: Vec::new(),
         post: None,
+        while_file: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -59,6 +63,7 @@ fn args() -> Args {
                 args.query.push((name.to_owned(), v.to_owned()));
             }
             "--post" => args.post = Some(serde_json::from_str(&value()).expect("--post takes JSON")),
+            "--while-file" => args.while_file = Some(value().into()),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -73,11 +78,13 @@ async fn main() {
     let client = Client::new(&args.endpoint, key.clone(), secret).expect("client");
     let plain = reqwest::Client::new();
     let url = format!("{}{}", args.endpoint, args.path);
-    let deadline = Instant::now() + Duration::from_secs(args.seconds);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(args.seconds);
 
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..args.workers {
         let app_key = args.app_key_only.then(|| key.clone());
+        let while_file = args.while_file.clone();
         let (client, plain, url, path, unsigned, place) = (
             client.clone(),
             plain.clone(),
@@ -90,7 +97,7 @@ async fn main() {
         workers.spawn(async move {
             let mut latencies = Vec::new();
             let mut errors = 0u64;
-            while Instant::now() < deadline {
+            while Instant::now() < deadline && while_file.as_ref().is_none_or(|f| f.exists()) {
                 let started = Instant::now();
                 let ok = if let Some(account) = &place {
                     let order = signet_model::orders::NewOrder {
@@ -147,14 +154,16 @@ async fn main() {
         latencies.extend(l);
         errors += e;
     }
+    let seconds = started.elapsed().as_secs_f64();
     latencies.sort_unstable();
     #[expect(clippy::cast_possible_truncation, reason = "a fraction of the number of latencies")]
     let pct = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)] as f64 / 1000.0;
     println!(
-        "{{\"requests\": {}, \"errors\": {errors}, \"rps\": {:.0}, \"p50_ms\": {:.2}, \"p99_ms\": {:.2}}}",
+        "{{\"requests\": {}, \"errors\": {errors}, \"rps\": {:.0}, \"p50_ms\": {:.2}, \"p99_ms\": {:.2}, \"max_ms\": {:.2}}}",
         latencies.len(),
-        latencies.len() as f64 / args.seconds as f64,
+        latencies.len() as f64 / seconds,
         pct(0.50),
-        pct(0.99)
+        pct(0.99),
+        pct(1.0)
     );
 }

@@ -182,10 +182,12 @@ pub trait MetaStore: Send + Sync {
 /// Instruments, bars, corporate actions and facts.
 #[async_trait]
 pub trait MarketDataStore: Send + Sync {
-    /// Applies the chunks of one file in one transaction, committing only on
+    /// Applies the chunks of one file atomically, making them visible only on
     /// [`ImportMessage::Commit`]; when the stream ends without it, nothing changes and the
     /// answer is [`StoreError::Aborted`]. Corporate actions are derived again for instruments
-    /// whose bars changed.
+    /// whose bars changed. On PostgreSQL, and for small files on SQLite, one transaction; a
+    /// large file of bars on SQLite is staged in short transactions and swapped in at the end
+    /// (`sql/staged_import.rs`), so that a server's writes beside it do not wait for it.
     async fn import(&self, messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError>;
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError>;
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;

@@ -246,3 +246,31 @@ pub async fn wait_until_none_open(client: &signet_client::Client, account: &str)
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// Daily prices of `symbols` made-up symbols (`Z0000`...) over 500 weekdays, in the Quandl WIKI
+/// layout: a file large enough that importing it takes seconds.
+pub fn made_up_prices(path: &std::path::Path, symbols: usize) -> usize {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(out, "Ticker,Date,Open,High,Low,Close,Volume,Adj Close").unwrap();
+    let days: Vec<String> = (0..700)
+        .map(|n| time::Date::from_calendar_date(2010, time::Month::January, 4).unwrap() + time::Duration::days(n))
+        .filter(|d| d.weekday().number_days_from_monday() < 5)
+        .take(500)
+        .map(|d| d.to_string())
+        .collect();
+    for s in 0..symbols {
+        for (n, day) in days.iter().enumerate() {
+            let price = 20.0 + (s % 97) as f64 + (n % 13) as f64 * 0.25;
+            writeln!(
+                out,
+                "Z{s:04},{day},{price:.2},{:.2},{:.2},{price:.2},{},{price:.2}",
+                price + 0.5,
+                price - 0.5,
+                1000 + n
+            )
+            .unwrap();
+        }
+    }
+    symbols * days.len()
+}

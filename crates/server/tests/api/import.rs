@@ -331,3 +331,102 @@ async fn fundamentals_in_signets_layout_import_once() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A price file of `symbols` made-up symbols (`Q000`...) × 500 weekdays, each split 2:1 on its
+/// 250th day (the adjusted close says so); with `bad_last_row`, its last row's high is not a
+/// number. Returns the file and its number of rows.
+fn split_prices(dir: &Path, symbols: usize, bad_last_row: bool) -> (PathBuf, u64) {
+    use std::fmt::Write;
+    let mut out = String::from("Ticker,Date,Open,High,Low,Close,Volume,Adj Close\n");
+    let first = parse_day("2010-01-04").unwrap();
+    let days: Vec<String> = (0..700)
+        .map(|n| first + n)
+        .filter(|d| (d + 3).rem_euclid(7) < 5)
+        .take(500)
+        .map(format_day)
+        .collect();
+    for s in 0..symbols {
+        for (n, day) in days.iter().enumerate() {
+            let close = if n < 250 { 2 * (50 + s % 7) } else { 50 + s % 7 };
+            let adj = 50 + s % 7;
+            let high = if bad_last_row && s + 1 == symbols && n + 1 == days.len() {
+                "x".to_owned()
+            } else {
+                format!("{}", close + 1)
+            };
+            writeln!(out, "Q{s:03},{day},{close},{high},{},{close},1000,{adj}", close - 1).unwrap();
+        }
+    }
+    let path = dir.join(if bad_last_row {
+        "bad-split-prices.csv"
+    } else {
+        "split-prices.csv"
+    });
+    std::fs::write(&path, out).unwrap();
+    (path, (symbols * days.len()) as u64)
+}
+
+/// Large enough for SQLite's staged import (built beside the live bars and swapped in): the
+/// same counts, bars and derived actions as one transaction (PostgreSQL), the bars already
+/// stored kept, a re-import that changes nothing, and a bad file that changes nothing.
+#[tokio::test]
+async fn a_large_price_file_imports_whole_once_and_a_bad_one_not_at_all() {
+    let db = db().await;
+    db.import("data/demo/daily_ohlcv_2000_2013.csv.gz").await.unwrap();
+    let before = db.status().await;
+    let (good, rows) = split_prices(db._dir.path(), 40, false);
+    let (bad, _) = split_prices(db._dir.path(), 40, true);
+
+    let store: Arc<dyn MarketDataStore> = db.store.clone();
+    let options = ImportOptions::default();
+    match import_file(store.clone(), &bad, &options, Arc::new(Progress::default())).await {
+        Err(ImportError::Row { line, column, .. }) => assert_eq!((line, column), (rows + 1, 4)),
+        other => panic!("expected a row error, got {other:?}"),
+    }
+    assert_eq!(db.status().await, before, "a bad file changes nothing");
+
+    let summary = import_file(store.clone(), &good, &options, Arc::new(Progress::default()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            summary.rows,
+            summary.bars_changed,
+            summary.instruments_changed,
+            summary.actions_changed
+        ),
+        (rows, rows, 40, 40)
+    );
+    let status = db.status().await;
+    assert_eq!(status.instruments, before.instruments + 40);
+    assert_eq!(status.bars, before.bars + rows);
+    assert_eq!(status.splits, before.splits + 40);
+    assert_eq!(status.dividends, before.dividends);
+
+    let q007 = db.store.instrument("Q007").await.unwrap().unwrap();
+    let actions = db.store.corporate_actions(q007.instrument_id).await.unwrap();
+    assert_eq!(actions.len(), 1);
+    assert_eq!(
+        (actions[0].kind, actions[0].value),
+        (ActionKind::Split, Decimal::from(2))
+    );
+    let bars = db
+        .store
+        .daily_bars(q007.instrument_id, i32::MIN, i32::MAX)
+        .await
+        .unwrap();
+    assert_eq!(
+        (bars.len(), bars[0].close, bars[499].close),
+        (500, 100_000_000, 50_000_000)
+    );
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    let day = parse_day("2013-03-01").unwrap();
+    let last = db.store.daily_bars(apple.instrument_id, day, day).await.unwrap();
+    assert_eq!(last[0].close, 430_470_000, "the bars stored before are kept");
+
+    let again = import_file(store, &good, &options, Arc::new(Progress::default()))
+        .await
+        .unwrap();
+    assert_eq!(again.changed(), 0, "a second import changes nothing");
+    assert_eq!(db.status().await, status);
+}

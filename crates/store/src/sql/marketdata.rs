@@ -11,41 +11,97 @@ use signet_domain::marketdata::{
 use signet_domain::simulator::Listing;
 use tokio::sync::mpsc;
 
-use super::SqlStore;
-use super::query::{Tx, query};
+use super::query::{Conn, Tx, query};
+use super::{SqlStore, staged_import};
 use crate::rows::{BAR_COLUMNS, Decoded, FACT_COLUMNS, FactRow, INSTRUMENT_COLUMNS, fact_from_row, parse_column};
 use crate::{InstrumentQuery, MarketDataStatus, MarketDataStore, StoreError};
 
 /// Rows per multi-row INSERT, within SQLite's limit of 32,766 bound values (and PostgreSQL's of
 /// 65,535).
-const ROWS_PER_STATEMENT: usize = 1000;
+pub(super) const ROWS_PER_STATEMENT: usize = 1000;
 
 /// The state of one file's import inside its transaction.
 #[derive(Default)]
-struct Import {
-    ids: HashMap<String, i64>,
-    bars_changed_for: HashSet<i64>,
-    counts: ImportCounts,
+pub(super) struct Import {
+    pub(super) ids: HashMap<String, i64>,
+    pub(super) bars_changed_for: HashSet<i64>,
+    pub(super) counts: ImportCounts,
+}
+
+/// How many rows a chunk holds.
+fn chunk_rows(chunk: &Chunk) -> usize {
+    match chunk {
+        Chunk::Instruments(v) => v.len(),
+        Chunk::Bars { bars, .. } => bars.len(),
+        Chunk::Actions(v) => v.len(),
+        Chunk::Facts(v) => v.len(),
+        Chunk::Records(v) => v.len(),
+        Chunk::Reported { .. } => 1,
+    }
+}
+
+impl SqlStore {
+    /// Applies `first`, then what `rest` brings until its commit, in one transaction of the
+    /// writer.
+    async fn import_in_one_transaction(
+        &self,
+        first: Vec<Chunk>,
+        rest: Option<mpsc::Receiver<ImportMessage>>,
+    ) -> Result<ImportCounts, StoreError> {
+        // The import reads (the ids of symbols) before it writes: begun deferred, it would fail
+        // on its first write if a server on the same SQLite file wrote meanwhile.
+        let mut tx = self.writer.begin_write().await?;
+        let mut import = Import::default();
+        for chunk in first {
+            import.apply(&mut tx, chunk).await?;
+        }
+        if let Some(mut messages) = rest {
+            loop {
+                match messages.recv().await {
+                    // Dropping `tx` rolls back.
+                    None => return Err(StoreError::Aborted),
+                    Some(ImportMessage::Commit) => break,
+                    Some(ImportMessage::Chunk(chunk)) => import.apply(&mut tx, chunk).await?,
+                }
+            }
+        }
+        for &instrument_id in &import.bars_changed_for {
+            let wanted = derived_actions(&mut tx, "daily_bars", instrument_id).await?;
+            import.counts.actions +=
+                replace_derived_actions(&mut tx, "corporate_actions", instrument_id, &wanted).await?;
+        }
+        tx.commit().await?;
+        Ok(import.counts)
+    }
 }
 
 #[async_trait]
 impl MarketDataStore for SqlStore {
     async fn import(&self, mut messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError> {
-        let mut tx = self.writer.begin().await?;
-        let mut import = Import::default();
-        loop {
+        let (Some(path), Some(options)) = (self.path(), &self.sqlite_options) else {
+            // PostgreSQL: one transaction, which trading does not wait for.
+            return self.import_in_one_transaction(Vec::new(), Some(messages)).await;
+        };
+        // SQLite: one import at a time, whichever process runs it; see `staged_import`.
+        let _lock = staged_import::ImportLock::acquire(path).await?;
+        let mut first = Vec::new();
+        let mut rows = 0;
+        while rows < staged_import::STAGED_FROM_ROWS {
             match messages.recv().await {
-                // Dropping `tx` rolls back.
                 None => return Err(StoreError::Aborted),
-                Some(ImportMessage::Commit) => break,
-                Some(ImportMessage::Chunk(chunk)) => import.apply(&mut tx, chunk).await?,
+                Some(ImportMessage::Commit) => return self.import_in_one_transaction(first, None).await,
+                Some(ImportMessage::Chunk(chunk)) => {
+                    rows += chunk_rows(&chunk);
+                    first.push(chunk);
+                }
             }
         }
-        for &instrument_id in &import.bars_changed_for {
-            import.counts.actions += rederive_actions(&mut tx, instrument_id).await?;
+        if first.iter().any(|chunk| matches!(chunk, Chunk::Bars { .. }))
+            && let Some(staging) = staged_import::Staging::prepare(options.clone()).await?
+        {
+            return staging.run(first, messages).await;
         }
-        tx.commit().await?;
-        Ok(import.counts)
+        self.import_in_one_transaction(first, Some(messages)).await
     }
 
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError> {
@@ -193,7 +249,7 @@ impl MarketDataStore for SqlStore {
 }
 
 impl Import {
-    async fn apply(&mut self, tx: &mut Tx, chunk: Chunk) -> Result<(), StoreError> {
+    pub(super) async fn apply(&mut self, tx: &mut Tx, chunk: Chunk) -> Result<(), StoreError> {
         match chunk {
             Chunk::Instruments(updates) => {
                 for update in &updates {
@@ -204,7 +260,7 @@ impl Import {
             Chunk::Actions(actions) => {
                 for (symbol, action) in &actions {
                     let id = self.id(tx, symbol).await?;
-                    self.counts.actions += upsert_action(tx, id, action).await?;
+                    self.counts.actions += upsert_action(tx, "corporate_actions", id, action).await?;
                 }
             }
             Chunk::Facts(facts) => {
@@ -274,7 +330,7 @@ impl Import {
             for b in part {
                 rows.push((self.id(tx, &b.symbol).await?, b.bar));
             }
-            let changed = upsert_bars(tx, &rows, generated).await?;
+            let changed = upsert_bars(tx, "daily_bars", &rows, generated).await?;
             if changed > 0 {
                 self.counts.bars += changed;
                 self.bars_changed_for
@@ -345,10 +401,16 @@ async fn upsert_instrument(tx: &mut Tx, u: &InstrumentUpdate) -> Result<u64, Sto
     .await
 }
 
-async fn upsert_bars(tx: &mut Tx, rows: &[(i64, Bar)], generated: bool) -> Result<u64, StoreError> {
-    let mut insert = query(
-        "INSERT INTO daily_bars AS t (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) ",
-    );
+/// Inserts or updates bars of `table` (`daily_bars`, or the table a staged import builds).
+pub(super) async fn upsert_bars(
+    tx: &mut Tx,
+    table: &str,
+    rows: &[(i64, Bar)],
+    generated: bool,
+) -> Result<u64, StoreError> {
+    let mut insert = query(format!(
+        "INSERT INTO {table} AS t (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) "
+    ));
     insert.push_values(rows, |row, (id, bar)| {
         row.bind(*id)
             .bind(bar.day)
@@ -416,13 +478,17 @@ async fn upsert_records(tx: &mut Tx, rows: &[(i64, &SymbolRecord)]) -> Result<u6
     insert.execute(tx).await
 }
 
-/// Inserts or updates corporate actions of one instrument: `(day, kind, value, source)`.
+/// Inserts or updates corporate actions of one instrument in `table` (`corporate_actions`, or
+/// the table a staged import builds): `(day, kind, value, source)`.
 async fn upsert_actions<'a>(
     tx: &mut Tx,
+    table: &str,
     instrument_id: i64,
     actions: impl IntoIterator<Item = (i32, &'a str, String, &'a str)>,
 ) -> Result<u64, StoreError> {
-    let mut insert = query("INSERT INTO corporate_actions AS t (instrument_id, day, kind, value, source) ");
+    let mut insert = query(format!(
+        "INSERT INTO {table} AS t (instrument_id, day, kind, value, source) "
+    ));
     insert.push_values(actions, |row, (day, kind, value, source)| {
         row.bind(instrument_id).bind(day).bind(kind).bind(value).bind(source);
     });
@@ -431,45 +497,68 @@ async fn upsert_actions<'a>(
 }
 
 /// Inserts or updates a reported or generated action (derived ones come from the bars).
-async fn upsert_action(tx: &mut Tx, instrument_id: i64, a: &CorporateAction) -> Result<u64, StoreError> {
+pub(super) async fn upsert_action(
+    tx: &mut Tx,
+    table: &str,
+    instrument_id: i64,
+    a: &CorporateAction,
+) -> Result<u64, StoreError> {
     let action = (
         a.day,
         a.kind.as_str(),
         a.value.normalize().to_string(),
         a.source.as_str(),
     );
-    upsert_actions(tx, instrument_id, [action]).await
+    upsert_actions(tx, table, instrument_id, [action]).await
 }
 
-/// Replaces an instrument's derived corporate actions by those its bars imply now; returns how
-/// many rows changed.
-async fn rederive_actions(tx: &mut Tx, instrument_id: i64) -> Result<u64, StoreError> {
-    let closes: Vec<(i32, i64, i64)> = query(
-        "SELECT day, close_e6, adj_close_e6 FROM daily_bars
-         WHERE instrument_id = $1 AND adj_close_e6 IS NOT NULL ORDER BY day",
-    )
+/// A derived corporate action: `(day, kind, value)`.
+pub(super) type DerivedAction = (i32, &'static str, String);
+
+/// The corporate actions the bars of `instrument_id` in `table` imply.
+pub(super) async fn derived_actions<'c>(
+    conn: impl Into<Conn<'c>>,
+    table: &str,
+    instrument_id: i64,
+) -> Result<HashSet<DerivedAction>, StoreError> {
+    let closes: Vec<(i32, i64, i64)> = query(format!(
+        "SELECT day, close_e6, adj_close_e6 FROM {table}
+         WHERE instrument_id = $1 AND adj_close_e6 IS NOT NULL ORDER BY day"
+    ))
     .bind(instrument_id)
-    .fetch_all(&mut *tx)
+    .fetch_all(conn)
     .await?;
     let closes: Vec<AdjustedClose> = closes
         .into_iter()
         .map(|(day, close, adj_close)| AdjustedClose { day, close, adj_close })
         .collect();
-    let wanted: HashSet<(i32, &'static str, String)> = derive_actions(&closes)
+    Ok(derive_actions(&closes)
         .into_iter()
         .map(|a| (a.day, a.kind.as_str(), a.value.normalize().to_string()))
-        .collect();
-    let stored: Vec<(i32, String, String)> =
-        query("SELECT day, kind, value FROM corporate_actions WHERE instrument_id = $1 AND source = 'DERIVED'")
-            .bind(instrument_id)
-            .fetch_all(&mut *tx)
-            .await?;
+        .collect())
+}
+
+/// Replaces an instrument's derived corporate actions in `table` by `wanted`; returns how many
+/// rows changed.
+pub(super) async fn replace_derived_actions(
+    tx: &mut Tx,
+    table: &str,
+    instrument_id: i64,
+    wanted: &HashSet<DerivedAction>,
+) -> Result<u64, StoreError> {
+    let stored: Vec<(i32, String, String)> = query(format!(
+        "SELECT day, kind, value FROM {table} WHERE instrument_id = $1 AND source = 'DERIVED'"
+    ))
+    .bind(instrument_id)
+    .fetch_all(&mut *tx)
+    .await?;
     let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
+    let wanted: HashSet<(i32, &str, String)> = wanted.iter().map(|(d, k, v)| (*d, *k, v.clone())).collect();
     let mut changed = 0;
     for (day, kind, _) in stored.difference(&wanted) {
-        changed += query(
-            "DELETE FROM corporate_actions WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'",
-        )
+        changed += query(format!(
+            "DELETE FROM {table} WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'"
+        ))
         .bind(instrument_id)
         .bind(*day)
         .bind(*kind)
@@ -481,7 +570,7 @@ async fn rederive_actions(tx: &mut Tx, instrument_id: i64) -> Result<u64, StoreE
         let derived = part
             .iter()
             .map(|(day, kind, value)| (*day, *kind, value.clone(), ActionSource::Derived.as_str()));
-        changed += upsert_actions(tx, instrument_id, derived).await?;
+        changed += upsert_actions(tx, table, instrument_id, derived).await?;
     }
     Ok(changed)
 }

@@ -24,6 +24,7 @@ mod nonces;
 mod placements;
 pub mod query;
 mod screeners;
+mod staged_import;
 mod tokens;
 mod trading;
 mod watchlists;
@@ -75,6 +76,8 @@ pub struct SqlStore {
     placement_writer: Option<Batcher<Vec<Order>, placements::Placed>>,
     /// The SQLite file, and the connection that checkpoints its write-ahead log.
     sqlite: Option<(PathBuf, SqlitePool)>,
+    /// How the SQLite connections open (a large import opens one of its own).
+    sqlite_options: Option<SqliteConnectOptions>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -121,7 +124,7 @@ impl SqlStore {
         let reader = SqlitePoolOptions::new()
             .max_connections(SQLITE_READERS)
             .acquire_timeout(BUSY_TIMEOUT)
-            .connect_with(options.read_only(true))
+            .connect_with(options.clone().read_only(true))
             .await
             .map_err(map_err)?;
         let writer = Pool::Sqlite(writer);
@@ -131,6 +134,7 @@ impl SqlStore {
             reader: Pool::Sqlite(reader),
             writer,
             sqlite: Some((path.to_owned(), checkpointer)),
+            sqlite_options: Some(options),
         })
     }
 
@@ -155,6 +159,7 @@ impl SqlStore {
             reader: pool.clone(),
             writer: pool,
             sqlite: None,
+            sqlite_options: None,
         })
     }
 

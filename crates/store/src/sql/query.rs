@@ -43,6 +43,16 @@ impl Pool {
         })
     }
 
+    /// Begins a transaction that will write: on SQLite `BEGIN IMMEDIATE`, which takes the write
+    /// lock at once (waiting for it up to the busy timeout), where a deferred transaction that
+    /// reads first fails at its first write if another connection wrote meanwhile.
+    pub async fn begin_write(&self) -> Result<Tx, StoreError> {
+        Ok(match self {
+            Pool::Sqlite(p) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await.map_err(map_err)?),
+            Pool::Postgres(p) => Tx::Postgres(p.begin().await.map_err(map_err)?),
+        })
+    }
+
     pub async fn close(&self) {
         match self {
             Pool::Sqlite(p) => p.close().await,
