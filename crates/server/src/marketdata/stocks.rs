@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use signet_domain::marketdata::Bar;
 use signet_domain::marketdata::bars::{DaySpan, Timespan, roll_up};
 use signet_domain::marketdata::units::format_day;
@@ -25,7 +25,7 @@ use signet_model::quotes::{
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::bar_rows::BarRow;
+use super::bar_rows::{self, BarRow};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
@@ -456,31 +456,9 @@ async fn bars(
         if rows.is_empty() && (range.start_ms.is_some() || range.end_ms.is_some()) {
             return Err(out_of_range(&state, quote).await?);
         }
-        result.push(SymbolRows {
-            symbol: quote.symbol.clone(),
-            instrument_id: id.to_string(),
-            result: rows,
-        });
+        result.push((quote.symbol.clone(), id, rows));
     }
-    // Written into one buffer of about the answer's size (a bar takes some 150 bytes) rather
-    // than a growing one: a thousand bars are 150 KB.
-    let bars: usize = result.iter().map(|s| s.result.len()).sum();
-    let mut body = Vec::with_capacity(64 + bars * 160);
-    serde_json::to_writer(&mut body, &BarsAnswer { result }).map_err(ApiError::internal)?;
-    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
-}
-
-/// [`BarsResponse`] as the server writes it.
-#[derive(Serialize)]
-struct BarsAnswer {
-    result: Vec<SymbolRows>,
-}
-
-#[derive(Serialize)]
-struct SymbolRows {
-    symbol: String,
-    instrument_id: String,
-    result: Vec<BarRow>,
+    Ok(([(CONTENT_TYPE, "application/json")], bar_rows::answer(&result)).into_response())
 }
 
 /// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and
