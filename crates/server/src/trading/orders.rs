@@ -559,6 +559,7 @@ async fn cancel(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
     let order = find(&state, &account, &request.client_order_id).await?;
+    let now = wall_clock_ms();
     let cancelled = state
         .store
         .update_open_order(
@@ -566,11 +567,14 @@ async fn cancel(
             Event::Cancel,
             Some("cancelled by the account holder"),
             None,
-            wall_clock_ms(),
+            now,
         )
         .await;
     forget_open_orders(&state, &account.account_id);
     let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
+    state
+        .events
+        .order_changed(&cancelled, crate::events::hub::Scene::CancelSuccess, now);
     Ok(Json(ack(&cancelled)))
 }
 

@@ -1,0 +1,262 @@
+//! The trade-events subscription of the official client (`TradeEventsClient`, catalog §12):
+//! `grpc.trade.event.EventService/Subscribe`, server streaming, on the HTTP address. Requests
+//! with `content-type: application/grpc` come here; everything else goes to the interface.
+//!
+//! A subscription is authenticated before anything is sent: the metadata's headers (the HTTP
+//! checks 1 to 6 but `x-version`), the app key, the signature over the request's bytes as
+//! received ([`signet_signing::grpc_verify`]), the nonce (spent in the same store as HTTP), and
+//! every requested account the app's own. A refusal is one `AuthError` message, whose payload
+//! is the HTTP error body `{"error_code", "message"}`, then the status `UNAUTHENTICATED`
+//! (`PERMISSION_DENIED` for an account that is not the app's, `INVALID_ARGUMENT` for a request
+//! that does not decode), so that the client stops instead of retrying. Then: `SubscribeSuccess`,
+//! a `Ping` every [`EventsConfig::ping_interval`], and every order event of the accounts.
+
+pub mod hub;
+pub mod proto;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::Response;
+use bytes::Bytes;
+use secrecy::ExposeSecret;
+use signet_model::ErrorCode;
+use signet_signing::{GrpcSigningMetadata, grpc_verify};
+use tokio::sync::{broadcast, mpsc};
+use tonic::{Code, Status};
+
+use self::hub::OrderEvent;
+use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
+use crate::app::AppState;
+use crate::auth::NONCE_MARGIN_SECS;
+use crate::auth::headers::AuthHeaders;
+use crate::error::ApiError;
+use crate::extract::Caller;
+use crate::legacy::ApiVersion;
+
+/// The subscription's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventsConfig {
+    /// How often an open stream receives a `Ping`.
+    pub ping_interval: Duration,
+    /// How many events a subscriber may fall behind before its stream is ended with
+    /// `UNAVAILABLE`.
+    pub buffer: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            ping_interval: Duration::from_secs(15),
+            buffer: 1024,
+        }
+    }
+}
+
+/// Whether a request is gRPC (`application/grpc`, with or without `+proto` and parameters).
+pub fn is_grpc(request: &Request) -> bool {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"))
+}
+
+/// Answers one gRPC request: the subscription, or `UNIMPLEMENTED` for any other method.
+pub async fn handle(state: AppState, request: Request) -> Response {
+    if request.uri().path() != SUBSCRIBE_PATH {
+        return Status::unimplemented(format!("no gRPC method {}", request.uri().path())).into_http();
+    }
+    let mut grpc = tonic::server::Grpc::new(RawRequestCodec);
+    let service = tower::service_fn(move |request: tonic::Request<Bytes>| subscribe(state.clone(), request));
+    grpc.server_streaming(service, request).await.map(Body::new)
+}
+
+/// What a refusal sends: the `AuthError` payload's error, and the status that ends the stream.
+struct Refusal {
+    error: ApiError,
+    code: Code,
+}
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        let code = match error.code {
+            ErrorCode::AccountNotFoundOrDenied => Code::PermissionDenied,
+            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
+            _ => Code::Unauthenticated,
+        };
+        Refusal { error, code }
+    }
+}
+
+async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<tonic::Response<EventStream>, Status> {
+    let (metadata, _, bytes) = request.into_parts();
+    let (sender, receiver) = mpsc::channel(16);
+    match authenticate(&state, metadata.into_headers(), &bytes).await {
+        Ok((accounts, subscribe_type)) => {
+            // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
+            let events = state.events.subscribe();
+            let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
+            tokio::spawn(stream(state.config.events, events, accounts, orders, sender));
+        }
+        Err(Refusal { error, code }) => {
+            tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
+            let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
+            let _ = sender.try_send(Ok(message(event_type::AUTH_ERROR, 0, body.to_string())));
+            let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
+        }
+    }
+    Ok(tonic::Response::new(EventStream(receiver)))
+}
+
+/// The subscription's checks, cheapest first as for HTTP. Answers the accounts subscribed to
+/// (all the app's accounts when the request names none) and the requested subscribe type.
+async fn authenticate(
+    state: &AppState,
+    headers: axum::http::HeaderMap,
+    bytes: &[u8],
+) -> Result<(Vec<String>, u32), Refusal> {
+    let now_secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64;
+    let window_secs = state.config.timestamp_window.as_secs() as i64;
+    let h = AuthHeaders::parse_without_version(&headers, now_secs, window_secs)?;
+    let app = state
+        .apps
+        .active(h.app_key)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
+    let signed = GrpcSigningMetadata {
+        app_key: h.app_key,
+        algorithm: h.algorithm.name(),
+        signature_version: h.signature_version,
+        nonce: h.nonce,
+        timestamp: h.timestamp,
+    };
+    if !grpc_verify(&signed, bytes, app.secret.expose_secret(), h.signature) {
+        return Err(ApiError::new(
+            ErrorCode::IncorrectSign,
+            "the signature does not match: check the secret and the string to sign of the subscription",
+        )
+        .into());
+    }
+    let expires_at_ms = (h.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
+    if !state
+        .nonces
+        .remember(&app.app_key, h.nonce, expires_at_ms)
+        .await
+        .map_err(ApiError::from)?
+    {
+        return Err(ApiError::new(
+            ErrorCode::DuplicatedRequest,
+            "this x-signature-nonce was already used; every subscription needs a new nonce",
+        )
+        .into());
+    }
+    let request = <SubscribeRequest as prost::Message>::decode(bytes).map_err(|_| Refusal {
+        error: ApiError::illegal_parameter("the SubscribeRequest does not decode"),
+        code: Code::InvalidArgument,
+    })?;
+    let caller = Caller {
+        app_key: app.app_key.clone(),
+        user_id: app.user_id.clone(),
+        admin: app.admin,
+        version: ApiVersion::V3,
+    };
+    let accounts = if request.accounts.is_empty() {
+        state
+            .store
+            .accounts(Some(&app.app_key))
+            .await
+            .map_err(ApiError::from)?
+            .into_iter()
+            .map(|a| a.account_id)
+            .collect()
+    } else {
+        let mut accounts = Vec::with_capacity(request.accounts.len());
+        for id in &request.accounts {
+            accounts.push(crate::trading::orders::account(state, &caller, id).await?.account_id);
+        }
+        accounts
+    };
+    Ok((accounts, request.subscribe_type))
+}
+
+/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
+/// events of `accounts` (when `orders`). A subscriber that fell more than the hub's capacity
+/// behind, or a hub that closed, ends the stream with `UNAVAILABLE`.
+async fn stream(
+    config: EventsConfig,
+    mut events: broadcast::Receiver<Arc<OrderEvent>>,
+    accounts: Vec<String>,
+    orders: bool,
+    sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
+) {
+    if sender
+        .send(Ok(message(event_type::SUBSCRIBE_SUCCESS, 0, String::new())))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let period = config.ping_interval.max(Duration::from_millis(10));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    loop {
+        let next = tokio::select! {
+            () = sender.closed() => return,
+            _ = ping.tick() => Ok(message(event_type::PING, 0, String::new())),
+            received = events.recv() => match received {
+                Ok(event) if orders && accounts.contains(&event.account_id) => Ok(order_message(&event)),
+                Ok(_) => continue,
+                Err(broadcast::error::RecvError::Lagged(missed)) => Err(Status::unavailable(format!(
+                    "this subscriber fell {missed} events behind and was cut off; subscribe again"
+                ))),
+                Err(broadcast::error::RecvError::Closed) => {
+                    Err(Status::unavailable("the server is shutting down; subscribe again"))
+                }
+            },
+        };
+        let last = next.is_err();
+        if sender.send(next).await.is_err() || last {
+            return;
+        }
+    }
+}
+
+fn message(event_type: i32, subscribe_type: u32, payload: String) -> SubscribeResponse {
+    SubscribeResponse {
+        event_type,
+        subscribe_type,
+        content_type: String::new(),
+        payload,
+        request_id: String::new(),
+        timestamp: signet_domain::simulator::clock::wall_clock_ms(),
+    }
+}
+
+fn order_message(event: &OrderEvent) -> SubscribeResponse {
+    SubscribeResponse {
+        event_type: event_type::ORDER,
+        subscribe_type: proto::SUBSCRIBE_ORDER,
+        content_type: "application/json".into(),
+        payload: event.payload.clone(),
+        request_id: event.request_id.clone(),
+        timestamp: event.time_ms,
+    }
+}
+
+/// The responses of one subscription, as its task sends them.
+pub struct EventStream(mpsc::Receiver<Result<SubscribeResponse, Status>>);
+
+impl futures_core::Stream for EventStream {
+    type Item = Result<SubscribeResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
