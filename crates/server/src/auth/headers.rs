@@ -230,6 +230,27 @@ mod tests {
     }
 
     #[test]
+    fn the_grpc_subscription_needs_every_header_but_x_version() {
+        let mut m = valid();
+        m.remove(h::VERSION);
+        assert!(AuthHeaders::parse(&m, NOW, 300, Compat::Strict).is_err());
+        let parsed = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap();
+        assert_eq!(parsed.version, ApiVersion::V3);
+        for (name, expected) in &REQUIRED[..REQUIRED.len() - 1] {
+            let mut m = valid();
+            m.remove(h::VERSION);
+            m.remove(*name);
+            let e = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err();
+            assert_eq!(e.code, *expected);
+        }
+        m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-SHA1"));
+        assert_eq!(
+            AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err().code,
+            ErrorCode::SignatureAlgorithmNotSupported
+        );
+    }
+
+    #[test]
     fn a_repeated_header_is_an_illegal_parameter_naming_it() {
         let mut m = valid();
         m.append(h::SIGNATURE_NONCE, HeaderValue::from_static("other"));

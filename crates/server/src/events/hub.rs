@@ -81,12 +81,16 @@ impl EventHub {
             return;
         }
         let request_id = format!("{}{:08}", self.prefix, self.sequence.fetch_add(1, Ordering::Relaxed));
-        let event = OrderEvent {
+        self.publish(OrderEvent {
             account_id: order.account_id.clone(),
             payload: payload(order, scene, &request_id),
             request_id,
             time_ms,
-        };
+        });
+    }
+
+    /// Hands `event` to every subscriber; never waits.
+    pub fn publish(&self, event: OrderEvent) {
         let _ = self.sender.send(Arc::new(event));
     }
 }

@@ -14,6 +14,7 @@
 pub mod hub;
 pub mod proto;
 
+use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -26,7 +27,7 @@ use bytes::Bytes;
 use secrecy::ExposeSecret;
 use signet_model::ErrorCode;
 use signet_signing::{GrpcSigningMetadata, grpc_verify};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tonic::{Code, Status};
 
 use self::hub::OrderEvent;
@@ -95,13 +96,14 @@ impl From<ApiError> for Refusal {
 
 async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<tonic::Response<EventStream>, Status> {
     let (metadata, _, bytes) = request.into_parts();
-    let (sender, receiver) = mpsc::channel(16);
+    let (sender, receiver) = mpsc::channel(OUTGOING);
+    let (cut, cut_off) = oneshot::channel();
     match authenticate(&state, metadata.into_headers(), &bytes).await {
         Ok((accounts, subscribe_type)) => {
             // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
             let events = state.events.subscribe();
             let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
-            tokio::spawn(stream(state.config.events, events, accounts, orders, sender));
+            tokio::spawn(stream(state.config.events, events, accounts, orders, sender, cut));
         }
         Err(Refusal { error, code }) => {
             tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
@@ -110,7 +112,11 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
             let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
         }
     }
-    Ok(tonic::Response::new(EventStream(receiver)))
+    Ok(tonic::Response::new(EventStream {
+        receiver,
+        cut_off: Some(cut_off),
+        ended: false,
+    }))
 }
 
 /// The subscription's checks, cheapest first as for HTTP. Answers the accounts subscribed to
@@ -187,15 +193,20 @@ async fn authenticate(
     Ok((accounts, request.subscribe_type))
 }
 
+/// Responses a subscription holds that its client has not taken yet.
+const OUTGOING: usize = 16;
+
 /// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
-/// events of `accounts` (when `orders`). A subscriber that fell more than the hub's capacity
-/// behind, or a hub that closed, ends the stream with `UNAVAILABLE`.
+/// events of `accounts` (when `orders`). Never waits for the client: a subscriber whose
+/// outgoing buffer is full, that fell more than the hub's capacity behind, or whose hub closed
+/// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read.
 async fn stream(
     config: EventsConfig,
     mut events: broadcast::Receiver<Arc<OrderEvent>>,
     accounts: Vec<String>,
     orders: bool,
     sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
+    cut: oneshot::Sender<Status>,
 ) {
     if sender
         .send(Ok(message(event_type::SUBSCRIBE_SUCCESS, 0, String::new())))
@@ -206,26 +217,39 @@ async fn stream(
     }
     let period = config.ping_interval.max(Duration::from_millis(10));
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    loop {
-        let next = tokio::select! {
+    let status = loop {
+        tokio::select! {
             () = sender.closed() => return,
-            _ = ping.tick() => Ok(message(event_type::PING, 0, String::new())),
+            _ = ping.tick() => {
+                // A ping that finds the buffer full is not needed: the stream is not idle.
+                if let Err(mpsc::error::TrySendError::Closed(_)) =
+                    sender.try_send(Ok(message(event_type::PING, 0, String::new())))
+                {
+                    return;
+                }
+            }
             received = events.recv() => match received {
-                Ok(event) if orders && accounts.contains(&event.account_id) => Ok(order_message(&event)),
-                Ok(_) => continue,
-                Err(broadcast::error::RecvError::Lagged(missed)) => Err(Status::unavailable(format!(
+                Ok(event) if orders && accounts.contains(&event.account_id) => {
+                    match sender.try_send(Ok(order_message(&event))) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
+                            "this subscriber did not read its events and was cut off; subscribe again",
+                        ),
+                        Err(mpsc::error::TrySendError::Closed(_)) => return,
+                    }
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(missed)) => break Status::unavailable(format!(
                     "this subscriber fell {missed} events behind and was cut off; subscribe again"
-                ))),
+                )),
                 Err(broadcast::error::RecvError::Closed) => {
-                    Err(Status::unavailable("the server is shutting down; subscribe again"))
+                    break Status::unavailable("the server is shutting down; subscribe again");
                 }
             },
-        };
-        let last = next.is_err();
-        if sender.send(next).await.is_err() || last {
-            return;
         }
-    }
+    };
+    tracing::info!(reason = status.message(), "a trade-events subscriber is cut off");
+    let _ = cut.send(status);
 }
 
 fn message(event_type: i32, subscribe_type: u32, payload: String) -> SubscribeResponse {
@@ -250,13 +274,93 @@ fn order_message(event: &OrderEvent) -> SubscribeResponse {
     }
 }
 
-/// The responses of one subscription, as its task sends them.
-pub struct EventStream(mpsc::Receiver<Result<SubscribeResponse, Status>>);
+/// The responses of one subscription, as its task sends them; a cut-off comes first.
+pub struct EventStream {
+    receiver: mpsc::Receiver<Result<SubscribeResponse, Status>>,
+    /// `None` once its task ended without cutting the stream off.
+    cut_off: Option<oneshot::Receiver<Status>>,
+    ended: bool,
+}
 
 impl futures_core::Stream for EventStream {
     type Item = Result<SubscribeResponse, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.0.poll_recv(cx)
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if let Some(cut_off) = self.cut_off.as_mut()
+            && let Poll::Ready(cut) = Pin::new(cut_off).poll(cx)
+        {
+            self.cut_off = None;
+            if let Ok(status) = cut {
+                self.ended = true;
+                return Poll::Ready(Some(Err(status)));
+            }
+        }
+        self.receiver.poll_recv(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_core::Stream as _;
+
+    use super::*;
+
+    fn event(account: &str, n: usize) -> OrderEvent {
+        OrderEvent {
+            account_id: account.into(),
+            request_id: n.to_string(),
+            time_ms: 0,
+            payload: format!("{{\"n\":\"{n}\"}}"),
+        }
+    }
+
+    fn open(hub: &hub::EventHub) -> EventStream {
+        let (sender, receiver) = mpsc::channel(OUTGOING);
+        let (cut, cut_off) = oneshot::channel();
+        let config = EventsConfig {
+            ping_interval: Duration::from_secs(3600),
+            buffer: 0,
+        };
+        tokio::spawn(stream(config, hub.subscribe(), vec!["A".into()], true, sender, cut));
+        EventStream {
+            receiver,
+            cut_off: Some(cut_off),
+            ended: false,
+        }
+    }
+
+    async fn next(stream: &mut EventStream) -> Option<Result<SubscribeResponse, Status>> {
+        std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_does_not_read_is_cut_off_and_the_others_get_every_event() {
+        let hub = hub::EventHub::new(1024);
+        let mut reader = open(&hub);
+        let mut sleeper = open(&hub);
+        assert_eq!(
+            next(&mut reader).await.unwrap().unwrap().event_type,
+            event_type::SUBSCRIBE_SUCCESS
+        );
+        let total = OUTGOING * 3;
+        let mut seen = Vec::new();
+        for n in 0..total {
+            hub.publish(event("A", n));
+            hub.publish(event("B", n));
+            while seen.len() <= n {
+                let m = next(&mut reader).await.unwrap().unwrap();
+                assert_eq!(m.event_type, event_type::ORDER);
+                seen.push(m.request_id);
+            }
+        }
+        let expected: Vec<String> = (0..total).map(|n| n.to_string()).collect();
+        assert_eq!(seen, expected, "every event of account A, in order, once");
+        // The sleeper's first read is the cut-off, then the end.
+        let status = next(&mut sleeper).await.unwrap().unwrap_err();
+        assert_eq!(status.code(), Code::Unavailable);
+        assert!(next(&mut sleeper).await.is_none());
     }
 }
