@@ -5,8 +5,9 @@
 //! subscriber never slows the engine; a subscriber that falls more than the ring's capacity
 //! behind is told it lagged, and its stream is ended with `UNAVAILABLE` (the client reconnects).
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rust_decimal::Decimal;
 use signet_domain::trading::order::Order;
@@ -57,6 +58,30 @@ pub struct EventHub {
     /// Makes `request_id` unique on this node: the hub's creation time, then a sequence.
     prefix: i64,
     sequence: AtomicU64,
+    /// Open streams per app key.
+    streams: Mutex<HashMap<Arc<str>, usize>>,
+}
+
+/// One open stream of an app, counted until dropped.
+pub struct StreamSlot {
+    hub: Arc<EventHub>,
+    app_key: Arc<str>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut streams = self
+            .hub
+            .streams
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = streams.get_mut(&self.app_key) {
+            *n -= 1;
+            if *n == 0 {
+                streams.remove(&self.app_key);
+            }
+        }
+    }
 }
 
 impl EventHub {
@@ -67,7 +92,22 @@ impl EventHub {
             sender,
             prefix: signet_domain::simulator::clock::wall_clock_ms(),
             sequence: AtomicU64::new(0),
+            streams: Mutex::default(),
         }
+    }
+
+    /// A slot for one more stream of `app_key`, or `None` when it has `max` open already.
+    pub fn open_stream(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Option<StreamSlot> {
+        let mut streams = self.streams.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let open = streams.entry(app_key.clone()).or_insert(0);
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(StreamSlot {
+            hub: self.clone(),
+            app_key: app_key.clone(),
+        })
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<OrderEvent>> {

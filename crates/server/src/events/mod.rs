@@ -47,6 +47,8 @@ pub struct EventsConfig {
     /// How many events a subscriber may fall behind before its stream is ended with
     /// `UNAVAILABLE`.
     pub buffer: usize,
+    /// Open streams per app; one more is refused with `NumOfConnExceed`.
+    pub max_streams_per_app: usize,
 }
 
 impl Default for EventsConfig {
@@ -54,6 +56,7 @@ impl Default for EventsConfig {
         EventsConfig {
             ping_interval: Duration::from_secs(15),
             buffer: 1024,
+            max_streams_per_app: 10,
         }
     }
 }
@@ -99,11 +102,29 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
     let (sender, receiver) = mpsc::channel(OUTGOING);
     let (cut, cut_off) = oneshot::channel();
     match authenticate(&state, metadata.into_headers(), &bytes).await {
-        Ok((accounts, subscribe_type)) => {
+        Ok((app_key, accounts, subscribe_type)) => {
+            let max = state.config.events.max_streams_per_app;
+            let Some(slot) = state.events.open_stream(&app_key, max) else {
+                let body = serde_json::json!({
+                    "error_code": ErrorCode::TooManyRequests.as_str(),
+                    "message": format!("this app has {max} open trade-events streams, the most allowed: close one first"),
+                });
+                let _ = sender.try_send(Ok(message(event_type::NUM_OF_CONN_EXCEED, 0, body.to_string())));
+                let _ = sender.try_send(Err(Status::resource_exhausted("too many open streams for this app")));
+                return Ok(tonic::Response::new(EventStream {
+                    receiver,
+                    cut_off: None,
+                    ended: false,
+                }));
+            };
             // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
             let events = state.events.subscribe();
             let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
-            tokio::spawn(stream(state.config.events, events, accounts, orders, sender, cut));
+            let config = state.config.events;
+            tokio::spawn(async move {
+                stream(config, events, accounts, orders, sender, cut).await;
+                drop(slot);
+            });
         }
         Err(Refusal { error, code }) => {
             tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
@@ -119,13 +140,14 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
     }))
 }
 
-/// The subscription's checks, cheapest first as for HTTP. Answers the accounts subscribed to
-/// (all the app's accounts when the request names none) and the requested subscribe type.
+/// The subscription's checks, cheapest first as for HTTP. Answers the app, the accounts
+/// subscribed to (all the app's accounts when the request names none) and the requested
+/// subscribe type.
 async fn authenticate(
     state: &AppState,
     headers: axum::http::HeaderMap,
     bytes: &[u8],
-) -> Result<(Vec<String>, u32), Refusal> {
+) -> Result<(Arc<str>, Vec<String>, u32), Refusal> {
     let now_secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -190,7 +212,7 @@ async fn authenticate(
         }
         accounts
     };
-    Ok((accounts, request.subscribe_type))
+    Ok((app.app_key.clone(), accounts, request.subscribe_type))
 }
 
 /// Responses a subscription holds that its client has not taken yet.
@@ -322,7 +344,7 @@ mod tests {
         let (cut, cut_off) = oneshot::channel();
         let config = EventsConfig {
             ping_interval: Duration::from_secs(3600),
-            buffer: 0,
+            ..EventsConfig::default()
         };
         tokio::spawn(stream(config, hub.subscribe(), vec!["A".into()], true, sender, cut));
         EventStream {

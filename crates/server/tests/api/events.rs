@@ -270,3 +270,27 @@ async fn refusals_send_an_auth_error_then_end_the_stream() {
     let theirs = subscribe_with(&server, &key, &secret, &[&account, &other.account_ids[0]], &nonce()).await;
     assert_refused(theirs, "ACCOUNT_NOT_FOUND_OR_DENIED", Code::PermissionDenied).await;
 }
+
+#[tokio::test]
+async fn an_app_has_at_most_its_cap_of_open_streams() {
+    let server = TestServer::start_with(|c| c.events.max_streams_per_app = 1).await;
+    let account = server.app.account_ids[0].clone();
+    let mut first = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut first).await.unwrap().unwrap().event_type, 0);
+    let mut second = subscribe(&server, &[&account]).await;
+    let m = next(&mut second).await.unwrap().expect("a NumOfConnExceed message");
+    assert_eq!(m.event_type, 3, "{m:?}");
+    let status = next(&mut second).await.expect_err("the stream ends with an error");
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    // Once the first stream is closed, its slot is free again.
+    drop(first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut again = subscribe(&server, &[&account]).await;
+        if next(&mut again).await.unwrap().unwrap().event_type == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the slot is never freed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
