@@ -540,7 +540,7 @@ fn check_fundamentals(out: &serde_json::Value) {
 }
 
 #[tokio::test]
-async fn the_official_events_client_receives_fills_and_cancels_and_stops_on_a_wrong_secret() {
+async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wrong_secret_and_another_apps_account() {
     let Some(python) = python() else { return };
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
@@ -558,7 +558,18 @@ async fn the_official_events_client_receives_fills_and_cancels_and_stops_on_a_wr
             }
         })
     };
-    let out = run(&python, &server, "events").await;
+    let other = server
+        .admin()
+        .create_app("another app", rust_decimal::Decimal::from(1000))
+        .await
+        .unwrap();
+    let mut command = command(&python, &server, "events");
+    command.env("SIGNET_OTHER_ACCOUNT", &other.account_ids[0]);
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
     stepping.abort();
     let account = server.app.account_ids[0].as_str();
     assert_eq!(out["account_id"], account);
@@ -587,5 +598,10 @@ async fn the_official_events_client_receives_fills_and_cancels_and_stops_on_a_wr
     assert!(
         fatal.iter().any(|l| l.as_str().unwrap().contains("INCORRECT_SIGN")),
         "the AuthError message reached the client: {fatal:?}"
+    );
+    assert_eq!(
+        out["other_account_refused"]["code"], "PERMISSION_DENIED",
+        "{}",
+        out["other_account_refused"]
     );
 }

@@ -20,7 +20,8 @@ Scenarios:
   events            TradeEventsClient(key, secret, "us", host=HOST, port=PORT, tls_enable=False)
                     subscribed to the CASH account: a market buy's fill event (the test steps the
                     market meanwhile), a cancelled limit order's CANCEL_SUCCESS, and a wrong
-                    secret's refusal (AuthError logged, then UNAUTHENTICATED, no event)
+                    secret's refusal (AuthError logged, then UNAUTHENTICATED, no event); with
+                    SIGNET_OTHER_ACCOUNT, that account of another app (PERMISSION_DENIED)
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -203,6 +204,14 @@ def events(api, host, port, app_key, app_secret):
     except grpc.RpcError as e:
         refused = {"code": e.code().name, "details": e.details()}
     auth_errors = [text for level, text in bad_logs if level >= logging.CRITICAL]
+    other_refused = None
+    other_account = os.environ.get("SIGNET_OTHER_ACCOUNT")
+    if other_account:
+        theirs = TradeEventsClient(app_key, app_secret, "us", host=host, port=port, tls_enable=False)
+        try:
+            theirs.do_subscribe([other_account])
+        except grpc.RpcError as e:
+            other_refused = {"code": e.code().name, "details": e.details()}
     return {
         "account_id": account_id,
         "fill": fill,
@@ -211,6 +220,7 @@ def events(api, host, port, app_key, app_secret):
         "refused": refused,
         "refused_events": len(bad_events),
         "refused_fatal_logs": auth_errors,
+        "other_account_refused": other_refused,
     }
 
 
