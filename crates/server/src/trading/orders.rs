@@ -278,6 +278,11 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order])
             state
                 .reservations
                 .placed(&account.account_id, orders.iter().map(Reserved::of));
+            for order in orders.iter() {
+                state
+                    .events
+                    .order_changed(order, crate::events::hub::Scene::Placed, order.place_time);
+            }
             state.book.placed(orders);
             Ok(())
         }
@@ -672,6 +677,7 @@ async fn replace(
         }),
     };
     check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
+    let now = wall_clock_ms();
     let replaced = state
         .store
         .update_open_order(
@@ -683,11 +689,14 @@ async fn replace(
                 limit_price,
                 stop_price,
             }),
-            wall_clock_ms(),
+            now,
         )
         .await;
     forget_open_orders(&state, &account.account_id);
     let replaced = replaced?.ok_or_else(|| not_open(&order))?;
+    state
+        .events
+        .order_changed(&replaced, crate::events::hub::Scene::ModifySuccess, now);
     Ok(Json(ack(&replaced)))
 }
 

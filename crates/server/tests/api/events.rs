@@ -172,7 +172,7 @@ fn order(id: &str, order_type: &str, limit: Option<&str>) -> Value {
 }
 
 #[tokio::test]
-async fn a_subscriber_receives_its_fill_and_its_cancel() {
+async fn a_subscriber_receives_its_placements_fill_replace_and_cancel() {
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
     let client = server.client();
@@ -191,6 +191,16 @@ async fn a_subscriber_receives_its_fill_and_its_cancel() {
         let place = json!({"account_id": account, "new_orders": [order(id, "MARKET", None)]});
         let _: Value = client.post("/trading/orders/place", &place).await.unwrap();
     }
+    let (_, placed) = next_order_event(&mut stream).await;
+    assert_eq!(
+        (
+            &placed["client_order_id"],
+            &placed["scene_type"],
+            &placed["filled_time"]
+        ),
+        (&json!("evt-buy"), &json!("PLACE_SUCCESS"), &json!("")),
+        "{placed}"
+    );
     ops.market().step(1).await.unwrap();
     let (m, payload) = next_order_event(&mut stream).await;
     assert_eq!(payload["client_order_id"], "evt-buy", "{payload}");
@@ -214,7 +224,18 @@ async fn a_subscriber_receives_its_fill_and_its_cancel() {
 
     let place = json!({"account_id": account, "new_orders": [order("evt-rest", "LIMIT", Some("300"))]});
     let _: Value = client.post("/trading/orders/place", &place).await.unwrap();
+    assert_eq!(next_order_event(&mut stream).await.1["scene_type"], "PLACE_SUCCESS");
     ops.market().step(1).await.unwrap();
+    let replace = json!({"account_id": account, "modify_orders": [
+        {"client_order_id": "evt-rest", "quantity": "12", "limit_price": "301"}
+    ]});
+    let _: Value = client.post("/trading/orders/replace", &replace).await.unwrap();
+    let (_, payload) = next_order_event(&mut stream).await;
+    assert_eq!(
+        (&payload["scene_type"], &payload["qty"]),
+        (&json!("MODIFY_SUCCESS"), &json!("12")),
+        "{payload}"
+    );
     let cancel = json!({"account_id": account, "client_order_id": "evt-rest"});
     let _: Value = client.post("/trading/orders/cancel", &cancel).await.unwrap();
     let (_, payload) = next_order_event(&mut stream).await;
