@@ -238,6 +238,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         // An empty SIGNET_REDIS_URL means none, as an unset one does.
         redis_url: args.redis_url.clone().filter(|url| !url.is_empty()).map(Into::into),
         memory_nonces: args.nonces == "memory",
+        events: signet_server::events::EventsConfig::default(),
         ..ServerConfig::default()
     })
 }

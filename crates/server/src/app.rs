@@ -39,6 +39,8 @@ pub struct AppState {
     pub book: Arc<crate::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// This node's order events, for the trade-events subscriptions.
+    pub events: Arc<crate::events::hub::EventHub>,
 }
 
 /// `/health` and `/openapi.json`: unsigned.
@@ -120,7 +122,8 @@ pub fn router(state: AppState) -> Router {
 
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
-    Router::from(unsigned)
+    let events = state.clone();
+    let http = Router::from(unsigned)
         .with_state(state)
         .fallback_service(signed)
         .layer(
@@ -136,7 +139,18 @@ pub fn router(state: AppState) -> Router {
                     ApiError::internal("a handler panicked").into_response()
                 }))
                 .layer(middleware::from_fn_with_state(max_header_bytes, limit_headers)),
-        )
+        );
+    // gRPC (the trade-events subscription) on the same address: told apart by its content type.
+    Router::new().fallback_service(tower::service_fn(move |request: Request| {
+        let (http, events) = (http.clone(), events.clone());
+        async move {
+            if crate::events::is_grpc(&request) {
+                Ok(crate::events::handle(events, request).await)
+            } else {
+                tower::ServiceExt::oneshot(http, request).await
+            }
+        }
+    }))
 }
 
 /// Refuses headers whose names and values together exceed the limit, before any other work.

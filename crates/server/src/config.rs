@@ -62,6 +62,8 @@ pub struct ServerConfig {
     /// Nonces in this process's memory instead of the database (without Redis): fastest, for a
     /// single node; after a restart, requests signed before it are refused for one window.
     pub memory_nonces: bool,
+    /// The trade-events subscription over gRPC: ping interval, subscriber buffer.
+    pub events: crate::events::EventsConfig,
 }
 
 impl Default for ServerConfig {
@@ -92,6 +94,7 @@ impl Default for ServerConfig {
             redis_url: None,
             redis_key_prefix: "signet:".into(),
             memory_nonces: false,
+            events: crate::events::EventsConfig::default(),
         }
     }
 }

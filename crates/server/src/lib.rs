@@ -13,6 +13,7 @@ pub mod config;
 pub mod database;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod extract;
 pub mod legacy;
 pub mod market;

@@ -96,9 +96,11 @@ impl Server {
             false => Book::default(),
         });
         let metrics: Arc<Metrics> = Arc::default();
+        let events = Arc::new(crate::events::hub::EventHub::new(config.events.buffer));
         let engine = {
             let metrics = metrics.clone();
             Engine::new(
+                events.clone(),
                 store.clone(),
                 market.clone(),
                 book.clone(),
@@ -121,6 +123,7 @@ impl Server {
             book,
             limiter,
             metrics,
+            events,
             config: Arc::new(config),
         };
         Ok(Server {

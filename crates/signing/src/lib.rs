@@ -22,6 +22,7 @@
 
 mod canonical;
 mod encode;
+mod grpc;
 mod timestamp;
 
 use std::borrow::Cow;
@@ -32,6 +33,7 @@ use hmac::{Hmac, KeyInit, Mac};
 
 pub use canonical::{StringToSign, decode_query};
 pub use encode::{Encoding, percent_encode, percent_encode_with};
+pub use grpc::{GrpcSigningMetadata, grpc_sign, grpc_string_to_sign, grpc_verify};
 pub use timestamp::{TimestampError, format_timestamp, parse_timestamp};
 
 /// A signature algorithm: the MAC over the encoded string and the digest that makes str2.

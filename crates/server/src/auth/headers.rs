@@ -39,8 +39,26 @@ impl<'a> AuthHeaders<'a> {
     /// Runs checks 1 to 6 against the server's clock `now_secs` and the accepted `window_secs`;
     /// `x-version: v2` and HMAC-SHA1 pass only with `Compat::Legacy`.
     pub fn parse(headers: &'a HeaderMap, now_secs: i64, window_secs: i64, compat: Compat) -> Result<Self, ApiError> {
+        Self::parse_some(headers, now_secs, window_secs, compat, REQUIRED.len())
+    }
+
+    /// Checks 1 to 6 for the trade-events subscription over gRPC, whose metadata has no
+    /// `x-version` (the version is then taken as v3): the same checks, codes and messages.
+    pub fn parse_without_version(headers: &'a HeaderMap, now_secs: i64, window_secs: i64) -> Result<Self, ApiError> {
+        Self::parse_some(headers, now_secs, window_secs, Compat::Strict, REQUIRED.len() - 1)
+    }
+
+    /// Requires the first `required` headers of [`REQUIRED`]; `x-version`, last, may be left out.
+    fn parse_some(
+        headers: &'a HeaderMap,
+        now_secs: i64,
+        window_secs: i64,
+        compat: Compat,
+        required: usize,
+    ) -> Result<Self, ApiError> {
         let mut values = [""; 7];
-        for (slot, (name, missing)) in values.iter_mut().zip(REQUIRED) {
+        values[6] = h::API_VERSION;
+        for (slot, (name, missing)) in values.iter_mut().zip(REQUIRED).take(required) {
             *slot = exactly_one(headers, name, missing)?;
         }
         let [
@@ -209,6 +227,27 @@ mod tests {
             m.insert(name, HeaderValue::from_static(""));
             assert_eq!(code(&m), expected);
         }
+    }
+
+    #[test]
+    fn the_grpc_subscription_needs_every_header_but_x_version() {
+        let mut m = valid();
+        m.remove(h::VERSION);
+        assert!(AuthHeaders::parse(&m, NOW, 300, Compat::Strict).is_err());
+        let parsed = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap();
+        assert_eq!(parsed.version, ApiVersion::V3);
+        for (name, expected) in &REQUIRED[..REQUIRED.len() - 1] {
+            let mut m = valid();
+            m.remove(h::VERSION);
+            m.remove(*name);
+            let e = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err();
+            assert_eq!(e.code, *expected);
+        }
+        m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-SHA1"));
+        assert_eq!(
+            AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err().code,
+            ErrorCode::SignatureAlgorithmNotSupported
+        );
     }
 
     #[test]

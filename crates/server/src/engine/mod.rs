@@ -16,6 +16,7 @@ use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
 
 use self::book::Book;
+use crate::events::hub::{EventHub, Scene};
 use crate::reservations::Reservations;
 use crate::simulator::{MarketError, Simulator};
 
@@ -27,6 +28,7 @@ pub struct Engine {
     book: Arc<Book>,
     reservations: Arc<Reservations>,
     commission: Commission,
+    events: Arc<EventHub>,
     on_fill: Box<dyn Fn() + Send + Sync>,
     /// Held by each tick, so that ticks never overlap.
     ticks: tokio::sync::Mutex<()>,
@@ -34,6 +36,7 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(
+        events: Arc<EventHub>,
         store: Arc<dyn Store>,
         market: Arc<Simulator>,
         book: Arc<Book>,
@@ -47,6 +50,7 @@ impl Engine {
             book,
             reservations,
             commission,
+            events,
             on_fill: Box::new(on_fill),
             ticks: tokio::sync::Mutex::new(()),
         }
@@ -102,8 +106,14 @@ impl Engine {
                 let outcome = self.store.apply_fill(&fill).await;
                 self.reservations.forget(&order.account_id);
                 let outcome = outcome?;
-                if matches!(outcome, FillOutcome::Applied(_)) {
+                if let FillOutcome::Applied(updated) = &outcome {
                     (self.on_fill)();
+                    let scene = if updated.filled_quantity >= updated.quantity {
+                        Scene::FinalFilled
+                    } else {
+                        Scene::Filled
+                    };
+                    self.events.order_changed(updated, scene, fill.time_ms);
                 }
                 match outcome {
                     // What a fill does to the rest of a combination is not in the returned order.
@@ -133,12 +143,22 @@ impl Engine {
 
     /// Ends an open order with `event` (no-op when it ended meanwhile).
     async fn end(&self, order: &Order, event: Event, reason: &str) -> Result<(), MarketError> {
+        let now = wall_clock_ms();
         let ended = self
             .store
-            .update_open_order(&order.order_id, event, Some(reason), None, wall_clock_ms())
+            .update_open_order(&order.order_id, event, Some(reason), None, now)
             .await;
         self.reservations.forget(&order.account_id);
-        match ended? {
+        let ended = ended?;
+        if let Some(ended) = &ended {
+            let scene = match event {
+                Event::Fail => Scene::PlaceFailed,
+                Event::Cancel => Scene::CancelSuccess,
+                _ => Scene::Expired,
+            };
+            self.events.order_changed(ended, scene, now);
+        }
+        match ended {
             Some(ended) if ended.combo.is_none() => self.book.update(ended),
             _ => self.book.forget(),
         }

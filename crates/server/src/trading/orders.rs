@@ -278,6 +278,11 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order])
             state
                 .reservations
                 .placed(&account.account_id, orders.iter().map(Reserved::of));
+            for order in orders.iter() {
+                state
+                    .events
+                    .order_changed(order, crate::events::hub::Scene::Placed, order.place_time);
+            }
             state.book.placed(orders);
             Ok(())
         }
@@ -559,6 +564,7 @@ async fn cancel(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
     let order = find(&state, &account, &request.client_order_id).await?;
+    let now = wall_clock_ms();
     let cancelled = state
         .store
         .update_open_order(
@@ -566,11 +572,14 @@ async fn cancel(
             Event::Cancel,
             Some("cancelled by the account holder"),
             None,
-            wall_clock_ms(),
+            now,
         )
         .await;
     forget_open_orders(&state, &account.account_id);
     let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
+    state
+        .events
+        .order_changed(&cancelled, crate::events::hub::Scene::CancelSuccess, now);
     Ok(Json(ack(&cancelled)))
 }
 
@@ -668,6 +677,7 @@ async fn replace(
         }),
     };
     check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
+    let now = wall_clock_ms();
     let replaced = state
         .store
         .update_open_order(
@@ -679,11 +689,14 @@ async fn replace(
                 limit_price,
                 stop_price,
             }),
-            wall_clock_ms(),
+            now,
         )
         .await;
     forget_open_orders(&state, &account.account_id);
     let replaced = replaced?.ok_or_else(|| not_open(&order))?;
+    state
+        .events
+        .order_changed(&replaced, crate::events::hub::Scene::ModifySuccess, now);
     Ok(Json(ack(&replaced)))
 }
 

@@ -4,6 +4,8 @@
 
 mod common;
 
+mod events;
+
 mod assets;
 mod auth;
 mod fundamentals;

@@ -538,3 +538,70 @@ fn check_fundamentals(out: &serde_json::Value) {
     assert_eq!(body("fund_files").as_array().unwrap().len(), 3);
     assert!(body("fund_allocation")[0]["stock"]["ratio"].is_string());
 }
+
+#[tokio::test]
+async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wrong_secret_and_another_apps_account() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    // The manual clock moves on while the client runs, so that its market order fills.
+    let stepping = {
+        let ops = server.ops().await;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let _ = ops.market().step(1).await;
+            }
+        })
+    };
+    let other = server
+        .admin()
+        .create_app("another app", rust_decimal::Decimal::from(1000))
+        .await
+        .unwrap();
+    let mut command = command(&python, &server, "events");
+    command.env("SIGNET_OTHER_ACCOUNT", &other.account_ids[0]);
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
+    stepping.abort();
+    let account = server.app.account_ids[0].as_str();
+    assert_eq!(out["account_id"], account);
+    let fill = &out["fill"];
+    assert_eq!(
+        (&fill["event_type"], &fill["subscribe_type"]),
+        (&json!(1024), &json!(1))
+    );
+    let payload = &fill["payload"];
+    assert_eq!(
+        (
+            &payload["client_order_id"],
+            &payload["scene_type"],
+            &payload["order_status"]
+        ),
+        (&json!("pyEvtBuy"), &json!("FINAL_FILLED"), &json!("FILLED")),
+        "{payload}"
+    );
+    assert_eq!(payload["account_id"], account);
+    assert!(payload["request_id"].is_string());
+    assert!(out["fill_seconds"].as_f64().unwrap() < 3.0, "{}", out["fill_seconds"]);
+    assert_eq!(out["cancel"]["payload"]["scene_type"], "CANCEL_SUCCESS");
+    assert_eq!(out["refused"]["code"], "UNAUTHENTICATED", "{}", out["refused"]);
+    assert_eq!(out["refused_events"], 0);
+    let fatal = out["refused_fatal_logs"].as_array().unwrap();
+    assert!(
+        fatal.iter().any(|l| l.as_str().unwrap().contains("INCORRECT_SIGN")),
+        "the AuthError message reached the client: {fatal:?}"
+    );
+    assert_eq!(
+        out["other_account_refused"]["code"], "PERMISSION_DENIED",
+        "{}",
+        out["other_account_refused"]
+    );
+}

@@ -17,11 +17,17 @@ Scenarios:
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
   companions        balance, positions and executions of that account (TradeClient) and the
                     instrument lookup (DataClient.instrument.list_instruments)
+  events            TradeEventsClient(key, secret, "us", host=HOST, port=PORT, tls_enable=False)
+                    subscribed to the CASH account: a market buy's fill event (the test steps the
+                    market meanwhile), a cancelled limit order's CANCEL_SUCCESS, and a wrong
+                    secret's refusal (AuthError logged, then UNAUTHENTICATED, no event); with
+                    SIGNET_OTHER_ACCOUNT, that account of another app (PERMISSION_DENIED)
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -64,6 +70,13 @@ def main():
         return
     if scenario == "legacy":
         print(json.dumps(legacy(api)))
+        return
+    if scenario == "events":
+        # The events client prints its request, signature and metadata on stdout: kept off the
+        # one JSON object this script answers with.
+        with contextlib.redirect_stdout(sys.stderr):
+            out = events(api, host, port, app_key, app_secret)
+        print(json.dumps(out))
         return
     if scenario == "quotes":
         print(json.dumps(quotes(api)))
@@ -125,6 +138,90 @@ def orders(api):
     out["bracket"] = o.place_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket_leg"] = o.get_order_detail(account_id, "pyLoss").json()
     return out
+
+
+def events(api, host, port, app_key, app_secret):
+    import logging
+    import threading
+    import time
+
+    import grpc
+    from webull.trade.trade_events_client import TradeEventsClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]  # the CASH account
+    received = []
+    changed = threading.Condition()
+    connected = threading.Event()
+    client = TradeEventsClient(app_key, app_secret, "us", host=host, port=port, tls_enable=False)
+    client.on_connect = lambda *_: connected.set()
+
+    def on_events_message(event_type, subscribe_type, payload, _response):
+        with changed:
+            received.append({"event_type": event_type, "subscribe_type": subscribe_type, "payload": payload})
+            changed.notify_all()
+
+    client.on_events_message = on_events_message
+    threading.Thread(target=client.do_subscribe, args=([account_id],), daemon=True).start()
+    if not connected.wait(10):
+        raise AssertionError("no SubscribeSuccess within 10 s")
+
+    def wait_for(client_order_id, scenes, timeout=5.0):
+        deadline = time.time() + timeout
+        with changed:
+            while True:
+                for event in received:
+                    payload = event["payload"]
+                    if payload.get("client_order_id") == client_order_id and payload.get("scene_type") in scenes:
+                        return event
+                left = deadline - time.time()
+                if left <= 0:
+                    raise AssertionError(f"no {scenes} event of {client_order_id} within {timeout} s: {received}")
+                changed.wait(left)
+
+    o = trade.order_v3
+    market = {
+        "client_order_id": "pyEvtBuy", "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY",
+        "market": "US", "order_type": "MARKET", "quantity": "10", "side": "BUY", "time_in_force": "DAY",
+        "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    placed_at = time.time()
+    o.place_order(account_id, [market])
+    fill = wait_for("pyEvtBuy", ("FILLED", "FINAL_FILLED"))
+    fill_seconds = time.time() - placed_at
+    limit = dict(market, client_order_id="pyEvtRest", order_type="LIMIT", limit_price="300", time_in_force="GTC")
+    o.place_order(account_id, [limit])
+    o.cancel_order(account_id, "pyEvtRest")
+    cancel = wait_for("pyEvtRest", ("CANCEL_SUCCESS",))
+
+    bad = TradeEventsClient(app_key, "wrong-secret", "us", host=host, port=port, tls_enable=False)
+    bad_events, bad_logs = [], []
+    bad.on_events_message = lambda *args: bad_events.append(args)
+    bad.on_log = lambda level, text: bad_logs.append((level, text))
+    refused = None
+    try:
+        bad.do_subscribe([account_id])
+    except grpc.RpcError as e:
+        refused = {"code": e.code().name, "details": e.details()}
+    auth_errors = [text for level, text in bad_logs if level >= logging.CRITICAL]
+    other_refused = None
+    other_account = os.environ.get("SIGNET_OTHER_ACCOUNT")
+    if other_account:
+        theirs = TradeEventsClient(app_key, app_secret, "us", host=host, port=port, tls_enable=False)
+        try:
+            theirs.do_subscribe([other_account])
+        except grpc.RpcError as e:
+            other_refused = {"code": e.code().name, "details": e.details()}
+    return {
+        "account_id": account_id,
+        "fill": fill,
+        "fill_seconds": fill_seconds,
+        "cancel": cancel,
+        "refused": refused,
+        "refused_events": len(bad_events),
+        "refused_fatal_logs": auth_errors,
+        "other_account_refused": other_refused,
+    }
 
 
 def companions_buy(api):

@@ -1,0 +1,388 @@
+//! The trade-events subscription of the official client (`TradeEventsClient`, catalog §12):
+//! `grpc.trade.event.EventService/Subscribe`, server streaming, on the HTTP address. Requests
+//! with `content-type: application/grpc` come here; everything else goes to the interface.
+//!
+//! A subscription is authenticated before anything is sent: the metadata's headers (the HTTP
+//! checks 1 to 6 but `x-version`), the app key, the signature over the request's bytes as
+//! received ([`signet_signing::grpc_verify`]), the nonce (spent in the same store as HTTP), and
+//! every requested account the app's own. A refusal is one `AuthError` message, whose payload
+//! is the HTTP error body `{"error_code", "message"}`, then the status `UNAUTHENTICATED`
+//! (`PERMISSION_DENIED` for an account that is not the app's, `INVALID_ARGUMENT` for a request
+//! that does not decode), so that the client stops instead of retrying. Then: `SubscribeSuccess`,
+//! a `Ping` every [`EventsConfig::ping_interval`], and every order event of the accounts.
+
+pub mod hub;
+pub mod proto;
+
+use std::future::Future as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::Response;
+use bytes::Bytes;
+use secrecy::ExposeSecret;
+use signet_model::ErrorCode;
+use signet_signing::{GrpcSigningMetadata, grpc_verify};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tonic::{Code, Status};
+
+use self::hub::OrderEvent;
+use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
+use crate::app::AppState;
+use crate::auth::NONCE_MARGIN_SECS;
+use crate::auth::headers::AuthHeaders;
+use crate::error::ApiError;
+use crate::extract::Caller;
+use crate::legacy::ApiVersion;
+
+/// The subscription's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventsConfig {
+    /// How often an open stream receives a `Ping`.
+    pub ping_interval: Duration,
+    /// How many events a subscriber may fall behind before its stream is ended with
+    /// `UNAVAILABLE`.
+    pub buffer: usize,
+    /// Open streams per app; one more is refused with `NumOfConnExceed`.
+    pub max_streams_per_app: usize,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            ping_interval: Duration::from_secs(15),
+            buffer: 1024,
+            max_streams_per_app: 10,
+        }
+    }
+}
+
+/// Whether a request is gRPC (`application/grpc`, with or without `+proto` and parameters).
+pub fn is_grpc(request: &Request) -> bool {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"))
+}
+
+/// Answers one gRPC request: the subscription, or `UNIMPLEMENTED` for any other method.
+pub async fn handle(state: AppState, request: Request) -> Response {
+    if request.uri().path() != SUBSCRIBE_PATH {
+        return Status::unimplemented(format!("no gRPC method {}", request.uri().path())).into_http();
+    }
+    let mut grpc = tonic::server::Grpc::new(RawRequestCodec);
+    let service = tower::service_fn(move |request: tonic::Request<Bytes>| subscribe(state.clone(), request));
+    grpc.server_streaming(service, request).await.map(Body::new)
+}
+
+/// What a refusal sends: the `AuthError` payload's error, and the status that ends the stream.
+struct Refusal {
+    error: ApiError,
+    code: Code,
+}
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        let code = match error.code {
+            ErrorCode::AccountNotFoundOrDenied => Code::PermissionDenied,
+            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
+            _ => Code::Unauthenticated,
+        };
+        Refusal { error, code }
+    }
+}
+
+async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<tonic::Response<EventStream>, Status> {
+    let (metadata, _, bytes) = request.into_parts();
+    let (sender, receiver) = mpsc::channel(OUTGOING);
+    let (cut, cut_off) = oneshot::channel();
+    match authenticate(&state, metadata.into_headers(), &bytes).await {
+        Ok((app_key, accounts, subscribe_type)) => {
+            let max = state.config.events.max_streams_per_app;
+            let Some(slot) = state.events.open_stream(&app_key, max) else {
+                let body = serde_json::json!({
+                    "error_code": ErrorCode::TooManyRequests.as_str(),
+                    "message": format!("this app has {max} open trade-events streams, the most allowed: close one first"),
+                });
+                let _ = sender.try_send(Ok(message(event_type::NUM_OF_CONN_EXCEED, 0, body.to_string())));
+                let _ = sender.try_send(Err(Status::resource_exhausted("too many open streams for this app")));
+                return Ok(tonic::Response::new(EventStream {
+                    receiver,
+                    cut_off: None,
+                    ended: false,
+                }));
+            };
+            // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
+            let events = state.events.subscribe();
+            let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
+            let config = state.config.events;
+            tokio::spawn(async move {
+                stream(config, events, accounts, orders, sender, cut).await;
+                drop(slot);
+            });
+        }
+        Err(Refusal { error, code }) => {
+            tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
+            let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
+            let _ = sender.try_send(Ok(message(event_type::AUTH_ERROR, 0, body.to_string())));
+            let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
+        }
+    }
+    Ok(tonic::Response::new(EventStream {
+        receiver,
+        cut_off: Some(cut_off),
+        ended: false,
+    }))
+}
+
+/// The subscription's checks, cheapest first as for HTTP. Answers the app, the accounts
+/// subscribed to (all the app's accounts when the request names none) and the requested
+/// subscribe type.
+async fn authenticate(
+    state: &AppState,
+    headers: axum::http::HeaderMap,
+    bytes: &[u8],
+) -> Result<(Arc<str>, Vec<String>, u32), Refusal> {
+    let now_secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64;
+    let window_secs = state.config.timestamp_window.as_secs() as i64;
+    let h = AuthHeaders::parse_without_version(&headers, now_secs, window_secs)?;
+    let app = state
+        .apps
+        .active(h.app_key)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
+    let signed = GrpcSigningMetadata {
+        app_key: h.app_key,
+        algorithm: h.algorithm.name(),
+        signature_version: h.signature_version,
+        nonce: h.nonce,
+        timestamp: h.timestamp,
+    };
+    if !grpc_verify(&signed, bytes, app.secret.expose_secret(), h.signature) {
+        return Err(ApiError::new(
+            ErrorCode::IncorrectSign,
+            "the signature does not match: check the secret and the string to sign of the subscription",
+        )
+        .into());
+    }
+    let expires_at_ms = (h.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
+    if !state
+        .nonces
+        .remember(&app.app_key, h.nonce, expires_at_ms)
+        .await
+        .map_err(ApiError::from)?
+    {
+        return Err(ApiError::new(
+            ErrorCode::DuplicatedRequest,
+            "this x-signature-nonce was already used; every subscription needs a new nonce",
+        )
+        .into());
+    }
+    let request = <SubscribeRequest as prost::Message>::decode(bytes).map_err(|_| Refusal {
+        error: ApiError::illegal_parameter("the SubscribeRequest does not decode"),
+        code: Code::InvalidArgument,
+    })?;
+    let caller = Caller {
+        app_key: app.app_key.clone(),
+        user_id: app.user_id.clone(),
+        admin: app.admin,
+        version: ApiVersion::V3,
+    };
+    let accounts = if request.accounts.is_empty() {
+        state
+            .store
+            .accounts(Some(&app.app_key))
+            .await
+            .map_err(ApiError::from)?
+            .into_iter()
+            .map(|a| a.account_id)
+            .collect()
+    } else {
+        let mut accounts = Vec::with_capacity(request.accounts.len());
+        for id in &request.accounts {
+            accounts.push(crate::trading::orders::account(state, &caller, id).await?.account_id);
+        }
+        accounts
+    };
+    Ok((app.app_key.clone(), accounts, request.subscribe_type))
+}
+
+/// Responses a subscription holds that its client has not taken yet.
+const OUTGOING: usize = 16;
+
+/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
+/// events of `accounts` (when `orders`). Never waits for the client: a subscriber whose
+/// outgoing buffer is full, that fell more than the hub's capacity behind, or whose hub closed
+/// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read.
+async fn stream(
+    config: EventsConfig,
+    mut events: broadcast::Receiver<Arc<OrderEvent>>,
+    accounts: Vec<String>,
+    orders: bool,
+    sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
+    cut: oneshot::Sender<Status>,
+) {
+    if sender
+        .send(Ok(message(event_type::SUBSCRIBE_SUCCESS, 0, String::new())))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let period = config.ping_interval.max(Duration::from_millis(10));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let status = loop {
+        tokio::select! {
+            () = sender.closed() => return,
+            _ = ping.tick() => {
+                // A ping that finds the buffer full is not needed: the stream is not idle.
+                if let Err(mpsc::error::TrySendError::Closed(_)) =
+                    sender.try_send(Ok(message(event_type::PING, 0, String::new())))
+                {
+                    return;
+                }
+            }
+            received = events.recv() => match received {
+                Ok(event) if orders && accounts.contains(&event.account_id) => {
+                    match sender.try_send(Ok(order_message(&event))) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
+                            "this subscriber did not read its events and was cut off; subscribe again",
+                        ),
+                        Err(mpsc::error::TrySendError::Closed(_)) => return,
+                    }
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(missed)) => break Status::unavailable(format!(
+                    "this subscriber fell {missed} events behind and was cut off; subscribe again"
+                )),
+                Err(broadcast::error::RecvError::Closed) => {
+                    break Status::unavailable("the server is shutting down; subscribe again");
+                }
+            },
+        }
+    };
+    tracing::info!(reason = status.message(), "a trade-events subscriber is cut off");
+    let _ = cut.send(status);
+}
+
+fn message(event_type: i32, subscribe_type: u32, payload: String) -> SubscribeResponse {
+    SubscribeResponse {
+        event_type,
+        subscribe_type,
+        content_type: String::new(),
+        payload,
+        request_id: String::new(),
+        timestamp: signet_domain::simulator::clock::wall_clock_ms(),
+    }
+}
+
+fn order_message(event: &OrderEvent) -> SubscribeResponse {
+    SubscribeResponse {
+        event_type: event_type::ORDER,
+        subscribe_type: proto::SUBSCRIBE_ORDER,
+        content_type: "application/json".into(),
+        payload: event.payload.clone(),
+        request_id: event.request_id.clone(),
+        timestamp: event.time_ms,
+    }
+}
+
+/// The responses of one subscription, as its task sends them; a cut-off comes first.
+pub struct EventStream {
+    receiver: mpsc::Receiver<Result<SubscribeResponse, Status>>,
+    /// `None` once its task ended without cutting the stream off.
+    cut_off: Option<oneshot::Receiver<Status>>,
+    ended: bool,
+}
+
+impl futures_core::Stream for EventStream {
+    type Item = Result<SubscribeResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if let Some(cut_off) = self.cut_off.as_mut()
+            && let Poll::Ready(cut) = Pin::new(cut_off).poll(cx)
+        {
+            self.cut_off = None;
+            if let Ok(status) = cut {
+                self.ended = true;
+                return Poll::Ready(Some(Err(status)));
+            }
+        }
+        self.receiver.poll_recv(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_core::Stream as _;
+
+    use super::*;
+
+    fn event(account: &str, n: usize) -> OrderEvent {
+        OrderEvent {
+            account_id: account.into(),
+            request_id: n.to_string(),
+            time_ms: 0,
+            payload: format!("{{\"n\":\"{n}\"}}"),
+        }
+    }
+
+    fn open(hub: &hub::EventHub) -> EventStream {
+        let (sender, receiver) = mpsc::channel(OUTGOING);
+        let (cut, cut_off) = oneshot::channel();
+        let config = EventsConfig {
+            ping_interval: Duration::from_secs(3600),
+            ..EventsConfig::default()
+        };
+        tokio::spawn(stream(config, hub.subscribe(), vec!["A".into()], true, sender, cut));
+        EventStream {
+            receiver,
+            cut_off: Some(cut_off),
+            ended: false,
+        }
+    }
+
+    async fn next(stream: &mut EventStream) -> Option<Result<SubscribeResponse, Status>> {
+        std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_does_not_read_is_cut_off_and_the_others_get_every_event() {
+        let hub = hub::EventHub::new(1024);
+        let mut reader = open(&hub);
+        let mut sleeper = open(&hub);
+        assert_eq!(
+            next(&mut reader).await.unwrap().unwrap().event_type,
+            event_type::SUBSCRIBE_SUCCESS
+        );
+        let total = OUTGOING * 3;
+        let mut seen = Vec::new();
+        for n in 0..total {
+            hub.publish(event("A", n));
+            hub.publish(event("B", n));
+            while seen.len() <= n {
+                let m = next(&mut reader).await.unwrap().unwrap();
+                assert_eq!(m.event_type, event_type::ORDER);
+                seen.push(m.request_id);
+            }
+        }
+        let expected: Vec<String> = (0..total).map(|n| n.to_string()).collect();
+        assert_eq!(seen, expected, "every event of account A, in order, once");
+        // The sleeper's first read is the cut-off, then the end.
+        let status = next(&mut sleeper).await.unwrap().unwrap_err();
+        assert_eq!(status.code(), Code::Unavailable);
+        assert!(next(&mut sleeper).await.is_none());
+    }
+}

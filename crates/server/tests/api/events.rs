@@ -1,0 +1,317 @@
+//! The trade-events subscription over gRPC (catalog §12), spoken to with tonic on the HTTP
+//! address and signed as the official client signs it: SubscribeSuccess, pings, the events of
+//! a fill and a cancel, and the refusals (AuthError, then UNAUTHENTICATED or PERMISSION_DENIED).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::{Buf as _, Bytes};
+use rust_decimal::Decimal;
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+use signet_server::events::proto::{SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse};
+use signet_signing::{GrpcSigningMetadata, format_timestamp, grpc_sign};
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::{Code, Status, Streaming};
+
+use crate::common::TestServer;
+
+/// The client's codec: the request goes out as the exact bytes that were signed.
+#[derive(Clone, Copy, Default)]
+struct ClientCodec;
+struct RawEncoder;
+struct ResponseDecoder;
+
+impl Codec for ClientCodec {
+    type Encode = Bytes;
+    type Decode = SubscribeResponse;
+    type Encoder = RawEncoder;
+    type Decoder = ResponseDecoder;
+    fn encoder(&mut self) -> RawEncoder {
+        RawEncoder
+    }
+    fn decoder(&mut self) -> ResponseDecoder {
+        ResponseDecoder
+    }
+}
+
+impl Encoder for RawEncoder {
+    type Item = Bytes;
+    type Error = Status;
+    fn encode(&mut self, item: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        bytes::BufMut::put_slice(dst, &item);
+        Ok(())
+    }
+}
+
+impl Decoder for ResponseDecoder {
+    type Item = SubscribeResponse;
+    type Error = Status;
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<SubscribeResponse>, Status> {
+        let bytes = src.copy_to_bytes(src.remaining());
+        prost::Message::decode(bytes)
+            .map(Some)
+            .map_err(|e| Status::internal(e.to_string()))
+    }
+}
+
+fn nonce() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Subscribes as `TradeEventsClient.do_subscribe(accounts)` does, with `nonce`.
+async fn subscribe_with(
+    server: &TestServer,
+    app_key: &str,
+    secret: &str,
+    accounts: &[&str],
+    nonce: &str,
+) -> Result<Streaming<SubscribeResponse>, Status> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let request = SubscribeRequest {
+        subscribe_type: 7,
+        timestamp: i64::try_from(now.as_millis()).unwrap(),
+        accounts: accounts.iter().map(ToString::to_string).collect(),
+        ..SubscribeRequest::default()
+    };
+    let bytes = Bytes::from(prost::Message::encode_to_vec(&request));
+    let timestamp = format_timestamp(now.as_secs() as i64);
+    let signed = GrpcSigningMetadata {
+        app_key,
+        algorithm: "HMAC-SHA256",
+        signature_version: "1.0",
+        nonce,
+        timestamp: &timestamp,
+    };
+    let signature = grpc_sign(&signed, &bytes, secret);
+    let mut request = tonic::Request::new(bytes);
+    for (name, value) in [
+        ("x-app-key", app_key),
+        ("x-signature-algorithm", "HMAC-SHA256"),
+        ("x-signature-version", "1.0"),
+        ("x-signature-nonce", nonce),
+        ("x-timestamp", &timestamp),
+        ("x-signature", &signature),
+    ] {
+        request.metadata_mut().insert(name, value.parse().unwrap());
+    }
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .expect("an HTTP/2 connection");
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    grpc.server_streaming(request, SUBSCRIBE_PATH.parse().unwrap(), ClientCodec)
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+async fn subscribe(server: &TestServer, accounts: &[&str]) -> Streaming<SubscribeResponse> {
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    subscribe_with(server, &server.app.app_key, &secret, accounts, &nonce())
+        .await
+        .expect("a stream")
+}
+
+/// The next message within 5 s (`None` when the stream ended OK).
+async fn next(stream: &mut Streaming<SubscribeResponse>) -> Result<Option<SubscribeResponse>, Status> {
+    tokio::time::timeout(Duration::from_secs(5), stream.message())
+        .await
+        .expect("a message within 5 s")
+}
+
+/// The next order event, skipping pings.
+async fn next_order_event(stream: &mut Streaming<SubscribeResponse>) -> (SubscribeResponse, Value) {
+    loop {
+        let m = next(stream).await.unwrap().expect("an open stream");
+        if m.event_type == 1 {
+            continue;
+        }
+        assert_eq!((m.event_type, m.subscribe_type), (1024, 1), "{m:?}");
+        assert_eq!(m.content_type, "application/json");
+        assert!(!m.request_id.is_empty());
+        let payload: Value = serde_json::from_str(&m.payload).unwrap();
+        assert!(
+            payload.as_object().unwrap().values().all(Value::is_string),
+            "flat, string values: {payload}"
+        );
+        return (m, payload);
+    }
+}
+
+/// The refusal: one AuthError message with the HTTP error body, then `code`.
+async fn assert_refused(result: Result<Streaming<SubscribeResponse>, Status>, error_code: &str, code: Code) {
+    let mut stream = result.expect("the refusal is streamed");
+    let m = next(&mut stream).await.unwrap().expect("an AuthError message");
+    assert_eq!(m.event_type, 2, "{m:?}");
+    let body: Value = serde_json::from_str(&m.payload).unwrap();
+    assert_eq!(body["error_code"], error_code, "{body}");
+    assert!(body["message"].as_str().is_some_and(|s| !s.is_empty()));
+    let status = next(&mut stream).await.expect_err("the stream ends with an error");
+    assert_eq!(status.code(), code, "{status:?}");
+}
+
+fn order(id: &str, order_type: &str, limit: Option<&str>) -> Value {
+    let mut o = json!({
+        "client_order_id": id, "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY", "order_type": order_type,
+        "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "10", "instrument_type": "EQUITY",
+        "market": "US", "support_trading_session": "CORE"
+    });
+    if let Some(limit) = limit {
+        o["limit_price"] = json!(limit);
+    }
+    o
+}
+
+#[tokio::test]
+async fn a_subscriber_receives_its_placements_fill_replace_and_cancel() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    let other_account = server.app.account_ids[1].clone();
+    let mut stream = subscribe(&server, &[&account]).await;
+    let first = next(&mut stream).await.unwrap().unwrap();
+    assert_eq!(first.event_type, 0, "SubscribeSuccess first: {first:?}");
+
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    // An order of the app's other account, not subscribed to, fills first: its event is not sent.
+    for (account, id) in [(&other_account, "elsewhere"), (&account, "evt-buy")] {
+        let place = json!({"account_id": account, "new_orders": [order(id, "MARKET", None)]});
+        let _: Value = client.post("/trading/orders/place", &place).await.unwrap();
+    }
+    let (_, placed) = next_order_event(&mut stream).await;
+    assert_eq!(
+        (
+            &placed["client_order_id"],
+            &placed["scene_type"],
+            &placed["filled_time"]
+        ),
+        (&json!("evt-buy"), &json!("PLACE_SUCCESS"), &json!("")),
+        "{placed}"
+    );
+    ops.market().step(1).await.unwrap();
+    let (m, payload) = next_order_event(&mut stream).await;
+    assert_eq!(payload["client_order_id"], "evt-buy", "{payload}");
+    assert_eq!(payload["account_id"], account.as_str());
+    assert_eq!(payload["scene_type"], "FINAL_FILLED");
+    assert_eq!(payload["order_status"], "FILLED");
+    assert_eq!(payload["symbol"], "AAPL");
+    assert_eq!(payload["side"], "BUY");
+    assert_eq!(payload["order_type"], "MARKET");
+    assert_eq!(payload["request_id"], m.request_id.as_str());
+    assert_eq!(
+        payload["qty"].as_str().unwrap().parse::<Decimal>().unwrap(),
+        Decimal::from(10)
+    );
+    assert_eq!(
+        payload["filled_qty"].as_str().unwrap().parse::<Decimal>().unwrap(),
+        Decimal::from(10)
+    );
+    assert_eq!(payload["filled_price"], "400.01");
+    assert!(payload["filled_time"].as_str().unwrap().ends_with('Z'));
+
+    let place = json!({"account_id": account, "new_orders": [order("evt-rest", "LIMIT", Some("300"))]});
+    let _: Value = client.post("/trading/orders/place", &place).await.unwrap();
+    assert_eq!(next_order_event(&mut stream).await.1["scene_type"], "PLACE_SUCCESS");
+    ops.market().step(1).await.unwrap();
+    let replace = json!({"account_id": account, "modify_orders": [
+        {"client_order_id": "evt-rest", "quantity": "12", "limit_price": "301"}
+    ]});
+    let _: Value = client.post("/trading/orders/replace", &replace).await.unwrap();
+    let (_, payload) = next_order_event(&mut stream).await;
+    assert_eq!(
+        (&payload["scene_type"], &payload["qty"]),
+        (&json!("MODIFY_SUCCESS"), &json!("12")),
+        "{payload}"
+    );
+    let cancel = json!({"account_id": account, "client_order_id": "evt-rest"});
+    let _: Value = client.post("/trading/orders/cancel", &cancel).await.unwrap();
+    let (_, payload) = next_order_event(&mut stream).await;
+    assert_eq!(
+        (
+            &payload["client_order_id"],
+            &payload["scene_type"],
+            &payload["order_status"]
+        ),
+        (&json!("evt-rest"), &json!("CANCEL_SUCCESS"), &json!("CANCELLED")),
+        "{payload}"
+    );
+}
+
+#[tokio::test]
+async fn pings_keep_the_stream_alive() {
+    let server = TestServer::start_with(|c| c.events.ping_interval = Duration::from_millis(100)).await;
+    let account = server.app.account_ids[0].clone();
+    let mut stream = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut stream).await.unwrap().unwrap().event_type, 0);
+    for _ in 0..2 {
+        assert_eq!(next(&mut stream).await.unwrap().unwrap().event_type, 1);
+    }
+}
+
+#[tokio::test]
+async fn refusals_send_an_auth_error_then_end_the_stream() {
+    let server = TestServer::start().await;
+    let key = server.app.app_key.clone();
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    let account = server.app.account_ids[0].clone();
+
+    let wrong = subscribe_with(&server, &key, "not-the-secret", &[&account], &nonce()).await;
+    assert_refused(wrong, "INCORRECT_SIGN", Code::Unauthenticated).await;
+
+    let unknown = subscribe_with(&server, "0000", &secret, &[&account], &nonce()).await;
+    assert_refused(unknown, "UNAUTHORIZED", Code::Unauthenticated).await;
+
+    // A replayed subscription: the nonce is spent in the store HTTP uses.
+    let once = nonce();
+    let mut first = subscribe_with(&server, &key, &secret, &[&account], &once)
+        .await
+        .unwrap();
+    assert_eq!(next(&mut first).await.unwrap().unwrap().event_type, 0);
+    let again = subscribe_with(&server, &key, &secret, &[&account], &once).await;
+    assert_refused(again, "DUPPLICATED_REQUEST", Code::Unauthenticated).await;
+
+    let other = server
+        .admin()
+        .create_app("other app", Decimal::from(1000))
+        .await
+        .unwrap();
+    let theirs = subscribe_with(&server, &key, &secret, &[&account, &other.account_ids[0]], &nonce()).await;
+    assert_refused(theirs, "ACCOUNT_NOT_FOUND_OR_DENIED", Code::PermissionDenied).await;
+}
+
+#[tokio::test]
+async fn an_app_has_at_most_its_cap_of_open_streams() {
+    let server = TestServer::start_with(|c| c.events.max_streams_per_app = 1).await;
+    let account = server.app.account_ids[0].clone();
+    let mut first = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut first).await.unwrap().unwrap().event_type, 0);
+    let mut second = subscribe(&server, &[&account]).await;
+    let m = next(&mut second).await.unwrap().expect("a NumOfConnExceed message");
+    assert_eq!(m.event_type, 3, "{m:?}");
+    let status = next(&mut second).await.expect_err("the stream ends with an error");
+    assert_eq!(status.code(), Code::ResourceExhausted);
+    // Once the first stream is closed, its slot is free again.
+    drop(first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut again = subscribe(&server, &[&account]).await;
+        if next(&mut again).await.unwrap().unwrap().event_type == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the slot is never freed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
