@@ -62,6 +62,53 @@ pub fn wait_for(lines: &Receiver<String>, wanted: impl Fn(&str) -> bool) -> Stri
     }
 }
 
+/// A SQLite file in `dir` with the demo's price history, an app with 10,000,000 in cash, a
+/// server on the file, and a made-up price file of `symbols` symbols beside it, not yet
+/// imported: what the tests of imports beside a running server start from.
+pub struct BigFileBeside {
+    pub db: String,
+    pub big: std::path::PathBuf,
+    /// The made-up file's rows.
+    pub rows: usize,
+    pub key: String,
+    pub secret: String,
+    /// The app's MARGIN account.
+    pub account: String,
+    pub serving: Serving,
+    pub client: signet_client::Client,
+}
+
+pub fn big_file_beside(dir: &std::path::Path, symbols: usize) -> BigFileBeside {
+    let db = dir.join("beside.db").to_str().unwrap().to_owned();
+    let prices = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
+    );
+    run_json(signet().args(["data", "import", "--db", &db, "--json", prices]));
+    let big = dir.join("made-up.csv");
+    let rows = made_up_prices(&big, symbols);
+    let created = run_json(signet().args([
+        "admin", "apps", "create", "--db", &db, "--name", "beside", "--cash", "10000000", "--json",
+    ]));
+    let (key, secret) = (
+        created["app_key"].as_str().unwrap(),
+        created["app_secret"].as_str().unwrap(),
+    );
+    let account = created["account_ids"][1].as_str().unwrap().to_owned();
+    let serving = serve(&db, &["--rate-limits", "off"]);
+    let client = signet_client::Client::new(&serving.endpoint, key, secret).unwrap();
+    BigFileBeside {
+        db,
+        big,
+        rows,
+        key: key.to_owned(),
+        secret: secret.to_owned(),
+        account,
+        serving,
+        client,
+    }
+}
+
 /// Starts `signet serve` on a free port and waits for it to log where it listens.
 pub fn serve(db: &str, extra: &[&str]) -> Serving {
     serve_with(&[&["--db", db], extra].concat(), &[])

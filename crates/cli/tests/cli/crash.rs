@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::{Database, Durability};
 
-use crate::common::{Serving, made_up_prices, market_buy, run_json, serve, signet, stop};
+use crate::common::{BigFileBeside, Serving, big_file_beside, market_buy, run_json, serve, signet, stop};
 
 const WORKERS: usize = 8;
 
@@ -129,26 +129,18 @@ async fn rename_until_gone(client: Arc<Client>, watchlist_id: String) -> u64 {
 #[test]
 fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_import() {
     let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("mixed.db");
-    let db = db_path.to_str().unwrap();
-    let prices = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
-    );
-    run_json(signet().args(["data", "import", "--db", db, "--json", prices]));
-    let big = dir.path().join("made-up.csv");
-    let rows = made_up_prices(&big, 2000);
-    let created = run_json(signet().args([
-        "admin", "apps", "create", "--db", db, "--name", "mixed", "--cash", "10000000", "--json",
-    ]));
-    let (key, secret) = (
-        created["app_key"].as_str().unwrap(),
-        created["app_secret"].as_str().unwrap(),
-    );
-    let account = created["account_ids"][1].as_str().unwrap().to_owned();
-
-    let serving = serve(db, &["--rate-limits", "off"]);
-    let client = Arc::new(Client::new(&serving.endpoint, key, secret).unwrap());
+    let BigFileBeside {
+        db,
+        big,
+        rows,
+        key,
+        secret,
+        account,
+        serving,
+        client,
+    } = big_file_beside(dir.path(), 2000);
+    let db = db.as_str();
+    let client = Arc::new(client);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let watchlist = runtime
         .block_on(client.watchlists().create("v0", None))
@@ -222,7 +214,7 @@ fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_impo
 
     // Restarted: the open orders fill, the last acknowledged rename (or the one in flight) holds.
     let again = serve(db, &["--rate-limits", "off"]);
-    let client = Client::new(&again.endpoint, key, secret).unwrap();
+    let client = Client::new(&again.endpoint, &key, &secret).unwrap();
     runtime.block_on(crate::common::wait_until_none_open(&client, &account));
     let lists = runtime.block_on(client.watchlists().list()).unwrap();
     assert_eq!(lists.len(), 1);

@@ -5,9 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use signet_client::Client;
-
-use crate::common::{made_up_prices, market_buy, run_json, serve, signet, stop};
+use crate::common::{BigFileBeside, big_file_beside, market_buy, run_json, signet, stop};
 
 /// 1,000 made-up symbols × 500 days: 500,000 bars, several seconds of import in a debug build.
 /// (The 1,000,000-row measurement of `docs/performance.md` is the same file with 2,000.)
@@ -17,26 +15,17 @@ const WORKERS: usize = 4;
 #[test]
 fn signed_writes_beside_a_large_import_neither_fail_nor_wait_for_it() {
     let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("beside.db");
-    let db = db_path.to_str().unwrap();
-    let prices = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/demo/daily_ohlcv_2000_2013.csv.gz"
-    );
-    run_json(signet().args(["data", "import", "--db", db, "--json", prices]));
-    let big = dir.path().join("made-up.csv");
-    let rows = made_up_prices(&big, SYMBOLS);
-    let created = run_json(signet().args([
-        "admin", "apps", "create", "--db", db, "--name", "beside", "--cash", "10000000", "--json",
-    ]));
-    let (key, secret) = (
-        created["app_key"].as_str().unwrap(),
-        created["app_secret"].as_str().unwrap(),
-    );
-    let account = created["account_ids"][1].as_str().unwrap().to_owned();
-
-    let serving = serve(db, &["--rate-limits", "off"]);
-    let client = Arc::new(Client::new(&serving.endpoint, key, secret).unwrap());
+    let BigFileBeside {
+        db,
+        big,
+        rows,
+        account,
+        serving,
+        client,
+        ..
+    } = big_file_beside(dir.path(), SYMBOLS);
+    let db = db.as_str();
+    let client = Arc::new(client);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     // Nonces in the database, and market buys the engine fills on its ticks: every call
     // writes, and so does the engine.
