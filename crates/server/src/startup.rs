@@ -148,6 +148,17 @@ impl Server {
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
+        // Shutdown first ends the event streams (`UNAVAILABLE`: their clients move to another
+        // node), which the graceful shutdown of their connections then waits for.
+        let (closing, closed) = tokio::sync::watch::channel(false);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = closing.send(true);
+        };
+        let events = tokio::spawn(self.state.events.clone().follow(self.state.store.clone(), async move {
+            let mut closed = closed;
+            let _ = closed.wait_for(|closing| *closing).await;
+        }));
         let metrics = self.metrics_listener.map(|listener| {
             let app = crate::app::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
@@ -158,6 +169,8 @@ impl Server {
         let limits = self.state.config.connections;
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         purge.abort();
+        // Done by now, unless serving failed without a shutdown.
+        events.abort();
         if let Some(metrics) = metrics {
             metrics.abort();
         }

@@ -267,6 +267,28 @@ pub struct OrderChanges {
     pub cursor: Option<ChangeCursor>,
 }
 
+/// An order event as the trade-events subscription sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Unique, and increasing in commit order for the events of one order or of one account's
+    /// fills.
+    pub id: i64,
+    pub account_id: String,
+    pub time_ms: i64,
+    /// [`signet_domain::trading::events::payload`]; `None` for an event that is not sent.
+    pub payload: Option<String>,
+    /// Where the event stands in the feed: it is read again by every read from a cursor at or
+    /// below this, so a reader skips the ids it sent until its cursor passes it.
+    pub changed: u64,
+}
+
+/// Order events read from a cursor, and the cursor of the next read.
+#[derive(Debug)]
+pub struct EventBatch {
+    pub events: Vec<StoredEvent>,
+    pub cursor: ChangeCursor,
+}
+
 /// Which orders of an account to list, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderQuery {
@@ -365,6 +387,16 @@ pub trait TradingStore: Send + Sync {
         Err(StoreError::Other(
             "this store is not shared by several nodes and keeps no change feed".into(),
         ))
+    }
+    /// The order events every node sends to its subscribers: with `since` `None`, none, only the
+    /// cursor of events committed from now on; with a cursor, every event at or above it (some
+    /// of them again: [`StoredEvent::changed`]), oldest first.
+    async fn order_events(&self, since: Option<ChangeCursor>) -> Result<EventBatch, StoreError>;
+    /// Wakes `wake` each time order events commit on any node (PostgreSQL's notifications),
+    /// until the connection fails; on a store no other node writes, returns at once.
+    async fn notify_order_events(&self, wake: &tokio::sync::Notify) -> Result<(), StoreError> {
+        let _ = wake;
+        Ok(())
     }
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
     /// Fills of an account's orders, newest first.

@@ -5,6 +5,7 @@
 pub mod accounting;
 pub mod buying_power;
 pub mod combo;
+pub mod events;
 pub mod expiry;
 pub mod matching;
 pub mod order;

@@ -16,7 +16,7 @@ use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
 
 use self::book::Book;
-use crate::events::hub::{EventHub, Scene};
+use crate::events::hub::EventHub;
 use crate::reservations::Reservations;
 use crate::simulator::{MarketError, Simulator};
 
@@ -106,14 +106,9 @@ impl Engine {
                 let outcome = self.store.apply_fill(&fill).await;
                 self.reservations.forget(&order.account_id);
                 let outcome = outcome?;
-                if let FillOutcome::Applied(updated) = &outcome {
+                if let FillOutcome::Applied(_) = &outcome {
                     (self.on_fill)();
-                    let scene = if updated.filled_quantity >= updated.quantity {
-                        Scene::FinalFilled
-                    } else {
-                        Scene::Filled
-                    };
-                    self.events.order_changed(updated, scene, fill.time_ms);
+                    self.events.wake();
                 }
                 match outcome {
                     // What a fill does to the rest of a combination is not in the returned order.
@@ -150,13 +145,8 @@ impl Engine {
             .await;
         self.reservations.forget(&order.account_id);
         let ended = ended?;
-        if let Some(ended) = &ended {
-            let scene = match event {
-                Event::Fail => Scene::PlaceFailed,
-                Event::Cancel => Scene::CancelSuccess,
-                _ => Scene::Expired,
-            };
-            self.events.order_changed(ended, scene, now);
+        if ended.is_some() {
+            self.events.wake();
         }
         match ended {
             Some(ended) if ended.combo.is_none() => self.book.update(ended),

@@ -1,48 +1,19 @@
-//! One node's fan-out of order events: whatever commits an order's change publishes it here,
-//! after the commit; every open subscription holds a receiver.
+//! One node's fan-out of order events. The database's order events are the source: each is
+//! written with its payload in the transaction that changes the order, and [`EventHub::follow`]
+//! reads those committed on any node (on PostgreSQL, woken by its notifications) and publishes
+//! them; every open subscription holds a receiver.
 //!
 //! The channel is a bounded ring (tokio's broadcast): publishing never waits, so a slow
 //! subscriber never slows the engine; a subscriber that falls more than the ring's capacity
 //! behind is told it lagged, and its stream is ended with `UNAVAILABLE` (the client reconnects).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use rust_decimal::Decimal;
-use signet_domain::trading::order::Order;
-use signet_model::wire::WireEnum;
-use tokio::sync::broadcast;
-
-/// What happened to an order, as `scene_type` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scene {
-    /// Accepted and open (not in the published list: signet's own value).
-    Placed,
-    /// A fill that leaves some quantity open.
-    Filled,
-    /// The fill that completes the order.
-    FinalFilled,
-    PlaceFailed,
-    ModifySuccess,
-    CancelSuccess,
-    /// Cancelled by the server at the end of its time in force (signet's own value).
-    Expired,
-}
-
-impl Scene {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Scene::Placed => "PLACE_SUCCESS",
-            Scene::Filled => "FILLED",
-            Scene::FinalFilled => "FINAL_FILLED",
-            Scene::PlaceFailed => "PLACE_FAILED",
-            Scene::ModifySuccess => "MODIFY_SUCCESS",
-            Scene::CancelSuccess => "CANCEL_SUCCESS",
-            Scene::Expired => "EXPIRED",
-        }
-    }
-}
+use signet_domain::trading::events::with_request_id;
+use signet_store::{ChangeCursor, Store, StoreError};
+use tokio::sync::{Notify, broadcast};
 
 /// An order event ready to send: its account (to pick the subscribers) and its JSON payload.
 #[derive(Debug, Clone)]
@@ -54,10 +25,10 @@ pub struct OrderEvent {
 }
 
 pub struct EventHub {
-    sender: broadcast::Sender<Arc<OrderEvent>>,
-    /// Makes `request_id` unique on this node: the hub's creation time, then a sequence.
-    prefix: i64,
-    sequence: AtomicU64,
+    /// `None` once the server is shutting down: every receiver then sees the channel closed.
+    sender: Mutex<Option<broadcast::Sender<Arc<OrderEvent>>>>,
+    /// Woken when this node committed order events.
+    committed: Notify,
     /// Open streams per app key.
     streams: Mutex<HashMap<Arc<str>, usize>>,
 }
@@ -70,11 +41,7 @@ pub struct StreamSlot {
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        let mut streams = self
-            .hub
-            .streams
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streams = self.hub.streams.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(n) = streams.get_mut(&self.app_key) {
             *n -= 1;
             if *n == 0 {
@@ -89,16 +56,15 @@ impl EventHub {
     pub fn new(capacity: usize) -> Self {
         let (sender, _) = broadcast::channel(capacity.max(1));
         EventHub {
-            sender,
-            prefix: signet_domain::simulator::clock::wall_clock_ms(),
-            sequence: AtomicU64::new(0),
+            sender: Mutex::new(Some(sender)),
+            committed: Notify::new(),
             streams: Mutex::default(),
         }
     }
 
     /// A slot for one more stream of `app_key`, or `None` when it has `max` open already.
     pub fn open_stream(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Option<StreamSlot> {
-        let mut streams = self.streams.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
         let open = streams.entry(app_key.clone()).or_insert(0);
         if *open >= max {
             return None;
@@ -110,71 +76,117 @@ impl EventHub {
         })
     }
 
+    /// A receiver of the events published from now on (closed at once when shutting down).
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<OrderEvent>> {
-        self.sender.subscribe()
+        match &*self.sender() {
+            Some(sender) => sender.subscribe(),
+            None => broadcast::channel(1).1,
+        }
     }
 
-    /// Publishes what `scene` did to `order` (as committed). Never waits; without subscribers
-    /// the event is dropped.
-    pub fn order_changed(&self, order: &Order, scene: Scene, time_ms: i64) {
-        if self.sender.receiver_count() == 0 {
-            return;
-        }
-        let request_id = format!("{}{:08}", self.prefix, self.sequence.fetch_add(1, Ordering::Relaxed));
-        self.publish(OrderEvent {
-            account_id: order.account_id.clone(),
-            payload: payload(order, scene, &request_id),
-            request_id,
-            time_ms,
-        });
+    fn sender(&self) -> std::sync::MutexGuard<'_, Option<broadcast::Sender<Arc<OrderEvent>>>> {
+        self.sender.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Hands `event` to every subscriber; never waits.
     pub fn publish(&self, event: OrderEvent) {
-        let _ = self.sender.send(Arc::new(event));
+        if let Some(sender) = &*self.sender() {
+            let _ = sender.send(Arc::new(event));
+        }
+    }
+
+    /// Whether any stream is open on this node.
+    fn followed(&self) -> bool {
+        self.sender().as_ref().is_some_and(|s| s.receiver_count() > 0)
+    }
+
+    /// Tells the reader of the database's order events that some may have committed on this
+    /// node (a write that commits them calls it after its commit).
+    pub fn wake(&self) {
+        self.committed.notify_one();
+    }
+
+    /// Follows the database's order events until `shutdown`, and publishes them: this node's
+    /// at once ([`Self::wake`]), other nodes' when PostgreSQL notifies of them, and at the
+    /// latest a second after their commit (a notification may be lost to a reconnection).
+    /// Without subscribers it only keeps its place, so a stream sees the events committed after
+    /// it opened. Ends every stream when done.
+    pub async fn follow(self: Arc<Self>, store: Arc<dyn Store>, shutdown: impl Future<Output = ()> + Send) {
+        let notifications = {
+            let (hub, store) = (self.clone(), store.clone());
+            tokio::spawn(async move {
+                loop {
+                    if let Err(e) = store.notify_order_events(&hub.committed).await {
+                        tracing::warn!(error = %e, "order event notifications lost; listening again in 1 s");
+                    } else {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            })
+        };
+        let mut reader = Reader::default();
+        tokio::pin!(shutdown);
+        loop {
+            if let Err(e) = reader.read(&self, store.as_ref()).await {
+                tracing::warn!(error = %e, "reading the order events failed; trying again");
+            }
+            tokio::select! {
+                () = &mut shutdown => break,
+                () = self.committed.notified() => {}
+                () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+        }
+        notifications.abort();
+        // Every receiver then sees the channel closed, once it has read what was sent.
+        self.sender().take();
     }
 }
 
-/// The flat JSON object of string values of an order event (catalog §12.6).
-fn payload(order: &Order, scene: Scene, request_id: &str) -> String {
-    let filled_price = if order.filled_quantity > Decimal::ZERO {
-        (order.filled_amount / order.filled_quantity).round_dp(6).normalize()
-    } else {
-        Decimal::ZERO
-    };
-    let filled_time = order.fill_time.map(iso_millis).unwrap_or_default();
-    serde_json::json!({
-        "account_id": order.account_id,
-        "request_id": request_id,
-        "order_id": order.order_id,
-        "client_order_id": order.client_order_id,
-        "instrument_id": order.instrument_id.to_string(),
-        "order_status": order.status.as_str(),
-        "symbol": order.symbol,
-        "qty": order.quantity.to_string(),
-        "filled_qty": order.filled_quantity.to_string(),
-        "filled_price": filled_price.to_string(),
-        "filled_time": filled_time,
-        "side": order.side.as_str(),
-        "category": "US_STOCK",
-        "order_type": order.order_type.as_str(),
-        "scene_type": scene.as_str(),
-        "biz_type": "TRADE",
-    })
-    .to_string()
+/// Where the reader of the order events is, and which of the events it may read again it sent.
+#[derive(Default)]
+struct Reader {
+    cursor: Option<ChangeCursor>,
+    /// The ids sent that a read from `cursor` may return again, with where they stand.
+    sent: HashMap<i64, u64>,
 }
 
-/// Epoch milliseconds as `YYYY-MM-DDThh:mm:ss.SSSZ`.
-fn iso_millis(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let base = signet_signing::format_timestamp(secs);
-    format!("{}.{:03}Z", base.trim_end_matches('Z'), ms.rem_euclid(1000))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn times_have_milliseconds() {
-        assert_eq!(super::iso_millis(1_795_300_956_042), "2026-11-21T22:42:36.042Z");
+impl Reader {
+    async fn read(&mut self, hub: &EventHub, store: &dyn Store) -> Result<(), StoreError> {
+        loop {
+            // The cursor is taken before the subscribers are counted: a stream that opens after
+            // the count was taken opened after the events below the cursor committed.
+            let batch = match self.cursor {
+                Some(cursor) if hub.followed() => store.order_events(Some(cursor)).await?,
+                _ => {
+                    let now = store.order_events(None).await?;
+                    if hub.followed() && self.cursor.is_some() {
+                        continue;
+                    }
+                    self.cursor = Some(now.cursor);
+                    self.sent.clear();
+                    return Ok(());
+                }
+            };
+            let full = batch.events.len() >= 10_000;
+            for event in batch.events {
+                if self.sent.insert(event.id, event.changed).is_some() {
+                    continue;
+                }
+                if let Some(payload) = event.payload {
+                    hub.publish(OrderEvent {
+                        request_id: event.id.to_string(),
+                        payload: with_request_id(&payload, &event.id.to_string()),
+                        account_id: event.account_id,
+                        time_ms: event.time_ms,
+                    });
+                }
+            }
+            self.cursor = Some(batch.cursor);
+            self.sent.retain(|_, changed| *changed >= batch.cursor.0);
+            if !full {
+                return Ok(());
+            }
+        }
     }
 }

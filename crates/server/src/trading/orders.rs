@@ -278,11 +278,7 @@ async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order])
             state
                 .reservations
                 .placed(&account.account_id, orders.iter().map(Reserved::of));
-            for order in orders.iter() {
-                state
-                    .events
-                    .order_changed(order, crate::events::hub::Scene::Placed, order.place_time);
-            }
+            state.events.wake();
             state.book.placed(orders);
             Ok(())
         }
@@ -577,9 +573,7 @@ async fn cancel(
         .await;
     forget_open_orders(&state, &account.account_id);
     let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
-    state
-        .events
-        .order_changed(&cancelled, crate::events::hub::Scene::CancelSuccess, now);
+    state.events.wake();
     Ok(Json(ack(&cancelled)))
 }
 
@@ -694,9 +688,7 @@ async fn replace(
         .await;
     forget_open_orders(&state, &account.account_id);
     let replaced = replaced?.ok_or_else(|| not_open(&order))?;
-    state
-        .events
-        .order_changed(&replaced, crate::events::hub::Scene::ModifySuccess, now);
+    state.events.wake();
     Ok(Json(ack(&replaced)))
 }
 

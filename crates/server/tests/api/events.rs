@@ -55,7 +55,7 @@ impl Decoder for ResponseDecoder {
     }
 }
 
-fn nonce() -> String {
+pub fn nonce() -> String {
     static N: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -64,9 +64,10 @@ fn nonce() -> String {
     format!("{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Subscribes as `TradeEventsClient.do_subscribe(accounts)` does, with `nonce`.
-async fn subscribe_with(
-    server: &TestServer,
+/// Subscribes as `TradeEventsClient.do_subscribe(accounts)` does, with `nonce`, to the server at
+/// `addr` (`HOST:PORT`).
+pub async fn subscribe_with(
+    addr: &str,
     app_key: &str,
     secret: &str,
     accounts: &[&str],
@@ -102,7 +103,7 @@ async fn subscribe_with(
     ] {
         request.metadata_mut().insert(name, value.parse().unwrap());
     }
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()
         .connect()
         .await
@@ -116,20 +117,26 @@ async fn subscribe_with(
 
 async fn subscribe(server: &TestServer, accounts: &[&str]) -> Streaming<SubscribeResponse> {
     let secret = server.app.app_secret.expose_secret().to_owned();
-    subscribe_with(server, &server.app.app_key, &secret, accounts, &nonce())
-        .await
-        .expect("a stream")
+    subscribe_with(
+        &server.addr.to_string(),
+        &server.app.app_key,
+        &secret,
+        accounts,
+        &nonce(),
+    )
+    .await
+    .expect("a stream")
 }
 
 /// The next message within 5 s (`None` when the stream ended OK).
-async fn next(stream: &mut Streaming<SubscribeResponse>) -> Result<Option<SubscribeResponse>, Status> {
+pub async fn next(stream: &mut Streaming<SubscribeResponse>) -> Result<Option<SubscribeResponse>, Status> {
     tokio::time::timeout(Duration::from_secs(5), stream.message())
         .await
         .expect("a message within 5 s")
 }
 
 /// The next order event, skipping pings.
-async fn next_order_event(stream: &mut Streaming<SubscribeResponse>) -> (SubscribeResponse, Value) {
+pub async fn next_order_event(stream: &mut Streaming<SubscribeResponse>) -> (SubscribeResponse, Value) {
     loop {
         let m = next(stream).await.unwrap().expect("an open stream");
         if m.event_type == 1 {
@@ -267,20 +274,19 @@ async fn refusals_send_an_auth_error_then_end_the_stream() {
     let key = server.app.app_key.clone();
     let secret = server.app.app_secret.expose_secret().to_owned();
     let account = server.app.account_ids[0].clone();
+    let addr = server.addr.to_string();
 
-    let wrong = subscribe_with(&server, &key, "not-the-secret", &[&account], &nonce()).await;
+    let wrong = subscribe_with(&addr, &key, "not-the-secret", &[&account], &nonce()).await;
     assert_refused(wrong, "INCORRECT_SIGN", Code::Unauthenticated).await;
 
-    let unknown = subscribe_with(&server, "0000", &secret, &[&account], &nonce()).await;
+    let unknown = subscribe_with(&addr, "0000", &secret, &[&account], &nonce()).await;
     assert_refused(unknown, "UNAUTHORIZED", Code::Unauthenticated).await;
 
     // A replayed subscription: the nonce is spent in the store HTTP uses.
     let once = nonce();
-    let mut first = subscribe_with(&server, &key, &secret, &[&account], &once)
-        .await
-        .unwrap();
+    let mut first = subscribe_with(&addr, &key, &secret, &[&account], &once).await.unwrap();
     assert_eq!(next(&mut first).await.unwrap().unwrap().event_type, 0);
-    let again = subscribe_with(&server, &key, &secret, &[&account], &once).await;
+    let again = subscribe_with(&addr, &key, &secret, &[&account], &once).await;
     assert_refused(again, "DUPPLICATED_REQUEST", Code::Unauthenticated).await;
 
     let other = server
@@ -288,7 +294,7 @@ async fn refusals_send_an_auth_error_then_end_the_stream() {
         .create_app("other app", Decimal::from(1000))
         .await
         .unwrap();
-    let theirs = subscribe_with(&server, &key, &secret, &[&account, &other.account_ids[0]], &nonce()).await;
+    let theirs = subscribe_with(&addr, &key, &secret, &[&account, &other.account_ids[0]], &nonce()).await;
     assert_refused(theirs, "ACCOUNT_NOT_FOUND_OR_DENIED", Code::PermissionDenied).await;
 }
 

@@ -479,3 +479,74 @@ async fn a_database_that_goes_away_means_503_until_it_is_back_then_the_node_reco
     );
     assert_eq!(health().await, 200);
 }
+
+/// Order events are read from the database: a subscriber on one node receives those of orders
+/// placed through, and filled by, any node: each once, and those of one order in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_another() {
+    use crate::events::{next_order_event, nonce, subscribe_with};
+
+    let start_day = signet_domain::marketdata::units::parse_day("2013-02-25").unwrap();
+    let Some(cluster) = Cluster::start(2, |c| {
+        c.market = MarketConfig {
+            clock: ClockMode::Running { speed: 60.0 },
+            start_day: Some(start_day),
+            ..MarketConfig::default()
+        };
+    })
+    .await
+    else {
+        return;
+    };
+    let account = cluster.app.account_ids[0].clone();
+    let node_b = cluster.endpoints[1].trim_start_matches("http://");
+    let secret = cluster.app.app_secret.expose_secret().to_owned();
+    let mut stream = subscribe_with(node_b, &cluster.app.app_key, &secret, &[&account], &nonce())
+        .await
+        .unwrap();
+    assert_eq!(
+        stream.message().await.unwrap().unwrap().event_type,
+        0,
+        "SubscribeSuccess"
+    );
+
+    const ORDERS: usize = 200;
+    let node_a = cluster.client(0);
+    let placing = tokio::spawn(async move {
+        for i in 0..ORDERS {
+            let order = json!({
+                "client_order_id": format!("ev{i}"), "combo_type": "NORMAL", "symbol": "MSFT", "side": "BUY",
+                "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "1", "instrument_type": "EQUITY",
+                "market": "US", "support_trading_session": "CORE", "order_type": "MARKET",
+            });
+            let body = json!({"account_id": account, "new_orders": [order]});
+            let _: Value = node_a.post("/trading/orders/place", &body).await.unwrap();
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut request_ids = std::collections::HashSet::new();
+    let mut scenes: HashMap<String, Vec<String>> = HashMap::new();
+    let mut done = 0;
+    while done < ORDERS {
+        let (m, payload) = tokio::time::timeout(std::time::Duration::from_secs(30), next_order_event(&mut stream))
+            .await
+            .unwrap_or_else(|_| panic!("{done} orders' events of {ORDERS} after {:?}", started.elapsed()));
+        assert!(request_ids.insert(m.request_id.clone()), "sent once: {payload}");
+        let scene = payload["scene_type"].as_str().unwrap().to_owned();
+        done += usize::from(scene == "FINAL_FILLED");
+        scenes
+            .entry(payload["client_order_id"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(scene);
+    }
+    placing.await.unwrap();
+    assert_eq!(scenes.len(), ORDERS);
+    for (id, seen) in &scenes {
+        assert_eq!(seen, &["PLACE_SUCCESS", "FINAL_FILLED"], "{id}");
+    }
+    eprintln!(
+        "{} events of {ORDERS} orders in {:?}",
+        request_ids.len(),
+        started.elapsed()
+    );
+}

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use signet_domain::trading::events;
 use signet_domain::trading::order::Order;
 use signet_model::wire::WireEnum;
 
@@ -91,14 +92,15 @@ async fn write(pool: &Pool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreEr
     }
     let placed: Vec<&Order> = all.into_iter().filter(|o| seqs.contains_key(&o.order_id)).collect();
     for chunk in placed.chunks(ROWS_PER_STATEMENT) {
-        let mut events = query("INSERT INTO order_events (order_id, n, time, from_status, to_status, event) ");
+        let mut events = query("INSERT INTO order_events (order_id, n, time, from_status, to_status, event, payload) ");
         events.push_values(chunk, |row, o| {
             row.bind(&o.order_id)
                 .literal("1")
                 .bind(o.place_time)
                 .literal("NULL")
                 .bind(o.status.as_str())
-                .literal("'PLACE'");
+                .literal("'PLACE'")
+                .bind(events::payload(o, None));
         });
         events.execute(&mut tx).await?;
     }
@@ -133,10 +135,11 @@ async fn place_one(pool: &Pool, order: &Order) -> Result<Vec<i64>, StoreError> {
     let mut insert = order_insert("WITH placed AS (", &[order]);
     insert.push(
         " ON CONFLICT DO NOTHING RETURNING order_id, seq, place_time, status),
-          event AS (INSERT INTO order_events (order_id, n, time, from_status, to_status, event)
-                    SELECT order_id, 1, place_time, NULL, status, 'PLACE' FROM placed)
-          SELECT seq FROM placed",
+          event AS (INSERT INTO order_events (order_id, n, time, from_status, to_status, event, payload)
+                    SELECT order_id, 1, place_time, NULL, status, 'PLACE', ",
     );
+    insert.push_bind(events::payload(order, None));
+    insert.push(" FROM placed) SELECT seq FROM placed");
     let seq: Option<(i64,)> = insert.fetch_optional(pool).await?;
     seq.map(|(seq,)| vec![seq])
         .ok_or_else(|| StoreError::Conflict("client_order_id".into()))

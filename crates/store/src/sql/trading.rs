@@ -4,17 +4,18 @@ use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order};
 use signet_domain::trading::combo::{Consequence, consequence};
+use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_model::AccountType;
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
 
 use super::SqlStore;
-use super::query::{Dialect, Tx, query};
+use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
-    ChangeCursor, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery, PositionRecord,
-    Replacement, StoreError, TradingStore,
+    ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery,
+    PositionRecord, Replacement, StoreError, StoredEvent, TradingStore,
 };
 
 /// The statuses of an open order, as SQL.
@@ -49,26 +50,27 @@ async fn begin_account_change(store: &SqlStore, order_id: &str) -> Result<Option
     Ok(Some(tx))
 }
 
-/// Records a transition in the order's history.
+/// Records a transition in the order's history, with the payload the trade-events subscription
+/// sends for it ([`events::payload`]); `after` is the order as the transition left it.
 async fn record_event(
     tx: &mut Tx,
-    order_id: &str,
+    after: &Order,
     time_ms: i64,
-    from: Option<OrderStatus>,
-    to: OrderStatus,
+    from: OrderStatus,
     event: Event,
     reason: Option<&str>,
 ) -> Result<(), StoreError> {
     query(
-        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason)
-         VALUES ($1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = $1), $2, $3, $4, $5, $6)",
+        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason, payload)
+         VALUES ($1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = $1), $2, $3, $4, $5, $6, $7)",
     )
-    .bind(order_id)
+    .bind(&after.order_id)
     .bind(time_ms)
-    .bind(from.map(WireEnum::as_str))
-    .bind(to.as_str())
+    .bind(from.as_str())
+    .bind(after.status.as_str())
     .bind(event.as_str())
     .bind(reason)
+    .bind(events::payload(after, Some(event)))
     .execute(tx)
     .await?;
     Ok(())
@@ -107,7 +109,11 @@ async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Resul
         .bind(&other.order_id)
         .execute(&mut *tx)
         .await?;
-        record_event(tx, &other.order_id, time_ms, Some(other.status), status, event, reason).await?;
+        let after = Order {
+            status,
+            ..other.clone()
+        };
+        record_event(tx, &after, time_ms, other.status, event, reason).await?;
     }
     Ok(())
 }
@@ -198,6 +204,63 @@ impl TradingStore for SqlStore {
             orders: Decoded::all(rows).into_iter().map(|(_, order)| order).collect(),
             cursor,
         })
+    }
+
+    async fn order_events(&self, since: Option<ChangeCursor>) -> Result<EventBatch, StoreError> {
+        // SQLite has one writer: ids grow in commit order, and an event is read once. On
+        // PostgreSQL an event is read while its transaction is not below the snapshot's xmin.
+        let (now, feed) = match self.dialect() {
+            Dialect::Sqlite => (
+                "SELECT COALESCE(MAX(id), 0) + 1 FROM order_events",
+                "SELECT e.id, o.account_id, e.time, e.payload, e.id, e.id + 1
+                 FROM order_events e JOIN orders o ON o.order_id = e.order_id
+                 WHERE e.id >= $1 ORDER BY e.id LIMIT 10000",
+            ),
+            Dialect::Postgres => (
+                "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+                "SELECT e.id, o.account_id, e.time, e.payload, e.changed::text::bigint,
+                        pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+                 FROM order_events e JOIN orders o ON o.order_id = e.order_id
+                 WHERE e.changed >= $1::bigint::text::xid8 ORDER BY e.id",
+            ),
+        };
+        let Some(since) = since else {
+            let (cursor,): (i64,) = query(now).fetch_one(&self.reader).await?;
+            return Ok(EventBatch {
+                events: Vec::new(),
+                cursor: ChangeCursor(cursor.unsigned_abs()),
+            });
+        };
+        let rows: Vec<(i64, String, i64, Option<String>, i64, i64)> = query(feed)
+            .bind(i64::try_from(since.0).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await?;
+        // SQLite: past the last row read; PostgreSQL: the read's xmin (the same in every row).
+        let cursor = rows.last().map_or(since, |row| ChangeCursor(row.5.unsigned_abs()));
+        let events = rows
+            .into_iter()
+            .map(|(id, account_id, time_ms, payload, changed, _)| StoredEvent {
+                id,
+                account_id,
+                time_ms,
+                payload,
+                changed: changed.unsigned_abs(),
+            })
+            .collect();
+        Ok(EventBatch { events, cursor })
+    }
+
+    async fn notify_order_events(&self, wake: &tokio::sync::Notify) -> Result<(), StoreError> {
+        let Pool::Postgres(pool) = &self.reader else {
+            return Ok(());
+        };
+        let mut listener = sqlx::postgres::PgListener::connect_with(pool).await.map_err(map_err)?;
+        // The channel of the trigger of migration 0009.
+        listener.listen("signet_order_events").await.map_err(map_err)?;
+        loop {
+            listener.recv().await.map_err(map_err)?;
+            wake.notify_one();
+        }
     }
 
     async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
@@ -335,16 +398,6 @@ impl TradingStore for SqlStore {
         .bind(&order.order_id)
         .execute(&mut tx)
         .await?;
-        record_event(
-            &mut tx,
-            &order.order_id,
-            fill.time_ms,
-            Some(order.status),
-            effect.status,
-            effect.event,
-            None,
-        )
-        .await?;
         query(
             "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (account_id, instrument_id) DO UPDATE SET
@@ -365,6 +418,7 @@ impl TradingStore for SqlStore {
         let updated = order_by_id(&mut tx, &order.order_id)
             .await?
             .expect("the order just updated");
+        record_event(&mut tx, &updated, fill.time_ms, order.status, effect.event, None).await?;
         follow_combination(&mut tx, &updated, fill.time_ms).await?;
         tx.commit().await?;
         Ok(FillOutcome::Applied(Box::new(updated)))
@@ -425,9 +479,9 @@ impl TradingStore for SqlStore {
         .bind(order_id)
         .execute(&mut tx)
         .await?;
-        record_event(&mut tx, order_id, time_ms, Some(order.status), status, event, reason).await?;
         let updated = order_by_id(&mut tx, order_id).await?;
         if let Some(updated) = &updated {
+            record_event(&mut tx, updated, time_ms, order.status, event, reason).await?;
             follow_combination(&mut tx, updated, time_ms).await?;
         }
         tx.commit().await?;

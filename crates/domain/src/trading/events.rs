@@ -1,0 +1,116 @@
+//! Order events as the trade-events subscription sends them (catalog §12.6): what happened to an
+//! order (`scene_type`) and the flat JSON object of string values that describes it. The store
+//! writes each event's payload in the transaction that changes the order, so that every node
+//! sends the same bytes for it.
+
+use rust_decimal::Decimal;
+use signet_model::wire::WireEnum;
+
+use super::order::{Event, Order};
+use crate::times::format_ms;
+
+/// What happened to an order, as `scene_type` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scene {
+    /// Accepted and open (not in the published list: signet's own value).
+    Placed,
+    /// A fill that leaves some quantity open.
+    Filled,
+    /// The fill that completes the order.
+    FinalFilled,
+    PlaceFailed,
+    ModifySuccess,
+    CancelSuccess,
+    /// Cancelled by the server at the end of its time in force (signet's own value).
+    Expired,
+}
+
+impl Scene {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scene::Placed => "PLACE_SUCCESS",
+            Scene::Filled => "FILLED",
+            Scene::FinalFilled => "FINAL_FILLED",
+            Scene::PlaceFailed => "PLACE_FAILED",
+            Scene::ModifySuccess => "MODIFY_SUCCESS",
+            Scene::CancelSuccess => "CANCEL_SUCCESS",
+            Scene::Expired => "EXPIRED",
+        }
+    }
+
+    /// The scene of a transition (`None`: the placement). A released leg of a combination
+    /// (`RELEASE`) has none: its placement was its event.
+    pub const fn of(event: Option<Event>) -> Option<Scene> {
+        Some(match event {
+            None => Scene::Placed,
+            Some(Event::PartialFill) => Scene::Filled,
+            Some(Event::Fill) => Scene::FinalFilled,
+            Some(Event::Cancel) => Scene::CancelSuccess,
+            Some(Event::Expire) => Scene::Expired,
+            Some(Event::Fail) => Scene::PlaceFailed,
+            Some(Event::Replace) => Scene::ModifySuccess,
+            Some(Event::Release) => return None,
+        })
+    }
+}
+
+/// The payload of the event `event` (`None`: the placement) that left `order` as it is, without
+/// its `request_id`, which [`with_request_id`] adds when it is sent; `None` when the event is
+/// not sent ([`Scene::of`]).
+pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
+    let scene = Scene::of(event)?;
+    let filled_price = if order.filled_quantity > Decimal::ZERO {
+        (order.filled_amount / order.filled_quantity).round_dp(6).normalize()
+    } else {
+        Decimal::ZERO
+    };
+    let payload = serde_json::json!({
+        "account_id": order.account_id,
+        "order_id": order.order_id,
+        "client_order_id": order.client_order_id,
+        "instrument_id": order.instrument_id.to_string(),
+        "order_status": order.status.as_str(),
+        "symbol": order.symbol,
+        "qty": order.quantity.to_string(),
+        "filled_qty": order.filled_quantity.to_string(),
+        "filled_price": filled_price.to_string(),
+        "filled_time": order.fill_time.map(format_ms).unwrap_or_default(),
+        "side": order.side.as_str(),
+        "category": "US_STOCK",
+        "order_type": order.order_type.as_str(),
+        "scene_type": scene.as_str(),
+        "biz_type": "TRADE",
+    });
+    Some(payload.to_string())
+}
+
+/// `payload` (a JSON object) with `"request_id"` first.
+pub fn with_request_id(payload: &str, request_id: &str) -> String {
+    let rest = payload.strip_prefix('{').unwrap_or(payload);
+    let separator = if rest.trim_start().starts_with('}') { "" } else { "," };
+    format!(
+        "{{\"request_id\":{}{separator}{rest}",
+        serde_json::Value::from(request_id)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_id_goes_in_front() {
+        let full: serde_json::Value = serde_json::from_str(&with_request_id(r#"{"a":"1"}"#, "7")).unwrap();
+        assert_eq!(full, serde_json::json!({"request_id": "7", "a": "1"}));
+        let empty: serde_json::Value = serde_json::from_str(&with_request_id("{}", "x\"y")).unwrap();
+        assert_eq!(empty, serde_json::json!({"request_id": "x\"y"}));
+    }
+
+    #[test]
+    fn every_event_but_a_release_has_a_scene() {
+        assert_eq!(Scene::of(None), Some(Scene::Placed));
+        assert_eq!(Scene::of(Some(Event::PartialFill)), Some(Scene::Filled));
+        assert_eq!(Scene::of(Some(Event::Fill)), Some(Scene::FinalFilled));
+        assert_eq!(Scene::of(Some(Event::Release)), None);
+    }
+}
