@@ -5,6 +5,7 @@ mod admin;
 mod assets;
 mod config;
 mod data;
+mod events;
 mod fundamentals;
 mod market;
 mod orders;
@@ -50,6 +51,8 @@ enum Command {
     Accounts(accounts::AccountsArgs),
     /// Orders: place, preview, replace, cancel, show, open, history
     Orders(Box<orders::OrdersArgs>),
+    /// Order events as they commit (placed, filled, replaced, cancelled), until interrupted
+    Events(events::EventsArgs),
     /// An account's cash, market value, buying power, unrealized P&L and net liquidation value
     Balance(assets::BalanceArgs),
     /// An account's positions at the last prices: cost, market value, unrealized P&L
@@ -189,6 +192,7 @@ fn main() -> ExitCode {
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
+            Command::Events(args) => events::run(args).await,
             Command::Balance(args) => assets::balance(args).await,
             Command::Positions(args) => assets::positions(args).await,
             Command::Executions(args) => assets::executions(args).await,

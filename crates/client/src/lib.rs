@@ -11,6 +11,9 @@
 //! # Ok(()) }
 //! ```
 
+mod events;
+
+pub use events::{EventStream, Events, OrderEvent};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
@@ -60,6 +63,9 @@ pub enum Error {
     Transport(#[from] reqwest::Error),
     #[error("unexpected answer (HTTP {status}): {detail}")]
     Decode { status: u16, detail: String },
+    /// The trade-events subscription could not be opened, or ended with this gRPC status.
+    #[error("order events: {0}")]
+    Events(String),
 }
 
 impl Error {
@@ -176,6 +182,11 @@ impl Client {
     /// Stock market data: snapshots and the depth of book.
     pub fn stocks(&self) -> Stocks<'_> {
         Stocks { client: self }
+    }
+
+    /// Order events as they commit, over gRPC on the same address.
+    pub fn events(&self) -> Events<'_> {
+        Events { client: self }
     }
 
     /// `GET /openapi/config`: whether the server requires access tokens.

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod assets;
 pub mod error;
+pub mod events;
 pub mod fundamentals;
 pub mod headers;
 pub mod market;

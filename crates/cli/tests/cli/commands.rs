@@ -1,12 +1,12 @@
 //! The `signet` binary: the signature calculator against the shared vectors, the admin
-//! commands, and `serve --demo` answering `signet accounts list`.
+//! commands, and `serve --demo` answering `signet accounts list` and following `signet events`.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{credential, run_json, serve, signet, stop};
+use crate::common::{credential, lines, run_json, serve, signet, stop, wait_for};
 
 #[test]
 fn sign_reproduces_every_shared_vector() {
@@ -146,6 +146,22 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let with_app = |command: &mut Command| {
         command.env("SIGNET_APP_KEY", &key).env("SIGNET_APP_SECRET", &secret);
     };
+    // `signet events` follows the account's order events from before the order is placed.
+    let mut events = signet();
+    events.args([
+        "events",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "--account",
+        &cash_account,
+    ]);
+    with_app(&mut events);
+    let mut events = events.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let event_lines = lines(events.stdout.take().unwrap());
+    wait_for(&lines(events.stderr.take().unwrap()), |l| {
+        l.starts_with("following the order events")
+    });
     let mut place = signet();
     place.args([
         "orders",
@@ -181,6 +197,21 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         assert!(std::time::Instant::now() < deadline, "not filled: {shown}");
         std::thread::sleep(Duration::from_millis(200));
     }
+    let scenes: Vec<Value> = (0..2)
+        .map(|_| serde_json::from_str(&wait_for(&event_lines, |_| true)).unwrap())
+        .collect();
+    let scenes: Vec<(&str, &str)> = scenes
+        .iter()
+        .map(|e| {
+            (
+                e["client_order_id"].as_str().unwrap(),
+                e["scene_type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(scenes, [("cli1", "PLACE_SUCCESS"), ("cli1", "FINAL_FILLED")]);
+    events.kill().unwrap();
+    events.wait().unwrap();
 
     // The simulator's quotes, as any app reads them: snapshots and the book.
     let mut snapshot = signet();

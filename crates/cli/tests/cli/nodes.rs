@@ -1,7 +1,8 @@
 //! Three `signet serve` processes on one PostgreSQL database, one of them killed with `kill -9`
 //! while orders are placed on all three: every acknowledged order exists exactly once, the
 //! others' engines fill what the dead node left open, and the account's cash and position agree
-//! with the fills. Skipped without `SIGNET_TEST_POSTGRES_URL` (a failure with
+//! with the fills. A subscriber to the account's order events on a surviving node receives every
+//! event committed, on any node, the dead one's too, once each. Skipped without `SIGNET_TEST_POSTGRES_URL` (a failure with
 //! `SIGNET_REQUIRE_SERVICES=1`).
 
 use std::sync::{Arc, Mutex};
@@ -77,6 +78,23 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         .collect();
     let victim = nodes[1].child.id().to_string();
 
+    // Every order event of the account, as a subscriber on the first node receives it, and how
+    // its stream ended.
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let subscriber = runtime.block_on(async {
+        let mut events = clients[0].events().subscribe(&[&account]).await.unwrap();
+        let received = received.clone();
+        tokio::spawn(async move {
+            while let Some(event) = events.next().await {
+                match event {
+                    Ok(event) => received.lock().unwrap().push(event.payload.request_id),
+                    Err(e) => return e.to_string(),
+                }
+            }
+            "the stream ended without an error".to_owned()
+        })
+    });
+
     // Each worker places on its node for three seconds; the middle node dies after one.
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     runtime.block_on(async {
@@ -120,10 +138,31 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
 
     // The two live nodes fill what the dead one left open.
     runtime.block_on(crate::common::wait_until_none_open(&clients[0], &account));
+    let committed = runtime.block_on(committed_events(&url, &account));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while received.lock().unwrap().len() < committed.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut got = received.lock().unwrap().clone();
+    let sent = got.len();
+    got.sort();
+    got.dedup();
+    assert_eq!(got.len(), sent, "each event is received once");
+    assert_eq!(
+        got, committed,
+        "the subscriber received every event committed, and no other"
+    );
+    eprintln!("{} order events received", committed.len());
+
     let survivors: Vec<Serving> = [2, 0].into_iter().map(|i| nodes.remove(i)).collect();
     for node in survivors {
         stop(node);
     }
+    let ended = runtime.block_on(subscriber).unwrap();
+    assert!(
+        ended.contains("Unavailable"),
+        "SIGTERM ends the stream with UNAVAILABLE: {ended}"
+    );
 
     runtime.block_on(async {
         let database = signet_server::Database::open(
@@ -135,4 +174,20 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         .unwrap();
         crate::common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
+}
+
+/// The ids of the order events of `account` that a subscriber receives, in text order.
+async fn committed_events(url: &str, account: &str) -> Vec<String> {
+    let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT e.id FROM order_events e JOIN orders o ON o.order_id = e.order_id
+         WHERE o.account_id = $1 AND e.payload IS NOT NULL",
+    )
+    .bind(account)
+    .fetch_all(&mut db)
+    .await
+    .unwrap();
+    let mut ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    ids.sort();
+    ids
 }

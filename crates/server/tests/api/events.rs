@@ -321,3 +321,18 @@ async fn an_app_has_at_most_its_cap_of_open_streams() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn shutdown_ends_every_stream_with_unavailable_at_once() {
+    let server = TestServer::start().await;
+    let account = server.app.account_ids[0].clone();
+    let mut stream = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut stream).await.unwrap().unwrap().event_type, 0);
+    let started = std::time::Instant::now();
+    let stopping = tokio::spawn(server.stop());
+    let status = next(&mut stream).await.expect_err("the stream ends with an error");
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    stopping.await.unwrap();
+    // Not cut off at the end of the shutdown's grace period (8 s): the stream ended first.
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+}
