@@ -30,6 +30,20 @@ pub struct ServeArgs {
     /// Serve GET /metrics (Prometheus) on this address only, instead of on --listen
     #[arg(long, env = "SIGNET_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// Also serve the order events (gRPC, TradeEventsClient) on this address; they are always
+    /// served on --listen too
+    #[arg(long, env = "SIGNET_EVENTS_LISTEN")]
+    events_listen: Option<SocketAddr>,
+    /// Seconds between the pings of an open order-events stream
+    #[arg(long, env = "SIGNET_EVENTS_PING", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
+    events_ping: u64,
+    /// Open order-events streams per app on this node; one more is refused (NumOfConnExceed)
+    #[arg(long, env = "SIGNET_EVENTS_MAX_STREAMS", default_value_t = 10)]
+    events_max_streams: usize,
+    /// Order events a stream may fall behind before it is cut off (UNAVAILABLE; the client
+    /// subscribes again)
+    #[arg(long, env = "SIGNET_EVENTS_BUFFER", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    events_buffer: u64,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -238,7 +252,12 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         // An empty SIGNET_REDIS_URL means none, as an unset one does.
         redis_url: args.redis_url.clone().filter(|url| !url.is_empty()).map(Into::into),
         memory_nonces: args.nonces == "memory",
-        events: signet_server::events::EventsConfig::default(),
+        events: signet_server::events::EventsConfig {
+            listen: args.events_listen,
+            ping_interval: Duration::from_secs(args.events_ping),
+            buffer: usize::try_from(args.events_buffer).unwrap_or(usize::MAX),
+            max_streams_per_app: args.events_max_streams,
+        },
         ..ServerConfig::default()
     })
 }

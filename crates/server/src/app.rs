@@ -153,6 +153,20 @@ pub fn router(state: AppState) -> Router {
     }))
 }
 
+/// The subscription alone, for `--events-listen`: anything but gRPC is answered 404.
+pub fn events_router(state: AppState) -> Router {
+    Router::new().fallback_service(tower::service_fn(move |request: Request| {
+        let state = state.clone();
+        async move {
+            Ok::<_, std::convert::Infallible>(if crate::events::is_grpc(&request) {
+                crate::events::handle(state, request).await
+            } else {
+                ApiError::not_found("this address serves the trade-events subscription (gRPC) only").into_response()
+            })
+        }
+    }))
+}
+
 /// Refuses headers whose names and values together exceed the limit, before any other work.
 async fn limit_headers(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
     let total: usize = request

@@ -178,6 +178,8 @@ pub struct Metrics {
     rate_limited: Family<ScopeLabels, Counter>,
     legacy: Family<LegacyLabels, Counter>,
     fills: Counter,
+    event_streams: Gauge,
+    event_streams_cut_off: Counter,
     orders: Family<StatusLabels, Gauge>,
     nonces: Gauge,
 }
@@ -191,6 +193,8 @@ impl Default for Metrics {
         let rate_limited = Family::default();
         let legacy = Family::default();
         let fills = Counter::default();
+        let event_streams = Gauge::default();
+        let event_streams_cut_off = Counter::default();
         let orders = Family::default();
         let nonces = Gauge::default();
         let mut registry = Registry::with_prefix("signet");
@@ -221,6 +225,16 @@ impl Default for Metrics {
             fills.clone(),
         );
         registry.register(
+            "event_streams",
+            "Order-events subscriptions (gRPC) open on this node",
+            event_streams.clone(),
+        );
+        registry.register(
+            "event_streams_cut_off",
+            "Order-events subscriptions ended with UNAVAILABLE because their client fell behind",
+            event_streams_cut_off.clone(),
+        );
+        registry.register(
             "orders",
             "Orders in the database by status, read when the metrics are scraped",
             orders.clone(),
@@ -241,6 +255,8 @@ impl Default for Metrics {
             rate_limited,
             legacy,
             fills,
+            event_streams,
+            event_streams_cut_off,
             orders,
             nonces,
         }
@@ -254,6 +270,19 @@ fn latency_histogram() -> Histogram {
 impl Metrics {
     pub fn fill(&self) {
         self.fills.inc();
+    }
+
+    /// An order-events stream opened (`open`) or ended; `cut_off` when it ended because its
+    /// client fell behind.
+    pub fn event_stream(&self, open: bool, cut_off: bool) {
+        if open {
+            self.event_streams.inc();
+        } else {
+            self.event_streams.dec();
+        }
+        if cut_off {
+            self.event_streams_cut_off.inc();
+        }
     }
 
     pub fn legacy(&self, what: Legacy) {

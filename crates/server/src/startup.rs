@@ -41,6 +41,8 @@ pub struct Server {
     listener: TcpListener,
     /// `--metrics-listen`: the metrics alone, apart from the interface.
     metrics_listener: Option<TcpListener>,
+    /// `--events-listen`: the trade-events subscription, also apart from the interface.
+    events_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -53,14 +55,8 @@ impl Server {
                 addr: config.listen,
                 source,
             })?;
-        let metrics_listener = match config.metrics_listen {
-            Some(addr) => Some(
-                TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| StartupError::Bind { addr, source })?,
-            ),
-            None => None,
-        };
+        let metrics_listener = bind_extra(config.metrics_listen).await?;
+        let events_listener = bind_extra(config.events.listen).await?;
         let store = database.store.clone();
         let shared = store.shared();
         let redis = match &config.redis_url {
@@ -129,6 +125,7 @@ impl Server {
         Ok(Server {
             listener,
             metrics_listener,
+            events_listener,
             state,
         })
     }
@@ -145,6 +142,13 @@ impl Server {
             .map(|l| l.local_addr().expect("a bound listener has an address"))
     }
 
+    /// Where `--events-listen` serves, when it is set.
+    pub fn events_addr(&self) -> Option<SocketAddr> {
+        self.events_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("a bound listener has an address"))
+    }
+
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
@@ -155,10 +159,23 @@ impl Server {
             shutdown.await;
             let _ = closing.send(true);
         };
-        let events = tokio::spawn(self.state.events.clone().follow(self.state.store.clone(), async move {
-            let mut closed = closed;
-            let _ = closed.wait_for(|closing| *closing).await;
-        }));
+        let until_closing = move || {
+            let mut closed = closed.clone();
+            async move {
+                let _ = closed.wait_for(|closing| *closing).await;
+            }
+        };
+        let events = tokio::spawn(
+            self.state
+                .events
+                .clone()
+                .follow(self.state.store.clone(), until_closing()),
+        );
+        let limits = self.state.config.connections;
+        let events_only = self.events_listener.map(|listener| {
+            let app = crate::app::events_router(self.state.clone());
+            tokio::spawn(crate::serve::serve(listener, app, limits, until_closing()))
+        });
         let metrics = self.metrics_listener.map(|listener| {
             let app = crate::app::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
@@ -166,8 +183,11 @@ impl Server {
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
             .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
-        let limits = self.state.config.connections;
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
+        if let Some(events_only) = events_only {
+            // It stops with this one (unless serving failed without a shutdown).
+            let _ = tokio::time::timeout(limits.shutdown_grace, events_only).await;
+        }
         purge.abort();
         // Done by now, unless serving failed without a shutdown.
         events.abort();
@@ -180,6 +200,18 @@ impl Server {
             let _ = ticker.await;
         }
         result
+    }
+}
+
+/// Binds an optional listener of its own (metrics, events).
+async fn bind_extra(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, StartupError> {
+    match addr {
+        Some(addr) => Ok(Some(
+            TcpListener::bind(addr)
+                .await
+                .map_err(|source| StartupError::Bind { addr, source })?,
+        )),
+        None => Ok(None),
     }
 }
 

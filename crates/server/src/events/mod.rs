@@ -42,6 +42,8 @@ use crate::legacy::ApiVersion;
 /// The subscription's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventsConfig {
+    /// Also serve the subscription on this address (gRPC only), beside the HTTP address.
+    pub listen: Option<std::net::SocketAddr>,
     /// How often an open stream receives a `Ping`.
     pub ping_interval: Duration,
     /// How many events a subscriber may fall behind before its stream is ended with
@@ -54,6 +56,7 @@ pub struct EventsConfig {
 impl Default for EventsConfig {
     fn default() -> Self {
         EventsConfig {
+            listen: None,
             ping_interval: Duration::from_secs(15),
             buffer: 1024,
             max_streams_per_app: 10,
@@ -121,8 +124,11 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
             let events = state.events.subscribe();
             let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
             let config = state.config.events;
+            let metrics = state.metrics.clone();
+            metrics.event_stream(true, false);
             tokio::spawn(async move {
-                stream(config, events, accounts, orders, sender, cut).await;
+                let cut_off = stream(config, events, accounts, orders, sender, cut).await;
+                metrics.event_stream(false, cut_off);
                 drop(slot);
             });
         }
@@ -221,7 +227,8 @@ const OUTGOING: usize = 16;
 /// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
 /// events of `accounts` (when `orders`). Never waits for the client: a subscriber whose
 /// outgoing buffer is full, that fell more than the hub's capacity behind, or whose hub closed
-/// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read.
+/// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read. Answers whether
+/// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
     mut events: broadcast::Receiver<Arc<OrderEvent>>,
@@ -229,25 +236,25 @@ async fn stream(
     orders: bool,
     sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
     cut: oneshot::Sender<Status>,
-) {
+) -> bool {
     if sender
         .send(Ok(message(event_type::SUBSCRIBE_SUCCESS, 0, String::new())))
         .await
         .is_err()
     {
-        return;
+        return false;
     }
     let period = config.ping_interval.max(Duration::from_millis(10));
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     let status = loop {
         tokio::select! {
-            () = sender.closed() => return,
+            () = sender.closed() => return false,
             _ = ping.tick() => {
                 // A ping that finds the buffer full is not needed: the stream is not idle.
                 if let Err(mpsc::error::TrySendError::Closed(_)) =
                     sender.try_send(Ok(message(event_type::PING, 0, String::new())))
                 {
-                    return;
+                    return false;
                 }
             }
             received = events.recv() => match received {
@@ -257,7 +264,7 @@ async fn stream(
                         Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
                             "this subscriber did not read its events and was cut off; subscribe again",
                         ),
-                        Err(mpsc::error::TrySendError::Closed(_)) => return,
+                        Err(mpsc::error::TrySendError::Closed(_)) => return false,
                     }
                 }
                 Ok(_) => {}
@@ -265,13 +272,15 @@ async fn stream(
                     "this subscriber fell {missed} events behind and was cut off; subscribe again"
                 )),
                 Err(broadcast::error::RecvError::Closed) => {
-                    break Status::unavailable("the server is shutting down; subscribe again");
+                    let _ = cut.send(Status::unavailable("the server is shutting down; subscribe again"));
+                    return false;
                 }
             },
         }
     };
     tracing::info!(reason = status.message(), "a trade-events subscriber is cut off");
     let _ = cut.send(status);
+    true
 }
 
 fn message(event_type: i32, subscribe_type: u32, payload: String) -> SubscribeResponse {

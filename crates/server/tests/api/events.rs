@@ -73,6 +73,12 @@ pub async fn subscribe_with(
     accounts: &[&str],
     nonce: &str,
 ) -> Result<Streaming<SubscribeResponse>, Status> {
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap();
+    open(endpoint, signed_request(app_key, secret, accounts, nonce)).await
+}
+
+/// The subscription `TradeEventsClient.do_subscribe(accounts)` sends, signed.
+fn signed_request(app_key: &str, secret: &str, accounts: &[&str], nonce: &str) -> tonic::Request<Bytes> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap();
@@ -103,11 +109,14 @@ pub async fn subscribe_with(
     ] {
         request.metadata_mut().insert(name, value.parse().unwrap());
     }
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-        .unwrap()
-        .connect()
-        .await
-        .expect("an HTTP/2 connection");
+    request
+}
+
+async fn open(
+    endpoint: tonic::transport::Endpoint,
+    request: tonic::Request<Bytes>,
+) -> Result<Streaming<SubscribeResponse>, Status> {
+    let channel = endpoint.connect().await.expect("an HTTP/2 connection");
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready().await.unwrap();
     grpc.server_streaming(request, SUBSCRIBE_PATH.parse().unwrap(), ClientCodec)
@@ -335,4 +344,70 @@ async fn shutdown_ends_every_stream_with_unavailable_at_once() {
     stopping.await.unwrap();
     // Not cut off at the end of the shutdown's grace period (8 s): the stream ended first.
     assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_subscription_is_also_served_on_its_own_address() {
+    let server = TestServer::start_with(|c| c.events.listen = Some("127.0.0.1:0".parse().unwrap())).await;
+    let events_addr = server.events_addr.expect("an events address").to_string();
+    let account = server.app.account_ids[0].clone();
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    let mut stream = subscribe_with(&events_addr, &server.app.app_key, &secret, &[&account], &nonce())
+        .await
+        .unwrap();
+    assert_eq!(next(&mut stream).await.unwrap().unwrap().event_type, 0);
+    // Nothing else is served there.
+    let answer = reqwest::get(format!("http://{events_addr}/trading/accounts/list"))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 404);
+    let body: Value = serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["error_code"], "NOT_FOUND", "{body}");
+}
+
+#[tokio::test]
+async fn a_subscriber_that_never_reads_is_cut_off_and_another_receives_every_event() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let account = server.app.account_ids[0].clone();
+    let client = server.client();
+    // HTTP/2's smallest windows (hyper's client opens 2 MiB): what the sleeper's connection holds.
+    let endpoint = tonic::transport::Endpoint::from_shared(server.endpoint.clone())
+        .unwrap()
+        .initial_stream_window_size(65_535)
+        .initial_connection_window_size(65_535);
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    let request = signed_request(&server.app.app_key, &secret, &[&account], &nonce());
+    let mut sleeper = open(endpoint, request).await.unwrap();
+    let mut reader = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut sleeper).await.unwrap().unwrap().event_type, 0);
+    assert_eq!(next(&mut reader).await.unwrap().unwrap().event_type, 0);
+    let metrics = crate::common::scrape_metrics(&server.endpoint).await;
+    assert!(metrics.contains("signet_event_streams 2\n"), "{metrics}");
+
+    // More than the sleeper's connection and buffers hold (64 KiB, then 16 responses).
+    const ORDERS: usize = 300;
+    let mut received = 0;
+    for i in 0..ORDERS {
+        let place = json!({"account_id": account, "new_orders": [order(&format!("r{i}"), "LIMIT", Some("1"))]});
+        let _: Value = client.post("/trading/orders/place", &place).await.unwrap();
+        while received <= i {
+            let (_, payload) = next_order_event(&mut reader).await;
+            assert_eq!(
+                payload["client_order_id"],
+                format!("r{received}"),
+                "in order, once each"
+            );
+            received += 1;
+        }
+    }
+    let status = loop {
+        match next(&mut sleeper).await {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the stream ended without an error"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    let metrics = crate::common::scrape_metrics(&server.endpoint).await;
+    assert!(metrics.contains("signet_event_streams_cut_off_total 1\n"), "{metrics}");
 }
