@@ -3,17 +3,20 @@
 //! reads those committed on any node (on PostgreSQL, woken by its notifications) and publishes
 //! them; every open subscription holds a receiver.
 //!
-//! The channel is a bounded ring (tokio's broadcast): publishing never waits, so a slow
-//! subscriber never slows the engine; a subscriber that falls more than the ring's capacity
-//! behind is told it lagged, and its stream is ended with `UNAVAILABLE` (the client reconnects).
+//! Each subscription has a bounded queue, listed under each of its accounts: publishing an
+//! event touches only the subscribers of its account and never waits, so a slow subscriber never
+//! slows the engine, and subscriptions of quiet accounts cost nothing. A subscriber whose queue
+//! is full is dropped and marked lagged, and its stream is ended with `UNAVAILABLE` (the client
+//! reconnects).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use signet_domain::trading::events::with_request_id;
 use signet_store::{ChangeCursor, Store, StoreError};
-use tokio::sync::{Notify, broadcast};
+use tokio::sync::{Notify, mpsc};
 
 /// An order event ready to send: its account (to pick the subscribers) and its JSON payload.
 #[derive(Debug, Clone)]
@@ -25,12 +28,28 @@ pub struct OrderEvent {
 }
 
 pub struct EventHub {
-    /// `None` once the server is shutting down: every receiver then sees the channel closed.
-    sender: Mutex<Option<broadcast::Sender<Arc<OrderEvent>>>>,
+    /// Each account's subscribers; `None` once the server is shutting down, which closes every
+    /// subscription's queue.
+    subscribers: Mutex<Option<HashMap<String, Vec<Subscriber>>>>,
+    /// Events a subscriber may fall behind.
+    capacity: usize,
     /// Woken when this node committed order events.
     committed: Notify,
     /// Open streams per app key.
     streams: Mutex<HashMap<Arc<str>, usize>>,
+}
+
+/// A subscription's queue, as its accounts list it.
+struct Subscriber {
+    sender: mpsc::Sender<Arc<OrderEvent>>,
+    lagged: Arc<AtomicBool>,
+}
+
+/// What a subscription reads: its events, and whether it was dropped for falling behind (its
+/// queue then closes).
+pub struct Subscription {
+    pub events: mpsc::Receiver<Arc<OrderEvent>>,
+    pub lagged: Arc<AtomicBool>,
 }
 
 /// One open stream of an app, counted until dropped.
@@ -54,9 +73,9 @@ impl Drop for StreamSlot {
 impl EventHub {
     /// A hub whose subscribers may fall at most `capacity` events behind.
     pub fn new(capacity: usize) -> Self {
-        let (sender, _) = broadcast::channel(capacity.max(1));
         EventHub {
-            sender: Mutex::new(Some(sender)),
+            subscribers: Mutex::new(Some(HashMap::new())),
+            capacity: capacity.max(1),
             committed: Notify::new(),
             streams: Mutex::default(),
         }
@@ -76,28 +95,52 @@ impl EventHub {
         })
     }
 
-    /// A receiver of the events published from now on (closed at once when shutting down).
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<OrderEvent>> {
-        match &*self.sender() {
-            Some(sender) => sender.subscribe(),
-            None => broadcast::channel(1).1,
+    /// The events of `accounts` published from now on (closed at once when shutting down).
+    pub fn subscribe(&self, accounts: &[String]) -> Subscription {
+        let (sender, events) = mpsc::channel(self.capacity);
+        let lagged = Arc::new(AtomicBool::new(false));
+        if let Some(all) = &mut *self.subscribers() {
+            // Forget the subscriptions that ended since.
+            all.retain(|_, list| {
+                list.retain(|s| !s.sender.is_closed());
+                !list.is_empty()
+            });
+            for account in accounts {
+                all.entry(account.clone()).or_default().push(Subscriber {
+                    sender: sender.clone(),
+                    lagged: lagged.clone(),
+                });
+            }
         }
+        Subscription { events, lagged }
     }
 
-    fn sender(&self) -> std::sync::MutexGuard<'_, Option<broadcast::Sender<Arc<OrderEvent>>>> {
-        self.sender.lock().unwrap_or_else(PoisonError::into_inner)
+    fn subscribers(&self) -> MutexGuard<'_, Option<HashMap<String, Vec<Subscriber>>>> {
+        self.subscribers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Hands `event` to every subscriber; never waits.
+    /// Hands `event` to the subscribers of its account; never waits.
     pub fn publish(&self, event: OrderEvent) {
-        if let Some(sender) = &*self.sender() {
-            let _ = sender.send(Arc::new(event));
-        }
+        let mut subscribers = self.subscribers();
+        let Some(list) = subscribers.as_mut().and_then(|all| all.get_mut(&event.account_id)) else {
+            return;
+        };
+        let event = Arc::new(event);
+        list.retain(|s| match s.sender.try_send(event.clone()) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                s.lagged.store(true, Ordering::Relaxed);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        });
     }
 
     /// Whether any stream is open on this node.
     fn followed(&self) -> bool {
-        self.sender().as_ref().is_some_and(|s| s.receiver_count() > 0)
+        self.subscribers()
+            .as_ref()
+            .is_some_and(|all| all.values().flatten().any(|s| !s.sender.is_closed()))
     }
 
     /// Tells the reader of the database's order events that some may have committed on this
@@ -138,8 +181,8 @@ impl EventHub {
             }
         }
         notifications.abort();
-        // Every receiver then sees the channel closed, once it has read what was sent.
-        self.sender().take();
+        // Every subscription then sees its queue closed, once it has read what was sent.
+        self.subscribers().take();
     }
 }
 
@@ -188,5 +231,35 @@ impl Reader {
                 return Ok(());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(account: &str) -> OrderEvent {
+        OrderEvent {
+            account_id: account.into(),
+            request_id: String::new(),
+            time_ms: 0,
+            payload: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn a_full_queue_drops_its_subscriber_and_marks_it_lagged() {
+        let hub = EventHub::new(2);
+        let mut slow = hub.subscribe(&["A".into(), "B".into()]);
+        let mut other = hub.subscribe(&["B".into()]);
+        for _ in 0..3 {
+            hub.publish(event("A"));
+        }
+        assert!(slow.lagged.load(Ordering::Relaxed));
+        assert!(slow.events.try_recv().is_ok(), "what it had queued stays readable");
+        // Events of another account reach only that account's subscribers.
+        hub.publish(event("B"));
+        assert_eq!(other.events.try_recv().unwrap().account_id, "B");
+        assert!(!other.lagged.load(Ordering::Relaxed));
     }
 }

@@ -27,7 +27,7 @@ use bytes::Bytes;
 use secrecy::ExposeSecret;
 use signet_model::ErrorCode;
 use signet_signing::{GrpcSigningMetadata, grpc_verify};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tonic::{Code, Status};
 
 use self::hub::OrderEvent;
@@ -121,13 +121,13 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
                 }));
             };
             // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
-            let events = state.events.subscribe();
+            let events = state.events.subscribe(&accounts);
             let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
             let config = state.config.events;
             let metrics = state.metrics.clone();
             metrics.event_stream(true, false);
             tokio::spawn(async move {
-                let cut_off = stream(config, events, accounts, orders, sender, cut).await;
+                let cut_off = stream(config, events, orders, sender, cut).await;
                 metrics.event_stream(false, cut_off);
                 drop(slot);
             });
@@ -225,14 +225,13 @@ async fn authenticate(
 const OUTGOING: usize = 16;
 
 /// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
-/// events of `accounts` (when `orders`). Never waits for the client: a subscriber whose
+/// events of its accounts (when `orders`). Never waits for the client: a subscriber whose
 /// outgoing buffer is full, that fell more than the hub's capacity behind, or whose hub closed
 /// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
-    mut events: broadcast::Receiver<Arc<OrderEvent>>,
-    accounts: Vec<String>,
+    mut subscription: hub::Subscription,
     orders: bool,
     sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
     cut: oneshot::Sender<Status>,
@@ -257,21 +256,23 @@ async fn stream(
                     return false;
                 }
             }
-            received = events.recv() => match received {
-                Ok(event) if orders && accounts.contains(&event.account_id) => {
-                    match sender.try_send(Ok(order_message(&event))) {
-                        Ok(()) => {}
-                        Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
-                            "this subscriber did not read its events and was cut off; subscribe again",
-                        ),
-                        Err(mpsc::error::TrySendError::Closed(_)) => return false,
-                    }
+            received = subscription.events.recv() => match received {
+                // Dropped from one of its accounts' lists, maybe still on another's.
+                Some(_) | None if subscription.lagged.load(std::sync::atomic::Ordering::Relaxed) => {
+                    break Status::unavailable(format!(
+                        "this subscriber fell more than {} events behind and was cut off; subscribe again",
+                        config.buffer
+                    ));
                 }
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(missed)) => break Status::unavailable(format!(
-                    "this subscriber fell {missed} events behind and was cut off; subscribe again"
-                )),
-                Err(broadcast::error::RecvError::Closed) => {
+                Some(event) if orders => match sender.try_send(Ok(order_message(&event))) {
+                    Ok(()) => {}
+                    Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
+                        "this subscriber did not read its events and was cut off; subscribe again",
+                    ),
+                    Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                },
+                Some(_) => {}
+                None => {
                     let _ = cut.send(Status::unavailable("the server is shutting down; subscribe again"));
                     return false;
                 }
@@ -355,7 +356,7 @@ mod tests {
             ping_interval: Duration::from_secs(3600),
             ..EventsConfig::default()
         };
-        tokio::spawn(stream(config, hub.subscribe(), vec!["A".into()], true, sender, cut));
+        tokio::spawn(stream(config, hub.subscribe(&["A".into()]), true, sender, cut));
         EventStream {
             receiver,
             cut_off: Some(cut_off),
