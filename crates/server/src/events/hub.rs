@@ -14,17 +14,36 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use signet_domain::trading::events::with_request_id;
+use signet_model::events::{SUBSCRIBE_ORDER, SubscribeResponse, event_type};
 use signet_store::{ChangeCursor, Store, StoreError};
 use tokio::sync::{Notify, mpsc};
 
-/// An order event ready to send: its account (to pick the subscribers) and its JSON payload.
+/// An order event ready to send: its account (to pick the subscribers) and its
+/// `SubscribeResponse`, encoded once for every subscriber.
 #[derive(Debug, Clone)]
 pub struct OrderEvent {
     pub account_id: String,
-    pub request_id: String,
-    pub time_ms: i64,
-    pub payload: String,
+    pub message: Bytes,
+}
+
+impl OrderEvent {
+    /// `payload` (with its `request_id`) as `eventType` 1024, `subscribeType` 1.
+    pub fn new(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+        let response = SubscribeResponse {
+            event_type: event_type::ORDER,
+            subscribe_type: SUBSCRIBE_ORDER,
+            content_type: "application/json".into(),
+            payload,
+            request_id,
+            timestamp: time_ms,
+        };
+        OrderEvent {
+            account_id,
+            message: Bytes::from(prost::Message::encode_to_vec(&response)),
+        }
+    }
 }
 
 pub struct EventHub {
@@ -217,12 +236,9 @@ impl Reader {
                     continue;
                 }
                 if let Some(payload) = event.payload {
-                    hub.publish(OrderEvent {
-                        request_id: event.id.to_string(),
-                        payload: with_request_id(&payload, &event.id.to_string()),
-                        account_id: event.account_id,
-                        time_ms: event.time_ms,
-                    });
+                    let id = event.id.to_string();
+                    let payload = with_request_id(&payload, &id);
+                    hub.publish(OrderEvent::new(event.account_id, id, event.time_ms, payload));
                 }
             }
             self.cursor = Some(batch.cursor);
@@ -239,12 +255,7 @@ mod tests {
     use super::*;
 
     fn event(account: &str) -> OrderEvent {
-        OrderEvent {
-            account_id: account.into(),
-            request_id: String::new(),
-            time_ms: 0,
-            payload: "{}".into(),
-        }
+        OrderEvent::new(account.into(), String::new(), 0, "{}".into())
     }
 
     #[test]

@@ -30,7 +30,6 @@ use signet_signing::{GrpcSigningMetadata, grpc_verify};
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Code, Status};
 
-use self::hub::OrderEvent;
 use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
 use crate::app::AppState;
 use crate::auth::NONCE_MARGIN_SECS;
@@ -233,7 +232,7 @@ async fn stream(
     config: EventsConfig,
     mut subscription: hub::Subscription,
     orders: bool,
-    sender: mpsc::Sender<Result<SubscribeResponse, Status>>,
+    sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Status>,
 ) -> bool {
     if sender
@@ -264,7 +263,7 @@ async fn stream(
                         config.buffer
                     ));
                 }
-                Some(event) if orders => match sender.try_send(Ok(order_message(&event))) {
+                Some(event) if orders => match sender.try_send(Ok(event.message.clone())) {
                     Ok(()) => {}
                     Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
                         "this subscriber did not read its events and was cut off; subscribe again",
@@ -284,38 +283,29 @@ async fn stream(
     true
 }
 
-fn message(event_type: i32, subscribe_type: u32, payload: String) -> SubscribeResponse {
-    SubscribeResponse {
+/// A `SubscribeResponse` of the stream itself (success, ping, refusals), encoded.
+fn message(event_type: i32, subscribe_type: u32, payload: String) -> Bytes {
+    let response = SubscribeResponse {
         event_type,
         subscribe_type,
         content_type: String::new(),
         payload,
         request_id: String::new(),
         timestamp: signet_domain::simulator::clock::wall_clock_ms(),
-    }
-}
-
-fn order_message(event: &OrderEvent) -> SubscribeResponse {
-    SubscribeResponse {
-        event_type: event_type::ORDER,
-        subscribe_type: proto::SUBSCRIBE_ORDER,
-        content_type: "application/json".into(),
-        payload: event.payload.clone(),
-        request_id: event.request_id.clone(),
-        timestamp: event.time_ms,
-    }
+    };
+    Bytes::from(prost::Message::encode_to_vec(&response))
 }
 
 /// The responses of one subscription, as its task sends them; a cut-off comes first.
 pub struct EventStream {
-    receiver: mpsc::Receiver<Result<SubscribeResponse, Status>>,
+    receiver: mpsc::Receiver<Result<Bytes, Status>>,
     /// `None` once its task ended without cutting the stream off.
     cut_off: Option<oneshot::Receiver<Status>>,
     ended: bool,
 }
 
 impl futures_core::Stream for EventStream {
-    type Item = Result<SubscribeResponse, Status>;
+    type Item = Result<Bytes, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.ended {
@@ -340,13 +330,8 @@ mod tests {
 
     use super::*;
 
-    fn event(account: &str, n: usize) -> OrderEvent {
-        OrderEvent {
-            account_id: account.into(),
-            request_id: n.to_string(),
-            time_ms: 0,
-            payload: format!("{{\"n\":\"{n}\"}}"),
-        }
+    fn event(account: &str, n: usize) -> hub::OrderEvent {
+        hub::OrderEvent::new(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
     }
 
     fn open(hub: &hub::EventHub) -> EventStream {
@@ -364,8 +349,10 @@ mod tests {
         }
     }
 
+    /// The next response, decoded as the client decodes it.
     async fn next(stream: &mut EventStream) -> Option<Result<SubscribeResponse, Status>> {
-        std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+        let next = std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await;
+        next.map(|r| r.map(|bytes| <SubscribeResponse as prost::Message>::decode(bytes).unwrap()))
     }
 
     #[tokio::test]

@@ -4,7 +4,8 @@
 pub use signet_model::events::*;
 
 /// The codec of the service: requests are kept as the exact bytes received (the signature is
-/// over them, not over a re-encoding); responses are encoded with prost.
+/// over them, not over a re-encoding); responses arrive encoded (an order event is encoded once
+/// for all its subscribers).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RawRequestCodec;
 
@@ -15,7 +16,7 @@ pub struct ResponseEncoder;
 pub struct RawDecoder;
 
 impl tonic::codec::Codec for RawRequestCodec {
-    type Encode = SubscribeResponse;
+    type Encode = bytes::Bytes;
     type Decode = bytes::Bytes;
     type Encoder = ResponseEncoder;
     type Decoder = RawDecoder;
@@ -30,11 +31,12 @@ impl tonic::codec::Codec for RawRequestCodec {
 }
 
 impl tonic::codec::Encoder for ResponseEncoder {
-    type Item = SubscribeResponse;
+    type Item = bytes::Bytes;
     type Error = tonic::Status;
 
-    fn encode(&mut self, item: SubscribeResponse, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
-        prost::Message::encode(&item, dst).map_err(|e| tonic::Status::internal(e.to_string()))
+    fn encode(&mut self, item: bytes::Bytes, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
+        bytes::BufMut::put(dst, item);
+        Ok(())
     }
 }
 
