@@ -434,7 +434,7 @@ pub struct Replacement {
     pub stop_price: Option<Decimal>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct WatchlistRecord {
     pub watchlist_id: String,
     pub app_key: String,
@@ -445,7 +445,7 @@ pub struct WatchlistRecord {
 }
 
 /// An instrument of a watchlist, with what the answers show of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct WatchlistItem {
     pub instrument_id: i64,
     pub symbol: String,
@@ -520,7 +520,7 @@ pub trait WatchlistStore: Send + Sync {
 }
 
 /// A filing, as the facts it reported show it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct FilingRow {
     pub accn: String,
     pub form: String,

@@ -13,7 +13,7 @@ use signet_model::{AccountType, TokenStatus};
 use sqlx::{ColumnIndex, Database, Decode, FromRow, Row, Type};
 
 use crate::sql::query::Query;
-use crate::{AccountRecord, AppRecord, AppStatus, StoreError, TokenRecord, WatchlistRecord};
+use crate::{AccountRecord, AppRecord, AppStatus, StoreError, TokenRecord};
 
 /// A Rust type both backends decode from a column.
 pub trait Column<DB: Database>: for<'r> Decode<'r, DB> + Type<DB> {}
@@ -44,7 +44,6 @@ fn as_sqlx(e: StoreError) -> sqlx::Error {
 pub type AppRow = (String, String, Vec<u8>, String, String, i64, bool);
 pub type AccountRow = (String, String, String, String, String, String, i64);
 pub type TokenRow = (String, String, String, String, i64, i64);
-pub type WatchlistRow = (String, String, String, i64, i64, i64);
 pub const FACT_COLUMNS: &str = "cik, taxonomy, concept, unit, start, \"end\", accn, value, fy, fp, form, filed, frame";
 
 /// The columns of [`FACT_COLUMNS`].
@@ -105,19 +104,6 @@ pub fn token_from_row(
         created_at,
         expires_at,
     })
-}
-
-pub fn watchlist_from_row(
-    (watchlist_id, app_key, name, sort, create_time, update_time): WatchlistRow,
-) -> WatchlistRecord {
-    WatchlistRecord {
-        watchlist_id,
-        app_key,
-        name,
-        sort,
-        create_time,
-        update_time,
-    }
 }
 
 pub fn fact_from_row(row: FactRow) -> Result<Fact, StoreError> {

@@ -26,6 +26,20 @@ pub enum Chunk {
     },
 }
 
+impl Chunk {
+    /// How many rows the chunk holds (a company's reported figures count as one).
+    pub fn rows(&self) -> usize {
+        match self {
+            Chunk::Instruments(v) => v.len(),
+            Chunk::Bars { bars, .. } => bars.len(),
+            Chunk::Actions(v) => v.len(),
+            Chunk::Facts(v) => v.len(),
+            Chunk::Records(v) => v.len(),
+            Chunk::Reported { .. } => 1,
+        }
+    }
+}
+
 /// The stream a store applies in one transaction; it commits only on `Commit`, so a stream that
 /// ends without it (the parser failed) changes nothing.
 #[derive(Debug)]
@@ -42,4 +56,21 @@ pub struct ImportCounts {
     pub actions: u64,
     pub facts: u64,
     pub records: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Chunk;
+
+    #[test]
+    fn rows_counts_what_a_chunk_holds() {
+        assert_eq!(Chunk::Facts(Vec::new()).rows(), 0);
+        assert_eq!(Chunk::Instruments(vec![Default::default(); 3]).rows(), 3);
+        let reported = Chunk::Reported {
+            cik: "0000320193".into(),
+            shares_outstanding: None,
+            eps_ttm_e6: Some(1),
+        };
+        assert_eq!(reported.rows(), 1);
+    }
 }

@@ -2,6 +2,8 @@
 //! functions: the store loads what they need and saves their effect inside the fill's
 //! transaction.
 
+use std::collections::HashMap;
+
 use rust_decimal::Decimal;
 use signet_model::AccountType;
 use signet_model::orders::{OrderStatus, Side};
@@ -192,6 +194,20 @@ pub fn buying_power(
     (power - reserved).max(Decimal::ZERO)
 }
 
+/// What each order had filled after each of its fills: `fills` are (order id, fill id, quantity)
+/// in the order they happened; the answer maps each fill id to its order's total then.
+pub fn filled_after<'a>(fills: impl IntoIterator<Item = (&'a str, i64, Decimal)>) -> HashMap<i64, Decimal> {
+    let mut running: HashMap<&str, Decimal> = HashMap::new();
+    fills
+        .into_iter()
+        .map(|(order_id, fill_id, quantity)| {
+            let total = running.entry(order_id).or_default();
+            *total += quantity;
+            (fill_id, *total)
+        })
+        .collect()
+}
+
 /// Commission of a fill: per share and per order, zero by default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Commission {
@@ -213,6 +229,12 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn filled_after_runs_a_total_per_order() {
+        let after = filled_after([("a", 1, d("10")), ("b", 2, d("5")), ("a", 3, d("2.5"))]);
+        assert_eq!(after, HashMap::from([(1, d("10")), (2, d("5")), (3, d("12.5"))]));
     }
 
     #[test]

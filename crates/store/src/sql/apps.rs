@@ -9,10 +9,9 @@ const APP_COLUMNS: &str = "app_key, name, sealed_secret, status, user_id, create
 const ACCOUNT_COLUMNS: &str = "account_id, app_key, account_type, account_label, currency, cash, created_at";
 
 async fn insert_account(conn: impl Into<Conn<'_>>, a: &AccountRecord) -> Result<(), StoreError> {
-    query(
-        "INSERT INTO accounts (account_id, app_key, account_type, account_label, currency, cash, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    )
+    query(format!(
+        "INSERT INTO accounts ({ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+    ))
     .bind(&a.account_id)
     .bind(&a.app_key)
     .bind(a.account_type.as_str())
@@ -29,10 +28,9 @@ async fn insert_account(conn: impl Into<Conn<'_>>, a: &AccountRecord) -> Result<
 impl AppStore for SqlStore {
     async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await?;
-        query(
-            "INSERT INTO apps (app_key, name, sealed_secret, status, user_id, created_at, admin)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
+        query(format!(
+            "INSERT INTO apps ({APP_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        ))
         .bind(&app.app_key)
         .bind(&app.name)
         .bind(&app.sealed_secret)

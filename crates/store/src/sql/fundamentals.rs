@@ -36,26 +36,17 @@ impl FundamentalsStore for SqlStore {
     }
 
     async fn filings(&self, cik: &str) -> Result<Vec<FilingRow>, StoreError> {
-        let rows: Vec<(String, String, String, String)> = query(
+        query(
             // The period a filing reports is its latest financial (us-gaap) date; cover-page facts
             // (dei) are dated later.
-            "SELECT accn, form, MIN(filed), MAX(CASE WHEN taxonomy = 'us-gaap' THEN \"end\" END) AS period_end
+            "SELECT accn, form, MIN(filed) AS filed, MAX(CASE WHEN taxonomy = 'us-gaap' THEN \"end\" END) AS period_end
              FROM facts WHERE cik = $1 GROUP BY accn, form
              HAVING MAX(CASE WHEN taxonomy = 'us-gaap' THEN \"end\" END) IS NOT NULL
-             ORDER BY MIN(filed) DESC, accn DESC",
+             ORDER BY filed DESC, accn DESC",
         )
         .bind(cik)
         .fetch_all(&self.reader)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(accn, form, filed, period_end)| FilingRow {
-                accn,
-                form,
-                filed,
-                period_end,
-            })
-            .collect())
+        .await
     }
 
     async fn peers(&self, industry: Option<&str>, sector: Option<&str>) -> Result<Vec<Peer>, StoreError> {

@@ -28,18 +28,6 @@ pub(super) struct Import {
     pub(super) counts: ImportCounts,
 }
 
-/// How many rows a chunk holds.
-fn chunk_rows(chunk: &Chunk) -> usize {
-    match chunk {
-        Chunk::Instruments(v) => v.len(),
-        Chunk::Bars { bars, .. } => bars.len(),
-        Chunk::Actions(v) => v.len(),
-        Chunk::Facts(v) => v.len(),
-        Chunk::Records(v) => v.len(),
-        Chunk::Reported { .. } => 1,
-    }
-}
-
 impl SqlStore {
     /// Applies `first`, then what `rest` brings until its commit, in one transaction of the
     /// writer.
@@ -91,7 +79,7 @@ impl MarketDataStore for SqlStore {
                 None => return Err(StoreError::Aborted),
                 Some(ImportMessage::Commit) => return self.import_in_one_transaction(first, None).await,
                 Some(ImportMessage::Chunk(chunk)) => {
-                    rows += chunk_rows(&chunk);
+                    rows += chunk.rows();
                     first.push(chunk);
                 }
             }
@@ -330,12 +318,51 @@ impl Import {
             for b in part {
                 rows.push((self.id(tx, &b.symbol).await?, b.bar));
             }
-            let changed = upsert_bars(tx, "daily_bars", &rows, generated).await?;
-            if changed > 0 {
-                self.counts.bars += changed;
-                self.bars_changed_for
-                    .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
-            }
+            self.write_bars(tx, "daily_bars", &rows, generated).await?;
+        }
+        Ok(())
+    }
+
+    /// Inserts or updates bars of `table` (`daily_bars`, or the table a staged import builds),
+    /// counting the rows changed and noting the instruments whose derived actions may change.
+    pub(super) async fn write_bars(
+        &mut self,
+        tx: &mut Tx,
+        table: &str,
+        rows: &[(i64, Bar)],
+        generated: bool,
+    ) -> Result<(), StoreError> {
+        let mut insert = query(format!(
+            "INSERT INTO {table} AS t (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) "
+        ));
+        insert.push_values(rows, |row, (id, bar)| {
+            row.bind(*id)
+                .bind(bar.day)
+                .bind(bar.open)
+                .bind(bar.high)
+                .bind(bar.low)
+                .bind(bar.close)
+                .bind(bar.volume)
+                .bind(bar.adj_close)
+                .bind(generated);
+        });
+        insert.push(&update_changed(
+            "instrument_id, day",
+            &[
+                "open_e6",
+                "high_e6",
+                "low_e6",
+                "close_e6",
+                "volume",
+                "adj_close_e6",
+                "generated",
+            ],
+        ));
+        let changed = insert.execute(tx).await?;
+        if changed > 0 {
+            self.counts.bars += changed;
+            self.bars_changed_for
+                .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
         }
         Ok(())
     }
@@ -343,10 +370,21 @@ impl Import {
 
 /// `ON CONFLICT (…) DO UPDATE` of `columns` from the row proposed, when any of them differs.
 fn update_changed(conflict: &str, columns: &[&str]) -> String {
-    let set: Vec<String> = columns.iter().map(|c| format!("{c} = excluded.{c}")).collect();
+    update_with(conflict, columns, |c, _| format!("excluded.{c}"))
+}
+
+/// `ON CONFLICT (…) DO UPDATE` of each of `columns` to `value(column, its index)`, when any of
+/// them changes.
+fn update_with(conflict: &str, columns: &[&str], value: impl Fn(&str, usize) -> String) -> String {
+    let set: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(n, c)| format!("{c} = {}", value(c, n)))
+        .collect();
     let differs: Vec<String> = columns
         .iter()
-        .map(|c| format!("t.{c} IS DISTINCT FROM excluded.{c}"))
+        .enumerate()
+        .map(|(n, c)| format!("t.{c} IS DISTINCT FROM {}", value(c, n)))
         .collect();
     format!(
         " ON CONFLICT ({conflict}) DO UPDATE SET {} WHERE {}",
@@ -369,23 +407,11 @@ async fn upsert_instrument(tx: &mut Tx, u: &InstrumentUpdate) -> Result<u64, Sto
         "eps_ttm_e6",
     ];
     // Parameter n + 2 is column n of KNOWN.
-    let set: Vec<String> = KNOWN
-        .iter()
-        .zip(2..)
-        .map(|(c, n)| format!("{c} = COALESCE(${n}, t.{c})"))
-        .collect();
-    let differs: Vec<String> = KNOWN
-        .iter()
-        .zip(2..)
-        .map(|(c, n)| format!("COALESCE(${n}, t.{c}) IS DISTINCT FROM t.{c}"))
-        .collect();
+    let update = update_with("symbol", &KNOWN, |c, n| format!("COALESCE(${}, t.{c})", n + 2));
     query(format!(
         "INSERT INTO instruments AS t (symbol, {})
-         VALUES ($1, COALESCE($2, $1), $3, $4, $5, $6, COALESCE($7, 'EQUITY'), $8, $9, $10)
-         ON CONFLICT (symbol) DO UPDATE SET {} WHERE {}",
-        KNOWN.join(", "),
-        set.join(", "),
-        differs.join(" OR ")
+         VALUES ($1, COALESCE($2, $1), $3, $4, $5, $6, COALESCE($7, 'EQUITY'), $8, $9, $10){update}",
+        KNOWN.join(", ")
     ))
     .bind(&u.symbol)
     .bind(u.name.as_ref())
@@ -399,42 +425,6 @@ async fn upsert_instrument(tx: &mut Tx, u: &InstrumentUpdate) -> Result<u64, Sto
     .bind(u.eps_ttm_e6)
     .execute(tx)
     .await
-}
-
-/// Inserts or updates bars of `table` (`daily_bars`, or the table a staged import builds).
-pub(super) async fn upsert_bars(
-    tx: &mut Tx,
-    table: &str,
-    rows: &[(i64, Bar)],
-    generated: bool,
-) -> Result<u64, StoreError> {
-    let mut insert = query(format!(
-        "INSERT INTO {table} AS t (instrument_id, day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6, generated) "
-    ));
-    insert.push_values(rows, |row, (id, bar)| {
-        row.bind(*id)
-            .bind(bar.day)
-            .bind(bar.open)
-            .bind(bar.high)
-            .bind(bar.low)
-            .bind(bar.close)
-            .bind(bar.volume)
-            .bind(bar.adj_close)
-            .bind(generated);
-    });
-    insert.push(&update_changed(
-        "instrument_id, day",
-        &[
-            "open_e6",
-            "high_e6",
-            "low_e6",
-            "close_e6",
-            "volume",
-            "adj_close_e6",
-            "generated",
-        ],
-    ));
-    insert.execute(tx).await
 }
 
 async fn upsert_facts(tx: &mut Tx, facts: &[Fact]) -> Result<u64, StoreError> {
@@ -513,7 +503,7 @@ pub(super) async fn upsert_action(
 }
 
 /// A derived corporate action: `(day, kind, value)`.
-pub(super) type DerivedAction = (i32, &'static str, String);
+pub(super) type DerivedAction = (i32, String, String);
 
 /// The corporate actions the bars of `instrument_id` in `table` imply.
 pub(super) async fn derived_actions<'c>(
@@ -534,8 +524,23 @@ pub(super) async fn derived_actions<'c>(
         .collect();
     Ok(derive_actions(&closes)
         .into_iter()
-        .map(|a| (a.day, a.kind.as_str(), a.value.normalize().to_string()))
+        .map(|a| (a.day, a.kind.as_str().to_owned(), a.value.normalize().to_string()))
         .collect())
+}
+
+/// The derived corporate actions of `instrument_id` that `table` holds.
+pub(super) async fn stored_derived_actions<'c>(
+    conn: impl Into<Conn<'c>>,
+    table: &str,
+    instrument_id: i64,
+) -> Result<HashSet<DerivedAction>, StoreError> {
+    let stored: Vec<DerivedAction> = query(format!(
+        "SELECT day, kind, value FROM {table} WHERE instrument_id = $1 AND source = 'DERIVED'"
+    ))
+    .bind(instrument_id)
+    .fetch_all(conn)
+    .await?;
+    Ok(stored.into_iter().collect())
 }
 
 /// Replaces an instrument's derived corporate actions in `table` by `wanted`; returns how many
@@ -546,30 +551,23 @@ pub(super) async fn replace_derived_actions(
     instrument_id: i64,
     wanted: &HashSet<DerivedAction>,
 ) -> Result<u64, StoreError> {
-    let stored: Vec<(i32, String, String)> = query(format!(
-        "SELECT day, kind, value FROM {table} WHERE instrument_id = $1 AND source = 'DERIVED'"
-    ))
-    .bind(instrument_id)
-    .fetch_all(&mut *tx)
-    .await?;
-    let stored: HashSet<(i32, &str, String)> = stored.iter().map(|(d, k, v)| (*d, k.as_str(), v.clone())).collect();
-    let wanted: HashSet<(i32, &str, String)> = wanted.iter().map(|(d, k, v)| (*d, *k, v.clone())).collect();
+    let stored = stored_derived_actions(&mut *tx, table, instrument_id).await?;
     let mut changed = 0;
-    for (day, kind, _) in stored.difference(&wanted) {
+    for (day, kind, _) in stored.difference(wanted) {
         changed += query(format!(
             "DELETE FROM {table} WHERE instrument_id = $1 AND day = $2 AND kind = $3 AND source = 'DERIVED'"
         ))
         .bind(instrument_id)
         .bind(*day)
-        .bind(*kind)
+        .bind(kind.as_str())
         .execute(&mut *tx)
         .await?;
     }
-    let new: Vec<_> = wanted.difference(&stored).collect();
+    let new: Vec<&DerivedAction> = wanted.difference(&stored).collect();
     for part in new.chunks(ROWS_PER_STATEMENT) {
         let derived = part
             .iter()
-            .map(|(day, kind, value)| (*day, *kind, value.clone(), ActionSource::Derived.as_str()));
+            .map(|(day, kind, value)| (*day, kind.as_str(), value.clone(), ActionSource::Derived.as_str()));
         changed += upsert_actions(tx, table, instrument_id, derived).await?;
     }
     Ok(changed)

@@ -190,28 +190,17 @@ pub fn query<'q>(sql: impl Into<Cow<'static, str>>) -> Query<'q> {
 macro_rules! on_backend {
     ($query:expr, $conn:expr, $make:path, |$q:ident, $on:ident| $run:expr) => {{
         match $conn.into() {
-            Conn::SqlitePool($on) => {
-                let (sql, args) = $query.sqlite()?;
-                let $q = $make(sql, args);
-                $run
-            }
-            Conn::Sqlite($on) => {
-                let (sql, args) = $query.sqlite()?;
-                let $q = $make(sql, args);
-                $run
-            }
-            Conn::PgPool($on) => {
-                let (sql, args) = $query.postgres()?;
-                let $q = $make(sql, args);
-                $run
-            }
-            Conn::Postgres($on) => {
-                let (sql, args) = $query.postgres()?;
-                let $q = $make(sql, args);
-                $run
-            }
+            Conn::SqlitePool($on) => on_backend!(@run $make, $query.sqlite()?, |$q| $run),
+            Conn::Sqlite($on) => on_backend!(@run $make, $query.sqlite()?, |$q| $run),
+            Conn::PgPool($on) => on_backend!(@run $make, $query.postgres()?, |$q| $run),
+            Conn::Postgres($on) => on_backend!(@run $make, $query.postgres()?, |$q| $run),
         }
         .map_err(map_err)
+    }};
+    (@run $make:path, $bound:expr, |$q:ident| $run:expr) => {{
+        let (sql, args) = $bound;
+        let $q = $make(sql, args);
+        $run
     }};
 }
 
@@ -277,11 +266,11 @@ impl<'q> Query<'q> {
 
     fn sqlite(self) -> Result<(SqlStr, SqliteArguments), StoreError> {
         let (sql, args) = sqlite_statement(self.sql, self.args);
-        Ok((sql, sqlite_args(args)?))
+        Ok((sql, bind_all(args)?))
     }
 
     fn postgres(self) -> Result<(SqlStr, PgArguments), StoreError> {
-        Ok((sql_str(self.sql), pg_args(self.args)?))
+        Ok((sql_str(self.sql), bind_all(self.args)?))
     }
 
     /// Runs the statement; how many rows it changed.
@@ -379,14 +368,6 @@ fn sqlite_statement<'q>(sql: Cow<'static, str>, args: Vec<Arg<'q>>) -> (SqlStr, 
             .collect()
     };
     (AssertSqlSafe(text).into_sql_str(), args)
-}
-
-fn sqlite_args(args: Vec<Arg<'_>>) -> Result<SqliteArguments, StoreError> {
-    bind_all(args)
-}
-
-fn pg_args(args: Vec<Arg<'_>>) -> Result<PgArguments, StoreError> {
-    bind_all(args)
 }
 
 /// The arguments, encoded for one backend.

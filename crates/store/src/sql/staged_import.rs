@@ -49,9 +49,10 @@ use tokio::sync::mpsc;
 
 use super::BUSY_TIMEOUT;
 use super::marketdata::{
-    DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, upsert_action, upsert_bars,
+    DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, stored_derived_actions,
+    upsert_action,
 };
-use super::query::{Pool, Tx, map_err, query};
+use super::query::{FromRow, Pool, Query, Tx, map_err, query};
 use crate::StoreError;
 
 /// Rows from which an import of bars is staged (below, the one transaction is short).
@@ -221,8 +222,21 @@ impl Staging {
             .fetch_one(&staging.conn)
             .await?;
         staging.next_id = last.unwrap_or(0) + 1;
-        staging.copy_live_bars().await?;
-        staging.copy_live_actions().await?;
+        let bind = |q: Query<'static>, (id, day)| q.bind(id).bind(day);
+        let start = (i64::MIN, i32::MIN);
+        staging
+            .copy_live(("daily_bars", NEXT), "instrument_id, day", start, bind)
+            .await?;
+        let bind = |q: Query<'static>, (id, day, kind)| q.bind(id).bind(day).bind(kind);
+        let start = (i64::MIN, i32::MIN, String::new());
+        staging
+            .copy_live(
+                ("corporate_actions", ACTIONS_NEXT),
+                "instrument_id, day, kind",
+                start,
+                bind,
+            )
+            .await?;
         Ok(Some(staging))
     }
 
@@ -283,59 +297,29 @@ impl Staging {
         Ok(())
     }
 
-    /// Copies the live bars into the next table, in key order, [`COPY_ROWS`] a transaction.
-    /// Only imports write `daily_bars`, and this one holds the import lock: the live table
-    /// does not change meanwhile.
-    async fn copy_live_bars(&mut self) -> Result<(), StoreError> {
-        let mut after: (i64, i32) = (i64::MIN, i32::MIN);
+    /// Copies the live `table` into its `next` one in the order of its `key` (columns),
+    /// [`COPY_ROWS`] a transaction, starting after `after` (which `bind` binds). Only imports
+    /// write the live tables, and this one holds the import lock: they do not change meanwhile.
+    async fn copy_live<K: FromRow + Clone>(
+        &mut self,
+        (table, next): (&str, &str),
+        key: &str,
+        mut after: K,
+        bind: impl Fn(Query<'static>, K) -> Query<'static>,
+    ) -> Result<(), StoreError> {
+        let columns: Vec<&str> = key.split(", ").collect();
+        let placeholders: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
+        let copy = format!(
+            "INSERT INTO {next} SELECT * FROM {table} WHERE ({key}) > ({}) ORDER BY {key} LIMIT {COPY_ROWS}",
+            placeholders.join(", ")
+        );
+        let descending: Vec<String> = columns.iter().map(|c| format!("{c} DESC")).collect();
+        let last = format!("SELECT {key} FROM {next} ORDER BY {} LIMIT 1", descending.join(", "));
         loop {
             let (started, mut tx) = self.begin().await?;
-            let copied = query(format!(
-                "INSERT INTO {NEXT} SELECT * FROM daily_bars WHERE (instrument_id, day) > ($1, $2)
-                 ORDER BY instrument_id, day LIMIT $3"
-            ))
-            .bind(after.0)
-            .bind(after.1)
-            .bind(COPY_ROWS)
-            .execute(&mut tx)
-            .await?;
+            let copied = bind(query(copy.clone()), after.clone()).execute(&mut tx).await?;
             if copied > 0 {
-                after = query(format!(
-                    "SELECT instrument_id, day FROM {NEXT} ORDER BY instrument_id DESC, day DESC LIMIT 1"
-                ))
-                .fetch_one(&mut tx)
-                .await?;
-            }
-            tx.commit().await?;
-            self.pace(started).await?;
-            if copied < COPY_ROWS as u64 {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Copies the live corporate actions into their next table, as [`Self::copy_live_bars`].
-    async fn copy_live_actions(&mut self) -> Result<(), StoreError> {
-        let mut after: (i64, i32, String) = (i64::MIN, i32::MIN, String::new());
-        loop {
-            let (started, mut tx) = self.begin().await?;
-            let copied = query(format!(
-                "INSERT INTO {ACTIONS_NEXT} SELECT * FROM corporate_actions
-                 WHERE (instrument_id, day, kind) > ($1, $2, $3) ORDER BY instrument_id, day, kind LIMIT $4"
-            ))
-            .bind(after.0)
-            .bind(after.1)
-            .bind(after.2.as_str())
-            .bind(COPY_ROWS)
-            .execute(&mut tx)
-            .await?;
-            if copied > 0 {
-                after = query(format!(
-                    "SELECT instrument_id, day, kind FROM {ACTIONS_NEXT}
-                     ORDER BY instrument_id DESC, day DESC, kind DESC LIMIT 1"
-                ))
-                .fetch_one(&mut tx)
-                .await?;
+                after = query(last.clone()).fetch_one(&mut tx).await?;
             }
             tx.commit().await?;
             self.pace(started).await?;
@@ -445,13 +429,7 @@ impl Staging {
         Self::reserve(&mut tx, &reserved).await?;
         for part in bars.chunks(ROWS_PER_STATEMENT) {
             let rows: Vec<(i64, _)> = part.iter().map(|b| (self.ids[&b.symbol], b.bar)).collect();
-            let changed = upsert_bars(&mut tx, NEXT, &rows, generated).await?;
-            if changed > 0 {
-                self.import.counts.bars += changed;
-                self.import
-                    .bars_changed_for
-                    .extend(rows.iter().filter(|(_, b)| b.adj_close.is_some()).map(|(id, _)| *id));
-            }
+            self.import.write_bars(&mut tx, NEXT, &rows, generated).await?;
         }
         tx.commit().await?;
         self.pace(started).await
@@ -500,18 +478,7 @@ impl Staging {
                 let derived = derived_actions(&self.conn, NEXT, id).await?;
                 // Only this import writes the next table: what it holds can be read outside a
                 // transaction, and an instrument whose actions stay as they are needs none.
-                let stored: Vec<(i32, String, String)> = query(format!(
-                    "SELECT day, kind, value FROM {ACTIONS_NEXT} WHERE instrument_id = $1 AND source = 'DERIVED'"
-                ))
-                .bind(id)
-                .fetch_all(&self.conn)
-                .await?;
-                let stored: HashSet<(i32, String, String)> = stored.into_iter().collect();
-                let same = stored.len() == derived.len()
-                    && derived
-                        .iter()
-                        .all(|(day, kind, value)| stored.contains(&(*day, (*kind).to_owned(), value.clone())));
-                if !same {
+                if stored_derived_actions(&self.conn, ACTIONS_NEXT, id).await? != derived {
                     wanted.push((id, derived));
                 }
             }

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rust_decimal::Decimal;
-use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order};
+use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order, filled_after};
 use signet_domain::trading::combo::{Consequence, consequence};
 use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
@@ -317,17 +317,15 @@ impl TradingStore for SqlStore {
         select.push_in("order_id", ids.iter().copied());
         select.push(" ORDER BY fill_id");
         let all: Vec<(String, i64, String)> = select.fetch_all(&self.reader).await?;
-        let mut running: HashMap<&str, Decimal> = HashMap::new();
-        let mut filled_after: HashMap<i64, Decimal> = HashMap::new();
-        for (order_id, fill_id, quantity) in &all {
-            let total = running.entry(order_id.as_str()).or_default();
-            *total += parse_column("quantity", quantity, |t| t.parse::<Decimal>().ok())?;
-            filled_after.insert(*fill_id, *total);
-        }
+        let decimal = |name: &str, text: &str| parse_column(name, text, |t| t.parse::<Decimal>().ok());
+        let all: Vec<(&str, i64, Decimal)> = all
+            .iter()
+            .map(|(order_id, fill_id, quantity)| Ok((order_id.as_str(), *fill_id, decimal("quantity", quantity)?)))
+            .collect::<Result<_, StoreError>>()?;
+        let filled_after = filled_after(all);
         fills
             .into_iter()
             .map(|(fill_id, order_id, time_ms, quantity, price, commission)| {
-                let decimal = |name: &str, text: &str| parse_column(name, text, |t| t.parse::<Decimal>().ok());
                 let order = orders
                     .get(&order_id)
                     .cloned()

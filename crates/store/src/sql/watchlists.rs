@@ -2,7 +2,6 @@ use async_trait::async_trait;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use crate::rows::{WatchlistRow, watchlist_from_row};
 use crate::{NewWatchlistItem, StoreError, WatchlistItem, WatchlistRecord, WatchlistStore};
 
 const WATCHLIST_COLUMNS: &str = "watchlist_id, app_key, name, sort, create_time, update_time";
@@ -33,25 +32,23 @@ async fn touch(tx: &mut Tx, watchlist_id: &str, now_ms: i64) -> Result<(), Store
 #[async_trait]
 impl WatchlistStore for SqlStore {
     async fn watchlists(&self, app_key: &str) -> Result<Vec<WatchlistRecord>, StoreError> {
-        let rows: Vec<WatchlistRow> = query(format!(
+        query(format!(
             "SELECT {WATCHLIST_COLUMNS} FROM watchlists
              WHERE app_key = $1 ORDER BY sort DESC, create_time DESC, watchlist_id"
         ))
         .bind(app_key)
         .fetch_all(&self.reader)
-        .await?;
-        Ok(rows.into_iter().map(watchlist_from_row).collect())
+        .await
     }
 
     async fn watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError> {
-        let row: Option<WatchlistRow> = query(format!(
+        query(format!(
             "SELECT {WATCHLIST_COLUMNS} FROM watchlists WHERE app_key = $1 AND watchlist_id = $2"
         ))
         .bind(app_key)
         .bind(watchlist_id)
         .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.map(watchlist_from_row))
+        .await
     }
 
     async fn create_watchlist(
@@ -67,7 +64,7 @@ impl WatchlistStore for SqlStore {
         // The app's row serializes its watchlist creations, so that concurrent ones cannot pass
         // `max` together.
         lock(&mut tx, "apps", "app_key", app_key).await?;
-        let row: Option<WatchlistRow> = query(format!(
+        let row = query(format!(
             "INSERT INTO watchlists ({WATCHLIST_COLUMNS})
              SELECT $1, $2, $3, COALESCE($4, (SELECT COALESCE(MAX(sort), 0) + 1 FROM watchlists WHERE app_key = $2)), $5, $5
              WHERE (SELECT COUNT(*) FROM watchlists WHERE app_key = $2) < $6
@@ -82,7 +79,7 @@ impl WatchlistStore for SqlStore {
         .fetch_optional(&mut tx)
         .await?;
         tx.commit().await?;
-        Ok(row.map(watchlist_from_row))
+        Ok(row)
     }
 
     async fn update_watchlist(
@@ -93,7 +90,7 @@ impl WatchlistStore for SqlStore {
         sort: Option<i64>,
         now_ms: i64,
     ) -> Result<Option<WatchlistRecord>, StoreError> {
-        let row: Option<WatchlistRow> = query(format!(
+        query(format!(
             "UPDATE watchlists SET name = COALESCE($1, name), sort = COALESCE($2, sort), update_time = $3
              WHERE app_key = $4 AND watchlist_id = $5
              RETURNING {WATCHLIST_COLUMNS}"
@@ -104,56 +101,37 @@ impl WatchlistStore for SqlStore {
         .bind(app_key)
         .bind(watchlist_id)
         .fetch_optional(&self.writer)
-        .await?;
-        Ok(row.map(watchlist_from_row))
+        .await
     }
 
     async fn delete_watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<bool, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let owned: Option<(String,)> =
-            query("SELECT watchlist_id FROM watchlists WHERE app_key = $1 AND watchlist_id = $2")
-                .bind(app_key)
-                .bind(watchlist_id)
-                .fetch_optional(&mut tx)
-                .await?;
-        if owned.is_none() {
-            return Ok(false);
-        }
-        query("DELETE FROM watchlist_instruments WHERE watchlist_id = $1")
-            .bind(watchlist_id)
-            .execute(&mut tx)
-            .await?;
-        query("DELETE FROM watchlists WHERE watchlist_id = $1")
+        query(
+            "DELETE FROM watchlist_instruments
+             WHERE watchlist_id = (SELECT watchlist_id FROM watchlists WHERE app_key = $1 AND watchlist_id = $2)",
+        )
+        .bind(app_key)
+        .bind(watchlist_id)
+        .execute(&mut tx)
+        .await?;
+        let deleted = query("DELETE FROM watchlists WHERE app_key = $1 AND watchlist_id = $2")
+            .bind(app_key)
             .bind(watchlist_id)
             .execute(&mut tx)
             .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(deleted == 1)
     }
 
     async fn watchlist_items(&self, watchlist_id: &str) -> Result<Vec<WatchlistItem>, StoreError> {
-        let rows: Vec<(i64, String, String, Option<String>, String, i64, i64)> = query(
+        query(
             "SELECT w.instrument_id, i.symbol, i.name, i.exchange, w.category, w.sort, w.added_time
              FROM watchlist_instruments w JOIN instruments i ON i.instrument_id = w.instrument_id
              WHERE w.watchlist_id = $1 ORDER BY w.sort DESC, w.added_time DESC, i.symbol",
         )
         .bind(watchlist_id)
         .fetch_all(&self.reader)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(instrument_id, symbol, name, exchange, category, sort, added_time)| WatchlistItem {
-                    instrument_id,
-                    symbol,
-                    name,
-                    exchange,
-                    category,
-                    sort,
-                    added_time,
-                },
-            )
-            .collect())
+        .await
     }
 
     async fn add_watchlist_items(
@@ -214,13 +192,9 @@ impl WatchlistStore for SqlStore {
         now_ms: i64,
     ) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await?;
-        for &id in instrument_ids {
-            query("DELETE FROM watchlist_instruments WHERE watchlist_id = $1 AND instrument_id = $2")
-                .bind(watchlist_id)
-                .bind(id)
-                .execute(&mut tx)
-                .await?;
-        }
+        let mut delete = query("DELETE FROM watchlist_instruments WHERE watchlist_id = $1 AND ").bind(watchlist_id);
+        delete.push_in("instrument_id", instrument_ids.iter().copied());
+        delete.execute(&mut tx).await?;
         touch(&mut tx, watchlist_id, now_ms).await?;
         tx.commit().await
     }
