@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// Serve GET /metrics (Prometheus) on this address only, instead of on --listen
     #[arg(long, env = "SIGNET_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// Serve the quotes feed of the official client's DataStreamingClient (MQTT 3.1.1, plain TCP)
+    /// on this address; off unless given
+    #[arg(long, env = "SIGNET_MQTT_LISTEN")]
+    mqtt_listen: Option<SocketAddr>,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -166,6 +170,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if legacy {
         tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
     }
+    if let Some(address) = server.mqtt_addr() {
+        tracing::info!(mqtt = %address, "quotes feed served over MQTT");
+    }
     if let Some(address) = server.metrics_addr() {
         tracing::info!(metrics = %address, "metrics served at /metrics");
     }
@@ -196,6 +203,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
     Ok(ServerConfig {
         listen: args.listen,
         metrics_listen: args.metrics_listen,
+        mqtt_listen: args.mqtt_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,

@@ -41,6 +41,8 @@ pub struct Server {
     listener: TcpListener,
     /// `--metrics-listen`: the metrics alone, apart from the interface.
     metrics_listener: Option<TcpListener>,
+    /// `--mqtt-listen`: the quotes feed.
+    mqtt_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -54,6 +56,14 @@ impl Server {
                 source,
             })?;
         let metrics_listener = match config.metrics_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| StartupError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
+        let mqtt_listener = match config.mqtt_listen {
             Some(addr) => Some(
                 TcpListener::bind(addr)
                     .await
@@ -109,6 +119,10 @@ impl Server {
                 move || metrics.fill(),
             )
         };
+        let streams = Arc::new(crate::streaming::Streams::new(
+            config.streaming,
+            metrics.mqtt_dropped.clone(),
+        ));
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
                 store.clone(),
@@ -124,11 +138,13 @@ impl Server {
             limiter,
             metrics,
             events,
+            streams,
             config: Arc::new(config),
         };
         Ok(Server {
             listener,
             metrics_listener,
+            mqtt_listener,
             state,
         })
     }
@@ -145,6 +161,13 @@ impl Server {
             .map(|l| l.local_addr().expect("a bound listener has an address"))
     }
 
+    /// Where `--mqtt-listen` serves the quotes feed, when it is set.
+    pub fn mqtt_addr(&self) -> Option<SocketAddr> {
+        self.mqtt_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("a bound listener has an address"))
+    }
+
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
@@ -152,15 +175,30 @@ impl Server {
             let app = crate::app::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
         });
+        let feed = self.mqtt_listener.map(|listener| {
+            let state = &self.state;
+            let feed = crate::streaming::feed::run(state.market.clone(), state.streams.clone(), state.engine.ticks());
+            (
+                tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone())),
+                tokio::spawn(feed),
+            )
+        });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
             .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
         let limits = self.state.config.connections;
+        let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         purge.abort();
         if let Some(metrics) = metrics {
             metrics.abort();
         }
+        if let Some((accept, feed)) = feed {
+            accept.abort();
+            feed.abort();
+        }
+        // Every MQTT connection is closed (its session forgotten).
+        streams.close_all();
         // The tick under way finishes: its fills are not cut off halfway through the book.
         let _ = stop_ticks.send(());
         if let Some(ticker) = ticker {

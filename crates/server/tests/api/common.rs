@@ -119,6 +119,8 @@ pub struct TestServer {
     pub addr: SocketAddr,
     /// Where `metrics_listen` serves, when it is set.
     pub metrics_addr: Option<SocketAddr>,
+    /// Where `mqtt_listen` serves, when it is set.
+    pub mqtt_addr: Option<SocketAddr>,
     pub endpoint: String,
     pub app: Credentials,
     pub database: Database,
@@ -182,6 +184,7 @@ impl TestServer {
         let server = Server::bind(config.clone(), &database).await.expect("bind");
         let addr = server.local_addr();
         let metrics_addr = server.metrics_addr();
+        let mqtt_addr = server.mqtt_addr();
         let (shutdown, stopped) = oneshot::channel();
         let handle = tokio::spawn(server.run(async move {
             let _ = stopped.await;
@@ -189,6 +192,7 @@ impl TestServer {
         TestServer {
             addr,
             metrics_addr,
+            mqtt_addr,
             endpoint: format!("http://{addr}"),
             app,
             database,

@@ -25,5 +25,6 @@ mod schemathesis;
 mod screeners;
 mod stocks;
 mod store;
+mod streaming;
 mod tokens;
 mod watchlists;

@@ -605,3 +605,46 @@ async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wr
         out["other_account_refused"]
     );
 }
+
+#[tokio::test]
+async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+    })
+    .await;
+    let ops = server.ops().await;
+    ops.market().step(600).await.unwrap();
+    let mut command = command(&python, &server, "streaming");
+    command.env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string());
+    let out = parse(
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap(),
+    );
+    // The clock is manual: the HTTP calls answer for the second the messages were pushed at.
+    let client = server.client();
+    let http = &client.stocks().snapshots(&["AAPL"], false, false).await.unwrap()[0];
+    let received = &out["received"];
+    assert_eq!(
+        out["subscribed"],
+        json!([out["session_id"]]),
+        "on_subscribe_success: the subscribe call answered 200"
+    );
+    assert_eq!(received["snapshot"]["symbol"], "AAPL");
+    assert_eq!(received["snapshot"]["price"], http.price.as_str());
+    assert_eq!(received["snapshot"]["pre_close"], http.pre_close.as_str());
+    assert_eq!(received["snapshot"]["timestamp"], http.last_trade_time);
+    let depth = client.stocks().depth("AAPL", None).await.unwrap();
+    assert_eq!(received["quote"]["bid"], depth.bids[0].price.as_str());
+    assert_eq!(received["quote"]["ask"], depth.asks[0].price.as_str());
+    assert_eq!(received["quote"]["levels"], 10);
+    let ticks = client.stocks().ticks("AAPL", Some(1)).await.unwrap();
+    assert_eq!(received["tick"]["time"], ticks.result[0].time.as_str());
+    assert_eq!(received["tick"]["price"], ticks.result[0].price.as_str());
+    assert!(out["seconds"].as_f64().unwrap() < 3.0, "{out}");
+    let refused = &out["refused"];
+    assert_eq!(refused["loop_exception"], "ServerException", "{refused}");
+    assert_eq!(refused["connack"], 4, "{refused}");
+    assert_eq!(refused["retried"], false, "{refused}");
+}
