@@ -5,8 +5,8 @@
 //! messages of [`proto`]).
 //!
 //! A connection's CONNECT carries the session id as its client id and the app key as its user
-//! name (the password is random and not checked: the signed HTTP calls are what prove the
-//! app). The client never subscribes over MQTT: the server pushes to a session what it was told
+//! name (the password is the client's random one: it proves nothing about the app, which the
+//! signed HTTP calls prove, but only a connection with the same one takes a session id over). The client never subscribes over MQTT: the server pushes to a session what it was told
 //! to over HTTP, QoS 0. A session lives on the node it connected to, and a disconnect forgets
 //! what it subscribed to.
 

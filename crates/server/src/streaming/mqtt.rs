@@ -3,7 +3,9 @@
 //! CONNECT must come within the header timeout. It is refused, and the connection closed, with
 //! a CONNACK code the official client does not retry (catalog §13.5: it retries 3 and 5 every
 //! 10 s for ever): 1 for another protocol level, 2 for an empty session id or one connected
-//! under another app key, 4 for an app key that is not active. Then the connection is closed
+//! under another app key or with another password (the client makes its password at random and
+//! reconnects with it, so that only the same client takes its session over), 4 for an app key
+//! that is not active. Then the connection is closed
 //! when nothing arrives for one and a half keep-alive periods, on DISCONNECT, when a newer
 //! connection takes its session id, or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
@@ -86,7 +88,10 @@ async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Conn
     if connect.client_id.is_empty() || connect.client_id.len() > 128 {
         return Err(ConnectReturnCode::BadClientId);
     }
-    let app_key = connect.login.as_ref().map(|l| l.username.as_str()).unwrap_or("");
+    let (app_key, password) = connect
+        .login
+        .as_ref()
+        .map_or(("", ""), |l| (l.username.as_str(), l.password.as_str()));
     let app = match state.apps.active(app_key).await {
         Ok(Some(app)) => app,
         Ok(None) => return Err(ConnectReturnCode::BadUserNamePassword),
@@ -95,8 +100,8 @@ async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Conn
     };
     state
         .streams
-        .connect(&connect.client_id, app.app_key.clone())
-        .map_err(|ConnectRefusal::OtherApp| ConnectReturnCode::BadClientId)
+        .connect(&connect.client_id, app.app_key.clone(), password.as_bytes())
+        .map_err(|(ConnectRefusal::OtherApp | ConnectRefusal::OtherClient)| ConnectReturnCode::BadClientId)
 }
 
 async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) {

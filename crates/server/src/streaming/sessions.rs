@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
 use prometheus_client::metrics::counter::Counter;
+use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 
 use super::StreamingConfig;
@@ -71,6 +72,9 @@ pub struct Session {
     pub app_key: Arc<str>,
     /// Which connection holds the session: a newer one with the same id replaces it.
     pub connection: u64,
+    /// SHA-256 of the CONNECT's password: the client makes one at random and reconnects with
+    /// it, so only the same client takes its session id over.
+    password: [u8; 32],
     subscriptions: Mutex<BTreeMap<i64, Subscription>>,
     outbox: Mutex<Outbox>,
     /// Wakes the connection's writer when its outbox has something.
@@ -110,6 +114,8 @@ pub enum Refusal {
 pub enum ConnectRefusal {
     /// The session id is connected under another app key.
     OtherApp,
+    /// The session id is connected with another password (another client of the same app).
+    OtherClient,
 }
 
 pub struct Streams {
@@ -134,13 +140,17 @@ impl Streams {
         }
     }
 
-    /// Opens session `id` for `app_key`: a connection of the same app with the same id is
-    /// told to close and replaced, with nothing subscribed.
-    pub fn connect(&self, id: &str, app_key: Arc<str>) -> Result<Arc<Session>, ConnectRefusal> {
+    /// Opens session `id` for `app_key`: a connection of the same app with the same id and
+    /// password is told to close and replaced, with nothing subscribed.
+    pub fn connect(&self, id: &str, app_key: Arc<str>, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
+        let password: [u8; 32] = Sha256::digest(password).into();
         let mut sessions = lock(&self.sessions);
         if let Some(old) = sessions.get(id) {
             if old.app_key != app_key {
                 return Err(ConnectRefusal::OtherApp);
+            }
+            if old.password != password {
+                return Err(ConnectRefusal::OtherClient);
             }
             old.kicked.notify_one();
         }
@@ -148,6 +158,7 @@ impl Streams {
             id: id.to_owned(),
             app_key,
             connection: self.next_connection.fetch_add(1, Ordering::Relaxed),
+            password,
             subscriptions: Mutex::default(),
             outbox: Mutex::default(),
             ready: Notify::new(),
@@ -349,7 +360,7 @@ mod tests {
     #[test]
     fn an_outbox_keeps_the_newest_messages_of_each_symbol() {
         let streams = streams();
-        let session = streams.connect("s", "app".into()).unwrap();
+        let session = streams.connect("s", "app".into(), b"pw").unwrap();
         for n in 0..10 {
             streams.queue(&session, vec![message(1, n), message(2, n)]);
         }
@@ -371,10 +382,14 @@ mod tests {
     #[test]
     fn sessions_belong_to_their_app_and_limits_hold() {
         let streams = streams();
-        let a = streams.connect("a", "app".into()).unwrap();
+        let a = streams.connect("a", "app".into(), b"pw").unwrap();
         assert_eq!(
-            streams.connect("a", "other".into()).err(),
+            streams.connect("a", "other".into(), b"pw").err(),
             Some(ConnectRefusal::OtherApp)
+        );
+        assert_eq!(
+            streams.connect("a", "app".into(), b"another").err(),
+            Some(ConnectRefusal::OtherClient)
         );
         assert_eq!(streams.session_of("a", "other").err(), Some(Refusal::OtherApp));
         assert_eq!(streams.session_of("b", "app").err(), Some(Refusal::NotConnected));
@@ -389,7 +404,7 @@ mod tests {
             .subscribe(&a, &symbols[..1], kind::SNAPSHOT | kind::TICK, 5)
             .unwrap();
         assert_eq!(fresh[0].1.kinds, kind::TICK, "only what is new");
-        let b = streams.connect("b", "app".into()).unwrap();
+        let b = streams.connect("b", "app".into(), b"pw").unwrap();
         assert_eq!(
             streams.subscribe(&b, &symbols[2..], kind::ALL, 10).err(),
             Some(Refusal::TooManySessions { max: 1 })
@@ -400,7 +415,7 @@ mod tests {
         assert!(a.subscriptions().is_empty());
         streams.subscribe(&b, &symbols[2..], kind::ALL, 10).unwrap();
         // A newer connection of the same app takes the id, with nothing subscribed.
-        let b2 = streams.connect("b", "app".into()).unwrap();
+        let b2 = streams.connect("b", "app".into(), b"pw").unwrap();
         assert!(b2.subscriptions().is_empty());
         streams.disconnect(&b);
         assert!(

@@ -32,9 +32,18 @@ async fn connect(
     session: &str,
     app_key: &str,
 ) -> Result<(AsyncClient, EventLoop), ConnectionError> {
+    connect_with(server, session, app_key, "0123456789abcdef0123456789abcdef").await
+}
+
+async fn connect_with(
+    server: &TestServer,
+    session: &str,
+    app_key: &str,
+    password: &str,
+) -> Result<(AsyncClient, EventLoop), ConnectionError> {
     let addr = server.mqtt_addr.expect("mqtt_listen");
     let mut options = MqttOptions::new(session, addr.ip().to_string(), addr.port());
-    options.set_credentials(app_key, "0123456789abcdef0123456789abcdef");
+    options.set_credentials(app_key, password);
     options.set_keep_alive(Duration::from_secs(60));
     let (client, mut events) = AsyncClient::new(options, 16);
     loop {
@@ -243,6 +252,13 @@ async fn a_session_belongs_to_the_app_that_connected_it() {
     subscribe(&other_client, "nobody", &["AAPL"], &["SNAPSHOT"])
         .await
         .assert_error(400, "SESSION_NOT_CONNECTED");
+    // The same app with another password (another client): refused too; the same password (the
+    // same client reconnecting) takes the session over.
+    match connect_with(&server, "mine", &app_key(&server), "another password").await {
+        Err(ConnectionError::ConnectionRefused(code)) => assert_eq!(code, ConnectReturnCode::BadClientId),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    let (_again, _events) = connect(&server, "mine", &app_key(&server)).await.unwrap();
 }
 
 #[tokio::test]
