@@ -170,13 +170,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if legacy {
         tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
     }
-    if let Some(address) = server.mqtt_addr() {
-        tracing::info!(mqtt = %address, "quotes feed served over MQTT");
-    }
     if let Some(address) = server.metrics_addr() {
         tracing::info!(metrics = %address, "metrics served at /metrics");
     }
     tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
+    if let Some(address) = server.mqtt_addr() {
+        tracing::info!(mqtt = %address, "quotes feed served over MQTT");
+    }
     server.run(shutdown).await?;
     database.store.close().await;
     tracing::info!("signet stopped");
