@@ -26,5 +26,6 @@ mod screeners;
 mod stocks;
 mod store;
 mod streaming;
+mod streaming_measure;
 mod tokens;
 mod watchlists;
