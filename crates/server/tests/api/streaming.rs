@@ -73,6 +73,27 @@ async fn next(events: &mut EventLoop, wait: Duration) -> Option<Publish> {
     .flatten()
 }
 
+/// The messages pushed until `enough` says those so far are (within 10 s, or the test fails).
+async fn until(events: &mut EventLoop, enough: impl Fn(&[Publish]) -> bool) -> Vec<Publish> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut all = Vec::new();
+    while !enough(&all) {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match next(events, left).await {
+            Some(p) => all.push(p),
+            None => panic!(
+                "not enough pushed within 10 s: {:?}",
+                all.iter().map(|p| p.topic.clone()).collect::<Vec<_>>()
+            ),
+        }
+    }
+    all
+}
+
+fn ticks_in(messages: &[Publish]) -> usize {
+    messages.iter().filter(|p| p.topic == "tick").count()
+}
+
 /// Every message pushed until none comes for `quiet`.
 async fn drain(events: &mut EventLoop, quiet: Duration) -> Vec<Publish> {
     let mut all = Vec::new();
@@ -139,7 +160,7 @@ async fn a_subscription_pushes_what_the_http_calls_answer_for_the_same_second() 
     assert_eq!(answer.body["subscriptions"][0]["depth"], 10);
 
     // At once: the snapshot, the book and the last trade, as the HTTP calls give them now.
-    let first = drain(&mut events, Duration::from_millis(500)).await;
+    let first = until(&mut events, |m| m.len() >= 3).await;
     let topics: Vec<&str> = first.iter().map(|p| p.topic.as_str()).collect();
     assert_eq!(topics, ["snapshot", "quote", "tick"]);
     let http = &client.stocks().snapshots(&["AAPL"], true, true).await.unwrap()[0];
@@ -185,7 +206,7 @@ async fn a_subscription_pushes_what_the_http_calls_answer_for_the_same_second() 
 
     // A step of the clock: the ticks of each second since, and the snapshot of the last one.
     server.ops().await.market().step(5).await.unwrap();
-    let pushed = drain(&mut events, Duration::from_millis(500)).await;
+    let pushed = until(&mut events, |m| ticks_in(m) >= 5).await;
     let ticks: Vec<proto::Tick> = pushed
         .iter()
         .filter(|p| p.topic == "tick")
@@ -214,13 +235,9 @@ async fn a_subscription_pushes_what_the_http_calls_answer_for_the_same_second() 
         .set("AAPL", "123.45", None, None, None)
         .await
         .unwrap();
-    let pushed = drain(&mut events, Duration::from_millis(500)).await;
-    let last = pushed
-        .iter()
-        .rev()
-        .find(|p| p.topic == "snapshot")
-        .expect("the pinned snapshot");
-    assert_eq!(proto::Snapshot::decode(last.payload.clone()).unwrap().price, "123.45");
+    let pinned =
+        |p: &Publish| p.topic == "snapshot" && proto::Snapshot::decode(p.payload.clone()).unwrap().price == "123.45";
+    until(&mut events, |m| m.iter().any(pinned)).await;
     let text = scrape_metrics(&server.endpoint).await;
     assert_eq!(metric(&text, "signet_mqtt_sessions", &[]), Some(1.0));
     assert!(metric(&text, "signet_mqtt_messages_total", &[]).unwrap() >= 10.0);
@@ -299,7 +316,7 @@ async fn unsubscribing_and_disconnecting() {
     let (mqtt, mut events) = connect(&server, "s", &key).await.unwrap();
     let answer = subscribe(&client, "s", &["AAPL", "MSFT"], &["SNAPSHOT", "TICK"]).await;
     assert_eq!(answer.status, 200);
-    drain(&mut events, Duration::from_millis(300)).await;
+    until(&mut events, |m| m.len() >= 4).await;
 
     let answer = post(
         &client,
@@ -313,8 +330,8 @@ async fn unsubscribing_and_disconnecting() {
         json!([{"symbol": "AAPL", "sub_types": ["SNAPSHOT", "TICK"], "depth": 10}])
     );
     ops.market().step(3).await.unwrap();
-    let pushed = drain(&mut events, Duration::from_millis(500)).await;
-    assert!(!pushed.is_empty());
+    let mut pushed = until(&mut events, |m| ticks_in(m) >= 3).await;
+    pushed.extend(drain(&mut events, Duration::from_millis(300)).await);
     assert!(pushed.iter().all(|p| symbol_of(p) == "AAPL"), "no more MSFT");
 
     let answer = post(
@@ -325,7 +342,8 @@ async fn unsubscribing_and_disconnecting() {
     .await;
     assert_eq!(answer.body["subscriptions"][0]["sub_types"], json!(["SNAPSHOT"]));
     ops.market().step(3).await.unwrap();
-    let pushed = drain(&mut events, Duration::from_millis(500)).await;
+    let mut pushed = until(&mut events, |m| m.iter().any(|p| p.topic == "snapshot")).await;
+    pushed.extend(drain(&mut events, Duration::from_millis(300)).await);
     assert!(pushed.iter().all(|p| p.topic == "snapshot"), "no more ticks");
 
     let answer = post(
@@ -447,7 +465,7 @@ async fn two_nodes_push_the_same_snapshot_for_the_same_second() {
         let (mqtt, mut events) = connect(node, session, &app_key(node)).await.unwrap();
         let answer = subscribe(&node.client(), session, &["AAPL", "MSFT"], &["SNAPSHOT", "QUOTE"]).await;
         assert_eq!(answer.status, 200, "{}", answer.body);
-        let pushed = drain(&mut events, Duration::from_millis(500)).await;
+        let pushed = until(&mut events, |m| m.len() >= 4).await;
         first.push(pushed.into_iter().map(|p| (p.topic, p.payload)).collect::<Vec<_>>());
         connections.push((mqtt, events));
     }
