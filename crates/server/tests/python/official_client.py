@@ -24,8 +24,10 @@ Scenarios:
                     SIGNET_OTHER_ACCOUNT, that account of another app (PERMISSION_DENIED)
   streaming         DataStreamingClient(key, secret, "us", SESSION, http_host="http://HOST:PORT",
                     mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT, tls_enable=False): connects, subscribes
-                    AAPL to SNAPSHOT, QUOTE and TICK in on_connect_success, and answers the first
-                    message of each topic; then a client with an unknown app key, refused at CONNECT
+                    AAPL and MSFT to SNAPSHOT, QUOTE and TICK in on_connect_success, unsubscribes MSFT
+                    once the first message of each (symbol, topic) came and prints them on one line;
+                    reads the price the test pinned AAPL at on stdin and waits for it; then a client
+                    with an unknown app key, refused at CONNECT. Prints a second line at the end
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -168,30 +170,39 @@ def streaming(host, port, app_key, app_secret):
 
     session_id = uuid.uuid4().hex
     client = streaming_client(app_key, session_id)
-    received = {}
-    done = threading.Event()
+    received = {}  # the first message of each (symbol, topic), as "SYMBOL topic"
+    later = []  # (symbol, topic, price) of every message after the unsubscribe
+    unsubscribed = threading.Event()
+    changed = threading.Condition()
     subscribed = []
 
     def on_connect_success(c, _api_client, sid):
-        c.subscribe(["AAPL"], "US_STOCK", ["SNAPSHOT", "QUOTE", "TICK"])
+        c.subscribe(["AAPL", "MSFT"], "US_STOCK", ["SNAPSHOT", "QUOTE", "TICK"])
 
     def on_subscribe_success(_c, _api_client, sid):
         subscribed.append(sid)
 
     def on_quotes_message(_c, topic, decoded):
-        if topic in received:
-            return
-        basic = {"symbol": decoded.basic.symbol, "timestamp": decoded.basic.timestamp}
+        symbol = decoded.basic.symbol
+        basic = {"symbol": symbol, "timestamp": decoded.basic.timestamp}
         if topic == "snapshot":
-            received[topic] = dict(basic, price=str(decoded.price), pre_close=str(decoded.pre_close),
-                                   last_trade_time=decoded.last_trade_time)
+            first = dict(basic, price=str(decoded.price), pre_close=str(decoded.pre_close),
+                         last_trade_time=decoded.last_trade_time)
         elif topic == "quote":
-            received[topic] = dict(basic, bid=str(decoded.bids[0].price), ask=str(decoded.asks[0].price),
-                                   levels=len(decoded.bids))
-        elif topic == "tick":
-            received[topic] = dict(basic, time=decoded.time, price=str(decoded.price))
-        if {"snapshot", "quote", "tick"} <= received.keys():
-            done.set()
+            first = dict(basic, bid=str(decoded.bids[0].price), ask=str(decoded.asks[0].price),
+                         levels=len(decoded.bids))
+        else:
+            first = dict(basic, time=decoded.time, price=str(decoded.price))
+        with changed:
+            received.setdefault(f"{symbol} {topic}", first)
+            if unsubscribed.is_set():
+                later.append((symbol, topic, first.get("price")))
+            changed.notify_all()
+
+    def wait_for(what, timeout):
+        with changed:
+            if not changed.wait_for(what, timeout):
+                raise AssertionError(f"not within {timeout} s: {received} {later}")
 
     client.on_connect_success = on_connect_success
     client.on_subscribe_success = on_subscribe_success
@@ -200,9 +211,15 @@ def streaming(host, port, app_key, app_secret):
     thread = threading.Thread(target=client.connect_and_loop_forever, kwargs={"logger_enable": False},
                               daemon=True)
     thread.start()
-    if not done.wait(10):
-        raise AssertionError(f"not every kind of message within 10 s: {received}")
+    wait_for(lambda: len(received) == 6, 10)
     seconds = time.time() - started
+    client.unsubscribe(symbols=["MSFT"], category="US_STOCK")
+    unsubscribed.set()
+    # The test reads this line, steps the market and pins AAPL's price, then answers on stdin.
+    print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
+    pinned = sys.stdin.readline().strip()
+    wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+    time.sleep(0.5)
     client.disconnect()
     thread.join(5)
 
@@ -228,8 +245,7 @@ def streaming(host, port, app_key, app_secret):
         outcome["connack"] = e.error_code
         context = QuotesRetryPolicyContext(None, 0, e.error_code)
         outcome["retried"] = not (refused._retry_policy.should_retry(context) & RetryCondition.NO_RETRY)
-    return {"session_id": session_id, "subscribed": subscribed, "received": received,
-            "seconds": round(seconds, 3), "refused": outcome}
+    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome}
 
 
 def events(api, host, port, app_key, app_secret):
