@@ -146,6 +146,10 @@ pub struct ClientArgs {
 }
 
 impl ClientArgs {
+    pub fn app_key(&self) -> Option<&str> {
+        self.app_key.as_deref()
+    }
+
     pub fn client(&self) -> anyhow::Result<Client> {
         let missing = |what: &str, env: &str| anyhow::anyhow!("{what} is required: pass --{what} or set {env}");
         let key = self

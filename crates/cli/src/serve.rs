@@ -44,6 +44,10 @@ pub struct ServeArgs {
     /// subscribes again)
     #[arg(long, env = "SIGNET_EVENTS_BUFFER", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
     events_buffer: u64,
+    /// Serve the quotes feed of the official client's DataStreamingClient (MQTT 3.1.1, plain TCP)
+    /// on this address; off unless given
+    #[arg(long, env = "SIGNET_MQTT_LISTEN")]
+    mqtt_listen: Option<SocketAddr>,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -184,6 +188,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(metrics = %address, "metrics served at /metrics");
     }
     tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
+    if let Some(address) = server.mqtt_addr() {
+        tracing::info!(mqtt = %address, "quotes feed served over MQTT");
+    }
     server.run(shutdown).await?;
     database.store.close().await;
     tracing::info!("signet stopped");
@@ -210,6 +217,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
     Ok(ServerConfig {
         listen: args.listen,
         metrics_listen: args.metrics_listen,
+        mqtt_listen: args.mqtt_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,

@@ -7,6 +7,8 @@ use std::time::Duration;
 use clap::Args;
 use signet_model::quotes::{BarRow, DepthLevel, FootprintRow, Snapshot, Tick};
 
+use signet_client::Client;
+
 use crate::ClientArgs;
 use crate::output::{list, table};
 
@@ -24,6 +26,18 @@ pub struct QuoteArgs {
     /// Ask again every SECONDS (default 1) and redraw the table, until interrupted
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "1")]
     watch: Option<u64>,
+    /// Print the snapshots the server pushes, one line each as they arrive, until interrupted (its
+    /// quotes feed over MQTT: see --mqtt)
+    #[arg(long, conflicts_with = "watch")]
+    stream: bool,
+    /// Where the server serves its quotes feed (its --mqtt-listen), for --stream
+    #[arg(
+        long,
+        env = "SIGNET_MQTT",
+        value_name = "HOST:PORT",
+        default_value = "127.0.0.1:1883"
+    )]
+    mqtt: String,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -87,6 +101,9 @@ pub async fn quote(args: QuoteArgs) -> anyhow::Result<()> {
     let client = args.client.client()?;
     let symbols: Vec<String> = args.symbols.iter().map(|s| s.to_ascii_uppercase()).collect();
     let symbols: Vec<&str> = symbols.iter().map(String::as_str).collect();
+    if args.stream {
+        return stream(&args, &client, &symbols).await;
+    }
     loop {
         let snapshots = client
             .stocks()
@@ -101,6 +118,88 @@ pub async fn quote(args: QuoteArgs) -> anyhow::Result<()> {
         }
         print_snapshots(args.client.json, &snapshots)?;
         tokio::time::sleep(Duration::from_secs(every.max(1))).await;
+    }
+}
+
+/// `--stream`: connects to the quotes feed as a session of the app, subscribes it to the
+/// snapshots of `symbols` over signed HTTP, and prints each snapshot pushed.
+async fn stream(args: &QuoteArgs, client: &Client, symbols: &[&str]) -> anyhow::Result<()> {
+    use prost::Message as _;
+    use rumqttc::{AsyncClient, ConnectionError, Event, MqttOptions, Packet};
+    use signet_model::streaming::{StreamingSubscribeRequest, StreamingSubscriptions};
+    use signet_server::streaming::proto;
+
+    let (host, port) = args
+        .mqtt
+        .rsplit_once(':')
+        .and_then(|(host, port)| Some((host.trim_matches(['[', ']']), port.parse::<u16>().ok()?)))
+        .ok_or_else(|| anyhow::anyhow!("--mqtt {:?} is not HOST:PORT", args.mqtt))?;
+    let key = args
+        .client
+        .app_key()
+        .ok_or_else(|| anyhow::anyhow!("app-key is required: pass --app-key or set SIGNET_APP_KEY"))?;
+    let session = uuid::Uuid::new_v4().simple().to_string();
+    let mut options = MqttOptions::new(&session, host, port);
+    options.set_credentials(key, uuid::Uuid::new_v4().simple().to_string());
+    options.set_keep_alive(Duration::from_secs(30));
+    let (_mqtt, mut events) = AsyncClient::new(options, 10);
+    loop {
+        match events.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => break,
+            Ok(_) => {}
+            Err(ConnectionError::ConnectionRefused(code)) => {
+                anyhow::bail!("the quotes feed at {} refused the connection: {code:?}", args.mqtt)
+            }
+            Err(e) => anyhow::bail!(
+                "cannot reach the quotes feed at {} (the server's --mqtt-listen): {e}",
+                args.mqtt
+            ),
+        }
+    }
+    let request = StreamingSubscribeRequest {
+        session_id: session,
+        symbols: Some(symbols.iter().map(|s| (*s).to_owned()).collect()),
+        category: Some("US_STOCK".into()),
+        sub_types: Some(vec!["SNAPSHOT".into()]),
+        depth: None,
+        overnight_required: None,
+    };
+    let _: StreamingSubscriptions = client.post("/market-data/streaming/subscribe", &request).await?;
+    let json = args.client.json;
+    if !json {
+        println!(
+            "{:<19}  {:<8}  {:<11}  {:>10}  {:>8}  {:>12}",
+            "TIME (UTC)", "SYMBOL", "SESSION", "PRICE", "CHANGE", "VOLUME"
+        );
+    }
+    loop {
+        let publish = match events.poll().await {
+            Ok(Event::Incoming(Packet::Publish(p))) if p.topic == "snapshot" => p,
+            Ok(_) => continue,
+            Err(e) => anyhow::bail!("the quotes feed closed the connection: {e}"),
+        };
+        let s = proto::Snapshot::decode(publish.payload)?;
+        let basic = s.basic.unwrap_or_default();
+        let time: i64 = basic.timestamp.parse().unwrap_or_default();
+        if json {
+            let line = serde_json::json!({
+                "symbol": basic.symbol, "timestamp": time, "trading_session": basic.trading_session,
+                "price": s.price, "change": s.change, "change_ratio": s.change_ratio, "open": s.open,
+                "high": s.high, "low": s.low, "pre_close": s.pre_close, "volume": s.volume,
+            });
+            println!("{line}");
+        } else {
+            let or_dash = |v: String| if v.is_empty() { "-".to_owned() } else { v };
+            println!(
+                "{:<19}  {:<8}  {:<11}  {:>10}  {:>8}  {:>12}",
+                crate::output::time(time),
+                basic.symbol,
+                basic.trading_session,
+                s.price,
+                or_dash(s.change),
+                or_dash(s.volume)
+            );
+        }
     }
 }
 

@@ -119,8 +119,9 @@ async fn main() {
     }
     let mut all = latencies.lock().unwrap().clone();
     all.sort_unstable();
-    let at = |q: f64| {
-        all.get(((all.len() as f64 - 1.0) * q).round() as usize)
+    // The value at `percent` of the sorted latencies (nearest rank).
+    let at = |percent: usize| {
+        all.get(all.len().saturating_sub(1) * percent / 100)
             .copied()
             .unwrap_or(-1)
     };
@@ -129,8 +130,8 @@ async fn main() {
         args.subscribers,
         args.orders,
         all.len(),
-        at(0.5),
-        at(0.99),
+        at(50),
+        at(99),
         all.last().copied().unwrap_or(-1)
     );
 }

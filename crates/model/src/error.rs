@@ -121,6 +121,12 @@ error_codes! {
     WatchlistNotFound = ("WATCHLIST_NOT_FOUND", 404),
     /// A configured limit (watchlists per app, instruments per watchlist) is reached.
     LimitExceeded = ("LIMIT_EXCEEDED", 400),
+    /// No MQTT connection of the calling app has this session id (on this node).
+    SessionNotConnected = ("SESSION_NOT_CONNECTED", 400),
+    /// A streaming session would receive more symbols than a session may (100 by default).
+    TooManySymbols = ("TOO_MANY_SYMBOLS", 400),
+    /// The app already receives quotes on as many sessions as it may (5 by default).
+    TooManySessions = ("TOO_MANY_SESSIONS", 400),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
     /// The app's rate limit for the endpoint's group is spent: see `Retry-After`.
     TooManyRequests = ("TOO_MANY_REQUESTS", 429),

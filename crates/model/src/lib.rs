@@ -11,6 +11,7 @@ pub mod market;
 pub mod orders;
 pub mod quotes;
 pub mod screeners;
+pub mod streaming;
 pub mod tokens;
 pub mod watchlists;
 pub mod wire;

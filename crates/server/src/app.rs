@@ -41,6 +41,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.
     pub events: Arc<crate::events::hub::EventHub>,
+    /// The sessions of the quotes feed over MQTT on this node.
+    pub streams: Arc<crate::streaming::Streams>,
 }
 
 /// `/health` and `/openapi.json`: unsigned.
@@ -65,6 +67,7 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::marketdata::stocks::routes())
+        .merge(crate::marketdata::streaming::routes())
         .merge(crate::market::routes())
 }
 

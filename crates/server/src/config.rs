@@ -64,6 +64,10 @@ pub struct ServerConfig {
     pub memory_nonces: bool,
     /// The trade-events subscription over gRPC: ping interval, subscriber buffer.
     pub events: crate::events::EventsConfig,
+    /// Where the quotes feed's MQTT endpoint listens; off when `None`.
+    pub mqtt_listen: Option<SocketAddr>,
+    /// The quotes feed's limits.
+    pub streaming: crate::streaming::StreamingConfig,
 }
 
 impl Default for ServerConfig {
@@ -95,6 +99,8 @@ impl Default for ServerConfig {
             redis_key_prefix: "signet:".into(),
             memory_nonces: false,
             events: crate::events::EventsConfig::default(),
+            mqtt_listen: None,
+            streaming: crate::streaming::StreamingConfig::default(),
         }
     }
 }

@@ -93,6 +93,30 @@ impl From<MarketError> for ApiError {
     }
 }
 
+impl From<crate::streaming::sessions::Refusal> for ApiError {
+    fn from(refusal: crate::streaming::sessions::Refusal) -> Self {
+        use crate::streaming::sessions::Refusal;
+        match refusal {
+            Refusal::NotConnected => ApiError::new(
+                ErrorCode::SessionNotConnected,
+                "no MQTT connection of this app has this session_id on this server: connect first (client id = session_id, user name = app key)",
+            ),
+            Refusal::OtherApp => ApiError::new(
+                ErrorCode::PermissionDenied,
+                "this session_id is connected under another app key",
+            ),
+            Refusal::TooManySymbols { max } => ApiError::new(
+                ErrorCode::TooManySymbols,
+                format!("a session receives at most {max} symbols: unsubscribe some first"),
+            ),
+            Refusal::TooManySessions { max } => ApiError::new(
+                ErrorCode::TooManySessions,
+                format!("at most {max} sessions of an app receive quotes at once: unsubscribe or close one first"),
+            ),
+        }
+    }
+}
+
 impl From<KeyError> for ApiError {
     fn from(e: KeyError) -> Self {
         ApiError::internal(e)

@@ -27,6 +27,7 @@ pub mod secrets;
 pub mod serve;
 pub mod simulator;
 pub mod startup;
+pub mod streaming;
 pub mod tokens;
 pub mod trading;
 

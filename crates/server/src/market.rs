@@ -140,6 +140,8 @@ async fn set(
         );
         state.market.pin(&symbol, price, bid, ask, request.size)?
     };
+    // Pushed at once to the sessions that receive it, without waiting for a tick.
+    state.engine.announce(state.market.now_ms());
     Ok(Json(to_wire(&state.market, &quote)))
 }
 

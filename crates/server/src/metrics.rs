@@ -182,6 +182,16 @@ pub struct Metrics {
     event_streams_cut_off: Counter,
     orders: Family<StatusLabels, Gauge>,
     nonces: Gauge,
+    mqtt_sessions: Gauge,
+    mqtt_refused: Family<ConnackLabels, Counter>,
+    mqtt_sent: Counter,
+    /// Messages a slow MQTT session lost to newer ones of the same symbol (its outbox's bound).
+    pub mqtt_dropped: Counter,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ConnackLabels {
+    code: u8,
 }
 
 impl Default for Metrics {
@@ -197,6 +207,12 @@ impl Default for Metrics {
         let event_streams_cut_off = Counter::default();
         let orders = Family::default();
         let nonces = Gauge::default();
+        let (mqtt_sessions, mqtt_refused, mqtt_sent, mqtt_dropped) = (
+            Gauge::default(),
+            Family::default(),
+            Counter::default(),
+            Counter::default(),
+        );
         let mut registry = Registry::with_prefix("signet");
         registry.register(
             "requests",
@@ -244,6 +260,26 @@ impl Default for Metrics {
             "Nonces the nonce store holds, read at each purge (--nonce-purge-interval)",
             nonces.clone(),
         );
+        registry.register(
+            "mqtt_sessions",
+            "Sessions connected to the quotes feed (--mqtt-listen) of this node",
+            mqtt_sessions.clone(),
+        );
+        registry.register(
+            "mqtt_refusals",
+            "MQTT connections refused, by CONNACK code",
+            mqtt_refused.clone(),
+        );
+        registry.register(
+            "mqtt_messages",
+            "Quotes feed messages written to MQTT connections",
+            mqtt_sent.clone(),
+        );
+        registry.register(
+            "mqtt_dropped_messages",
+            "Quotes feed messages dropped for sessions that did not read them in time (a newer one of the same symbol took their place)",
+            mqtt_dropped.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -259,6 +295,10 @@ impl Default for Metrics {
             event_streams_cut_off,
             orders,
             nonces,
+            mqtt_sessions,
+            mqtt_refused,
+            mqtt_sent,
+            mqtt_dropped,
         }
     }
 }
@@ -292,6 +332,19 @@ impl Metrics {
     /// A refusal by the per-app limit (`app`) or the per-address one (`address`).
     pub fn rate_limited(&self, scope: &'static str) {
         self.rate_limited.get_or_create(&ScopeLabels { scope }).inc();
+    }
+
+    /// A session connected (1) or closed (-1).
+    pub fn mqtt_connected(&self, change: i64) {
+        self.mqtt_sessions.inc_by(change);
+    }
+
+    pub fn mqtt_refused(&self, code: u8) {
+        self.mqtt_refused.get_or_create(&ConnackLabels { code }).inc();
+    }
+
+    pub fn mqtt_sent(&self, messages: u64) {
+        self.mqtt_sent.inc_by(messages);
     }
 
     pub fn set_nonces_stored(&self, count: u64) {

@@ -43,6 +43,8 @@ pub struct Server {
     metrics_listener: Option<TcpListener>,
     /// `--events-listen`: the trade-events subscription, also apart from the interface.
     events_listener: Option<TcpListener>,
+    /// `--mqtt-listen`: the quotes feed.
+    mqtt_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -57,6 +59,7 @@ impl Server {
             })?;
         let metrics_listener = bind_extra(config.metrics_listen).await?;
         let events_listener = bind_extra(config.events.listen).await?;
+        let mqtt_listener = bind_extra(config.mqtt_listen).await?;
         let store = database.store.clone();
         let shared = store.shared();
         let redis = match &config.redis_url {
@@ -105,6 +108,10 @@ impl Server {
                 move || metrics.fill(),
             )
         };
+        let streams = Arc::new(crate::streaming::Streams::new(
+            config.streaming,
+            metrics.mqtt_dropped.clone(),
+        ));
         let state = AppState {
             apps: Arc::new(AppDirectory::new(
                 store.clone(),
@@ -120,12 +127,14 @@ impl Server {
             limiter,
             metrics,
             events,
+            streams,
             config: Arc::new(config),
         };
         Ok(Server {
             listener,
             metrics_listener,
             events_listener,
+            mqtt_listener,
             state,
         })
     }
@@ -145,6 +154,13 @@ impl Server {
     /// Where `--events-listen` serves, when it is set.
     pub fn events_addr(&self) -> Option<SocketAddr> {
         self.events_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("a bound listener has an address"))
+    }
+
+    /// Where `--mqtt-listen` serves the quotes feed, when it is set.
+    pub fn mqtt_addr(&self) -> Option<SocketAddr> {
+        self.mqtt_listener
             .as_ref()
             .map(|l| l.local_addr().expect("a bound listener has an address"))
     }
@@ -180,9 +196,18 @@ impl Server {
             let app = crate::app::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
         });
+        let feed = self.mqtt_listener.map(|listener| {
+            let state = &self.state;
+            let feed = crate::streaming::feed::run(state.market.clone(), state.streams.clone(), state.engine.ticks());
+            (
+                tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone())),
+                tokio::spawn(feed),
+            )
+        });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
             .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
+        let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         if let Some(events_only) = events_only {
             // It stops with this one (unless serving failed without a shutdown).
@@ -194,6 +219,12 @@ impl Server {
         if let Some(metrics) = metrics {
             metrics.abort();
         }
+        if let Some((accept, feed)) = feed {
+            accept.abort();
+            feed.abort();
+        }
+        // Every MQTT connection is closed (its session forgotten).
+        streams.close_all();
         // The tick under way finishes: its fills are not cut off halfway through the book.
         let _ = stop_ticks.send(());
         if let Some(ticker) = ticker {

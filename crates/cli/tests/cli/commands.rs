@@ -123,7 +123,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("demo.db");
     let db = db.to_str().unwrap();
-    let serving = serve(db, &["--demo", "--rate-limits", "off"]);
+    let serving = serve(db, &["--demo", "--rate-limits", "off", "--mqtt-listen", "127.0.0.1:0"]);
     let key = credential(&serving.stdout, "SIGNET_APP_KEY");
     let secret = credential(&serving.stdout, "SIGNET_APP_SECRET");
 
@@ -317,7 +317,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let mut watch = signet();
     watch
         .args(["quote", "--endpoint", &serving.endpoint, "AAPL", "--watch", "1"])
-        .stdout(std::process::Stdio::piped());
+        .stdout(Stdio::piped());
     with_app(&mut watch);
     let mut watching = watch.spawn().unwrap();
     std::thread::sleep(Duration::from_millis(2500));
@@ -328,6 +328,56 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         "drawn at least twice: {watched}"
     );
     assert!(watched.contains("\x1b[2J"), "the screen is cleared between draws");
+
+    // --stream prints the snapshots the server pushes over its quotes feed (--mqtt-listen).
+    let feed = wait_for(&serving.stderr, |l| l.contains("quotes feed served over MQTT"));
+    let mqtt = feed
+        .split_once("mqtt=")
+        .unwrap()
+        .1
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut streaming = signet();
+    streaming
+        .args([
+            "quote",
+            "--json",
+            "--endpoint",
+            &serving.endpoint,
+            "--mqtt",
+            &mqtt,
+            "AAPL",
+            "--stream",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    with_app(&mut streaming);
+    let mut streamer = streaming.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    streamer.kill().unwrap();
+    let output = streamer.wait_with_output().unwrap();
+    let streamed: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        streamed.len() >= 2,
+        "the snapshot at once, then as it changes: {streamed:?} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        streamed
+            .iter()
+            .all(|s| s["symbol"] == "AAPL" && s["price"].as_str().is_some_and(|p| !p.is_empty()))
+    );
+    assert!(
+        streamed
+            .windows(2)
+            .all(|w| w[0]["timestamp"].as_i64() <= w[1]["timestamp"].as_i64())
+    );
 
     // What the fill left: the position at its fill price, the balance, the execution, the instrument.
     let companion = |args: &[&str]| {
@@ -503,7 +553,7 @@ fn a_reader_that_stops_reading_ends_signet_quietly() {
             drop(reader);
             writer
         })
-        .stderr(std::process::Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let output = child.wait_with_output().unwrap();

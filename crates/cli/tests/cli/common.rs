@@ -19,6 +19,7 @@ pub fn isolated(mut command: Command) -> Command {
         "SIGNET_APP_SECRET",
         "SIGNET_ENDPOINT",
         "SIGNET_MASTER_KEY",
+        "SIGNET_MQTT",
     ] {
         command.env_remove(var);
     }

@@ -81,10 +81,10 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
     // Every order event of the account, as a subscriber on the first node receives it, and how
     // its stream ended.
     let received = Arc::new(Mutex::new(Vec::new()));
-    let subscriber = runtime.block_on(async {
-        let mut events = clients[0].events().subscribe(&[&account]).await.unwrap();
+    let mut events = runtime.block_on(clients[0].events().subscribe(&[&account])).unwrap();
+    let subscriber = {
         let received = received.clone();
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             while let Some(event) = events.next().await {
                 match event {
                     Ok(event) => received.lock().unwrap().push(event.payload.request_id),
@@ -93,7 +93,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
             }
             "the stream ended without an error".to_owned()
         })
-    });
+    };
 
     // Each worker places on its node for three seconds; the middle node dies after one.
     let acknowledged = Arc::new(Mutex::new(Vec::new()));

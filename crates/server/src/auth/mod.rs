@@ -11,6 +11,7 @@ pub mod apps;
 mod benchmark;
 pub mod headers;
 
+use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
@@ -256,8 +257,10 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 /// Check 9, over the path as it appears in the request line, the form-decoded query, the raw
 /// body and the host. The host tried is the configured public host, or else the received
-/// `Host` and then the same without its port (the official client signs its configured
-/// endpoint name, which may leave the port out). In legacy mode, a string to sign holding `*`
+/// `Host`, the same without its port, and the same with `http://` or `https://` in front (the
+/// official client signs its configured endpoint name, which may leave the port out, and which
+/// its streaming client needs written with its scheme to reach a plain-HTTP server:
+/// `http_host="http://HOST:PORT"`, catalog §1.1). In legacy mode, a string to sign holding `*`
 /// or `~` is also tried as Java's `URLEncoder` encodes it. Answers the encoding that matched.
 fn verify_signature(
     state: &AppState,
@@ -267,12 +270,8 @@ fn verify_signature(
     body: &[u8],
 ) -> Result<Encoding, ApiError> {
     let received_host = received_host(parts)?;
-    let candidates: Vec<&str> = match &state.config.public_host {
-        Some(public) => vec![public.as_str()],
-        None => std::iter::once(received_host)
-            .chain(strip_port(received_host))
-            .collect(),
-    };
+    let public = state.config.public_host.as_deref();
+    let schemed = OnceCell::new();
     let secret = app.secret.expose_secret();
     let mut request = signet_signing::Request {
         path: parts.uri.path(),
@@ -288,7 +287,7 @@ fn verify_signature(
         body: Some(body),
     };
     let legacy = state.config.compat == Compat::Legacy;
-    for host in &candidates {
+    for host in host_candidates(public, received_host, &schemed) {
         request.headers.host = host;
         if signet_signing::verify(&request, secret, headers.signature) {
             return Ok(Encoding::Standard);
@@ -307,8 +306,7 @@ fn verify_signature(
     );
     if state.config.debug_signatures {
         error.debug = Some(
-            candidates
-                .iter()
+            host_candidates(public, received_host, &schemed)
                 .map(|host| {
                     request.headers.host = host;
                     let str3 = StringToSign::new(&request).str3;
@@ -322,6 +320,27 @@ fn verify_signature(
         );
     }
     Err(error)
+}
+
+/// The host values a signature is checked against, in order: only `public` when it is set;
+/// otherwise `received`, the same without its port, then with `http://` and `https://` in front
+/// (made only when the ones before did not match).
+fn host_candidates<'a>(
+    public: Option<&'a str>,
+    received: &'a str,
+    schemed: &'a OnceCell<[String; 2]>,
+) -> impl Iterator<Item = &'a str> {
+    let plain = match public {
+        Some(public) => [Some(public), None],
+        None => [Some(received), strip_port(received)],
+    };
+    let with_schemes = public.is_none().then_some(()).into_iter().flat_map(move |()| {
+        schemed
+            .get_or_init(|| [format!("http://{received}"), format!("https://{received}")])
+            .iter()
+            .map(String::as_str)
+    });
+    plain.into_iter().flatten().chain(with_schemes)
 }
 
 /// The `Host` header (HTTP/1) or the URI's authority (HTTP/2), exactly as received.

@@ -32,6 +32,8 @@ pub struct Engine {
     on_fill: Box<dyn Fn() + Send + Sync>,
     /// Held by each tick, so that ticks never overlap.
     ticks: tokio::sync::Mutex<()>,
+    /// The simulated time of the last tick (or change of a pinned quote), for the quotes feed.
+    ticked: tokio::sync::watch::Sender<i64>,
 }
 
 impl Engine {
@@ -53,7 +55,19 @@ impl Engine {
             events,
             on_fill: Box::new(on_fill),
             ticks: tokio::sync::Mutex::new(()),
+            ticked: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// The simulated time of each tick from now on (the latest one when ticks come faster than
+    /// they are read).
+    pub fn ticks(&self) -> tokio::sync::watch::Receiver<i64> {
+        self.ticked.subscribe()
+    }
+
+    /// Tells the quotes feed that quotes changed at `now_ms` outside a tick (a pin).
+    pub fn announce(&self, now_ms: i64) {
+        self.ticked.send_replace(now_ms);
     }
 }
 
@@ -133,6 +147,7 @@ impl Engine {
                 self.end(&order, event, reason).await?;
             }
         }
+        self.announce(now_ms);
         Ok(())
     }
 

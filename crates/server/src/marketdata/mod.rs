@@ -7,4 +7,5 @@ pub mod fundamentals;
 pub mod import;
 pub mod screeners;
 pub mod stocks;
+pub mod streaming;
 pub mod watchlists;

@@ -45,8 +45,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// Symbols one snapshot call may ask for (catalog §11.1).
 const MAX_SYMBOLS: usize = 100;
 /// Levels of the book: by default and at most (catalog §11.4: level 2 shows 10, US up to 50).
-const DEFAULT_DEPTH: u32 = 10;
-const MAX_DEPTH: u32 = 50;
+pub(crate) const DEFAULT_DEPTH: u32 = 10;
+pub(crate) const MAX_DEPTH: u32 = 50;
 /// Ticks: by default and at most (catalog §11.3).
 const DEFAULT_TICKS: u32 = 30;
 const MAX_TICKS: u32 = 1000;
@@ -75,7 +75,7 @@ struct Params {
 }
 
 /// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.
-fn check_category(category: Option<&str>) -> Result<(), ApiError> {
+pub(crate) fn check_category(category: Option<&str>) -> Result<(), ApiError> {
     match given(category) {
         None | Some("US_STOCK" | "US_ETF") => Ok(()),
         Some(other) => Err(ApiError::illegal_parameter(format!(
@@ -120,7 +120,7 @@ fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
 }
 
 /// The quotes of `symbols` now, in the order asked; every unknown symbol named in one refusal.
-async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Quote>, ApiError> {
+pub(crate) async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Quote>, ApiError> {
     state.market.sync().await?;
     let mut found = Vec::with_capacity(symbols.len());
     let mut unknown = Vec::new();
@@ -142,12 +142,12 @@ async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Quote>, ApiE
 }
 
 /// Prices as the simulator quotes them and orders fill at: to the cent (`454.30`).
-fn text(d: Decimal) -> String {
+pub(crate) fn text(d: Decimal) -> String {
     d.to_string()
 }
 
 /// `q` with the day's trading so far (`session`: open, high, low and volume of its trades).
-fn to_snapshot(q: &Quote, session: Option<Candle>, extended: bool, overnight: bool) -> Snapshot {
+pub(crate) fn to_snapshot(q: &Quote, session: Option<Candle>, extended: bool, overnight: bool) -> Snapshot {
     let session = session.filter(|c| c.volume > 0);
     let traded = session.is_some();
     let day = |value: String| traded.then_some(value);
@@ -342,28 +342,38 @@ async fn ticks(
         .plan_today(now.instrument_id)
         .filter(|p| core && p.day == ny.day)
     {
-        // Today's trades up to this second, and one more for the side of the oldest shown.
-        let until = (ny.second + 1).min(CORE_CLOSE);
-        let from = until - i64::try_from(count).unwrap_or(i64::MAX) - 1;
-        let trades: Vec<Trade> = intraday::trades(&plan, state.market.seed(), now.instrument_id, from, until).collect();
-        for (i, t) in trades.iter().enumerate().rev().take(count) {
-            let side = i
-                .checked_sub(1)
-                .map_or("N", |before| tick_side(trades[before].cents, t.cents));
-            result.push(Tick {
-                time: utc_ms_of(plan.day, t.second).to_string(),
-                price: text(Decimal::new(t.cents, 2)),
-                volume: t.volume.to_string(),
-                side: side.to_owned(),
-                trading_session: "RTH".to_owned(),
-            });
-        }
+        result = ticks_before(state.market.seed(), &plan, now.instrument_id, ny.second + 1, count);
     }
     Ok(Json(Ticks {
         symbol: now.symbol,
         instrument_id: now.instrument_id.to_string(),
         result,
     }))
+}
+
+/// `plan`'s ticks before `until` (a second after New York midnight, exclusive), newest first,
+/// at most `count`: what the ticks call lists and the quotes feed pushes.
+pub(crate) fn ticks_before(seed: u64, plan: &DayPlan, instrument_id: i64, until: i64, count: usize) -> Vec<Tick> {
+    // The trades up to `until`, and one more for the side of the oldest shown.
+    let until = until.min(CORE_CLOSE);
+    let from = until
+        .saturating_sub(i64::try_from(count).unwrap_or(i64::MAX))
+        .saturating_sub(1);
+    let trades: Vec<Trade> = intraday::trades(plan, seed, instrument_id, from, until).collect();
+    let mut result = Vec::with_capacity(count.min(trades.len()));
+    for (i, t) in trades.iter().enumerate().rev().take(count) {
+        let side = i
+            .checked_sub(1)
+            .map_or("N", |before| tick_side(trades[before].cents, t.cents));
+        result.push(Tick {
+            time: utc_ms_of(plan.day, t.second).to_string(),
+            price: text(Decimal::new(t.cents, 2)),
+            volume: t.volume.to_string(),
+            side: side.to_owned(),
+            trading_session: "RTH".to_owned(),
+        });
+    }
+    result
 }
 
 /// A tick's side from its price against the second before.

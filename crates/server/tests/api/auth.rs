@@ -399,6 +399,32 @@ async fn the_host_may_be_signed_with_or_without_its_port() {
     answer(response).await.assert_error(401, "INCORRECT_SIGN");
 }
 
+/// The official streaming client, given `http_host="http://HOST:PORT"` (the form that reaches a
+/// plain-HTTP server), signs that string, scheme included (catalog §1.1).
+#[tokio::test]
+async fn the_host_may_be_signed_with_its_scheme() {
+    let server = TestServer::start().await;
+    let port = server.addr.port();
+    for host in [format!("http://127.0.0.1:{port}"), format!("https://127.0.0.1:{port}")] {
+        let response = signed_for_host(&server, &host, "/trading/accounts/list")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "signed host {host}");
+    }
+    for host in [
+        format!("ftp://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://127.0.0.1:{port}/"),
+    ] {
+        let response = signed_for_host(&server, &host, "/trading/accounts/list")
+            .send()
+            .await
+            .unwrap();
+        answer(response).await.assert_error(401, "INCORRECT_SIGN");
+    }
+}
+
 #[tokio::test]
 async fn a_configured_public_host_replaces_the_received_one() {
     let server = TestServer::start_with(|c| c.public_host = Some("api.example.com".into())).await;
@@ -439,7 +465,7 @@ async fn debug_mode_shows_what_the_server_signed_and_is_off_by_default() {
     let answer = send(request).await;
     let body = answer.assert_error(401, "INCORRECT_SIGN");
     let debug = body.debug.expect("debug strings");
-    assert_eq!(debug.len(), 2, "with and without the port");
+    assert_eq!(debug.len(), 4, "with and without the port, with http:// and https://");
     assert!(debug[0].str3.starts_with("/trading/accounts/list&host=127.0.0.1:"));
     assert!(debug[0].str3.contains(&nonce));
     assert!(

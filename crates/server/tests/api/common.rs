@@ -121,6 +121,8 @@ pub struct TestServer {
     pub metrics_addr: Option<SocketAddr>,
     /// `ServerConfig::events.listen`, when set.
     pub events_addr: Option<SocketAddr>,
+    /// Where `mqtt_listen` serves, when it is set.
+    pub mqtt_addr: Option<SocketAddr>,
     pub endpoint: String,
     pub app: Credentials,
     pub database: Database,
@@ -185,6 +187,7 @@ impl TestServer {
         let addr = server.local_addr();
         let metrics_addr = server.metrics_addr();
         let events_addr = server.events_addr();
+        let mqtt_addr = server.mqtt_addr();
         let (shutdown, stopped) = oneshot::channel();
         let handle = tokio::spawn(server.run(async move {
             let _ = stopped.await;
@@ -193,6 +196,7 @@ impl TestServer {
             addr,
             metrics_addr,
             events_addr,
+            mqtt_addr,
             endpoint: format!("http://{addr}"),
             app,
             database,

@@ -25,5 +25,7 @@ mod schemathesis;
 mod screeners;
 mod stocks;
 mod store;
+mod streaming;
+mod streaming_measure;
 mod tokens;
 mod watchlists;

@@ -605,3 +605,94 @@ async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wr
         out["other_account_refused"]
     );
 }
+
+#[tokio::test]
+async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
+    use std::io::{BufRead, Write};
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+    })
+    .await;
+    let ops = server.ops().await;
+    ops.market().step(600).await.unwrap();
+    let mut command = command(&python, &server, "streaming");
+    command
+        .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
+        .stdin(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (first_line, mut stdout) = tokio::task::spawn_blocking(move || {
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        (line, reader)
+    })
+    .await
+    .unwrap();
+    let Ok(first) = serde_json::from_str::<serde_json::Value>(&first_line) else {
+        let output = child.wait_with_output().unwrap();
+        panic!(
+            "the official client failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+
+    // The clock is manual: the HTTP calls answer for the second the messages were pushed at.
+    let client = server.client();
+    let received = &first["received"];
+    for symbol in ["AAPL", "MSFT"] {
+        let http = &client.stocks().snapshots(&[symbol], false, false).await.unwrap()[0];
+        let snapshot = &received[format!("{symbol} snapshot")];
+        assert_eq!(snapshot["price"], http.price.as_str(), "{first}");
+        assert_eq!(snapshot["pre_close"], http.pre_close.as_str());
+        assert_eq!(snapshot["timestamp"], http.last_trade_time);
+        let depth = client.stocks().depth(symbol, None).await.unwrap();
+        let quote = &received[format!("{symbol} quote")];
+        assert_eq!(quote["bid"], depth.bids[0].price.as_str());
+        assert_eq!(quote["ask"], depth.asks[0].price.as_str());
+        assert_eq!(quote["levels"], 10);
+        let ticks = client.stocks().ticks(symbol, Some(1)).await.unwrap();
+        let tick = &received[format!("{symbol} tick")];
+        assert_eq!(tick["time"], ticks.result[0].time.as_str());
+        assert_eq!(tick["price"], ticks.result[0].price.as_str());
+    }
+    assert!(
+        first["seconds"].as_f64().unwrap() < 3.0,
+        "every kind within 3 s: {first}"
+    );
+
+    // MSFT is unsubscribed: the market moves and AAPL is pinned; only AAPL comes.
+    ops.market().step(3).await.unwrap();
+    ops.market().set("AAPL", "123.45", None, None, None).await.unwrap();
+    child.stdin.take().unwrap().write_all(b"123.45\n").unwrap();
+    let (status, rest) = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        (child.wait_with_output().unwrap(), rest)
+    })
+    .await
+    .unwrap();
+    assert!(
+        status.status.success(),
+        "the official client failed:\n{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
+    assert_eq!(
+        out["subscribed"],
+        json!([out["session_id"]]),
+        "on_subscribe_success after a 200"
+    );
+    let later = out["later"].as_array().unwrap();
+    assert!(later.iter().all(|m| m[0] == "AAPL"), "no more MSFT: {later:?}");
+    assert!(later.iter().any(|m| m[1] == "tick"), "the ticks of the step: {later:?}");
+    assert!(
+        later.iter().any(|m| m[1] == "snapshot" && m[2] == "123.45"),
+        "the pinned price: {later:?}"
+    );
+    let refused = &out["refused"];
+    assert_eq!(refused["loop_exception"], "ServerException", "{refused}");
+    assert_eq!(refused["connack"], 4, "{refused}");
+    assert_eq!(refused["retried"], false, "{refused}");
+}

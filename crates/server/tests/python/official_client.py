@@ -22,6 +22,12 @@ Scenarios:
                     market meanwhile), a cancelled limit order's CANCEL_SUCCESS, and a wrong
                     secret's refusal (AuthError logged, then UNAUTHENTICATED, no event); with
                     SIGNET_OTHER_ACCOUNT, that account of another app (PERMISSION_DENIED)
+  streaming         DataStreamingClient(key, secret, "us", SESSION, http_host="http://HOST:PORT",
+                    mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT, tls_enable=False): connects, subscribes
+                    AAPL and MSFT to SNAPSHOT, QUOTE and TICK in on_connect_success, unsubscribes MSFT
+                    once the first message of each (symbol, topic) came and prints them on one line;
+                    reads the price the test pinned AAPL at on stdin and waits for it; then a client
+                    with an unknown app key, refused at CONNECT. Prints a second line at the end
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -32,6 +38,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 import webull.core.request as wreq
 from webull.core.client import ApiClient
@@ -70,6 +77,9 @@ def main():
         return
     if scenario == "legacy":
         print(json.dumps(legacy(api)))
+        return
+    if scenario == "streaming":
+        print(json.dumps(streaming(host, port, app_key, app_secret)))
         return
     if scenario == "events":
         # The events client prints its request, signature and metadata on stdout: kept off the
@@ -138,6 +148,104 @@ def orders(api):
     out["bracket"] = o.place_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket_leg"] = o.get_order_detail(account_id, "pyLoss").json()
     return out
+
+
+def streaming(host, port, app_key, app_secret):
+    import threading
+    import uuid
+
+    from webull.data.data_streaming_client import DataStreamingClient
+
+    mqtt_port = int(os.environ["SIGNET_MQTT_PORT"])
+    # The client's own default, which main() changed: with "http" the client would append its
+    # port (443) to http_host; with "https" an endpoint written with a scheme is used as it is.
+    wreq.set_default_protocol_type("https")
+
+    def streaming_client(key, session_id):
+        client = DataStreamingClient(key, app_secret, "us", session_id, http_host=f"http://{host}:{port}",
+                                     mqtt_host=host, mqtt_port=mqtt_port, tls_enable=False)
+        client.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
+        client.set_stream_logger(stream=sys.stderr)
+        return client
+
+    session_id = uuid.uuid4().hex
+    client = streaming_client(app_key, session_id)
+    received = {}  # the first message of each (symbol, topic), as "SYMBOL topic"
+    later = []  # (symbol, topic, price) of every message after the unsubscribe
+    unsubscribed = threading.Event()
+    changed = threading.Condition()
+    subscribed = []
+
+    def on_connect_success(c, _api_client, sid):
+        c.subscribe(["AAPL", "MSFT"], "US_STOCK", ["SNAPSHOT", "QUOTE", "TICK"])
+
+    def on_subscribe_success(_c, _api_client, sid):
+        subscribed.append(sid)
+
+    def on_quotes_message(_c, topic, decoded):
+        symbol = decoded.basic.symbol
+        basic = {"symbol": symbol, "timestamp": decoded.basic.timestamp}
+        if topic == "snapshot":
+            first = dict(basic, price=str(decoded.price), pre_close=str(decoded.pre_close),
+                         last_trade_time=decoded.last_trade_time)
+        elif topic == "quote":
+            first = dict(basic, bid=str(decoded.bids[0].price), ask=str(decoded.asks[0].price),
+                         levels=len(decoded.bids))
+        else:
+            first = dict(basic, time=decoded.time, price=str(decoded.price))
+        with changed:
+            received.setdefault(f"{symbol} {topic}", first)
+            if unsubscribed.is_set():
+                later.append((symbol, topic, first.get("price")))
+            changed.notify_all()
+
+    def wait_for(what, timeout):
+        with changed:
+            if not changed.wait_for(what, timeout):
+                raise AssertionError(f"not within {timeout} s: {received} {later}")
+
+    client.on_connect_success = on_connect_success
+    client.on_subscribe_success = on_subscribe_success
+    client.on_quotes_message = on_quotes_message
+    started = time.time()
+    thread = threading.Thread(target=client.connect_and_loop_forever, kwargs={"logger_enable": False},
+                              daemon=True)
+    thread.start()
+    wait_for(lambda: len(received) == 6, 10)
+    seconds = time.time() - started
+    client.unsubscribe(symbols=["MSFT"], category="US_STOCK")
+    unsubscribed.set()
+    # The test reads this line, steps the market and pins AAPL's price, then answers on stdin.
+    print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
+    pinned = sys.stdin.readline().strip()
+    wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+    time.sleep(0.5)
+    client.disconnect()
+    thread.join(5)
+
+    # An unknown app key. The whole loop stops at its first call, the signed start-up GET
+    # /openapi/config; the MQTT half alone (the client's own connect and loop, which
+    # connect_and_loop_forever runs after that call) is refused at CONNECT with a code that its
+    # retry policy does not retry.
+    from webull.core.retry.retry_condition import RetryCondition
+    from webull.data.internal.default_retry_policy import QuotesRetryPolicyContext
+    from webull.data.internal.exceptions import ConnectException
+
+    refused = streaming_client("no-such-app-key", uuid.uuid4().hex)
+    refused.on_connect_success = on_connect_success
+    outcome = {}
+    try:
+        refused.connect_and_loop_forever(logger_enable=False)
+    except Exception as e:  # noqa: BLE001: what the client raises is the answer
+        outcome["loop_exception"] = type(e).__name__
+    try:
+        refused._quotes_connect(host, mqtt_port)
+        refused.loop_forever(1)
+    except ConnectException as e:
+        outcome["connack"] = e.error_code
+        context = QuotesRetryPolicyContext(None, 0, e.error_code)
+        outcome["retried"] = not (refused._retry_policy.should_retry(context) & RetryCondition.NO_RETRY)
+    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome}
 
 
 def events(api, host, port, app_key, app_secret):

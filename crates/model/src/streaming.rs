@@ -1,0 +1,59 @@
+//! The signed HTTP calls of the quotes feed over MQTT (catalog §13.3): a session connected over
+//! MQTT is told which symbols to receive.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `POST /market-data/streaming/subscribe`, in the order the official client writes its keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct StreamingSubscribeRequest {
+    /// The MQTT client id of a connection of the calling app.
+    pub session_id: String,
+    /// Up to 50 symbols.
+    #[serde(default)]
+    pub symbols: Option<Vec<String>>,
+    /// US_STOCK (or US_ETF).
+    #[serde(default)]
+    pub category: Option<String>,
+    /// QUOTE (the book), SNAPSHOT, TICK.
+    #[serde(default)]
+    pub sub_types: Option<Vec<String>>,
+    /// Levels a side of the QUOTE messages: 1 to 50, default 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Accepted: the overnight fields of SNAPSHOT are always filled in the overnight session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overnight_required: Option<bool>,
+}
+
+/// `POST /market-data/streaming/unsubscribe`: the types named (all when none) of the symbols
+/// named (all when none), or everything with `unsubscribe_all`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct StreamingUnsubscribeRequest {
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_types: Option<Vec<String>>,
+    #[serde(default)]
+    pub unsubscribe_all: Option<bool>,
+}
+
+/// What a session receives after the call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct StreamingSubscriptions {
+    pub session_id: String,
+    /// By symbol, in alphabetical order.
+    pub subscriptions: Vec<StreamingSubscription>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct StreamingSubscription {
+    pub symbol: String,
+    /// Among QUOTE, SNAPSHOT, TICK.
+    pub sub_types: Vec<String>,
+    /// Levels a side of its QUOTE messages.
+    pub depth: u32,
+}

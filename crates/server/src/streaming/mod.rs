@@ -1,0 +1,42 @@
+//! The quotes feed of the official client's `DataStreamingClient` (catalog §13): an MQTT 3.1.1
+//! endpoint on `--mqtt-listen` ([`mqtt`]), the sessions connected to it and what they
+//! subscribed to over signed HTTP ([`sessions`]; the calls are in
+//! [`crate::marketdata::streaming`]), and the messages pushed at each tick ([`feed`], protobuf
+//! messages of [`proto`]).
+//!
+//! A connection's CONNECT carries the session id as its client id and the app key as its user
+//! name (the password is the client's random one: it proves nothing about the app, which the
+//! signed HTTP calls prove, but only a connection with the same one takes a session id over). The client never subscribes over MQTT: the server pushes to a session what it was told
+//! to over HTTP, QoS 0. A session lives on the node it connected to, and a disconnect forgets
+//! what it subscribed to.
+
+pub mod feed;
+pub mod mqtt;
+pub mod proto;
+pub mod sessions;
+
+pub use sessions::Streams;
+
+/// The feed's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamingConfig {
+    /// Symbols one session may receive.
+    pub max_symbols_per_session: usize,
+    /// Sessions of one app that may receive quotes at once.
+    pub max_sessions_per_app: usize,
+    /// Messages of one symbol a session's outbox holds before the oldest is dropped.
+    pub buffer_per_symbol: usize,
+    /// The largest packet a client may send.
+    pub max_packet_bytes: usize,
+}
+
+impl Default for StreamingConfig {
+    fn default() -> Self {
+        StreamingConfig {
+            max_symbols_per_session: 100,
+            max_sessions_per_app: 5,
+            buffer_per_symbol: 64,
+            max_packet_bytes: 64 * 1024,
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! The sessions connected over MQTT on this node, what each subscribed to, and each one's
+//! outbox: the messages waiting to be written to its connection.
+//!
+//! An outbox holds at most [`StreamingConfig::buffer_per_symbol`] messages of one symbol; a
+//! new one beyond that pushes out the oldest of the same symbol, so that a session that does
+//! not read costs a bounded amount of memory (QoS 0: nothing is owed to it).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
+use prometheus_client::metrics::counter::Counter;
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+use super::StreamingConfig;
+
+/// What a subscription receives, as a bit set.
+pub mod kind {
+    pub const QUOTE: u8 = 1;
+    pub const SNAPSHOT: u8 = 2;
+    pub const TICK: u8 = 4;
+    pub const ALL: u8 = QUOTE | SNAPSHOT | TICK;
+
+    /// The sub type's name as the client sends it.
+    pub fn parse(name: &str) -> Option<u8> {
+        match name.trim().to_ascii_uppercase().as_str() {
+            "QUOTE" => Some(QUOTE),
+            "SNAPSHOT" => Some(SNAPSHOT),
+            "TICK" => Some(TICK),
+            _ => None,
+        }
+    }
+
+    pub fn names(kinds: u8) -> Vec<String> {
+        [(QUOTE, "QUOTE"), (SNAPSHOT, "SNAPSHOT"), (TICK, "TICK")]
+            .into_iter()
+            .filter(|(k, _)| kinds & k != 0)
+            .map(|(_, name)| name.to_owned())
+            .collect()
+    }
+}
+
+/// One symbol a session receives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub symbol: String,
+    /// [`kind`] bits.
+    pub kinds: u8,
+    /// Levels a side of its `quote` messages.
+    pub depth: u32,
+}
+
+/// A message ready to write: its topic and protobuf payload.
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub instrument_id: i64,
+    pub topic: &'static str,
+    pub payload: Bytes,
+}
+
+#[derive(Default)]
+struct Outbox {
+    queue: VecDeque<Message>,
+    per_symbol: HashMap<i64, usize>,
+}
+
+/// One MQTT connection's session.
+pub struct Session {
+    pub id: String,
+    pub app_key: Arc<str>,
+    /// Which connection holds the session: a newer one with the same id replaces it.
+    pub connection: u64,
+    /// SHA-256 of the CONNECT's password: the client makes one at random and reconnects with
+    /// it, so only the same client takes its session id over.
+    password: [u8; 32],
+    subscriptions: Mutex<BTreeMap<i64, Subscription>>,
+    outbox: Mutex<Outbox>,
+    /// Wakes the connection's writer when its outbox has something.
+    pub ready: Notify,
+    /// Tells the connection to close (replaced by a newer one, or the server stops).
+    pub kicked: Notify,
+}
+
+impl Session {
+    pub fn subscriptions(&self) -> BTreeMap<i64, Subscription> {
+        lock(&self.subscriptions).clone()
+    }
+
+    /// Takes every message waiting, oldest first.
+    pub fn take(&self) -> Vec<Message> {
+        let mut outbox = lock(&self.outbox);
+        outbox.per_symbol.clear();
+        outbox.queue.drain(..).collect()
+    }
+}
+
+/// Why a subscription is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// No session has this id on this node.
+    NotConnected,
+    /// The session is another app's.
+    OtherApp,
+    /// The session would receive more than `max` symbols.
+    TooManySymbols { max: usize },
+    /// The app already receives quotes on `max` sessions.
+    TooManySessions { max: usize },
+}
+
+/// Why a connection is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectRefusal {
+    /// The session id is connected under another app key.
+    OtherApp,
+    /// The session id is connected with another password (another client of the same app).
+    OtherClient,
+}
+
+pub struct Streams {
+    pub config: StreamingConfig,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    next_connection: AtomicU64,
+    /// Messages pushed out of outboxes by newer ones (shared with the metrics).
+    dropped: Counter,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Streams {
+    pub fn new(config: StreamingConfig, dropped: Counter) -> Self {
+        Streams {
+            config,
+            sessions: Mutex::default(),
+            next_connection: AtomicU64::new(1),
+            dropped,
+        }
+    }
+
+    /// Opens session `id` for `app_key`: a connection of the same app with the same id and
+    /// password is told to close and replaced, with nothing subscribed.
+    pub fn connect(&self, id: &str, app_key: Arc<str>, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
+        let password: [u8; 32] = Sha256::digest(password).into();
+        let mut sessions = lock(&self.sessions);
+        if let Some(old) = sessions.get(id) {
+            if old.app_key != app_key {
+                return Err(ConnectRefusal::OtherApp);
+            }
+            if old.password != password {
+                return Err(ConnectRefusal::OtherClient);
+            }
+            old.kicked.notify_one();
+        }
+        let session = Arc::new(Session {
+            id: id.to_owned(),
+            app_key,
+            connection: self.next_connection.fetch_add(1, Ordering::Relaxed),
+            password,
+            subscriptions: Mutex::default(),
+            outbox: Mutex::default(),
+            ready: Notify::new(),
+            kicked: Notify::new(),
+        });
+        sessions.insert(id.to_owned(), session.clone());
+        Ok(session)
+    }
+
+    /// Forgets `session` and what it subscribed to, unless a newer connection took its id.
+    pub fn disconnect(&self, session: &Session) {
+        let mut sessions = lock(&self.sessions);
+        if sessions
+            .get(&session.id)
+            .is_some_and(|s| s.connection == session.connection)
+        {
+            sessions.remove(&session.id);
+        }
+    }
+
+    pub fn connected(&self) -> usize {
+        lock(&self.sessions).len()
+    }
+
+    /// Messages pushed out of outboxes by newer ones, since the start.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.get()
+    }
+
+    /// Tells every connection to close.
+    pub fn close_all(&self) {
+        for session in lock(&self.sessions).values() {
+            session.kicked.notify_one();
+        }
+    }
+
+    /// The session `id` if it is `app_key`'s.
+    pub fn session_of(&self, id: &str, app_key: &str) -> Result<Arc<Session>, Refusal> {
+        let session = lock(&self.sessions).get(id).cloned().ok_or(Refusal::NotConnected)?;
+        if &*session.app_key != app_key {
+            return Err(Refusal::OtherApp);
+        }
+        Ok(session)
+    }
+
+    /// Adds `kinds` of `symbols` (instrument id, symbol) to the session's subscriptions, with
+    /// `depth` levels for their books. Answers the subscriptions that are new or receive a new
+    /// kind, with the kinds they did not receive before.
+    pub fn subscribe(
+        &self,
+        session: &Session,
+        symbols: &[(i64, String)],
+        kinds: u8,
+        depth: u32,
+    ) -> Result<Vec<(i64, Subscription)>, Refusal> {
+        // The sessions' lock first, then a session's: the order every caller keeps.
+        let sessions = lock(&self.sessions);
+        let mut subscriptions = lock(&session.subscriptions);
+        let added = symbols.iter().filter(|(id, _)| !subscriptions.contains_key(id)).count();
+        if subscriptions.len() + added > self.config.max_symbols_per_session {
+            return Err(Refusal::TooManySymbols {
+                max: self.config.max_symbols_per_session,
+            });
+        }
+        if subscriptions.is_empty() {
+            let receiving = sessions
+                .values()
+                .filter(|s| s.app_key == session.app_key && s.connection != session.connection)
+                .filter(|s| !lock(&s.subscriptions).is_empty())
+                .count();
+            if receiving >= self.config.max_sessions_per_app {
+                return Err(Refusal::TooManySessions {
+                    max: self.config.max_sessions_per_app,
+                });
+            }
+        }
+        let mut fresh = Vec::new();
+        for (id, symbol) in symbols {
+            let entry = subscriptions.entry(*id).or_insert_with(|| Subscription {
+                symbol: symbol.clone(),
+                kinds: 0,
+                depth,
+            });
+            let new = kinds & !entry.kinds;
+            entry.kinds |= kinds;
+            if kinds & kind::QUOTE != 0 {
+                entry.depth = depth;
+            }
+            if new != 0 {
+                fresh.push((
+                    *id,
+                    Subscription {
+                        kinds: new,
+                        ..entry.clone()
+                    },
+                ));
+            }
+        }
+        Ok(fresh)
+    }
+
+    /// Removes `kinds` of `instruments` (every one the session has when `None`).
+    pub fn unsubscribe(&self, session: &Session, instruments: Option<&[i64]>, kinds: u8) {
+        let mut subscriptions = lock(&session.subscriptions);
+        subscriptions.retain(|id, s| {
+            if instruments.is_none_or(|wanted| wanted.contains(id)) {
+                s.kinds &= !kinds;
+            }
+            s.kinds != 0
+        });
+    }
+
+    /// Every instrument some session receives, with the kinds and book depths wanted of it.
+    pub fn wanted(&self) -> HashMap<i64, (String, u8, Vec<u32>)> {
+        let sessions: Vec<Arc<Session>> = lock(&self.sessions).values().cloned().collect();
+        let mut wanted: HashMap<i64, (String, u8, Vec<u32>)> = HashMap::new();
+        for session in sessions {
+            for (id, s) in lock(&session.subscriptions).iter() {
+                let entry = wanted.entry(*id).or_insert_with(|| (s.symbol.clone(), 0, Vec::new()));
+                entry.1 |= s.kinds;
+                if s.kinds & kind::QUOTE != 0 && !entry.2.contains(&s.depth) {
+                    entry.2.push(s.depth);
+                }
+            }
+        }
+        wanted
+    }
+
+    /// Hands every session the messages it subscribed to: `messages(instrument, subscription)`
+    /// gives them. Answers how many were queued.
+    pub fn deliver(&self, mut messages: impl FnMut(i64, &Subscription) -> Vec<Message>) -> u64 {
+        let sessions: Vec<Arc<Session>> = lock(&self.sessions).values().cloned().collect();
+        let mut queued = 0;
+        for session in sessions {
+            let batch: Vec<Message> = lock(&session.subscriptions)
+                .iter()
+                .flat_map(|(id, s)| messages(*id, s))
+                .collect();
+            if !batch.is_empty() {
+                queued += batch.len() as u64;
+                self.queue(&session, batch);
+            }
+        }
+        queued
+    }
+
+    /// Puts `messages` in `session`'s outbox, pushing out the oldest of a symbol beyond its
+    /// bound, and wakes its writer.
+    pub fn queue(&self, session: &Session, messages: Vec<Message>) {
+        let bound = self.config.buffer_per_symbol.max(1);
+        let mut dropped = 0;
+        {
+            let mut outbox = lock(&session.outbox);
+            for message in messages {
+                let id = message.instrument_id;
+                let count = outbox.per_symbol.entry(id).or_insert(0);
+                if *count >= bound {
+                    if let Some(oldest) = outbox.queue.iter().position(|m| m.instrument_id == id) {
+                        outbox.queue.remove(oldest);
+                        dropped += 1;
+                    }
+                } else {
+                    *count += 1;
+                }
+                outbox.queue.push_back(message);
+            }
+        }
+        if dropped > 0 {
+            self.dropped.inc_by(dropped);
+        }
+        session.ready.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: i64, n: u8) -> Message {
+        Message {
+            instrument_id: id,
+            topic: "snapshot",
+            payload: Bytes::from(vec![n]),
+        }
+    }
+
+    fn streams() -> Streams {
+        Streams::new(
+            StreamingConfig {
+                buffer_per_symbol: 4,
+                max_symbols_per_session: 2,
+                max_sessions_per_app: 1,
+                ..StreamingConfig::default()
+            },
+            Counter::default(),
+        )
+    }
+
+    #[test]
+    fn an_outbox_keeps_the_newest_messages_of_each_symbol() {
+        let streams = streams();
+        let session = streams.connect("s", "app".into(), b"pw").unwrap();
+        for n in 0..10 {
+            streams.queue(&session, vec![message(1, n), message(2, n)]);
+        }
+        streams.queue(&session, vec![message(3, 0)]);
+        let left: Vec<(i64, u8)> = session.take().iter().map(|m| (m.instrument_id, m.payload[0])).collect();
+        let of = |id| {
+            left.iter()
+                .filter(|(i, _)| *i == id)
+                .map(|(_, n)| *n)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(of(1), vec![6, 7, 8, 9]);
+        assert_eq!(of(2), vec![6, 7, 8, 9]);
+        assert_eq!(of(3), vec![0]);
+        assert_eq!(streams.dropped(), 12);
+        assert!(session.take().is_empty());
+    }
+
+    #[test]
+    fn sessions_belong_to_their_app_and_limits_hold() {
+        let streams = streams();
+        let a = streams.connect("a", "app".into(), b"pw").unwrap();
+        assert_eq!(
+            streams.connect("a", "other".into(), b"pw").err(),
+            Some(ConnectRefusal::OtherApp)
+        );
+        assert_eq!(
+            streams.connect("a", "app".into(), b"another").err(),
+            Some(ConnectRefusal::OtherClient)
+        );
+        assert_eq!(streams.session_of("a", "other").err(), Some(Refusal::OtherApp));
+        assert_eq!(streams.session_of("b", "app").err(), Some(Refusal::NotConnected));
+        let symbols = [(1, "A".to_owned()), (2, "B".to_owned()), (3, "C".to_owned())];
+        assert_eq!(
+            streams.subscribe(&a, &symbols, kind::ALL, 10).err(),
+            Some(Refusal::TooManySymbols { max: 2 })
+        );
+        let fresh = streams.subscribe(&a, &symbols[..2], kind::SNAPSHOT, 10).unwrap();
+        assert_eq!(fresh.len(), 2);
+        let fresh = streams
+            .subscribe(&a, &symbols[..1], kind::SNAPSHOT | kind::TICK, 5)
+            .unwrap();
+        assert_eq!(fresh[0].1.kinds, kind::TICK, "only what is new");
+        let b = streams.connect("b", "app".into(), b"pw").unwrap();
+        assert_eq!(
+            streams.subscribe(&b, &symbols[2..], kind::ALL, 10).err(),
+            Some(Refusal::TooManySessions { max: 1 })
+        );
+        streams.unsubscribe(&a, Some(&[1]), kind::SNAPSHOT);
+        assert_eq!(a.subscriptions()[&1].kinds, kind::TICK);
+        streams.unsubscribe(&a, None, kind::ALL);
+        assert!(a.subscriptions().is_empty());
+        streams.subscribe(&b, &symbols[2..], kind::ALL, 10).unwrap();
+        // A newer connection of the same app takes the id, with nothing subscribed.
+        let b2 = streams.connect("b", "app".into(), b"pw").unwrap();
+        assert!(b2.subscriptions().is_empty());
+        streams.disconnect(&b);
+        assert!(
+            streams.session_of("b", "app").is_ok(),
+            "the old connection leaves the new one"
+        );
+        streams.disconnect(&b2);
+        assert_eq!(streams.session_of("b", "app").err(), Some(Refusal::NotConnected));
+    }
+}

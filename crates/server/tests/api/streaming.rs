@@ -1,0 +1,483 @@
+//! The quotes feed over MQTT (`mqtt_listen`): connections refused with final CONNACK codes,
+//! subscriptions made over signed HTTP, the messages pushed, the limits, unsubscribing, and a
+//! disconnect that forgets. The client is rumqttc's (the crate whose codec the server uses); the
+//! official Python client's test is in `official_client.rs`.
+
+use std::time::Duration;
+
+use prost::Message as _;
+use reqwest::Method;
+use rumqttc::{AsyncClient, ConnectReturnCode, ConnectionError, Event, EventLoop, MqttOptions, Packet, Publish};
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+use signet_client::Client;
+use signet_server::streaming::proto;
+
+use crate::common::{Answer, TestServer, metric, scrape_metrics, send};
+
+/// A server on the demo prices, its manual clock ten minutes into 2013-02-25's session.
+async fn market(adjust: impl FnOnce(&mut signet_server::ServerConfig)) -> TestServer {
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+        adjust(c);
+    })
+    .await;
+    server.ops().await.market().step(600).await.unwrap();
+    server
+}
+
+/// Connects `session` under `app_key`: the event loop once connected, or the refusal.
+async fn connect(
+    server: &TestServer,
+    session: &str,
+    app_key: &str,
+) -> Result<(AsyncClient, EventLoop), ConnectionError> {
+    connect_with(server, session, app_key, "0123456789abcdef0123456789abcdef").await
+}
+
+async fn connect_with(
+    server: &TestServer,
+    session: &str,
+    app_key: &str,
+    password: &str,
+) -> Result<(AsyncClient, EventLoop), ConnectionError> {
+    let addr = server.mqtt_addr.expect("mqtt_listen");
+    let mut options = MqttOptions::new(session, addr.ip().to_string(), addr.port());
+    options.set_credentials(app_key, password);
+    options.set_keep_alive(Duration::from_secs(60));
+    let (client, mut events) = AsyncClient::new(options, 16);
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), events.poll())
+            .await
+            .expect("an answer to CONNECT")?
+        {
+            Event::Incoming(Packet::ConnAck(_)) => return Ok((client, events)),
+            _ => continue,
+        }
+    }
+}
+
+/// The next message pushed, within `wait`.
+async fn next(events: &mut EventLoop, wait: Duration) -> Option<Publish> {
+    tokio::time::timeout(wait, async {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::Publish(p))) => return Some(p),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// The messages pushed until `enough` says those so far are (within 10 s, or the test fails).
+async fn until(events: &mut EventLoop, enough: impl Fn(&[Publish]) -> bool) -> Vec<Publish> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut all = Vec::new();
+    while !enough(&all) {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match next(events, left).await {
+            Some(p) => all.push(p),
+            None => panic!(
+                "not enough pushed within 10 s: {:?}",
+                all.iter().map(|p| p.topic.clone()).collect::<Vec<_>>()
+            ),
+        }
+    }
+    all
+}
+
+fn ticks_in(messages: &[Publish]) -> usize {
+    messages.iter().filter(|p| p.topic == "tick").count()
+}
+
+/// Every message pushed until none comes for `quiet`.
+async fn drain(events: &mut EventLoop, quiet: Duration) -> Vec<Publish> {
+    let mut all = Vec::new();
+    while let Some(p) = next(events, quiet).await {
+        all.push(p);
+    }
+    all
+}
+
+async fn post(client: &Client, path: &str, body: Value) -> Answer {
+    send(
+        client
+            .prepare(Method::POST, path, &[], Some(serde_json::to_vec(&body).unwrap()))
+            .unwrap(),
+    )
+    .await
+}
+
+async fn subscribe(client: &Client, session: &str, symbols: &[&str], types: &[&str]) -> Answer {
+    post(
+        client,
+        "/market-data/streaming/subscribe",
+        json!({"session_id": session, "symbols": symbols, "category": "US_STOCK", "sub_types": types}),
+    )
+    .await
+}
+
+fn symbol_of(p: &Publish) -> String {
+    let basic = match p.topic.as_str() {
+        "snapshot" => proto::Snapshot::decode(p.payload.clone()).unwrap().basic,
+        "quote" => proto::Quote::decode(p.payload.clone()).unwrap().basic,
+        "tick" => proto::Tick::decode(p.payload.clone()).unwrap().basic,
+        other => panic!("topic {other}"),
+    };
+    basic.unwrap().symbol
+}
+
+fn app_key(server: &TestServer) -> String {
+    server.app.app_key.clone()
+}
+
+#[tokio::test]
+async fn an_app_key_that_is_not_active_is_refused_with_a_code_the_client_does_not_retry() {
+    let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
+    match connect(&server, "s1", "no-such-key").await {
+        Err(ConnectionError::ConnectionRefused(code)) => assert_eq!(code, ConnectReturnCode::BadUserNamePassword),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    let text = scrape_metrics(&server.endpoint).await;
+    assert_eq!(metric(&text, "signet_mqtt_refusals_total", &[("code", "4")]), Some(1.0));
+    // Off unless asked for.
+    let plain = TestServer::start().await;
+    assert!(plain.mqtt_addr.is_none());
+}
+
+#[tokio::test]
+async fn a_subscription_pushes_what_the_http_calls_answer_for_the_same_second() {
+    let server = market(|_| {}).await;
+    let client = server.client();
+    let (_mqtt, mut events) = connect(&server, "sess-1", &app_key(&server)).await.unwrap();
+    let answer = subscribe(&client, "sess-1", &["AAPL"], &["SNAPSHOT", "QUOTE", "TICK"]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.body["subscriptions"][0]["symbol"], "AAPL");
+    assert_eq!(answer.body["subscriptions"][0]["depth"], 10);
+
+    // At once: the snapshot, the book and the last trade, as the HTTP calls give them now.
+    let first = until(&mut events, |m| m.len() >= 3).await;
+    let topics: Vec<&str> = first.iter().map(|p| p.topic.as_str()).collect();
+    assert_eq!(topics, ["snapshot", "quote", "tick"]);
+    let http = &client.stocks().snapshots(&["AAPL"], true, true).await.unwrap()[0];
+    let snapshot = proto::Snapshot::decode(first[0].payload.clone()).unwrap();
+    let basic = snapshot.basic.clone().unwrap();
+    assert_eq!(basic.symbol, "AAPL");
+    assert_eq!(basic.timestamp, http.last_trade_time.to_string());
+    assert_eq!(
+        (
+            &snapshot.price,
+            &snapshot.pre_close,
+            Some(&snapshot.open),
+            Some(&snapshot.high),
+            Some(&snapshot.low)
+        ),
+        (
+            &http.price,
+            &http.pre_close,
+            http.open.as_ref(),
+            http.high.as_ref(),
+            http.low.as_ref()
+        )
+    );
+    assert_eq!(Some(&snapshot.volume), http.volume.as_ref());
+    assert_eq!(Some(&snapshot.change), http.change.as_ref());
+    let depth = client.stocks().depth("AAPL", None).await.unwrap();
+    let book = proto::Quote::decode(first[1].payload.clone()).unwrap();
+    assert_eq!(book.bids.len(), 10);
+    assert_eq!(
+        (&book.bids[0].price, &book.asks[0].price),
+        (&depth.bids[0].price, &depth.asks[0].price)
+    );
+    assert_eq!(
+        book.bids[0].price, http.bid,
+        "the best level is the quote an order meets"
+    );
+    let ticks = client.stocks().ticks("AAPL", Some(1)).await.unwrap();
+    let tick = proto::Tick::decode(first[2].payload.clone()).unwrap();
+    assert_eq!(
+        (&tick.time, &tick.price, &tick.volume),
+        (&ticks.result[0].time, &ticks.result[0].price, &ticks.result[0].volume)
+    );
+
+    // A step of the clock: the ticks of each second since, and the snapshot of the last one.
+    server.ops().await.market().step(5).await.unwrap();
+    let pushed = until(&mut events, |m| ticks_in(m) >= 5).await;
+    let ticks: Vec<proto::Tick> = pushed
+        .iter()
+        .filter(|p| p.topic == "tick")
+        .map(|p| proto::Tick::decode(p.payload.clone()).unwrap())
+        .collect();
+    assert_eq!(ticks.len(), 5, "one a second");
+    let http_ticks = client.stocks().ticks("AAPL", Some(5)).await.unwrap();
+    let newest_first: Vec<&str> = ticks.iter().rev().map(|t| t.price.as_str()).collect();
+    let http_prices: Vec<&str> = http_ticks.result.iter().map(|t| t.price.as_str()).collect();
+    assert_eq!(newest_first, http_prices);
+    let last = pushed
+        .iter()
+        .rev()
+        .find(|p| p.topic == "snapshot")
+        .expect("a snapshot after the step");
+    let snapshot = proto::Snapshot::decode(last.payload.clone()).unwrap();
+    let http = &client.stocks().snapshots(&["AAPL"], false, false).await.unwrap()[0];
+    assert_eq!(snapshot.price, http.price);
+    assert_eq!(snapshot.basic.unwrap().timestamp, http.last_trade_time.to_string());
+
+    // A pinned price is pushed at once, without a tick.
+    server
+        .ops()
+        .await
+        .market()
+        .set("AAPL", "123.45", None, None, None)
+        .await
+        .unwrap();
+    let pinned =
+        |p: &Publish| p.topic == "snapshot" && proto::Snapshot::decode(p.payload.clone()).unwrap().price == "123.45";
+    until(&mut events, |m| m.iter().any(pinned)).await;
+    let text = scrape_metrics(&server.endpoint).await;
+    assert_eq!(metric(&text, "signet_mqtt_sessions", &[]), Some(1.0));
+    assert!(metric(&text, "signet_mqtt_messages_total", &[]).unwrap() >= 10.0);
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_app_that_connected_it() {
+    let server = market(|_| {}).await;
+    let (_mqtt, mut events) = connect(&server, "mine", &app_key(&server)).await.unwrap();
+    let other = server
+        .admin()
+        .create_app("other", rust_decimal::Decimal::ZERO)
+        .await
+        .unwrap();
+    crate::common::record_secret(other.app_secret.expose_secret());
+    let other_client = server.client_for(&other);
+    subscribe(&other_client, "mine", &["AAPL"], &["SNAPSHOT"])
+        .await
+        .assert_error(403, "PERMISSION_DENIED");
+    assert!(
+        next(&mut events, Duration::from_millis(300)).await.is_none(),
+        "nothing is pushed to it"
+    );
+    // The same session id under another app key: refused, with a code the client does not retry.
+    match connect(&server, "mine", &other.app_key).await {
+        Err(ConnectionError::ConnectionRefused(code)) => assert_eq!(code, ConnectReturnCode::BadClientId),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    subscribe(&other_client, "nobody", &["AAPL"], &["SNAPSHOT"])
+        .await
+        .assert_error(400, "SESSION_NOT_CONNECTED");
+    // The same app with another password (another client): refused too; the same password (the
+    // same client reconnecting) takes the session over.
+    match connect_with(&server, "mine", &app_key(&server), "another password").await {
+        Err(ConnectionError::ConnectionRefused(code)) => assert_eq!(code, ConnectReturnCode::BadClientId),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    let (_again, _events) = connect(&server, "mine", &app_key(&server)).await.unwrap();
+}
+
+#[tokio::test]
+async fn limits_per_session_and_per_app_and_unknown_symbols() {
+    let server = market(|c| {
+        c.streaming.max_symbols_per_session = 2;
+        c.streaming.max_sessions_per_app = 1;
+    })
+    .await;
+    let client = server.client();
+    let key = app_key(&server);
+    let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
+    let (_b, _events_b) = connect(&server, "b", &key).await.unwrap();
+    let unknown = subscribe(&client, "a", &["AAPL", "NOPE1", "NOPE2"], &["SNAPSHOT"]).await;
+    let message = unknown.assert_error(400, "INSTRUMENT_NOT_FOUND").message;
+    assert!(message.contains("NOPE1") && message.contains("NOPE2"), "{message}");
+    subscribe(&client, "a", &["AAPL", "MSFT", "IBM"], &["SNAPSHOT"])
+        .await
+        .assert_error(400, "TOO_MANY_SYMBOLS");
+    subscribe(&client, "a", &["AAPL", "MSFT"], &["BOOK"])
+        .await
+        .assert_error(400, "ILLEGAL_PARAMETER");
+    assert_eq!(
+        subscribe(&client, "a", &["AAPL", "MSFT"], &["SNAPSHOT"]).await.status,
+        200
+    );
+    subscribe(&client, "b", &["IBM"], &["SNAPSHOT"])
+        .await
+        .assert_error(400, "TOO_MANY_SESSIONS");
+}
+
+#[tokio::test]
+async fn unsubscribing_and_disconnecting() {
+    let server = market(|_| {}).await;
+    let client = server.client();
+    let ops = server.ops().await;
+    let key = app_key(&server);
+    let (mqtt, mut events) = connect(&server, "s", &key).await.unwrap();
+    let answer = subscribe(&client, "s", &["AAPL", "MSFT"], &["SNAPSHOT", "TICK"]).await;
+    assert_eq!(answer.status, 200);
+    until(&mut events, |m| m.len() >= 4).await;
+
+    let answer = post(
+        &client,
+        "/market-data/streaming/unsubscribe",
+        json!({"session_id": "s", "symbols": ["MSFT"], "category": "US_STOCK", "unsubscribe_all": false}),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.body["subscriptions"],
+        json!([{"symbol": "AAPL", "sub_types": ["SNAPSHOT", "TICK"], "depth": 10}])
+    );
+    ops.market().step(3).await.unwrap();
+    let mut pushed = until(&mut events, |m| ticks_in(m) >= 3).await;
+    pushed.extend(drain(&mut events, Duration::from_millis(300)).await);
+    assert!(pushed.iter().all(|p| symbol_of(p) == "AAPL"), "no more MSFT");
+
+    let answer = post(
+        &client,
+        "/market-data/streaming/unsubscribe",
+        json!({"session_id": "s", "sub_types": ["TICK"], "unsubscribe_all": false}),
+    )
+    .await;
+    assert_eq!(answer.body["subscriptions"][0]["sub_types"], json!(["SNAPSHOT"]));
+    ops.market().step(3).await.unwrap();
+    let mut pushed = until(&mut events, |m| m.iter().any(|p| p.topic == "snapshot")).await;
+    pushed.extend(drain(&mut events, Duration::from_millis(300)).await);
+    assert!(pushed.iter().all(|p| p.topic == "snapshot"), "no more ticks");
+
+    let answer = post(
+        &client,
+        "/market-data/streaming/unsubscribe",
+        json!({"session_id": "s", "unsubscribe_all": true}),
+    )
+    .await;
+    assert_eq!(answer.body["subscriptions"], json!([]));
+    ops.market().step(3).await.unwrap();
+    assert!(next(&mut events, Duration::from_millis(500)).await.is_none());
+
+    // A disconnect forgets the session: a new connection with its id starts with nothing.
+    subscribe(&client, "s", &["AAPL"], &["SNAPSHOT"]).await;
+    mqtt.disconnect().await.unwrap();
+    let _ = drain(&mut events, Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    subscribe(&client, "s", &["AAPL"], &["SNAPSHOT"])
+        .await
+        .assert_error(400, "SESSION_NOT_CONNECTED");
+    let (_again, _events) = connect(&server, "s", &key).await.unwrap();
+    let answer = subscribe(&client, "s", &["MSFT"], &["QUOTE"]).await;
+    assert_eq!(
+        answer.body["subscriptions"],
+        json!([{"symbol": "MSFT", "sub_types": ["QUOTE"], "depth": 10}])
+    );
+}
+
+#[tokio::test]
+async fn keep_alive_is_enforced() {
+    use rumqttc::mqttbytes::v4::Connect;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
+    let mut stream = tokio::net::TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
+    let mut connect = Connect::new("idle");
+    connect.keep_alive = 1;
+    connect.set_login(app_key(&server), "x");
+    let mut bytes = bytes::BytesMut::new();
+    connect.write(&mut bytes).unwrap();
+    stream.write_all(&bytes).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received))
+        .await
+        .expect("closed by the server")
+        .unwrap();
+    assert_eq!(received, [0x20, 2, 0, 0], "CONNACK 0, then nothing");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_session_that_does_not_read_loses_old_messages_instead_of_growing_the_server() {
+    use rumqttc::mqttbytes::v4::Connect;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = market(|c| c.streaming.buffer_per_symbol = 4).await;
+    let client = server.client();
+    let ops = server.ops().await;
+    // A client with a small receive window that reads its CONNACK and nothing more.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(server.mqtt_addr.unwrap()).await.unwrap();
+    let mut packet = Connect::new("sleeper");
+    packet.keep_alive = 0;
+    packet.set_login(app_key(&server), "x");
+    let mut bytes = bytes::BytesMut::new();
+    packet.write(&mut bytes).unwrap();
+    stream.write_all(&bytes).await.unwrap();
+    let mut connack = [0u8; 4];
+    stream.read_exact(&mut connack).await.unwrap();
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let answer = subscribe(
+        &client,
+        "sleeper",
+        &["AAPL", "MSFT", "IBM"],
+        &["SNAPSHOT", "QUOTE", "TICK"],
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    for _ in 0..6 {
+        ops.market().step(600).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let text = scrape_metrics(&server.endpoint).await;
+    let dropped = metric(&text, "signet_mqtt_dropped_messages_total", &[]).unwrap();
+    let written = metric(&text, "signet_mqtt_messages_total", &[]).unwrap();
+    eprintln!("a session that does not read: {written} messages written, {dropped} dropped");
+    assert!(dropped > 0.0, "{text}");
+    // The server still serves the others.
+    let (_mqtt, mut events) = connect(&server, "reader", &app_key(&server)).await.unwrap();
+    subscribe(&client, "reader", &["AAPL"], &["SNAPSHOT"]).await;
+    assert!(next(&mut events, Duration::from_secs(2)).await.is_some());
+    drop(stream);
+}
+
+#[tokio::test]
+async fn two_nodes_push_the_same_snapshot_for_the_same_second() {
+    use signet_domain::simulator::clock::ClockMode;
+    use signet_server::simulator::MarketConfig;
+    let a = market(|_| {}).await;
+    let b = a
+        .beside(|c| {
+            c.market = MarketConfig {
+                seed: 2013,
+                clock: ClockMode::Manual,
+                start_day: signet_domain::marketdata::units::parse_day("2013-02-25"),
+                ..MarketConfig::default()
+            };
+            c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+        })
+        .await;
+    b.ops().await.market().step(600).await.unwrap();
+    let mut first = Vec::new();
+    let mut connections = Vec::new();
+    for (node, session) in [(&a, "on-a"), (&b, "on-b")] {
+        let (mqtt, mut events) = connect(node, session, &app_key(node)).await.unwrap();
+        let answer = subscribe(&node.client(), session, &["AAPL", "MSFT"], &["SNAPSHOT", "QUOTE"]).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let pushed = until(&mut events, |m| m.len() >= 4).await;
+        first.push(pushed.into_iter().map(|p| (p.topic, p.payload)).collect::<Vec<_>>());
+        connections.push((mqtt, events));
+    }
+    assert_eq!(first[0].len(), 4);
+    assert_eq!(first[0], first[1], "the same bytes from both nodes");
+    // A session lives on the node it connected to (still connected there).
+    subscribe(&b.client(), "on-a", &["AAPL"], &["SNAPSHOT"])
+        .await
+        .assert_error(400, "SESSION_NOT_CONNECTED");
+    assert_eq!(
+        subscribe(&a.client(), "on-a", &["IBM"], &["SNAPSHOT"]).await.status,
+        200
+    );
+    drop(connections);
+}
