@@ -157,9 +157,10 @@ fn status_error(status: Status) -> Error {
     Error::Events(format!("{:?}: {}", status.code(), status.message()))
 }
 
-/// Requests go out as the bytes that were signed; responses decode with prost.
+/// The subscription's codec on the client's side: the request goes out as the exact bytes that
+/// were signed; responses decode with prost.
 #[derive(Debug, Clone, Copy, Default)]
-struct SubscribeCodec;
+pub struct SubscribeCodec;
 
 impl Codec for SubscribeCodec {
     type Encode = Bytes;

@@ -13,7 +13,7 @@
 
 mod events;
 
-pub use events::{EventStream, Events, OrderEvent};
+pub use events::{EventStream, Events, OrderEvent, SubscribeCodec};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};

@@ -5,55 +5,16 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bytes::{Buf as _, Bytes};
+use bytes::Bytes;
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
+use signet_client::SubscribeCodec;
 use signet_server::events::proto::{SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse};
 use signet_signing::{GrpcSigningMetadata, format_timestamp, grpc_sign};
-use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::{Code, Status, Streaming};
 
 use crate::common::TestServer;
-
-/// The client's codec: the request goes out as the exact bytes that were signed.
-#[derive(Clone, Copy, Default)]
-struct ClientCodec;
-struct RawEncoder;
-struct ResponseDecoder;
-
-impl Codec for ClientCodec {
-    type Encode = Bytes;
-    type Decode = SubscribeResponse;
-    type Encoder = RawEncoder;
-    type Decoder = ResponseDecoder;
-    fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
-    }
-    fn decoder(&mut self) -> ResponseDecoder {
-        ResponseDecoder
-    }
-}
-
-impl Encoder for RawEncoder {
-    type Item = Bytes;
-    type Error = Status;
-    fn encode(&mut self, item: Bytes, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        bytes::BufMut::put_slice(dst, &item);
-        Ok(())
-    }
-}
-
-impl Decoder for ResponseDecoder {
-    type Item = SubscribeResponse;
-    type Error = Status;
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<SubscribeResponse>, Status> {
-        let bytes = src.copy_to_bytes(src.remaining());
-        prost::Message::decode(bytes)
-            .map(Some)
-            .map_err(|e| Status::internal(e.to_string()))
-    }
-}
 
 pub fn nonce() -> String {
     static N: AtomicU64 = AtomicU64::new(0);
@@ -119,7 +80,7 @@ async fn open(
     let channel = endpoint.connect().await.expect("an HTTP/2 connection");
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready().await.unwrap();
-    grpc.server_streaming(request, SUBSCRIBE_PATH.parse().unwrap(), ClientCodec)
+    grpc.server_streaming(request, SUBSCRIBE_PATH.parse().unwrap(), SubscribeCodec)
         .await
         .map(tonic::Response::into_inner)
 }

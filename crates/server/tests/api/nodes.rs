@@ -91,6 +91,16 @@ impl Cluster {
     }
 }
 
+/// A simulated minute each second from the core open of 2013-02-25: prices move while orders
+/// arrive.
+fn running_market(config: &mut ServerConfig) {
+    config.market = MarketConfig {
+        clock: ClockMode::Running { speed: 60.0 },
+        start_day: signet_domain::marketdata::units::parse_day("2013-02-25"),
+        ..MarketConfig::default()
+    };
+}
+
 /// The same signed request, to another node: the client signed the host without a port, which
 /// every node on 127.0.0.1 accepts (as behind a load balancer with one public name).
 fn to_node(request: &SignedRequest, endpoint: &str) -> SignedRequest {
@@ -148,17 +158,7 @@ const SYMBOLS: [(&str, &str); 3] = [("MSFT", "27.76"), ("FB", "27.13"), ("IBM", 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
-    let start_day = signet_domain::marketdata::units::parse_day("2013-02-25").unwrap();
-    let Some(cluster) = Cluster::start(3, |c| {
-        // A simulated minute each second: prices move while the orders arrive.
-        c.market = MarketConfig {
-            clock: ClockMode::Running { speed: 60.0 },
-            start_day: Some(start_day),
-            ..MarketConfig::default()
-        };
-    })
-    .await
-    else {
+    let Some(cluster) = Cluster::start(3, running_market).await else {
         return;
     };
     let account = cluster.app.account_ids[0].clone();
@@ -486,16 +486,7 @@ async fn a_database_that_goes_away_means_503_until_it_is_back_then_the_node_reco
 async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_another() {
     use crate::events::{next_order_event, nonce, subscribe_with};
 
-    let start_day = signet_domain::marketdata::units::parse_day("2013-02-25").unwrap();
-    let Some(cluster) = Cluster::start(2, |c| {
-        c.market = MarketConfig {
-            clock: ClockMode::Running { speed: 60.0 },
-            start_day: Some(start_day),
-            ..MarketConfig::default()
-        };
-    })
-    .await
-    else {
+    let Some(cluster) = Cluster::start(2, running_market).await else {
         return;
     };
     let account = cluster.app.account_ids[0].clone();
