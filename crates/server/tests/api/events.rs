@@ -372,3 +372,59 @@ async fn a_subscriber_that_never_reads_is_cut_off_and_another_receives_every_eve
     let metrics = crate::common::scrape_metrics(&server.endpoint).await;
     assert!(metrics.contains("signet_event_streams_cut_off_total 1\n"), "{metrics}");
 }
+
+#[tokio::test]
+async fn the_leg_a_fill_cancels_in_a_combination_sends_its_own_event() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    let hold = json!({"account_id": account, "new_orders": [order("hold", "MARKET", None)]});
+    let _: Value = client.post("/trading/orders/place", &hold).await.unwrap();
+    ops.market().step(1).await.unwrap();
+
+    let mut stream = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut stream).await.unwrap().unwrap().event_type, 0);
+    let leg = |id: &str, order_type: &str, price: &str| {
+        let mut o = order(id, order_type, None);
+        o["combo_type"] = json!("OCO");
+        o["side"] = json!("SELL");
+        o["time_in_force"] = json!("GTC");
+        o[if order_type == "LIMIT" {
+            "limit_price"
+        } else {
+            "stop_price"
+        }] = json!(price);
+        o
+    };
+    let pair = json!({"account_id": account, "client_combo_order_id": "pair",
+        "new_orders": [leg("take", "LIMIT", "450"), leg("stop", "STOP_LOSS", "350")]});
+    let _: Value = client.post("/trading/orders/place", &pair).await.unwrap();
+    ops.market()
+        .set("AAPL", "451.00", Some("450.99"), Some("451.01"), Some(10_000))
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let (_, payload) = next_order_event(&mut stream).await;
+        seen.push(format!(
+            "{} {}",
+            payload["client_order_id"].as_str().unwrap(),
+            payload["scene_type"].as_str().unwrap()
+        ));
+    }
+    assert_eq!(
+        seen,
+        [
+            "take PLACE_SUCCESS",
+            "stop PLACE_SUCCESS",
+            "take FINAL_FILLED",
+            "stop CANCEL_SUCCESS"
+        ]
+    );
+}
