@@ -92,6 +92,7 @@ impl From<ApiError> for Refusal {
     fn from(error: ApiError) -> Self {
         let code = match error.code {
             ErrorCode::AccountNotFoundOrDenied => Code::PermissionDenied,
+            ErrorCode::TooManyRequests => Code::ResourceExhausted,
             ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
             _ => Code::Unauthenticated,
         };
@@ -188,6 +189,23 @@ async fn authenticate(
         return Err(ApiError::new(
             ErrorCode::DuplicatedRequest,
             "this x-signature-nonce was already used; every subscription needs a new nonce",
+        )
+        .into());
+    }
+    // A subscription spends the app's quota of other calls, as HTTP does, once its nonce is spent.
+    if let Some(limiter) = &state.limiter
+        && let Some(d) = limiter
+            .check_request(&app.app_key, SUBSCRIBE_PATH)
+            .await
+            .filter(|d| !d.allowed)
+    {
+        state.metrics.rate_limited("app");
+        return Err(ApiError::new(
+            ErrorCode::TooManyRequests,
+            format!(
+                "the rate limit of {} requests for this kind of call is spent: retry in {} s",
+                d.limit, d.retry_after_secs
+            ),
         )
         .into());
     }

@@ -428,3 +428,23 @@ async fn the_leg_a_fill_cancels_in_a_combination_sends_its_own_event() {
         ]
     );
 }
+
+#[tokio::test]
+async fn subscriptions_spend_the_apps_rate_limit() {
+    use signet_domain::ratelimit::{Group, Limit, RateLimits};
+    let server = TestServer::start_with(|c| {
+        let one = Limit {
+            requests: 1,
+            window: Duration::from_secs(60),
+        };
+        c.rate_limits = Some(RateLimits::published().with(Group::Other, one));
+    })
+    .await;
+    let account = server.app.account_ids[0].clone();
+    let mut first = subscribe(&server, &[&account]).await;
+    assert_eq!(next(&mut first).await.unwrap().unwrap().event_type, 0);
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    let addr = server.addr.to_string();
+    let second = subscribe_with(&addr, &server.app.app_key, &secret, &[&account], &nonce()).await;
+    assert_refused(second, "TOO_MANY_REQUESTS", Code::ResourceExhausted).await;
+}
