@@ -172,7 +172,7 @@ impl EventHub {
     /// at once ([`Self::wake`]), other nodes' when PostgreSQL notifies of them, and at the
     /// latest a second after their commit (a notification may be lost to a reconnection).
     /// Without subscribers it only keeps its place, so a stream sees the events committed after
-    /// it opened. Ends every stream when done.
+    /// it opened (and at most those of the moment before). Ends every stream when done.
     pub async fn follow(self: Arc<Self>, store: Arc<dyn Store>, shutdown: impl Future<Output = ()> + Send) {
         let notifications = {
             let (hub, store) = (self.clone(), store.clone());
@@ -215,24 +215,21 @@ struct Reader {
 
 impl Reader {
     async fn read(&mut self, hub: &EventHub, store: &dyn Store) -> Result<(), StoreError> {
+        let cursor = match self.cursor {
+            Some(cursor) => cursor,
+            None => store.order_events(None).await?.cursor,
+        };
+        self.cursor = Some(cursor);
         loop {
-            // The cursor is taken before the subscribers are counted: a stream that opens after
-            // the count was taken opened after the events below the cursor committed.
-            let batch = match self.cursor {
-                Some(cursor) if hub.followed() => store.order_events(Some(cursor)).await?,
-                _ => {
-                    let now = store.order_events(None).await?;
-                    if hub.followed() && self.cursor.is_some() {
-                        continue;
-                    }
-                    self.cursor = Some(now.cursor);
-                    self.sent.clear();
-                    return Ok(());
-                }
-            };
+            let cursor = self.cursor.unwrap_or(cursor);
+            let batch = store.order_events(Some(cursor)).await?;
+            // Counted after the read: an event read while nobody followed committed before any
+            // stream opened, and is only marked as seen (PostgreSQL's cursor may return events
+            // committed long before); a stream that opens later reads what commits after it.
+            let followed = hub.followed();
             let full = batch.events.len() >= 10_000;
             for event in batch.events {
-                if self.sent.insert(event.id, event.changed).is_some() {
+                if self.sent.insert(event.id, event.changed).is_some() || !followed {
                     continue;
                 }
                 if let Some(payload) = event.payload {

@@ -409,9 +409,13 @@ async fn the_leg_a_fill_cancels_in_a_combination_sends_its_own_event() {
         .await
         .unwrap();
     ops.market().step(1).await.unwrap();
+    // A stream may also get the events committed the moment before it opened: `hold`'s.
     let mut seen = Vec::new();
-    for _ in 0..4 {
+    while seen.len() < 4 {
         let (_, payload) = next_order_event(&mut stream).await;
+        if payload["client_order_id"] == "hold" {
+            continue;
+        }
         seen.push(format!(
             "{} {}",
             payload["client_order_id"].as_str().unwrap(),
