@@ -62,6 +62,7 @@ pub struct EventHub {
 struct Subscriber {
     sender: mpsc::Sender<Arc<OrderEvent>>,
     lagged: Arc<AtomicBool>,
+    cut: Arc<Notify>,
 }
 
 /// What a subscription reads: its events, and whether it was dropped for falling behind (its
@@ -69,6 +70,8 @@ struct Subscriber {
 pub struct Subscription {
     pub events: mpsc::Receiver<Arc<OrderEvent>>,
     pub lagged: Arc<AtomicBool>,
+    /// Woken when it is marked lagged, for a stream that waits on its client meanwhile.
+    pub cut: Arc<Notify>,
 }
 
 /// One open stream of an app, counted until dropped.
@@ -118,6 +121,7 @@ impl EventHub {
     pub fn subscribe(&self, accounts: &[String]) -> Subscription {
         let (sender, events) = mpsc::channel(self.capacity);
         let lagged = Arc::new(AtomicBool::new(false));
+        let cut = Arc::new(Notify::new());
         if let Some(all) = &mut *self.subscribers() {
             // Forget the subscriptions that ended since.
             all.retain(|_, list| {
@@ -128,10 +132,11 @@ impl EventHub {
                 all.entry(account.clone()).or_default().push(Subscriber {
                     sender: sender.clone(),
                     lagged: lagged.clone(),
+                    cut: cut.clone(),
                 });
             }
         }
-        Subscription { events, lagged }
+        Subscription { events, lagged, cut }
     }
 
     fn subscribers(&self) -> MutexGuard<'_, Option<HashMap<String, Vec<Subscriber>>>> {
@@ -149,6 +154,7 @@ impl EventHub {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 s.lagged.store(true, Ordering::Relaxed);
+                s.cut.notify_one();
                 false
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,

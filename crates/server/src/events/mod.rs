@@ -242,9 +242,9 @@ async fn authenticate(
 const OUTGOING: usize = 16;
 
 /// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
-/// events of its accounts (when `orders`). Never waits for the client: a subscriber whose
-/// outgoing buffer is full, that fell more than the hub's capacity behind, or whose hub closed
-/// is cut off through `cut` with `UNAVAILABLE`, ahead of what it had not read. Answers whether
+/// events of its accounts (when `orders`). Only this task waits for its client: a subscriber
+/// that fell more than the hub's capacity behind, or whose hub closed, is cut off through `cut`
+/// with `UNAVAILABLE`, ahead of what it had not read. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
@@ -276,17 +276,16 @@ async fn stream(
             received = subscription.events.recv() => match received {
                 // Dropped from one of its accounts' lists, maybe still on another's.
                 Some(_) | None if subscription.lagged.load(std::sync::atomic::Ordering::Relaxed) => {
-                    break Status::unavailable(format!(
-                        "this subscriber fell more than {} events behind and was cut off; subscribe again",
-                        config.buffer
-                    ));
+                    break lagged(config);
                 }
-                Some(event) if orders => match sender.try_send(Ok(event.message.clone())) {
-                    Ok(()) => {}
-                    Err(mpsc::error::TrySendError::Full(_)) => break Status::unavailable(
-                        "this subscriber did not read its events and was cut off; subscribe again",
-                    ),
-                    Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                // Waits for its client (a burst of fills may outrun it for a moment), never
+                // longer than the hub lets it fall behind.
+                Some(event) if orders => tokio::select! {
+                    permit = sender.reserve() => match permit {
+                        Ok(permit) => permit.send(Ok(event.message.clone())),
+                        Err(_) => return false,
+                    },
+                    () = subscription.cut.notified() => break lagged(config),
                 },
                 Some(_) => {}
                 None => {
@@ -299,6 +298,13 @@ async fn stream(
     tracing::info!(reason = status.message(), "a trade-events subscriber is cut off");
     let _ = cut.send(status);
     true
+}
+
+fn lagged(config: EventsConfig) -> Status {
+    Status::unavailable(format!(
+        "this subscriber fell more than {} events behind and was cut off; subscribe again",
+        config.buffer
+    ))
 }
 
 /// A `SubscribeResponse` of the stream itself (success, ping, refusals), encoded.
@@ -375,7 +381,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_subscriber_that_does_not_read_is_cut_off_and_the_others_get_every_event() {
-        let hub = hub::EventHub::new(1024);
+        let hub = hub::EventHub::new(8);
         let mut reader = open(&hub);
         let mut sleeper = open(&hub);
         assert_eq!(
