@@ -102,7 +102,8 @@ env)
 clean)
     url="postgres://signet@127.0.0.1:$pg_port/postgres"
     for db in $(psql "$url" -qtAc "SELECT datname FROM pg_database WHERE datname ~ '^signet_(test|nodes|bench)_'"); do
-        psql "$url" -qc "DROP DATABASE \"$db\""
+        # FORCE: a server an earlier run left behind may still hold connections to it.
+        psql "$url" -qc "DROP DATABASE \"$db\" WITH (FORCE)"
     done
     ;;
 stop)
