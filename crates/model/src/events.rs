@@ -60,7 +60,9 @@ pub const SUBSCRIBE_ORDER: u32 = 1;
 /// `FINAL_FILLED`, `PLACE_FAILED`, `MODIFY_SUCCESS`, `CANCEL_SUCCESS`, `EXPIRED`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderEventPayload {
-    /// Unique per event, and the same on every node.
+    /// Unique per event, and the same on every node. Empty, and left out, in the payload the
+    /// store writes: the event's id is known only once it is inserted.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub request_id: String,
     pub account_id: String,
     pub order_id: String,

@@ -287,6 +287,8 @@ pub struct StoredEvent {
 pub struct EventBatch {
     pub events: Vec<StoredEvent>,
     pub cursor: ChangeCursor,
+    /// The read stopped at its cap: read again from `cursor` at once.
+    pub more: bool,
 }
 
 /// Which orders of an account to list, newest first.

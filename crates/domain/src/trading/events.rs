@@ -4,6 +4,7 @@
 //! sends the same bytes for it.
 
 use rust_decimal::Decimal;
+use signet_model::events::OrderEventPayload;
 use signet_model::wire::WireEnum;
 
 use super::order::{Event, Order};
@@ -64,24 +65,25 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
     } else {
         Decimal::ZERO
     };
-    let payload = serde_json::json!({
-        "account_id": order.account_id,
-        "order_id": order.order_id,
-        "client_order_id": order.client_order_id,
-        "instrument_id": order.instrument_id.to_string(),
-        "order_status": order.status.as_str(),
-        "symbol": order.symbol,
-        "qty": order.quantity.to_string(),
-        "filled_qty": order.filled_quantity.to_string(),
-        "filled_price": filled_price.to_string(),
-        "filled_time": order.fill_time.map(format_ms).unwrap_or_default(),
-        "side": order.side.as_str(),
-        "category": "US_STOCK",
-        "order_type": order.order_type.as_str(),
-        "scene_type": scene.as_str(),
-        "biz_type": "TRADE",
-    });
-    Some(payload.to_string())
+    let payload = OrderEventPayload {
+        request_id: String::new(),
+        account_id: order.account_id.clone(),
+        order_id: order.order_id.clone(),
+        client_order_id: order.client_order_id.clone(),
+        instrument_id: order.instrument_id.to_string(),
+        order_status: order.status.as_str().to_owned(),
+        symbol: order.symbol.clone(),
+        qty: order.quantity.to_string(),
+        filled_qty: order.filled_quantity.to_string(),
+        filled_price: filled_price.to_string(),
+        filled_time: order.fill_time.map(format_ms).unwrap_or_default(),
+        side: order.side.as_str().to_owned(),
+        category: "US_STOCK".to_owned(),
+        order_type: order.order_type.as_str().to_owned(),
+        scene_type: scene.as_str().to_owned(),
+        biz_type: "TRADE".to_owned(),
+    };
+    serde_json::to_string(&payload).ok()
 }
 
 /// `payload` (a JSON object) with `"request_id"` first.

@@ -233,7 +233,6 @@ impl Reader {
             // stream opened, and is only marked as seen (PostgreSQL's cursor may return events
             // committed long before); a stream that opens later reads what commits after it.
             let followed = hub.followed();
-            let full = batch.events.len() >= 10_000;
             for event in batch.events {
                 if self.sent.insert(event.id, event.changed).is_some() || !followed {
                     continue;
@@ -246,7 +245,7 @@ impl Reader {
             }
             self.cursor = Some(batch.cursor);
             self.sent.retain(|_, changed| *changed >= batch.cursor.0);
-            if !full {
+            if !batch.more {
                 return Ok(());
             }
         }

@@ -18,6 +18,9 @@ use crate::{
     PositionRecord, Replacement, StoreError, StoredEvent, TradingStore,
 };
 
+/// Order events one read returns at most (SQLite).
+const EVENTS_PER_READ: usize = 10_000;
+
 /// The statuses of an open order, as SQL.
 const OPEN: &str = "status IN ('SUBMITTED', 'PARTIAL_FILLED')";
 
@@ -212,16 +215,19 @@ impl TradingStore for SqlStore {
         let (now, feed) = match self.dialect() {
             Dialect::Sqlite => (
                 "SELECT COALESCE(MAX(id), 0) + 1 FROM order_events",
-                "SELECT e.id, o.account_id, e.time, e.payload, e.id, e.id + 1
-                 FROM order_events e JOIN orders o ON o.order_id = e.order_id
-                 WHERE e.id >= $1 ORDER BY e.id LIMIT 10000",
+                format!(
+                    "SELECT e.id, o.account_id, e.time, e.payload, e.id, e.id + 1
+                     FROM order_events e JOIN orders o ON o.order_id = e.order_id
+                     WHERE e.id >= $1 ORDER BY e.id LIMIT {EVENTS_PER_READ}"
+                ),
             ),
             Dialect::Postgres => (
                 "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
                 "SELECT e.id, o.account_id, e.time, e.payload, e.changed::text::bigint,
                         pg_snapshot_xmin(pg_current_snapshot())::text::bigint
                  FROM order_events e JOIN orders o ON o.order_id = e.order_id
-                 WHERE e.changed >= $1::bigint::text::xid8 ORDER BY e.id",
+                 WHERE e.changed >= $1::bigint::text::xid8 ORDER BY e.id"
+                    .to_owned(),
             ),
         };
         let Some(since) = since else {
@@ -229,12 +235,16 @@ impl TradingStore for SqlStore {
             return Ok(EventBatch {
                 events: Vec::new(),
                 cursor: ChangeCursor(cursor.unsigned_abs()),
+                more: false,
             });
         };
+        // SQLite reads at most EVENTS_PER_READ past its cursor; PostgreSQL's read from the
+        // snapshot's xmin returns every event at or above it (it takes no limit).
         let rows: Vec<(i64, String, i64, Option<String>, i64, i64)> = query(feed)
             .bind(i64::try_from(since.0).unwrap_or(i64::MAX))
             .fetch_all(&self.reader)
             .await?;
+        let more = self.dialect() == Dialect::Sqlite && rows.len() >= EVENTS_PER_READ;
         // SQLite: past the last row read; PostgreSQL: the read's xmin (the same in every row).
         let cursor = rows.last().map_or(since, |row| ChangeCursor(row.5.unsigned_abs()));
         let events = rows
@@ -247,7 +257,7 @@ impl TradingStore for SqlStore {
                 changed: changed.unsigned_abs(),
             })
             .collect();
-        Ok(EventBatch { events, cursor })
+        Ok(EventBatch { events, cursor, more })
     }
 
     async fn notify_order_events(&self, wake: &tokio::sync::Notify) -> Result<(), StoreError> {
