@@ -33,6 +33,36 @@ enum AdminCommand {
     /// Tokens of the token mechanism (servers run with --require-token)
     #[command(subcommand)]
     Tokens(TokensCommand),
+    /// Print a one-time login link to the web console of the server at --url (on this database)
+    ConsoleLink {
+        /// The server's address as a browser reaches it, e.g. http://127.0.0.1:8080
+        #[arg(long)]
+        url: String,
+        /// How long the link works: seconds, or with a unit (90s, 10m, 2h)
+        #[arg(long, default_value = "10m", value_parser = parse_ttl)]
+        ttl: std::time::Duration,
+    },
+}
+
+/// `90`, `90s`, `10m` or `2h`: from a second to a day.
+fn parse_ttl(s: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match s.trim().find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => s.trim().split_at(i),
+        None => (s.trim(), "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{s:?}: expected a number of seconds, or 10m, 2h"))?;
+    let seconds = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("{s:?}: the unit is s, m or h")),
+    };
+    if !(1..=86_400).contains(&seconds) {
+        return Err("a login link works from a second to a day".into());
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 #[derive(Subcommand)]
@@ -125,6 +155,14 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
                     "accounts    {} (CASH), {} (MARGIN)",
                     created.account_ids[0], created.account_ids[1]
                 );
+            }
+        }
+        AdminCommand::ConsoleLink { url, ttl } => {
+            let link = admin.console_link(&url, ttl).await?;
+            if json {
+                println!("{}", json!({"url": link, "expires_in_secs": ttl.as_secs()}));
+            } else {
+                println!("{link}");
             }
         }
         AdminCommand::Apps(AppsCommand::List) => list(

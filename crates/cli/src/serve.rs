@@ -48,6 +48,10 @@ pub struct ServeArgs {
     /// on this address; off unless given
     #[arg(long, env = "SIGNET_MQTT_LISTEN")]
     mqtt_listen: Option<SocketAddr>,
+    /// The web console under /console/ (sign in with `signet admin console-link`): auto serves it
+    /// when --listen is a loopback address only
+    #[arg(long, env = "SIGNET_CONSOLE", default_value = "auto", value_parser = ["auto", "on", "off"])]
+    console: String,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -179,7 +183,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
     let config = server_config(&args)?;
     let legacy = config.compat == Compat::Legacy;
+    let console = config.console;
     let server = Server::bind(config, &database).await?;
+    if args.demo && console {
+        let admin = Admin::new(database.store.clone(), database.key.clone());
+        let base = format!("http://{}", server.local_addr());
+        let link = admin.console_link(&base, signet_server::console::LINK_TTL).await?;
+        println!("Console (this link works once, for 10 minutes): {link}");
+    }
     let shutdown = shutdown_signal()?;
     if legacy {
         tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
@@ -265,6 +276,11 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             ping_interval: Duration::from_secs(args.events_ping),
             buffer: usize::try_from(args.events_buffer).unwrap_or(usize::MAX),
             max_streams_per_app: args.events_max_streams,
+        },
+        console: match args.console.as_str() {
+            "on" => true,
+            "off" => false,
+            _ => args.listen.ip().is_loopback(),
         },
         ..ServerConfig::default()
     })

@@ -129,6 +129,11 @@ impl Admin {
         Ok(self.store.tokens(app_key).await?)
     }
 
+    /// A one-time login link to the console of the server at `base` (`http://HOST:PORT`).
+    pub async fn console_link(&self, base: &str, ttl: std::time::Duration) -> Result<String, AdminError> {
+        Ok(crate::console::access::issue_link(self.store.as_ref(), base, ttl).await?)
+    }
+
     /// Approves pending tokens (one token, or all of an app's); returns how many were approved.
     pub async fn approve_tokens(&self, selector: TokenSelector<'_>) -> Result<u64, AdminError> {
         Ok(self

@@ -43,6 +43,10 @@ pub struct AppState {
     pub events: Arc<crate::events::hub::EventHub>,
     /// The sessions of the quotes feed over MQTT on this node.
     pub streams: Arc<crate::streaming::Streams>,
+    /// The master key, for what the console administers (apps' secrets are sealed with it).
+    pub key: Arc<crate::secrets::MasterKey>,
+    /// The operator console's memory; `None` when the console is off.
+    pub console: Option<Arc<crate::console::Console>>,
 }
 
 /// `/health` and `/openapi.json`: unsigned.
@@ -121,12 +125,20 @@ pub fn router(state: AppState) -> Router {
             crate::auth::limit_addresses,
         ))
         .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::console::requests::record,
+        ))
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     let events = state.clone();
-    let http = Router::from(unsigned)
+    let mut unsigned = Router::from(unsigned);
+    if state.console.is_some() {
+        unsigned = unsigned.merge(crate::console::router());
+    }
+    let http = unsigned
         .with_state(state)
         .fallback_service(signed)
         .layer(

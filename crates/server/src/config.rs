@@ -68,6 +68,8 @@ pub struct ServerConfig {
     pub mqtt_listen: Option<SocketAddr>,
     /// The quotes feed's limits.
     pub streaming: crate::streaming::StreamingConfig,
+    /// Serve the operator console under `/console/`.
+    pub console: bool,
 }
 
 impl Default for ServerConfig {
@@ -101,6 +103,7 @@ impl Default for ServerConfig {
             events: crate::events::EventsConfig::default(),
             mqtt_listen: None,
             streaming: crate::streaming::StreamingConfig::default(),
+            console: true,
         }
     }
 }

@@ -21,6 +21,9 @@ pub struct ApiError {
     pub code: ErrorCode,
     pub message: Cow<'static, str>,
     pub debug: Option<Vec<SignatureDebug>>,
+    /// What the server computed for a refused signature, for the console's Requests page (in the
+    /// response's extensions, never its body).
+    pub explanation: Option<Vec<SignatureDebug>>,
     /// A status other than the code's own, where the interface asks for one (an unknown symbol
     /// added to a watchlist is 400, not 404).
     pub status: Option<u16>,
@@ -32,6 +35,7 @@ impl ApiError {
             code,
             message: message.into(),
             debug: None,
+            explanation: None,
             status: None,
         }
     }
@@ -127,6 +131,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status.unwrap_or(self.code.status()))
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let explanation = self.explanation.map(crate::console::requests::Explanation);
         let body = ErrorBody {
             error_code: self.code.as_str().to_owned(),
             message: self.message.into_owned(),
@@ -135,6 +140,9 @@ impl IntoResponse for ApiError {
         let mut response = (status, Json(body)).into_response();
         // For the metrics' count of refusals by code.
         response.extensions_mut().insert(self.code);
+        if let Some(explanation) = explanation {
+            response.extensions_mut().insert(explanation);
+        }
         response
     }
 }

@@ -10,6 +10,7 @@ pub mod admin;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod console;
 pub mod database;
 pub mod engine;
 pub mod error;

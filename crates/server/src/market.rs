@@ -181,7 +181,7 @@ async fn clock(State(state): State<AppState>, caller: Caller) -> Result<Json<Mar
     Ok(Json(clock_view(&state)))
 }
 
-fn clock_view(state: &AppState) -> MarketClock {
+pub(crate) fn clock_view(state: &AppState) -> MarketClock {
     let now = state.market.now_ms();
     let ny = NewYork::of(now);
     MarketClock {

@@ -284,6 +284,8 @@ impl Reservations {
                 from_ms: None,
                 to_ms: None,
                 before_seq: None,
+                status: None,
+                symbol: None,
                 limit: u32::MAX,
             })
             .await?;

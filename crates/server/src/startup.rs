@@ -128,6 +128,8 @@ impl Server {
             metrics,
             events,
             streams,
+            key: database.key.clone(),
+            console: config.console.then(|| Arc::new(crate::console::Console::default())),
             config: Arc::new(config),
         };
         Ok(Server {

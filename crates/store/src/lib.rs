@@ -152,6 +152,36 @@ pub enum TokenSelector<'a> {
     App(&'a str),
 }
 
+/// The operator console's one-time login links and sessions, stored as hashes. Shared by every
+/// node, so that a link printed by one works on any.
+#[async_trait]
+pub trait ConsoleStore: Send + Sync {
+    /// Records a login link's token until `expires_at`, and forgets the links expired by `now`.
+    async fn create_console_login(&self, token_hash: &str, expires_at: i64, now: i64) -> Result<(), StoreError>;
+    /// Spends a login link: true once for a token that exists and has not expired.
+    async fn redeem_console_login(&self, token_hash: &str, now: i64) -> Result<bool, StoreError>;
+    /// Opens a session, and forgets those idle since before `idle_since`.
+    async fn create_console_session(&self, session_hash: &str, now: i64, idle_since: i64) -> Result<(), StoreError>;
+    /// Whether a session was seen since `idle_since`; if so it counts as seen `now`.
+    async fn touch_console_session(&self, session_hash: &str, now: i64, idle_since: i64) -> Result<bool, StoreError>;
+    async fn delete_console_session(&self, session_hash: &str) -> Result<(), StoreError>;
+    /// The events of these orders, each order's in order: the console's order timelines.
+    async fn order_timelines(&self, order_ids: &[String]) -> Result<Vec<TimelineEvent>, StoreError>;
+}
+
+/// One event of an order as its timeline shows it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TimelineEvent {
+    pub order_id: String,
+    pub time: i64,
+    pub from_status: Option<String>,
+    pub to_status: String,
+    pub event: String,
+    pub reason: Option<String>,
+    /// The event as the trade-events subscription sent it (fill quantity and price among it).
+    pub payload: Option<String>,
+}
+
 /// Used nonces. Shared by every node that serves the same apps.
 #[async_trait]
 pub trait NonceStore: Send + Sync {
@@ -302,6 +332,10 @@ pub struct OrderQuery {
     pub to_ms: Option<i64>,
     /// Only orders older than this cursor (an order's `seq`).
     pub before_seq: Option<i64>,
+    /// Only orders of this status (as stored, e.g. `FILLED`).
+    pub status: Option<String>,
+    /// Only orders of this symbol.
+    pub symbol: Option<String>,
     pub limit: u32,
 }
 
@@ -551,6 +585,7 @@ pub trait Store:
     std::fmt::Debug
     + AppStore
     + TokenStore
+    + ConsoleStore
     + NonceStore
     + MetaStore
     + MarketDataStore
@@ -565,6 +600,7 @@ impl<T> Store for T where
     T: std::fmt::Debug
         + AppStore
         + TokenStore
+        + ConsoleStore
         + NonceStore
         + MetaStore
         + MarketDataStore

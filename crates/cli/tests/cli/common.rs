@@ -238,6 +238,8 @@ pub async fn assert_bought_once(
             from_ms: None,
             to_ms: None,
             before_seq: None,
+            status: None,
+            symbol: None,
             limit: u32::MAX,
         })
         .await

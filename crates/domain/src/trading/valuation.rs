@@ -4,6 +4,8 @@
 
 use rust_decimal::Decimal;
 
+use signet_model::orders::Side;
+
 use super::accounting::Holding;
 
 /// A position valued at a price.
@@ -67,6 +69,54 @@ pub fn totals<'a>(cash: Decimal, positions: impl IntoIterator<Item = &'a Valued>
     }
 }
 
+/// A fill as [`history`] replays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PastFill {
+    pub time_ms: i64,
+    pub instrument_id: i64,
+    pub side: Side,
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Decimal,
+}
+
+/// An account's value (cash plus its positions at `price`) at each of `times`, ascending, from
+/// its cash now and its fills, oldest first. The cash before the fills is the cash now less what
+/// they brought in or took; a position is valued at `price(instrument, time)`, or at its last
+/// fill's price where that has none. Times before the first fill show the starting cash.
+pub fn history(
+    cash_now: Decimal,
+    fills: &[PastFill],
+    times: &[i64],
+    price: impl Fn(i64, i64) -> Option<Decimal>,
+) -> Vec<(i64, Decimal)> {
+    let flow = |f: &PastFill| match f.side {
+        Side::Buy => -(f.quantity * f.price) - f.commission,
+        Side::Sell | Side::Short => f.quantity * f.price - f.commission,
+    };
+    let mut cash = cash_now - fills.iter().map(flow).sum::<Decimal>();
+    // Shares held and the last fill's price, by instrument.
+    let mut held: std::collections::BTreeMap<i64, (Decimal, Decimal)> = std::collections::BTreeMap::new();
+    let mut next = fills.iter().peekable();
+    times
+        .iter()
+        .map(|&t| {
+            while let Some(f) = next.next_if(|f| f.time_ms <= t) {
+                cash += flow(f);
+                let entry = held.entry(f.instrument_id).or_default();
+                entry.0 += if f.side == Side::Buy { f.quantity } else { -f.quantity };
+                entry.1 = f.price;
+            }
+            let positions: Decimal = held
+                .iter()
+                .filter(|(_, (quantity, _))| !quantity.is_zero())
+                .map(|(&id, &(quantity, last_fill))| quantity * price(id, t).unwrap_or(last_fill))
+                .sum();
+            (t, cash + positions)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +159,33 @@ mod tests {
             (d("200"), d("200"), d("100200"))
         );
         assert_eq!(totals(d("5"), &[]).net_liquidation, d("5"));
+    }
+
+    #[test]
+    fn the_history_replays_fills_from_the_cash_now() {
+        let fill = |time_ms, side, quantity: &str, price: &str| PastFill {
+            time_ms,
+            instrument_id: 7,
+            side,
+            quantity: d(quantity),
+            price: d(price),
+            commission: d("1"),
+        };
+        // 1,000 cash, bought 10 at 10 (and 1 of commission), sold 4 at 12: 1,000 - 101 + 47.
+        let fills = [fill(100, Side::Buy, "10", "10"), fill(200, Side::Sell, "4", "12")];
+        let price = |_, t: i64| (t >= 300).then(|| d("15"));
+        let history = history(d("946"), &fills, &[50, 100, 250, 300], price);
+        assert_eq!(
+            history,
+            vec![
+                (50, d("1000")),
+                // 899 cash and 10 shares at the fill's price
+                (100, d("999")),
+                // 946 cash and 6 shares at the last fill's 12
+                (250, d("1018")),
+                // and at the market's 15
+                (300, d("1036")),
+            ]
+        );
     }
 }

@@ -304,20 +304,24 @@ fn verify_signature(
         ErrorCode::IncorrectSign,
         "the signature does not match: check the secret, the string to sign (section 5) and the host value signed",
     );
-    if state.config.debug_signatures {
-        error.debug = Some(
-            host_candidates(public, received_host, &schemed)
-                .map(|host| {
-                    request.headers.host = host;
-                    let str3 = StringToSign::new(&request).str3;
-                    SignatureDebug {
-                        host: host.to_string(),
-                        encoded: percent_encode(&str3),
-                        str3,
-                    }
-                })
-                .collect(),
-        );
+    // What the server computed, for `--debug-signatures` (in the body) and for the console's
+    // Requests page (beside the response): never the secret.
+    if state.config.debug_signatures || state.console.is_some() {
+        let explanation: Vec<SignatureDebug> = host_candidates(public, received_host, &schemed)
+            .map(|host| {
+                request.headers.host = host;
+                let str3 = StringToSign::new(&request).str3;
+                SignatureDebug {
+                    host: host.to_string(),
+                    encoded: percent_encode(&str3),
+                    str3,
+                }
+            })
+            .collect();
+        if state.config.debug_signatures {
+            error.debug = Some(explanation.clone());
+        }
+        error.explanation = Some(explanation);
     }
     Err(error)
 }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use signet_domain::trading::buying_power;
 use signet_domain::trading::valuation::{self, Valued};
 use signet_model::assets::{AccountBalance, CurrencyAssets, Position, PositionDetail, PositionDetailPage};
-use signet_store::PositionRecord;
+use signet_store::{AccountRecord, PositionRecord};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -49,11 +49,11 @@ struct Params {
 const DETAIL_KEY: char = 'd';
 
 /// The account's stored positions, each valued at the last price now.
-struct Holdings {
-    account_currency: String,
-    cash: Decimal,
-    buying_power: Decimal,
-    positions: Vec<(PositionRecord, Valued)>,
+pub(crate) struct Holdings {
+    pub account_currency: String,
+    pub cash: Decimal,
+    pub buying_power: Decimal,
+    pub positions: Vec<(PositionRecord, Valued)>,
 }
 
 async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdings, ApiError> {
@@ -61,7 +61,11 @@ async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdi
         .account_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    let account = account(state, caller, id).await?;
+    holdings_of(state, &account(state, caller, id).await?).await
+}
+
+/// [`Holdings`] of an account already found (the console's, which has no caller).
+pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Result<Holdings, ApiError> {
     let (standing, positions) = standing(state, &account.account_id, None).await?;
     let now = state.market.now_ms();
     let positions = positions
@@ -75,7 +79,7 @@ async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdi
     // Before any new order: the buying power placement checks a buy against.
     let buying_power = buying_power::check(standing, &[], None)?.before;
     Ok(Holdings {
-        account_currency: account.currency,
+        account_currency: account.currency.clone(),
         cash,
         buying_power,
         positions,

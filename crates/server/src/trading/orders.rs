@@ -901,6 +901,8 @@ async fn fetch(
             from_ms,
             to_ms,
             before_seq,
+            status: None,
+            symbol: None,
             limit: limit + 1,
         })
         .await?;

@@ -16,6 +16,7 @@
 //! advisory lock, so nodes may start together.
 
 mod apps;
+mod console;
 mod fundamentals;
 mod marketdata;
 mod meta;

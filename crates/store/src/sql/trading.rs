@@ -144,6 +144,7 @@ impl TradingStore for SqlStore {
              WHERE account_id = $1 AND (NOT $2 OR {OPEN})
                AND ($3 IS NULL OR place_time >= $3) AND ($4 IS NULL OR place_time <= $4)
                AND ($5 IS NULL OR seq < $5)
+               AND ($7 IS NULL OR status = $7) AND ($8 IS NULL OR symbol = $8)
              ORDER BY seq DESC LIMIT $6"
         ))
         .bind(&q.account_id)
@@ -152,6 +153,8 @@ impl TradingStore for SqlStore {
         .bind(q.to_ms)
         .bind(q.before_seq)
         .bind(i64::from(q.limit))
+        .bind(q.status.as_deref())
+        .bind(q.symbol.as_deref())
         .fetch_all(&self.reader)
         .await?;
         Ok(Decoded::all(rows))
