@@ -4,6 +4,8 @@
 
 mod common;
 
+mod console;
+
 mod events;
 
 mod assets;

@@ -1,0 +1,282 @@
+//! The operator console over plain HTTP: login links, the session cookie, CSRF tokens, the limit
+//! on failed logins, and what its pages show (and never show). The browser test is in
+//! `console_browser.rs`.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use secrecy::ExposeSecret;
+use signet_client::Client;
+
+use crate::common::{TestServer, http};
+
+/// A client that leaves redirects to the test.
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+async fn link(server: &TestServer) -> String {
+    server
+        .admin()
+        .console_link(&server.endpoint, Duration::from_secs(600))
+        .await
+        .unwrap()
+}
+
+/// Signs in through a new link: the session cookie (`name=value`).
+pub async fn sign_in(server: &TestServer) -> String {
+    let response = browser().get(link(server).await).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let cookie = response.headers()[SET_COOKIE].to_str().unwrap();
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+async fn page(server: &TestServer, cookie: &str, path: &str) -> (StatusCode, String) {
+    let response = browser()
+        .get(server.url(path))
+        .header(COOKIE, cookie)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+/// A form body of values that need no escaping (symbols, prices, hex tokens).
+fn form(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Posts a form of the console.
+fn post(server: &TestServer, cookie: &str, path: &str, pairs: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    browser()
+        .post(server.url(path))
+        .header(COOKIE, cookie)
+        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(form(pairs))
+}
+
+/// The value of the first hidden `csrf` field of a page.
+fn csrf(html: &str) -> String {
+    let at = html.find(r#"name="csrf" value=""#).expect("a form with a CSRF token") + 19;
+    html[at..at + 64].to_owned()
+}
+
+#[tokio::test]
+async fn a_login_link_works_once_and_becomes_a_session_cookie() {
+    let server = TestServer::start().await;
+    let link = link(&server).await;
+    assert!(
+        link.starts_with(&format!("{}/console/login?token=", server.endpoint)),
+        "{link}"
+    );
+
+    let first = browser().get(&link).send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::SEE_OTHER);
+    assert_eq!(first.headers()[LOCATION], "/console/");
+    let cookie = first.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/console"] {
+        assert!(cookie.contains(flag), "{cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "no Secure flag over plain HTTP: {cookie}");
+    let session = cookie.split(';').next().unwrap();
+
+    let again = browser().get(&link).send().await.unwrap();
+    assert_eq!(again.status(), StatusCode::UNAUTHORIZED, "a link works once");
+    assert!(again.text().await.unwrap().contains("already used"));
+
+    let (status, html) = page(&server, session, "/console/").await;
+    assert_eq!(status, StatusCode::OK);
+    for account in &server.app.account_ids {
+        assert!(html.contains(account.as_str()), "the overview lists {account}");
+    }
+    let (status, _) = page(&server, "signet_console=00", "/console/").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a made-up cookie");
+    let anonymous = http().get(server.url("/console/apps")).send().await.unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    let headers = anonymous.headers();
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"),
+        "{policy}"
+    );
+
+    // Behind a proxy that terminates TLS, the cookie is Secure.
+    let link = crate::console::link(&server).await;
+    let behind_tls = browser()
+        .get(&link)
+        .header("x-forwarded-proto", "https")
+        .send()
+        .await
+        .unwrap();
+    assert!(behind_tls.headers()[SET_COOKIE].to_str().unwrap().contains("; Secure"));
+
+    // Signing out ends the session.
+    let (_, html) = page(&server, session, "/console/").await;
+    let out = post(&server, session, "/console/logout", &[("csrf", &csrf(&html))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    assert_eq!(page(&server, session, "/console/").await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn an_action_needs_the_sessions_csrf_token() {
+    let server = TestServer::start_market("2013-02-25", 7).await;
+    let ops = server.ops().await;
+    let session = sign_in(&server).await;
+    let (_, html) = page(&server, &session, "/console/market?symbol=AAPL").await;
+    let token = csrf(&html);
+    let pin = |csrf: Option<&str>| {
+        let mut pairs = vec![("symbol", "AAPL"), ("price", "123.45")];
+        if let Some(csrf) = csrf {
+            pairs.push(("csrf", csrf));
+        }
+        post(&server, &session, "/console/market/set", &pairs).send()
+    };
+    assert_eq!(pin(None).await.unwrap().status(), StatusCode::FORBIDDEN);
+    let other = "ab".repeat(32);
+    assert_eq!(pin(Some(&other)).await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert!(
+        !ops.market().quote("AAPL").await.unwrap().pinned,
+        "a refused action changes nothing"
+    );
+
+    // Another session's token is refused too.
+    let other_session = sign_in(&server).await;
+    let (_, other_html) = page(&server, &other_session, "/console/market").await;
+    assert_ne!(csrf(&other_html), token);
+    assert_eq!(
+        pin(Some(&csrf(&other_html))).await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+
+    let done = pin(Some(&token)).await.unwrap();
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    let quote = ops.market().quote("AAPL").await.unwrap();
+    assert!(quote.pinned);
+    assert_eq!(quote.last, "123.45");
+}
+
+#[tokio::test]
+async fn failed_logins_are_limited_per_address() {
+    let server = TestServer::start().await;
+    let bad = format!("{}/console/login?token={}", server.endpoint, "0".repeat(64));
+    for _ in 0..5 {
+        assert_eq!(
+            browser().get(&bad).send().await.unwrap().status(),
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let good = link(&server).await;
+    let refused = browser().get(&good).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.text().await.unwrap().contains("too many failed logins"));
+}
+
+#[tokio::test]
+async fn a_refused_signature_is_explained_without_the_secret() {
+    let server = TestServer::start().await;
+    let session = sign_in(&server).await;
+    let secret = server.app.app_secret.expose_secret().to_owned();
+    server.client().accounts().list().await.unwrap();
+    let wrong = Client::new(&server.endpoint, &server.app.app_key, "not-the-secret").unwrap();
+    wrong.accounts().list().await.unwrap_err();
+
+    let (_, list) = page(&server, &session, "/console/requests").await;
+    assert!(list.contains("GET /trading/accounts/list"), "{list}");
+    assert!(list.contains("INCORRECT_SIGN (explain)"));
+    let at = list.find("/console/requests/").unwrap();
+    let href: String = list[at..].chars().take_while(|c| *c != '"').collect();
+
+    let (status, explained) = page(&server, &session, &href).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(explained.contains("String to sign (str3)"));
+    assert!(explained.contains("/trading/accounts/list"), "str3 holds the path");
+    assert!(explained.contains("x-signature-nonce"), "the headers received");
+    let host = server.endpoint.trim_start_matches("http://");
+    assert!(explained.contains(&format!("<code>{host}</code>")), "the host tried");
+
+    // No page shows the secret; only the explanation shows signatures and strings to sign.
+    for path in ["/console/", "/console/requests", "/console/apps", &href] {
+        let (_, html) = page(&server, &session, path).await;
+        assert!(!html.contains(&secret), "{path} shows the app's secret");
+        if path != href {
+            assert!(!html.contains("x-signature"), "{path} shows signing headers");
+        }
+    }
+    let (_, overview) = page(&server, &session, "/console/").await;
+    assert!(overview.contains("INCORRECT_SIGN"), "the overview counts the refusal");
+}
+
+#[tokio::test]
+async fn the_account_page_shows_an_orders_events_and_filters() {
+    let server = TestServer::start_market("2013-02-25", 11).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    let order = |id: &str, symbol: &str| {
+        serde_json::json!({"account_id": account, "new_orders": [{
+            "client_order_id": id, "combo_type": "NORMAL", "symbol": symbol, "side": "BUY", "order_type": "MARKET",
+            "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "10", "instrument_type": "EQUITY",
+            "market": "US", "support_trading_session": "CORE"
+        }]})
+    };
+    for (id, symbol) in [("console-aapl", "AAPL"), ("console-msft", "MSFT")] {
+        let _: serde_json::Value = client.post("/trading/orders/place", &order(id, symbol)).await.unwrap();
+    }
+    ops.market().step(2).await.unwrap();
+    let positions = client.accounts().positions(&account).await.unwrap();
+    let session = sign_in(&server).await;
+
+    let path = format!("/console/accounts/{account}");
+    let (status, html) = page(&server, &session, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("console-aapl") && html.contains("console-msft"));
+    assert!(html.contains("PLACE") && html.contains("FILL"), "the timeline's events");
+    let aapl = positions.iter().find(|p| p.symbol == "AAPL").unwrap();
+    let cost: rust_decimal::Decimal = aapl.cost_price.parse().unwrap();
+    assert!(
+        html.contains(&format!("{:.2}", cost.round_dp(2))),
+        "the position's average cost as the API answers it ({cost})"
+    );
+    assert!(html.contains("Account value: from"), "the value chart");
+
+    let (_, filtered) = page(&server, &session, &format!("{path}?symbol=msft&status=FILLED")).await;
+    assert!(filtered.contains("console-msft") && !filtered.contains("console-aapl"));
+    let (_, none) = page(&server, &session, &format!("{path}?status=CANCELLED")).await;
+    assert!(none.contains("No orders."));
+    assert_eq!(
+        page(&server, &session, "/console/accounts/NOPE").await.0,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn the_console_can_be_off() {
+    let server = TestServer::start_with(|c| c.console = false).await;
+    assert_eq!(
+        server
+            .admin()
+            .console_link(&server.endpoint, Duration::from_secs(60))
+            .await
+            .is_ok(),
+        true,
+        "a link can be made, for another node"
+    );
+    let response = http().get(server.url("/console/")).send().await.unwrap();
+    assert_ne!(response.status(), StatusCode::OK);
+    let body = response.text().await.unwrap();
+    assert!(
+        body.starts_with('{') && body.contains("error_code"),
+        "the interface's JSON refusal: {body}"
+    );
+}
