@@ -292,7 +292,7 @@ fn event_detail(e: &TimelineEvent) -> String {
     let payload: Option<HashMap<String, String>> = e.payload.as_deref().and_then(|p| serde_json::from_str(p).ok());
     let field = |name: &str| payload.as_ref().and_then(|p| p.get(name)).filter(|v| !v.is_empty());
     match (field("filled_qty"), field("filled_price")) {
-        (Some(q), Some(p)) => format!("filled {q} at {p}"),
+        (Some(q), Some(p)) if e.event.starts_with("FILL") => format!("filled {q} at {p}"),
         _ => e.reason.clone().unwrap_or_default(),
     }
 }
@@ -319,13 +319,16 @@ async fn fills(
     Ok(fills)
 }
 
-/// The account's value from its first fill (or the last day) to now, at the simulator's prices.
+/// The account's value from its first fill (or the last hour) to now. Fills are stamped with
+/// the wall clock while the simulator keeps its own: between fills a position is valued at its
+/// last fill's price, and now at the simulator's last price (what the balance call answers).
 fn value_history(state: &AppState, cash_now: Decimal, fills: &[ExecutionRecord]) -> Vec<(i64, f64)> {
-    let now = state.market.now_ms();
-    let start = fills.first().map_or(now - 86_400_000, |f| f.time_ms.min(now - 60_000));
+    let now = signet_domain::simulator::clock::wall_clock_ms();
+    let start = fills.first().map_or(now - 3_600_000, |f| f.time_ms.min(now - 60_000));
     let times: Vec<i64> = (0..=VALUE_POINTS)
         .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
+    let market_now = state.market.now_ms();
     let past: Vec<PastFill> = fills
         .iter()
         .map(|f| PastFill {
@@ -337,7 +340,12 @@ fn value_history(state: &AppState, cash_now: Decimal, fills: &[ExecutionRecord])
             commission: f.commission,
         })
         .collect();
-    let price = |id, t| state.market.quote_of(id, t).map(|q| q.last);
+    let price = |id, t| {
+        (t >= now)
+            .then(|| state.market.quote_of(id, market_now))
+            .flatten()
+            .map(|q| q.last)
+    };
     valuation::history(cash_now, &past, &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))

@@ -5,6 +5,7 @@
 mod common;
 
 mod console;
+mod console_browser;
 
 mod events;
 
