@@ -121,13 +121,12 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
                 }));
             };
             // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
-            let events = state.events.subscribe(&accounts);
-            let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
+            let events = state.events.subscribe(&accounts, subscribe_type);
             let config = state.config.events;
             let metrics = state.metrics.clone();
             metrics.event_stream(true, false);
             tokio::spawn(async move {
-                let cut_off = stream(config, events, orders, sender, cut).await;
+                let cut_off = stream(config, events, sender, cut).await;
                 metrics.event_stream(false, cut_off);
                 drop(slot);
             });
@@ -241,15 +240,14 @@ async fn authenticate(
 /// Responses a subscription holds that its client has not taken yet.
 const OUTGOING: usize = 16;
 
-/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
-/// events of its accounts (when `orders`). Only this task waits for its client: a subscriber
+/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the events
+/// of its accounts and subscribe types. Only this task waits for its client: a subscriber
 /// that fell more than the hub's capacity behind, or whose hub closed, is cut off through `cut`
 /// with `UNAVAILABLE`, ahead of what it had not read. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
     mut subscription: hub::Subscription,
-    orders: bool,
     sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Status>,
 ) -> bool {
@@ -280,14 +278,13 @@ async fn stream(
                 }
                 // Waits for its client (a burst of fills may outrun it for a moment), never
                 // longer than the hub lets it fall behind.
-                Some(event) if orders => tokio::select! {
+                Some(event) => tokio::select! {
                     permit = sender.reserve() => match permit {
                         Ok(permit) => permit.send(Ok(event.message.clone())),
                         Err(_) => return false,
                     },
                     () = subscription.cut.notified() => break lagged(config),
                 },
-                Some(_) => {}
                 None => {
                     let _ = cut.send(Status::unavailable("the server is shutting down; subscribe again"));
                     return false;
@@ -354,8 +351,8 @@ mod tests {
 
     use super::*;
 
-    fn event(account: &str, n: usize) -> hub::OrderEvent {
-        hub::OrderEvent::new(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
+    fn event(account: &str, n: usize) -> hub::TradeEvent {
+        hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
     }
 
     fn open(hub: &hub::EventHub) -> EventStream {
@@ -365,7 +362,12 @@ mod tests {
             ping_interval: Duration::from_secs(3600),
             ..EventsConfig::default()
         };
-        tokio::spawn(stream(config, hub.subscribe(&["A".into()]), true, sender, cut));
+        tokio::spawn(stream(
+            config,
+            hub.subscribe(&["A".into()], proto::SUBSCRIBE_ORDER),
+            sender,
+            cut,
+        ));
         EventStream {
             receiver,
             cut_off: Some(cut_off),
