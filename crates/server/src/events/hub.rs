@@ -72,8 +72,6 @@ pub struct EventHub {
     capacity: usize,
     /// Woken when this node committed order events.
     committed: Notify,
-    /// Open streams per app key.
-    streams: Mutex<HashMap<Arc<str>, usize>>,
 }
 
 /// A subscription's queue, as its accounts list it.
@@ -94,24 +92,6 @@ pub struct Subscription {
     pub cut: Arc<Notify>,
 }
 
-/// One open stream of an app, counted until dropped.
-pub struct StreamSlot {
-    hub: Arc<EventHub>,
-    app_key: Arc<str>,
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut streams = self.hub.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = streams.get_mut(&self.app_key) {
-            *n -= 1;
-            if *n == 0 {
-                streams.remove(&self.app_key);
-            }
-        }
-    }
-}
-
 impl EventHub {
     /// A hub whose subscribers may fall at most `capacity` events behind.
     pub fn new(capacity: usize) -> Self {
@@ -119,22 +99,7 @@ impl EventHub {
             subscribers: Mutex::new(Some(HashMap::new())),
             capacity: capacity.max(1),
             committed: Notify::new(),
-            streams: Mutex::default(),
         }
-    }
-
-    /// A slot for one more stream of `app_key`, or `None` when it has `max` open already.
-    pub fn open_stream(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Option<StreamSlot> {
-        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        let open = streams.entry(app_key.clone()).or_insert(0);
-        if *open >= max {
-            return None;
-        }
-        *open += 1;
-        Some(StreamSlot {
-            hub: self.clone(),
-            app_key: app_key.clone(),
-        })
     }
 
     /// The events of `accounts` and of the subscribe types `types` (a bit set) published from
