@@ -1,7 +1,8 @@
-//! `signet events`: order events as they commit, from the trade-events subscription (gRPC on
-//! the server's address), one line each until interrupted.
+//! `signet events`: order events (and position events with `--positions`) as they commit, from
+//! the trade-events subscription (gRPC on the server's address), one line each until interrupted.
 
 use clap::Args;
+use signet_client::{Event, EventKinds};
 
 use crate::ClientArgs;
 use crate::output::time;
@@ -9,13 +10,17 @@ use crate::output::time;
 #[derive(Args)]
 #[command(
     after_help = "Examples: signet events --account ID\n          signet events --json   (every account of the app, \
-                        one JSON object a line)"
+                        one JSON object a line)\n          signet events --positions   (also each position a fill \
+                        changes)"
 )]
 pub struct EventsArgs {
     /// An account to follow (see `signet accounts list`); repeat for several; none follows every
     /// account of the app
     #[arg(long)]
     account: Vec<String>,
+    /// Also print the position each fill leaves (position events, subscribe type 2)
+    #[arg(long)]
+    positions: bool,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -23,35 +28,54 @@ pub struct EventsArgs {
 pub async fn run(args: EventsArgs) -> anyhow::Result<()> {
     let accounts: Vec<&str> = args.account.iter().map(String::as_str).collect();
     let client = args.client.client()?;
-    let mut events = client.events().subscribe(&accounts).await?;
+    let kinds = EventKinds {
+        orders: true,
+        positions: args.positions,
+    };
+    let mut events = client.events().subscribe_to(&accounts, kinds).await?;
     // On standard error, also with --json: a script waits for it before acting.
     eprintln!(
-        "following the order events of {}; Ctrl-C to stop",
+        "following the order {}events of {}; Ctrl-C to stop",
+        if args.positions { "and position " } else { "" },
         match accounts.len() {
             0 => "every account of the app".to_owned(),
             _ => accounts.join(", "),
         }
     );
     while let Some(event) = events.next().await {
-        let event = event?;
-        let p = &event.payload;
-        if args.client.json {
-            // One object a line, as it arrives: for `jq` and pipes.
-            println!("{}", serde_json::to_string(p)?);
-        } else {
-            println!(
-                "{}  {:<14} {:<16} {} {} {} {}/{} @ {}  {}",
-                time(event.time_ms),
-                p.scene_type,
-                p.client_order_id,
-                p.side,
-                p.symbol,
-                p.order_type,
-                p.filled_qty,
-                p.qty,
-                p.filled_price,
-                p.order_status,
-            );
+        // JSON: one object a line, as it arrives, for `jq` and pipes (a position's has
+        // `cost_price`, an order's `scene_type`).
+        match (event?, args.client.json) {
+            (Event::Order(e), true) => println!("{}", serde_json::to_string(&e.payload)?),
+            (Event::Position(e), true) => println!("{}", serde_json::to_string(&e.payload)?),
+            (Event::Order(e), false) => {
+                let p = &e.payload;
+                println!(
+                    "{}  {:<14} {:<16} {} {} {} {}/{} @ {}  {}",
+                    time(e.time_ms),
+                    p.scene_type,
+                    p.client_order_id,
+                    p.side,
+                    p.symbol,
+                    p.order_type,
+                    p.filled_qty,
+                    p.qty,
+                    p.filled_price,
+                    p.order_status,
+                );
+            }
+            (Event::Position(e), false) => {
+                let p = &e.payload;
+                println!(
+                    "{}  {:<14} {:<16} {} {} @ {}",
+                    time(e.time_ms),
+                    "POSITION",
+                    p.client_order_id,
+                    p.symbol,
+                    p.quantity,
+                    p.cost_price,
+                );
+            }
         }
     }
     Ok(())

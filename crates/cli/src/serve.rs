@@ -37,7 +37,8 @@ pub struct ServeArgs {
     /// Seconds between the pings of an open order-events stream
     #[arg(long, env = "SIGNET_EVENTS_PING", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
     events_ping: u64,
-    /// Open order-events streams per app on this node; one more is refused (NumOfConnExceed)
+    /// Open order-events streams per app, on every node sharing --redis-url (else on this node);
+    /// one more is refused (NumOfConnExceed)
     #[arg(long, env = "SIGNET_EVENTS_MAX_STREAMS", default_value_t = 10)]
     events_max_streams: usize,
     /// Order events a stream may fall behind before it is cut off (UNAVAILABLE; the client

@@ -83,7 +83,9 @@ async fn main() {
         let latencies = latencies.clone();
         readers.push(tokio::spawn(async move {
             while let Some(event) = events.next().await {
-                let event = event.expect("an event");
+                let signet_client::Event::Order(event) = event.expect("an event") else {
+                    continue;
+                };
                 if event.payload.scene_type == "FINAL_FILLED" {
                     let took = now_ms() - event.time_ms;
                     latencies.lock().unwrap().push(took);

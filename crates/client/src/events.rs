@@ -1,4 +1,4 @@
-//! Order events over gRPC: `grpc.trade.event.EventService/Subscribe` on the server's address, as
+//! Order and position events over gRPC: `grpc.trade.event.EventService/Subscribe` on the server's address, as
 //! the official client's `TradeEventsClient` subscribes (catalog §12), signed with the gRPC
 //! string to sign ([`signet_signing::grpc_sign`]).
 
@@ -10,7 +10,8 @@ use futures_core::Stream as _;
 use bytes::{Buf as _, Bytes};
 use secrecy::ExposeSecret as _;
 use signet_model::events::{
-    OrderEventPayload, SUBSCRIBE_ORDER, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type,
+    OrderEventPayload, PositionEventPayload, SUBSCRIBE_ORDER, SUBSCRIBE_PATH, SUBSCRIBE_POSITION, SubscribeRequest,
+    SubscribeResponse, event_type,
 };
 use signet_model::headers as h;
 use signet_signing::{Algorithm, GrpcSigningMetadata, format_timestamp, grpc_sign};
@@ -24,24 +25,66 @@ pub struct Events<'a> {
     pub(crate) client: &'a Client,
 }
 
-/// An order event with the time the server sent it (epoch milliseconds).
+/// An order event with the time it committed (epoch milliseconds).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderEvent {
     pub time_ms: i64,
     pub payload: OrderEventPayload,
 }
 
+/// A position event: the position as a fill left it, with the fill's time (epoch milliseconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionEvent {
+    pub time_ms: i64,
+    pub payload: PositionEventPayload,
+}
+
+/// What a subscription yields, in commit order: a fill's position event follows its order event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Order(OrderEvent),
+    Position(PositionEvent),
+}
+
+/// The kinds of events a subscription asks for (the request's `subscribeType` bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventKinds {
+    pub orders: bool,
+    pub positions: bool,
+}
+
+impl EventKinds {
+    pub const ORDERS: EventKinds = EventKinds {
+        orders: true,
+        positions: false,
+    };
+    pub const ORDERS_AND_POSITIONS: EventKinds = EventKinds {
+        orders: true,
+        positions: true,
+    };
+
+    fn subscribe_type(self) -> u32 {
+        (if self.orders { SUBSCRIBE_ORDER } else { 0 }) | (if self.positions { SUBSCRIBE_POSITION } else { 0 })
+    }
+}
+
 impl Events<'_> {
-    /// Subscribes to the order events of `accounts` (every account of the app when empty). The
-    /// stream yields each event as it commits; it ends with an error when the server refuses the
-    /// subscription ([`Error::Api`] with the HTTP error codes) or cuts it off (`UNAVAILABLE`:
-    /// subscribe again).
+    /// Subscribes to the order events of `accounts` (every account of the app when empty):
+    /// [`Self::subscribe_to`] with [`EventKinds::ORDERS`].
     pub async fn subscribe(&self, accounts: &[&str]) -> Result<EventStream, Error> {
+        self.subscribe_to(accounts, EventKinds::ORDERS).await
+    }
+
+    /// Subscribes to the events of `kinds` of `accounts` (every account of the app when empty).
+    /// The stream yields each event as it commits; it ends with an error when the server refuses
+    /// the subscription ([`Error::Api`] with the HTTP error codes) or cuts it off
+    /// (`UNAVAILABLE`: subscribe again).
+    pub async fn subscribe_to(&self, accounts: &[&str], kinds: EventKinds) -> Result<EventStream, Error> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         let request = SubscribeRequest {
-            subscribe_type: SUBSCRIBE_ORDER,
+            subscribe_type: kinds.subscribe_type(),
             timestamp: i64::try_from(now.as_millis()).unwrap_or(i64::MAX),
             accounts: accounts.iter().map(ToString::to_string).collect(),
             ..SubscribeRequest::default()
@@ -93,20 +136,20 @@ impl Events<'_> {
     }
 }
 
-/// The order events of a subscription, as they commit.
+/// The events of a subscription, as they commit.
 pub struct EventStream {
     stream: Streaming<SubscribeResponse>,
 }
 
 impl EventStream {
-    /// The next order event; `None` when the server ended the stream without an error.
-    pub async fn next(&mut self) -> Option<Result<OrderEvent, Error>> {
+    /// The next event; `None` when the server ended the stream without an error.
+    pub async fn next(&mut self) -> Option<Result<Event, Error>> {
         std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 }
 
 impl futures_core::Stream for EventStream {
-    type Item = Result<OrderEvent, Error>;
+    type Item = Result<Event, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         loop {
@@ -122,22 +165,35 @@ impl futures_core::Stream for EventStream {
                     return Poll::Ready(Some(Err(refusal(&message.payload))));
                 }
                 event_type::ORDER => {
-                    let event = serde_json::from_str(&message.payload)
-                        .map(|payload| OrderEvent {
+                    let event = decode(&message, "an order event's payload").map(|payload| {
+                        Event::Order(OrderEvent {
                             time_ms: message.timestamp,
                             payload,
                         })
-                        .map_err(|e| Error::Decode {
-                            status: 200,
-                            detail: format!("an order event's payload: {e}"),
-                        });
+                    });
                     return Poll::Ready(Some(event));
                 }
-                // Position and option events, which this subscription does not ask for.
+                event_type::POSITION => {
+                    let event = decode(&message, "a position event's payload").map(|payload| {
+                        Event::Position(PositionEvent {
+                            time_ms: message.timestamp,
+                            payload,
+                        })
+                    });
+                    return Poll::Ready(Some(event));
+                }
+                // Option events, which signet does not send.
                 _ => {}
             }
         }
     }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(message: &SubscribeResponse, what: &str) -> Result<T, Error> {
+    serde_json::from_str(&message.payload).map_err(|e| Error::Decode {
+        status: 200,
+        detail: format!("{what}: {e}"),
+    })
 }
 
 /// The refusal an `AuthError` or `NumOfConnExceed` message carries: the HTTP error body.

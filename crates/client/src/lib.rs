@@ -13,7 +13,7 @@
 
 mod events;
 
-pub use events::{EventStream, Events, OrderEvent, SubscribeCodec};
+pub use events::{Event, EventKinds, EventStream, Events, OrderEvent, PositionEvent, SubscribeCodec};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};

@@ -50,10 +50,13 @@ pub mod event_type {
     pub const AUTH_ERROR: i32 = 2;
     pub const NUM_OF_CONN_EXCEED: i32 = 3;
     pub const ORDER: i32 = 1024;
+    pub const POSITION: i32 = 1028;
 }
 
 /// The `subscribeType` of order status changes.
 pub const SUBSCRIBE_ORDER: u32 = 1;
+/// The `subscribeType` of position changes.
+pub const SUBSCRIBE_POSITION: u32 = 2;
 
 /// The payload of an order event (`eventType` 1024): a flat JSON object of strings. `scene_type`
 /// says what happened: `PLACE_SUCCESS`, `FILLED` (a fill that leaves some quantity open),
@@ -81,4 +84,25 @@ pub struct OrderEventPayload {
     pub order_type: String,
     pub scene_type: String,
     pub biz_type: String,
+}
+
+/// The payload of a position event (`eventType` 1028, `subscribeType` 2): a flat JSON object of
+/// strings, the position as a fill left it. No source gives the official payload (catalog
+/// §12.6): these are signet's fields, named as the positions list names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionEventPayload {
+    /// Unique per event, and the same on every node (`{id}-position`, beside the order event
+    /// `{id}` of the same fill). Left out in the payload the store writes, as for an order event.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub request_id: String,
+    pub account_id: String,
+    pub symbol: String,
+    pub instrument_id: String,
+    /// Shares held after the fill; negative when short, `0` once closed.
+    pub quantity: String,
+    /// The average cost of the shares held, as the positions list's `cost_price`.
+    pub cost_price: String,
+    /// The order whose fill changed the position.
+    pub order_id: String,
+    pub client_order_id: String,
 }

@@ -41,6 +41,8 @@ pub struct AppState {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.
     pub events: Arc<crate::events::hub::EventHub>,
+    /// The apps' open trade-events streams, counted against `--events-max-streams`.
+    pub event_slots: Arc<crate::events::slots::StreamSlots>,
     /// The sessions of the quotes feed over MQTT on this node.
     pub streams: Arc<crate::streaming::Streams>,
     /// The master key, for what the console administers (apps' secrets are sealed with it).

@@ -8,7 +8,7 @@ use std::time::Duration;
 use secrecy::ExposeSecret;
 use signet_domain::simulator::clock::ClockMode;
 use signet_store::memory::MemoryNonces;
-use signet_store::redis::{Redis, RedisArrivals, RedisNonces};
+use signet_store::redis::{Redis, RedisArrivals, RedisNonces, RedisStreams};
 use signet_store::{NonceStore, StoreError};
 use tokio::net::TcpListener;
 
@@ -96,6 +96,9 @@ impl Server {
         });
         let metrics: Arc<Metrics> = Arc::default();
         let events = Arc::new(crate::events::hub::EventHub::new(config.events.buffer));
+        let event_slots = Arc::new(crate::events::slots::StreamSlots::new(
+            redis.clone().map(RedisStreams::new),
+        ));
         let engine = {
             let metrics = metrics.clone();
             Engine::new(
@@ -127,6 +130,7 @@ impl Server {
             limiter,
             metrics,
             events,
+            event_slots,
             streams,
             key: database.key.clone(),
             console: config.console.then(|| Arc::new(crate::console::Console::default())),

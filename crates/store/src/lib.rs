@@ -307,6 +307,8 @@ pub struct StoredEvent {
     pub time_ms: i64,
     /// [`signet_domain::trading::events::payload`]; `None` for an event that is not sent.
     pub payload: Option<String>,
+    /// A fill's: [`signet_domain::trading::events::position_payload`], sent after `payload`.
+    pub position_payload: Option<String>,
     /// Where the event stands in the feed: it is read again by every read from a cursor at or
     /// below this, so a reader skips the ids it sent until its cursor passes it.
     pub changed: u64,

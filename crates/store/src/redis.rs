@@ -1,5 +1,6 @@
 //! Redis, for what several nodes behind one address must share: the nonces (a request replayed to
-//! another node must be refused there too) and the rate limits' arrival times.
+//! another node must be refused there too), the rate limits' arrival times, and each app's open
+//! trade-events streams.
 //!
 //! Each operation is one Lua script, run atomically by Redis in one round trip (EVALSHA, loaded
 //! again after a Redis restart emptied its script cache). Times inside the scripts are Redis's own
@@ -260,6 +261,77 @@ impl RedisArrivals {
             reset_secs,
             retry_after_secs,
         })
+    }
+}
+
+/// KEYS: an app's open streams, a sorted set of stream ids scored by when each expires (ms,
+/// Redis's clock). ARGV: the stream's id, the cap, the time to live (ms). Drops the expired
+/// (those of a node that died), then adds the stream unless the app has `cap` open: 1 added,
+/// 0 refused. The set itself expires with its last stream.
+const OPEN_STREAM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
+/// KEYS: an app's open streams. ARGV: a stream's id, the time to live (ms). Keeps the stream
+/// counted for another time to live (again, if a stall let it expire: it is still open).
+const REFRESH_STREAM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+";
+
+/// Each app's open trade-events streams, counted for every node using the same Redis:
+/// `<prefix>streams:<app key>`. An open stream refreshes its entry; the entries of a node that
+/// died expire after one time to live.
+pub struct RedisStreams {
+    redis: Redis,
+    open: Script,
+    refresh: Script,
+}
+
+impl RedisStreams {
+    pub fn new(redis: Redis) -> Self {
+        RedisStreams {
+            redis,
+            open: Script::new(OPEN_STREAM),
+            refresh: Script::new(REFRESH_STREAM),
+        }
+    }
+
+    fn key(&self, app_key: &str) -> String {
+        format!("{}streams:{app_key}", self.redis.prefix)
+    }
+
+    /// Counts stream `id` of `app_key` for `ttl`, unless the app has `cap` open: false then.
+    pub async fn open(&self, app_key: &str, id: &str, cap: usize, ttl: Duration) -> Result<bool, StoreError> {
+        let mut call = self.open.key(self.key(app_key));
+        call.arg(id).arg(cap).arg(signet_domain::times::millis(ttl));
+        Ok(self.redis.invoke::<i64>(call).await? == 1)
+    }
+
+    /// Keeps stream `id` counted for another `ttl`.
+    pub async fn refresh(&self, app_key: &str, id: &str, ttl: Duration) -> Result<(), StoreError> {
+        let mut call = self.refresh.key(self.key(app_key));
+        call.arg(id).arg(signet_domain::times::millis(ttl));
+        self.redis.invoke::<i64>(call).await.map(drop)
+    }
+
+    /// Stops counting stream `id`.
+    pub async fn close(&self, app_key: &str, id: &str) -> Result<(), StoreError> {
+        let mut connection = self.redis.connection.clone();
+        let mut zrem = ::redis::cmd("ZREM");
+        zrem.arg(self.key(app_key)).arg(id);
+        bounded(zrem.query_async::<i64>(&mut connection)).await.map(drop)
     }
 }
 

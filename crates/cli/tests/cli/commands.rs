@@ -4,7 +4,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{credential, lines, run_json, serve, signet, stop, wait_for};
 
@@ -146,11 +146,13 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let with_app = |command: &mut Command| {
         command.env("SIGNET_APP_KEY", &key).env("SIGNET_APP_SECRET", &secret);
     };
-    // `signet events` follows the account's order events from before the order is placed.
+    // `signet events` follows the account's order and position events from before the order is
+    // placed.
     let mut events = signet();
     events.args([
         "events",
         "--json",
+        "--positions",
         "--endpoint",
         &serving.endpoint,
         "--account",
@@ -160,7 +162,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let mut events = events.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let event_lines = lines(events.stdout.take().unwrap());
     wait_for(&lines(events.stderr.take().unwrap()), |l| {
-        l.starts_with("following the order events")
+        l.starts_with("following the order and position events")
     });
     let mut place = signet();
     place.args([
@@ -197,10 +199,11 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         assert!(std::time::Instant::now() < deadline, "not filled: {shown}");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let scenes: Vec<Value> = (0..2)
+    let scenes: Vec<Value> = (0..3)
         .map(|_| serde_json::from_str(&wait_for(&event_lines, |_| true)).unwrap())
         .collect();
-    let scenes: Vec<(&str, &str)> = scenes
+    let position = scenes[2].clone();
+    let scenes: Vec<(&str, &str)> = scenes[..2]
         .iter()
         .map(|e| {
             (
@@ -210,6 +213,13 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         })
         .collect();
     assert_eq!(scenes, [("cli1", "PLACE_SUCCESS"), ("cli1", "FINAL_FILLED")]);
+    // The fill's position event: the position line of --json has `quantity` and `cost_price`.
+    assert_eq!(
+        (&position["client_order_id"], &position["symbol"], &position["quantity"]),
+        (&json!("cli1"), &json!("AAPL"), &json!("2")),
+        "{position}"
+    );
+    assert!(position["cost_price"].is_string(), "{position}");
     events.kill().unwrap();
     events.wait().unwrap();
 

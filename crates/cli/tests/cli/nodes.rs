@@ -87,7 +87,8 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         runtime.spawn(async move {
             while let Some(event) = events.next().await {
                 match event {
-                    Ok(event) => received.lock().unwrap().push(event.payload.request_id),
+                    Ok(signet_client::Event::Order(event)) => received.lock().unwrap().push(event.payload.request_id),
+                    Ok(signet_client::Event::Position(_)) => return "a position event, not asked for".to_owned(),
                     Err(e) => return e.to_string(),
                 }
             }

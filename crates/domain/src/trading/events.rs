@@ -4,9 +4,10 @@
 //! sends the same bytes for it.
 
 use rust_decimal::Decimal;
-use signet_model::events::OrderEventPayload;
+use signet_model::events::{OrderEventPayload, PositionEventPayload};
 use signet_model::wire::WireEnum;
 
+use super::accounting::Holding;
 use super::order::{Event, Order};
 use crate::times::format_ms;
 
@@ -84,6 +85,28 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
         biz_type: "TRADE".to_owned(),
     };
     serde_json::to_string(&payload).ok()
+}
+
+/// The payload of the position event of a fill of `order` that left the position at `holding`,
+/// without its `request_id` (as [`payload`]). The numbers are written as the positions table
+/// keeps them, so that the event and the positions list agree.
+pub fn position_payload(order: &Order, holding: Holding) -> Option<String> {
+    let payload = PositionEventPayload {
+        request_id: String::new(),
+        account_id: order.account_id.clone(),
+        symbol: order.symbol.clone(),
+        instrument_id: order.instrument_id.to_string(),
+        quantity: holding.quantity.normalize().to_string(),
+        cost_price: holding.average_cost.normalize().to_string(),
+        order_id: order.order_id.clone(),
+        client_order_id: order.client_order_id.clone(),
+    };
+    serde_json::to_string(&payload).ok()
+}
+
+/// The `request_id` of the position event written beside order event `id`.
+pub fn position_request_id(id: i64) -> String {
+    format!("{id}-position")
 }
 
 /// `payload` (a JSON object) with `"request_id"` first.

@@ -1,13 +1,14 @@
-//! One node's fan-out of order events. The database's order events are the source: each is
-//! written with its payload in the transaction that changes the order, and [`EventHub::follow`]
-//! reads those committed on any node (on PostgreSQL, woken by its notifications) and publishes
-//! them; every open subscription holds a receiver.
+//! One node's fan-out of order and position events. The database's order events are the
+//! source: each is written with its payloads in the transaction that changes the order (a fill's
+//! with the position it left), and [`EventHub::follow`] reads those committed on any node (on
+//! PostgreSQL, woken by its notifications) and publishes them; every open subscription holds a
+//! receiver.
 //!
-//! Each subscription has a bounded queue, listed under each of its accounts: publishing an
-//! event touches only the subscribers of its account and never waits, so a slow subscriber never
-//! slows the engine, and subscriptions of quiet accounts cost nothing. A subscriber whose queue
-//! is full is dropped and marked lagged, and its stream is ended with `UNAVAILABLE` (the client
-//! reconnects).
+//! Each subscription has a bounded queue, listed under each of its accounts with the subscribe
+//! types it asked for: publishing an event touches only the subscribers of its account and type
+//! and never waits, so a slow subscriber never slows the engine, and subscriptions of quiet
+//! accounts cost nothing. A subscriber whose queue is full is dropped and marked lagged, and its
+//! stream is ended with `UNAVAILABLE` (the client reconnects).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,32 +16,49 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
-use signet_domain::trading::events::with_request_id;
-use signet_model::events::{SUBSCRIBE_ORDER, SubscribeResponse, event_type};
+use signet_domain::trading::events::{position_request_id, with_request_id};
+use signet_model::events::{SUBSCRIBE_ORDER, SUBSCRIBE_POSITION, SubscribeResponse, event_type};
 use signet_store::{ChangeCursor, Store, StoreError};
 use tokio::sync::{Notify, mpsc};
 
-/// An order event ready to send: its account (to pick the subscribers) and its
+/// An event ready to send: its account and subscribe type (to pick the subscribers) and its
 /// `SubscribeResponse`, encoded once for every subscriber.
 #[derive(Debug, Clone)]
-pub struct OrderEvent {
+pub struct TradeEvent {
     pub account_id: String,
+    /// [`SUBSCRIBE_ORDER`] or [`SUBSCRIBE_POSITION`].
+    pub subscribe_type: u32,
     pub message: Bytes,
 }
 
-impl OrderEvent {
-    /// `payload` (with its `request_id`) as `eventType` 1024, `subscribeType` 1.
-    pub fn new(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+impl TradeEvent {
+    /// `payload` (with its `request_id`) as an order event: `eventType` 1024, `subscribeType` 1.
+    pub fn order(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+        Self::new(SUBSCRIBE_ORDER, account_id, request_id, time_ms, payload)
+    }
+
+    /// `payload` (with its `request_id`) as a position event: `eventType` 1028,
+    /// `subscribeType` 2.
+    pub fn position(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+        Self::new(SUBSCRIBE_POSITION, account_id, request_id, time_ms, payload)
+    }
+
+    fn new(subscribe_type: u32, account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+        let event_type = match subscribe_type {
+            SUBSCRIBE_POSITION => event_type::POSITION,
+            _ => event_type::ORDER,
+        };
         let response = SubscribeResponse {
-            event_type: event_type::ORDER,
-            subscribe_type: SUBSCRIBE_ORDER,
+            event_type,
+            subscribe_type,
             content_type: "application/json".into(),
             payload,
             request_id,
             timestamp: time_ms,
         };
-        OrderEvent {
+        TradeEvent {
             account_id,
+            subscribe_type,
             message: Bytes::from(prost::Message::encode_to_vec(&response)),
         }
     }
@@ -54,13 +72,13 @@ pub struct EventHub {
     capacity: usize,
     /// Woken when this node committed order events.
     committed: Notify,
-    /// Open streams per app key.
-    streams: Mutex<HashMap<Arc<str>, usize>>,
 }
 
 /// A subscription's queue, as its accounts list it.
 struct Subscriber {
-    sender: mpsc::Sender<Arc<OrderEvent>>,
+    /// The subscribe types it asked for (a bit set of [`TradeEvent::subscribe_type`]).
+    types: u32,
+    sender: mpsc::Sender<Arc<TradeEvent>>,
     lagged: Arc<AtomicBool>,
     cut: Arc<Notify>,
 }
@@ -68,28 +86,10 @@ struct Subscriber {
 /// What a subscription reads: its events, and whether it was dropped for falling behind (its
 /// queue then closes).
 pub struct Subscription {
-    pub events: mpsc::Receiver<Arc<OrderEvent>>,
+    pub events: mpsc::Receiver<Arc<TradeEvent>>,
     pub lagged: Arc<AtomicBool>,
     /// Woken when it is marked lagged, for a stream that waits on its client meanwhile.
     pub cut: Arc<Notify>,
-}
-
-/// One open stream of an app, counted until dropped.
-pub struct StreamSlot {
-    hub: Arc<EventHub>,
-    app_key: Arc<str>,
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut streams = self.hub.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = streams.get_mut(&self.app_key) {
-            *n -= 1;
-            if *n == 0 {
-                streams.remove(&self.app_key);
-            }
-        }
-    }
 }
 
 impl EventHub {
@@ -99,26 +99,12 @@ impl EventHub {
             subscribers: Mutex::new(Some(HashMap::new())),
             capacity: capacity.max(1),
             committed: Notify::new(),
-            streams: Mutex::default(),
         }
     }
 
-    /// A slot for one more stream of `app_key`, or `None` when it has `max` open already.
-    pub fn open_stream(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Option<StreamSlot> {
-        let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
-        let open = streams.entry(app_key.clone()).or_insert(0);
-        if *open >= max {
-            return None;
-        }
-        *open += 1;
-        Some(StreamSlot {
-            hub: self.clone(),
-            app_key: app_key.clone(),
-        })
-    }
-
-    /// The events of `accounts` published from now on (closed at once when shutting down).
-    pub fn subscribe(&self, accounts: &[String]) -> Subscription {
+    /// The events of `accounts` and of the subscribe types `types` (a bit set) published from
+    /// now on (closed at once when shutting down).
+    pub fn subscribe(&self, accounts: &[String], types: u32) -> Subscription {
         let (sender, events) = mpsc::channel(self.capacity);
         let lagged = Arc::new(AtomicBool::new(false));
         let cut = Arc::new(Notify::new());
@@ -130,6 +116,7 @@ impl EventHub {
             });
             for account in accounts {
                 all.entry(account.clone()).or_default().push(Subscriber {
+                    types,
                     sender: sender.clone(),
                     lagged: lagged.clone(),
                     cut: cut.clone(),
@@ -143,21 +130,26 @@ impl EventHub {
         self.subscribers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Hands `event` to the subscribers of its account; never waits.
-    pub fn publish(&self, event: OrderEvent) {
+    /// Hands `event` to the subscribers of its account and type; never waits.
+    pub fn publish(&self, event: TradeEvent) {
         let mut subscribers = self.subscribers();
         let Some(list) = subscribers.as_mut().and_then(|all| all.get_mut(&event.account_id)) else {
             return;
         };
         let event = Arc::new(event);
-        list.retain(|s| match s.sender.try_send(event.clone()) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                s.lagged.store(true, Ordering::Relaxed);
-                s.cut.notify_one();
-                false
+        list.retain(|s| {
+            if s.types & event.subscribe_type == 0 {
+                return true;
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+            match s.sender.try_send(event.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    s.lagged.store(true, Ordering::Relaxed);
+                    s.cut.notify_one();
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
         });
     }
 
@@ -237,10 +229,16 @@ impl Reader {
                 if self.sent.insert(event.id, event.changed).is_some() || !followed {
                     continue;
                 }
+                // A fill's position event follows its order event.
                 if let Some(payload) = event.payload {
                     let id = event.id.to_string();
                     let payload = with_request_id(&payload, &id);
-                    hub.publish(OrderEvent::new(event.account_id, id, event.time_ms, payload));
+                    hub.publish(TradeEvent::order(event.account_id.clone(), id, event.time_ms, payload));
+                }
+                if let Some(payload) = event.position_payload {
+                    let id = position_request_id(event.id);
+                    let payload = with_request_id(&payload, &id);
+                    hub.publish(TradeEvent::position(event.account_id, id, event.time_ms, payload));
                 }
             }
             self.cursor = Some(batch.cursor);
@@ -256,15 +254,17 @@ impl Reader {
 mod tests {
     use super::*;
 
-    fn event(account: &str) -> OrderEvent {
-        OrderEvent::new(account.into(), String::new(), 0, "{}".into())
+    fn event(account: &str) -> TradeEvent {
+        TradeEvent::order(account.into(), String::new(), 0, "{}".into())
     }
+
+    const ALL: u32 = SUBSCRIBE_ORDER | SUBSCRIBE_POSITION;
 
     #[test]
     fn a_full_queue_drops_its_subscriber_and_marks_it_lagged() {
         let hub = EventHub::new(2);
-        let mut slow = hub.subscribe(&["A".into(), "B".into()]);
-        let mut other = hub.subscribe(&["B".into()]);
+        let mut slow = hub.subscribe(&["A".into(), "B".into()], ALL);
+        let mut other = hub.subscribe(&["B".into()], ALL);
         for _ in 0..3 {
             hub.publish(event("A"));
         }
@@ -274,5 +274,21 @@ mod tests {
         hub.publish(event("B"));
         assert_eq!(other.events.try_recv().unwrap().account_id, "B");
         assert!(!other.lagged.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn position_events_reach_only_the_subscribers_that_asked_for_them() {
+        let hub = EventHub::new(8);
+        let mut orders = hub.subscribe(&["A".into()], SUBSCRIBE_ORDER);
+        let mut both = hub.subscribe(&["A".into()], ALL);
+        hub.publish(event("A"));
+        hub.publish(TradeEvent::position("A".into(), "1-position".into(), 0, "{}".into()));
+        let types = |s: &mut Subscription| {
+            std::iter::from_fn(|| s.events.try_recv().ok())
+                .map(|e| e.subscribe_type)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(types(&mut orders), [SUBSCRIBE_ORDER]);
+        assert_eq!(types(&mut both), [SUBSCRIBE_ORDER, SUBSCRIBE_POSITION]);
     }
 }

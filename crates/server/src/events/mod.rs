@@ -13,6 +13,7 @@
 
 pub mod hub;
 pub mod proto;
+pub mod slots;
 
 use std::future::Future as _;
 use std::pin::Pin;
@@ -48,7 +49,8 @@ pub struct EventsConfig {
     /// How many events a subscriber may fall behind before its stream is ended with
     /// `UNAVAILABLE`.
     pub buffer: usize,
-    /// Open streams per app; one more is refused with `NumOfConnExceed`.
+    /// Open streams per app, on every node sharing Redis (else on this node); one more is
+    /// refused with `NumOfConnExceed`.
     pub max_streams_per_app: usize,
 }
 
@@ -102,48 +104,55 @@ impl From<ApiError> for Refusal {
 
 async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<tonic::Response<EventStream>, Status> {
     let (metadata, _, bytes) = request.into_parts();
+    let (app_key, accounts, subscribe_type) = match authenticate(&state, metadata.into_headers(), &bytes).await {
+        Ok(subscription) => subscription,
+        Err(refusal) => return Ok(refused(event_type::AUTH_ERROR, refusal)),
+    };
+    let max = state.config.events.max_streams_per_app;
+    let slot = match state.event_slots.open(&app_key, max).await {
+        Ok(Some(slot)) => slot,
+        Ok(None) => {
+            let error = ApiError::new(
+                ErrorCode::TooManyRequests,
+                format!("this app has {max} open trade-events streams, the most allowed: close one first"),
+            );
+            let code = Code::ResourceExhausted;
+            return Ok(refused(event_type::NUM_OF_CONN_EXCEED, Refusal { error, code }));
+        }
+        Err(e) => return Ok(refused(event_type::AUTH_ERROR, ApiError::from(e).into())),
+    };
     let (sender, receiver) = mpsc::channel(OUTGOING);
     let (cut, cut_off) = oneshot::channel();
-    match authenticate(&state, metadata.into_headers(), &bytes).await {
-        Ok((app_key, accounts, subscribe_type)) => {
-            let max = state.config.events.max_streams_per_app;
-            let Some(slot) = state.events.open_stream(&app_key, max) else {
-                let body = serde_json::json!({
-                    "error_code": ErrorCode::TooManyRequests.as_str(),
-                    "message": format!("this app has {max} open trade-events streams, the most allowed: close one first"),
-                });
-                let _ = sender.try_send(Ok(message(event_type::NUM_OF_CONN_EXCEED, 0, body.to_string())));
-                let _ = sender.try_send(Err(Status::resource_exhausted("too many open streams for this app")));
-                return Ok(tonic::Response::new(EventStream {
-                    receiver,
-                    cut_off: None,
-                    ended: false,
-                }));
-            };
-            // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
-            let events = state.events.subscribe(&accounts);
-            let orders = subscribe_type & proto::SUBSCRIBE_ORDER != 0;
-            let config = state.config.events;
-            let metrics = state.metrics.clone();
-            metrics.event_stream(true, false);
-            tokio::spawn(async move {
-                let cut_off = stream(config, events, orders, sender, cut).await;
-                metrics.event_stream(false, cut_off);
-                drop(slot);
-            });
-        }
-        Err(Refusal { error, code }) => {
-            tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
-            let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
-            let _ = sender.try_send(Ok(message(event_type::AUTH_ERROR, 0, body.to_string())));
-            let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
-        }
-    }
+    // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
+    let events = state.events.subscribe(&accounts, subscribe_type);
+    let config = state.config.events;
+    let metrics = state.metrics.clone();
+    metrics.event_stream(true, false);
+    tokio::spawn(async move {
+        let cut_off = stream(config, events, sender, cut).await;
+        metrics.event_stream(false, cut_off);
+        drop(slot);
+    });
     Ok(tonic::Response::new(EventStream {
         receiver,
         cut_off: Some(cut_off),
         ended: false,
     }))
+}
+
+/// The stream of a refused subscription: one message of `event_type` (`AuthError` or
+/// `NumOfConnExceed`) whose payload is the HTTP error body, then the refusal's status.
+fn refused(event_type: i32, Refusal { error, code }: Refusal) -> tonic::Response<EventStream> {
+    tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
+    let (sender, receiver) = mpsc::channel(2);
+    let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
+    let _ = sender.try_send(Ok(message(event_type, 0, body.to_string())));
+    let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
+    tonic::Response::new(EventStream {
+        receiver,
+        cut_off: None,
+        ended: false,
+    })
 }
 
 /// The subscription's checks, cheapest first as for HTTP. Answers the app, the accounts
@@ -241,15 +250,14 @@ async fn authenticate(
 /// Responses a subscription holds that its client has not taken yet.
 const OUTGOING: usize = 16;
 
-/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the order
-/// events of its accounts (when `orders`). Only this task waits for its client: a subscriber
+/// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the events
+/// of its accounts and subscribe types. Only this task waits for its client: a subscriber
 /// that fell more than the hub's capacity behind, or whose hub closed, is cut off through `cut`
 /// with `UNAVAILABLE`, ahead of what it had not read. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
     mut subscription: hub::Subscription,
-    orders: bool,
     sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Status>,
 ) -> bool {
@@ -280,14 +288,13 @@ async fn stream(
                 }
                 // Waits for its client (a burst of fills may outrun it for a moment), never
                 // longer than the hub lets it fall behind.
-                Some(event) if orders => tokio::select! {
+                Some(event) => tokio::select! {
                     permit = sender.reserve() => match permit {
                         Ok(permit) => permit.send(Ok(event.message.clone())),
                         Err(_) => return false,
                     },
                     () = subscription.cut.notified() => break lagged(config),
                 },
-                Some(_) => {}
                 None => {
                     let _ = cut.send(Status::unavailable("the server is shutting down; subscribe again"));
                     return false;
@@ -354,8 +361,8 @@ mod tests {
 
     use super::*;
 
-    fn event(account: &str, n: usize) -> hub::OrderEvent {
-        hub::OrderEvent::new(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
+    fn event(account: &str, n: usize) -> hub::TradeEvent {
+        hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
     }
 
     fn open(hub: &hub::EventHub) -> EventStream {
@@ -365,7 +372,12 @@ mod tests {
             ping_interval: Duration::from_secs(3600),
             ..EventsConfig::default()
         };
-        tokio::spawn(stream(config, hub.subscribe(&["A".into()]), true, sender, cut));
+        tokio::spawn(stream(
+            config,
+            hub.subscribe(&["A".into()], proto::SUBSCRIBE_ORDER),
+            sender,
+            cut,
+        ));
         EventStream {
             receiver,
             cut_off: Some(cut_off),

@@ -1,6 +1,7 @@
 //! The trade-events subscription over gRPC (catalog §12), spoken to with tonic on the HTTP
 //! address and signed as the official client signs it: SubscribeSuccess, pings, the events of
-//! a fill and a cancel, and the refusals (AuthError, then UNAUTHENTICATED or PERMISSION_DENIED).
+//! a fill and a cancel, the position events of fills for the subscriptions that ask for them,
+//! and the refusals (AuthError, then UNAUTHENTICATED or PERMISSION_DENIED).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -25,6 +26,9 @@ pub fn nonce() -> String {
     format!("{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
+/// What `TradeEventsClient` asks for: order, position and option events.
+const EVERY_TYPE: u32 = 7;
+
 /// Subscribes as `TradeEventsClient.do_subscribe(accounts)` does, with `nonce`, to the server at
 /// `addr` (`HOST:PORT`).
 pub async fn subscribe_with(
@@ -35,16 +39,23 @@ pub async fn subscribe_with(
     nonce: &str,
 ) -> Result<Streaming<SubscribeResponse>, Status> {
     let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{addr}")).unwrap();
-    open(endpoint, signed_request(app_key, secret, accounts, nonce)).await
+    open(endpoint, signed_request(app_key, secret, accounts, nonce, EVERY_TYPE)).await
 }
 
-/// The subscription `TradeEventsClient.do_subscribe(accounts)` sends, signed.
-fn signed_request(app_key: &str, secret: &str, accounts: &[&str], nonce: &str) -> tonic::Request<Bytes> {
+/// The subscription `TradeEventsClient.do_subscribe(accounts)` sends, signed, asking for
+/// `subscribe_type` (a bit set: 1 orders, 2 positions).
+fn signed_request(
+    app_key: &str,
+    secret: &str,
+    accounts: &[&str],
+    nonce: &str,
+    subscribe_type: u32,
+) -> tonic::Request<Bytes> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap();
     let request = SubscribeRequest {
-        subscribe_type: 7,
+        subscribe_type,
         timestamp: i64::try_from(now.as_millis()).unwrap(),
         accounts: accounts.iter().map(ToString::to_string).collect(),
         ..SubscribeRequest::default()
@@ -86,16 +97,14 @@ async fn open(
 }
 
 async fn subscribe(server: &TestServer, accounts: &[&str]) -> Streaming<SubscribeResponse> {
+    subscribe_to(server, accounts, EVERY_TYPE).await
+}
+
+async fn subscribe_to(server: &TestServer, accounts: &[&str], subscribe_type: u32) -> Streaming<SubscribeResponse> {
     let secret = server.app.app_secret.expose_secret().to_owned();
-    subscribe_with(
-        &server.addr.to_string(),
-        &server.app.app_key,
-        &secret,
-        accounts,
-        &nonce(),
-    )
-    .await
-    .expect("a stream")
+    let endpoint = tonic::transport::Endpoint::from_shared(server.endpoint.clone()).unwrap();
+    let request = signed_request(&server.app.app_key, &secret, accounts, &nonce(), subscribe_type);
+    open(endpoint, request).await.expect("a stream")
 }
 
 /// The next message within 5 s (`None` when the stream ended OK).
@@ -105,14 +114,27 @@ pub async fn next(stream: &mut Streaming<SubscribeResponse>) -> Result<Option<Su
         .expect("a message within 5 s")
 }
 
-/// The next order event, skipping pings.
+/// The next order event, skipping pings and position events.
 pub async fn next_order_event(stream: &mut Streaming<SubscribeResponse>) -> (SubscribeResponse, Value) {
+    loop {
+        let (m, payload) = next_event(stream).await;
+        if m.event_type == 1024 {
+            return (m, payload);
+        }
+    }
+}
+
+/// The next order or position event, skipping pings.
+pub async fn next_event(stream: &mut Streaming<SubscribeResponse>) -> (SubscribeResponse, Value) {
     loop {
         let m = next(stream).await.unwrap().expect("an open stream");
         if m.event_type == 1 {
             continue;
         }
-        assert_eq!((m.event_type, m.subscribe_type), (1024, 1), "{m:?}");
+        assert!(
+            [(1024, 1), (1028, 2)].contains(&(m.event_type, m.subscribe_type)),
+            "{m:?}"
+        );
         assert_eq!(m.content_type, "application/json");
         assert!(!m.request_id.is_empty());
         let payload: Value = serde_json::from_str(&m.payload).unwrap();
@@ -338,7 +360,7 @@ async fn a_subscriber_that_never_reads_is_cut_off_and_another_receives_every_eve
         .initial_stream_window_size(65_535)
         .initial_connection_window_size(65_535);
     let secret = server.app.app_secret.expose_secret().to_owned();
-    let request = signed_request(&server.app.app_key, &secret, &[&account], &nonce());
+    let request = signed_request(&server.app.app_key, &secret, &[&account], &nonce(), EVERY_TYPE);
     let mut sleeper = open(endpoint, request).await.unwrap();
     let mut reader = subscribe(&server, &[&account]).await;
     assert_eq!(next(&mut sleeper).await.unwrap().unwrap().event_type, 0);
@@ -452,4 +474,122 @@ async fn subscriptions_spend_the_apps_rate_limit() {
     let addr = server.addr.to_string();
     let second = subscribe_with(&addr, &server.app.app_key, &secret, &[&account], &nonce()).await;
     assert_refused(second, "TOO_MANY_REQUESTS", Code::ResourceExhausted).await;
+}
+
+/// A decimal field of a payload or a position.
+fn decimal(value: &Value) -> Decimal {
+    value.as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn position_events_follow_each_fill_only_for_the_subscriptions_that_ask_for_them() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    let mut both = subscribe_to(&server, &[&account], 1 | 2).await;
+    let mut orders_only = subscribe_to(&server, &[&account], 1).await;
+    for stream in [&mut both, &mut orders_only] {
+        assert_eq!(next(stream).await.unwrap().unwrap().event_type, 0);
+    }
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    let buy = json!({"account_id": account, "new_orders": [order("pos-buy", "MARKET", None)]});
+    let _: Value = client.post("/trading/orders/place", &buy).await.unwrap();
+    ops.market().step(1).await.unwrap();
+    let mut sell = order("pos-sell", "MARKET", None);
+    sell["side"] = json!("SELL");
+    sell["quantity"] = json!("4");
+    let _: Value = client
+        .post(
+            "/trading/orders/place",
+            &json!({"account_id": account, "new_orders": [sell]}),
+        )
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+
+    // Each fill's order event, then its position event, in commit order.
+    let mut seen = Vec::new();
+    let mut positions = Vec::new();
+    while seen.len() < 6 {
+        let (m, payload) = next_event(&mut both).await;
+        let id = payload["client_order_id"].as_str().unwrap().to_owned();
+        if m.event_type == 1028 {
+            assert_eq!(payload["request_id"], m.request_id.as_str());
+            assert_eq!(
+                (&payload["account_id"], &payload["symbol"]),
+                (&json!(account), &json!("AAPL")),
+                "{payload}"
+            );
+            seen.push(format!("{id} POSITION"));
+            positions.push(payload);
+        } else {
+            seen.push(format!("{id} {}", payload["scene_type"].as_str().unwrap()));
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "pos-buy PLACE_SUCCESS",
+            "pos-buy FINAL_FILLED",
+            "pos-buy POSITION",
+            "pos-sell PLACE_SUCCESS",
+            "pos-sell FINAL_FILLED",
+            "pos-sell POSITION"
+        ]
+    );
+    assert_eq!(decimal(&positions[0]["quantity"]), Decimal::from(10));
+    assert_eq!(decimal(&positions[1]["quantity"]), Decimal::from(6));
+    // What the positions list says after the last fill, in the same strings.
+    let listed = client.accounts().positions(&account).await.unwrap();
+    let aapl = listed.iter().find(|p| p.symbol == "AAPL").expect("an AAPL position");
+    let last = &positions[1];
+    assert_eq!(
+        (
+            last["quantity"].as_str().unwrap(),
+            last["cost_price"].as_str().unwrap(),
+            last["instrument_id"].as_str().unwrap()
+        ),
+        (
+            aapl.quantity.as_str(),
+            aapl.cost_price.as_str(),
+            aapl.instrument_id.as_str()
+        )
+    );
+    assert!(
+        decimal(&last["cost_price"]) > Decimal::from(400),
+        "the ask and a commission: {last}"
+    );
+
+    // The subscription of order events only: the same order events, then the next order's, and
+    // no position event between them.
+    let limit = json!({"account_id": account, "new_orders": [order("pos-after", "LIMIT", Some("1"))]});
+    let _: Value = client.post("/trading/orders/place", &limit).await.unwrap();
+    let mut orders_seen = Vec::new();
+    while orders_seen.len() < 5 {
+        let m = next(&mut orders_only).await.unwrap().expect("an open stream");
+        if m.event_type == 1 {
+            continue;
+        }
+        assert_eq!((m.event_type, m.subscribe_type), (1024, 1), "no position event: {m:?}");
+        let payload: Value = serde_json::from_str(&m.payload).unwrap();
+        orders_seen.push(format!(
+            "{} {}",
+            payload["client_order_id"].as_str().unwrap(),
+            payload["scene_type"].as_str().unwrap()
+        ));
+    }
+    assert_eq!(
+        orders_seen,
+        [
+            "pos-buy PLACE_SUCCESS",
+            "pos-buy FINAL_FILLED",
+            "pos-sell PLACE_SUCCESS",
+            "pos-sell FINAL_FILLED",
+            "pos-after PLACE_SUCCESS"
+        ]
+    );
 }

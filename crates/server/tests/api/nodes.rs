@@ -481,10 +481,11 @@ async fn a_database_that_goes_away_means_503_until_it_is_back_then_the_node_reco
 }
 
 /// Order events are read from the database: a subscriber on one node receives those of orders
-/// placed through, and filled by, any node: each once, and those of one order in order.
+/// placed through, and filled by, any node: each once, and those of one order in order; and
+/// each fill's position event after its order event, the position growing one share a fill.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_another() {
-    use crate::events::{next_order_event, nonce, subscribe_with};
+    use crate::events::{next_event, nonce, subscribe_with};
 
     let Some(cluster) = Cluster::start(2, running_market).await else {
         return;
@@ -519,12 +520,17 @@ async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_a
     let mut scenes: HashMap<String, Vec<String>> = HashMap::new();
     let mut done = 0;
     while done < ORDERS {
-        let (m, payload) = tokio::time::timeout(std::time::Duration::from_secs(30), next_order_event(&mut stream))
+        let (m, payload) = tokio::time::timeout(std::time::Duration::from_secs(30), next_event(&mut stream))
             .await
             .unwrap_or_else(|_| panic!("{done} orders' events of {ORDERS} after {:?}", started.elapsed()));
         assert!(request_ids.insert(m.request_id.clone()), "sent once: {payload}");
-        let scene = payload["scene_type"].as_str().unwrap().to_owned();
-        done += usize::from(scene == "FINAL_FILLED");
+        let scene = if m.event_type == 1028 {
+            done += 1;
+            assert_eq!(payload["quantity"], done.to_string(), "in commit order: {payload}");
+            "POSITION".to_owned()
+        } else {
+            payload["scene_type"].as_str().unwrap().to_owned()
+        };
         scenes
             .entry(payload["client_order_id"].as_str().unwrap().to_owned())
             .or_default()
@@ -533,7 +539,7 @@ async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_a
     placing.await.unwrap();
     assert_eq!(scenes.len(), ORDERS);
     for (id, seen) in &scenes {
-        assert_eq!(seen, &["PLACE_SUCCESS", "FINAL_FILLED"], "{id}");
+        assert_eq!(seen, &["PLACE_SUCCESS", "FINAL_FILLED", "POSITION"], "{id}");
     }
     eprintln!(
         "{} events of {ORDERS} orders in {:?}",

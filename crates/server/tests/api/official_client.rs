@@ -540,7 +540,8 @@ fn check_fundamentals(out: &serde_json::Value) {
 }
 
 #[tokio::test]
-async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wrong_secret_and_another_apps_account() {
+async fn the_official_events_client_gets_a_fill_its_position_and_a_cancel_and_is_refused_a_wrong_secret_and_another_apps_account()
+ {
     let Some(python) = python() else { return };
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
@@ -591,6 +592,29 @@ async fn the_official_events_client_gets_a_fill_and_a_cancel_and_is_refused_a_wr
     assert_eq!(payload["account_id"], account);
     assert!(payload["request_id"].is_string());
     assert!(out["fill_seconds"].as_f64().unwrap() < 3.0, "{}", out["fill_seconds"]);
+    // The client subscribes to every type (7): the fill's position event, as the list shows it.
+    let position = &out["position"];
+    assert_eq!(
+        (&position["event_type"], &position["subscribe_type"]),
+        (&json!(1028), &json!(2))
+    );
+    let listed = out["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["symbol"] == "AAPL")
+        .expect("an AAPL position");
+    let payload = &position["payload"];
+    assert_eq!(
+        (&payload["account_id"], &payload["symbol"]),
+        (&json!(account), &json!("AAPL"))
+    );
+    assert_eq!(
+        (&payload["quantity"], &payload["cost_price"]),
+        (&listed["quantity"], &listed["cost_price"]),
+        "{payload} {listed}"
+    );
+    assert!(payload["request_id"].is_string());
     assert_eq!(out["cancel"]["payload"]["scene_type"], "CANCEL_SUCCESS");
     assert_eq!(out["refused"]["code"], "UNAUTHENTICATED", "{}", out["refused"]);
     assert_eq!(out["refused_events"], 0);

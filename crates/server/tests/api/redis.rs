@@ -343,3 +343,88 @@ async fn the_shared_limiter_decides_as_the_one_in_process() {
     );
     delete_prefix(&url, &prefix).await;
 }
+
+/// The per-app cap on open trade-events streams counts the streams of every node sharing Redis:
+/// with a cap of 2, two streams on node A leave none for node B until one of them closes.
+#[tokio::test]
+async fn the_cap_on_open_event_streams_counts_every_nodes_streams() {
+    use crate::events::{next, nonce, subscribe_with};
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    started_long_ago(&url, &prefix).await;
+    let capped = |config: &mut ServerConfig| {
+        node(&url, &prefix, None)(config);
+        config.events.max_streams_per_app = 2;
+    };
+    let a = TestServer::start_with(capped).await;
+    let b = a.beside(capped).await;
+    let secret = a.app.app_secret.expose_secret().to_owned();
+    let account = a.app.account_ids[0].clone();
+    let open = |server: &TestServer| {
+        let (addr, key, secret, account) = (
+            server.addr.to_string(),
+            server.app.app_key.clone(),
+            secret.clone(),
+            account.clone(),
+        );
+        async move {
+            subscribe_with(&addr, &key, &secret, &[&account], &nonce())
+                .await
+                .unwrap()
+        }
+    };
+    let mut on_a = Vec::new();
+    for _ in 0..2 {
+        let mut stream = open(&a).await;
+        assert_eq!(
+            next(&mut stream).await.unwrap().unwrap().event_type,
+            0,
+            "SubscribeSuccess"
+        );
+        on_a.push(stream);
+    }
+    let mut refused = open(&b).await;
+    let m = next(&mut refused).await.unwrap().expect("a NumOfConnExceed message");
+    assert_eq!(m.event_type, 3, "{m:?}");
+    let body: serde_json::Value = serde_json::from_str(&m.payload).unwrap();
+    assert_eq!(body["error_code"], "TOO_MANY_REQUESTS", "{body}");
+    let status = next(&mut refused).await.expect_err("the stream ends with an error");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+
+    // Once one of A's streams is closed, its count in Redis is gone and B's subscription passes.
+    drop(on_a.pop());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut again = open(&b).await;
+        if next(&mut again).await.unwrap().unwrap().event_type == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the closed stream still counts");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    delete_prefix(&url, &prefix).await;
+}
+
+/// The streams of a node that died (never closed, never refreshed) stop counting after their
+/// time to live; a refreshed one keeps counting.
+#[tokio::test]
+async fn an_event_stream_never_refreshed_stops_counting_after_its_time_to_live() {
+    use signet_store::redis::{Redis, RedisStreams};
+    let Some(url) = redis_url() else { return };
+    let prefix = random_prefix();
+    let streams = RedisStreams::new(Redis::open(&url, &prefix).unwrap());
+    let ttl = Duration::from_secs(1);
+    assert!(streams.open("A", "dead", 2, ttl).await.unwrap());
+    assert!(streams.open("A", "alive", 2, ttl).await.unwrap());
+    assert!(!streams.open("A", "third", 2, ttl).await.unwrap(), "the cap");
+    assert!(streams.open("B", "other app", 2, ttl).await.unwrap(), "a cap per app");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    streams.refresh("A", "alive", ttl).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // `dead` expired; `alive` still counts, so one more fits, and no second.
+    assert!(streams.open("A", "third", 2, ttl).await.unwrap());
+    assert!(!streams.open("A", "fourth", 2, ttl).await.unwrap());
+    streams.close("A", "alive").await.unwrap();
+    assert!(streams.open("A", "fourth", 2, ttl).await.unwrap());
+    delete_prefix(&url, &prefix).await;
+}

@@ -274,13 +274,17 @@ def events(api, host, port, app_key, app_secret):
     if not connected.wait(10):
         raise AssertionError("no SubscribeSuccess within 10 s")
 
-    def wait_for(client_order_id, scenes, timeout=5.0):
+    def wait_for(client_order_id, scenes, timeout=5.0, event_type=1024):
         deadline = time.time() + timeout
         with changed:
             while True:
                 for event in received:
                     payload = event["payload"]
-                    if payload.get("client_order_id") == client_order_id and payload.get("scene_type") in scenes:
+                    if (
+                        event["event_type"] == event_type
+                        and payload.get("client_order_id") == client_order_id
+                        and (scenes is None or payload.get("scene_type") in scenes)
+                    ):
                         return event
                 left = deadline - time.time()
                 if left <= 0:
@@ -297,6 +301,9 @@ def events(api, host, port, app_key, app_secret):
     o.place_order(account_id, [market])
     fill = wait_for("pyEvtBuy", ("FILLED", "FINAL_FILLED"))
     fill_seconds = time.time() - placed_at
+    # The client asks for every subscribe type (7): the fill's position event follows.
+    position = wait_for("pyEvtBuy", None, event_type=1028)
+    positions = trade.account_v2.get_account_position(account_id).json()
     limit = dict(market, client_order_id="pyEvtRest", order_type="LIMIT", limit_price="300", time_in_force="GTC")
     o.place_order(account_id, [limit])
     o.cancel_order(account_id, "pyEvtRest")
@@ -324,6 +331,8 @@ def events(api, host, port, app_key, app_secret):
         "account_id": account_id,
         "fill": fill,
         "fill_seconds": fill_seconds,
+        "position": position,
+        "positions": positions,
         "cancel": cancel,
         "refused": refused,
         "refused_events": len(bad_events),

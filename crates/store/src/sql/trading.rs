@@ -54,7 +54,8 @@ async fn begin_account_change(store: &SqlStore, order_id: &str) -> Result<Option
 }
 
 /// Records a transition in the order's history, with the payload the trade-events subscription
-/// sends for it ([`events::payload`]); `after` is the order as the transition left it.
+/// sends for it ([`events::payload`]); `after` is the order as the transition left it, and
+/// `position` the payload of the position a fill left ([`events::position_payload`]).
 async fn record_event(
     tx: &mut Tx,
     after: &Order,
@@ -62,10 +63,11 @@ async fn record_event(
     from: OrderStatus,
     event: Event,
     reason: Option<&str>,
+    position: Option<String>,
 ) -> Result<(), StoreError> {
     query(
-        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason, payload)
-         VALUES ($1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = $1), $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO order_events (order_id, n, time, from_status, to_status, event, reason, payload, position_payload)
+         VALUES ($1, (SELECT COALESCE(MAX(n), 0) + 1 FROM order_events WHERE order_id = $1), $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&after.order_id)
     .bind(time_ms)
@@ -74,6 +76,7 @@ async fn record_event(
     .bind(event.as_str())
     .bind(reason)
     .bind(events::payload(after, Some(event)))
+    .bind(position)
     .execute(tx)
     .await?;
     Ok(())
@@ -116,7 +119,7 @@ async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Resul
             status,
             ..other.clone()
         };
-        record_event(tx, &after, time_ms, other.status, event, reason).await?;
+        record_event(tx, &after, time_ms, other.status, event, reason, None).await?;
     }
     Ok(())
 }
@@ -219,14 +222,14 @@ impl TradingStore for SqlStore {
             Dialect::Sqlite => (
                 "SELECT COALESCE(MAX(id), 0) + 1 FROM order_events",
                 format!(
-                    "SELECT e.id, o.account_id, e.time, e.payload, e.id, e.id + 1
+                    "SELECT e.id, o.account_id, e.time, e.payload, e.position_payload, e.id, e.id + 1
                      FROM order_events e JOIN orders o ON o.order_id = e.order_id
                      WHERE e.id >= $1 ORDER BY e.id LIMIT {EVENTS_PER_READ}"
                 ),
             ),
             Dialect::Postgres => (
                 "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-                "SELECT e.id, o.account_id, e.time, e.payload, e.changed::text::bigint,
+                "SELECT e.id, o.account_id, e.time, e.payload, e.position_payload, e.changed::text::bigint,
                         pg_snapshot_xmin(pg_current_snapshot())::text::bigint
                  FROM order_events e JOIN orders o ON o.order_id = e.order_id
                  WHERE e.changed >= $1::bigint::text::xid8 ORDER BY e.id"
@@ -243,22 +246,25 @@ impl TradingStore for SqlStore {
         };
         // SQLite reads at most EVENTS_PER_READ past its cursor; PostgreSQL's read from the
         // snapshot's xmin returns every event at or above it (it takes no limit).
-        let rows: Vec<(i64, String, i64, Option<String>, i64, i64)> = query(feed)
+        let rows: Vec<(i64, String, i64, Option<String>, Option<String>, i64, i64)> = query(feed)
             .bind(i64::try_from(since.0).unwrap_or(i64::MAX))
             .fetch_all(&self.reader)
             .await?;
         let more = self.dialect() == Dialect::Sqlite && rows.len() >= EVENTS_PER_READ;
         // SQLite: past the last row read; PostgreSQL: the read's xmin (the same in every row).
-        let cursor = rows.last().map_or(since, |row| ChangeCursor(row.5.unsigned_abs()));
+        let cursor = rows.last().map_or(since, |row| ChangeCursor(row.6.unsigned_abs()));
         let events = rows
             .into_iter()
-            .map(|(id, account_id, time_ms, payload, changed, _)| StoredEvent {
-                id,
-                account_id,
-                time_ms,
-                payload,
-                changed: changed.unsigned_abs(),
-            })
+            .map(
+                |(id, account_id, time_ms, payload, position_payload, changed, _)| StoredEvent {
+                    id,
+                    account_id,
+                    time_ms,
+                    payload,
+                    position_payload,
+                    changed: changed.unsigned_abs(),
+                },
+            )
             .collect();
         Ok(EventBatch { events, cursor, more })
     }
@@ -429,7 +435,17 @@ impl TradingStore for SqlStore {
         let updated = order_by_id(&mut tx, &order.order_id)
             .await?
             .expect("the order just updated");
-        record_event(&mut tx, &updated, fill.time_ms, order.status, effect.event, None).await?;
+        let position = events::position_payload(&updated, effect.account.holding);
+        record_event(
+            &mut tx,
+            &updated,
+            fill.time_ms,
+            order.status,
+            effect.event,
+            None,
+            position,
+        )
+        .await?;
         follow_combination(&mut tx, &updated, fill.time_ms).await?;
         tx.commit().await?;
         Ok(FillOutcome::Applied(Box::new(updated)))
@@ -492,7 +508,7 @@ impl TradingStore for SqlStore {
         .await?;
         let updated = order_by_id(&mut tx, order_id).await?;
         if let Some(updated) = &updated {
-            record_event(&mut tx, updated, time_ms, order.status, event, reason).await?;
+            record_event(&mut tx, updated, time_ms, order.status, event, reason, None).await?;
             follow_combination(&mut tx, updated, time_ms).await?;
         }
         tx.commit().await?;
