@@ -362,6 +362,8 @@ pub struct ExecutionRecord {
     /// Increasing with the time fills are applied: the listing's cursor.
     pub fill_id: i64,
     pub time_ms: i64,
+    /// The simulator's time of the fill (none for fills made before it was kept).
+    pub market_time_ms: Option<i64>,
     pub quantity: Decimal,
     pub price: Decimal,
     pub commission: Decimal,
@@ -386,6 +388,8 @@ pub struct FillRequest {
     pub price: Decimal,
     pub commission: Commission,
     pub time_ms: i64,
+    /// The simulator's time of the tick that found the fill.
+    pub market_time_ms: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,6 +4,8 @@
 
 use rust_decimal::Decimal;
 
+use std::collections::BTreeMap;
+
 use signet_model::orders::Side;
 
 use super::accounting::Holding;
@@ -80,39 +82,77 @@ pub struct PastFill {
     pub commission: Decimal,
 }
 
-/// An account's value (cash plus its positions at `price`) at each of `times`, ascending, from
-/// its cash now and its fills, oldest first. The cash before the fills is the cash now less what
-/// they brought in or took; a position is valued at `price(instrument, time)`, or at its last
-/// fill's price where that has none. Times before the first fill show the starting cash.
+impl PastFill {
+    /// What the fill did to the cash.
+    fn cash(&self) -> Decimal {
+        match self.side {
+            Side::Buy => -(self.quantity * self.price) - self.commission,
+            Side::Sell | Side::Short => self.quantity * self.price - self.commission,
+        }
+    }
+
+    /// What the fill did to the shares held.
+    fn shares(&self) -> Decimal {
+        if self.side == Side::Buy {
+            self.quantity
+        } else {
+            -self.quantity
+        }
+    }
+}
+
+/// An account's cash and shares, by instrument.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Book {
+    pub cash: Decimal,
+    pub shares: BTreeMap<i64, Decimal>,
+}
+
+impl Book {
+    /// What the account held before `fills` (those since some moment, in any order).
+    pub fn before(&self, fills: &[PastFill]) -> Book {
+        let mut book = self.clone();
+        for f in fills {
+            book.cash -= f.cash();
+            *book.shares.entry(f.instrument_id).or_default() -= f.shares();
+        }
+        book
+    }
+
+    /// The cash plus the shares at `price` (zero where it has none).
+    pub fn value(&self, price: impl Fn(i64) -> Option<Decimal>) -> Decimal {
+        let shares: Decimal = self
+            .shares
+            .iter()
+            .filter(|(_, quantity)| !quantity.is_zero())
+            .map(|(&id, &quantity)| quantity * price(id).unwrap_or_default())
+            .sum();
+        self.cash + shares
+    }
+}
+
+/// An account's value at each of `times` (ascending) from what it holds `now` and its `fills`
+/// since before the first of them, oldest first: the fills are undone, then replayed. A
+/// position is valued at `price(instrument, time)`, or at its last fill's price where that has
+/// none.
 pub fn history(
-    cash_now: Decimal,
+    now: &Book,
     fills: &[PastFill],
     times: &[i64],
     price: impl Fn(i64, i64) -> Option<Decimal>,
 ) -> Vec<(i64, Decimal)> {
-    let flow = |f: &PastFill| match f.side {
-        Side::Buy => -(f.quantity * f.price) - f.commission,
-        Side::Sell | Side::Short => f.quantity * f.price - f.commission,
-    };
-    let mut cash = cash_now - fills.iter().map(flow).sum::<Decimal>();
-    // Shares held and the last fill's price, by instrument.
-    let mut held: std::collections::BTreeMap<i64, (Decimal, Decimal)> = std::collections::BTreeMap::new();
+    let mut book = now.before(fills);
+    let mut last_fill: BTreeMap<i64, Decimal> = BTreeMap::new();
     let mut next = fills.iter().peekable();
     times
         .iter()
         .map(|&t| {
             while let Some(f) = next.next_if(|f| f.time_ms <= t) {
-                cash += flow(f);
-                let entry = held.entry(f.instrument_id).or_default();
-                entry.0 += if f.side == Side::Buy { f.quantity } else { -f.quantity };
-                entry.1 = f.price;
+                book.cash += f.cash();
+                *book.shares.entry(f.instrument_id).or_default() += f.shares();
+                last_fill.insert(f.instrument_id, f.price);
             }
-            let positions: Decimal = held
-                .iter()
-                .filter(|(_, (quantity, _))| !quantity.is_zero())
-                .map(|(&id, &(quantity, last_fill))| quantity * price(id, t).unwrap_or(last_fill))
-                .sum();
-            (t, cash + positions)
+            (t, book.value(|id| price(id, t).or_else(|| last_fill.get(&id).copied())))
         })
         .collect()
 }
@@ -162,7 +202,7 @@ mod tests {
     }
 
     #[test]
-    fn the_history_replays_fills_from_the_cash_now() {
+    fn the_history_undoes_the_fills_then_replays_them() {
         let fill = |time_ms, side, quantity: &str, price: &str| PastFill {
             time_ms,
             instrument_id: 7,
@@ -171,20 +211,32 @@ mod tests {
             price: d(price),
             commission: d("1"),
         };
-        // 1,000 cash, bought 10 at 10 (and 1 of commission), sold 4 at 12: 1,000 - 101 + 47.
+        // Held 2 shares and 1,000 cash; bought 10 at 10 (and 1 of commission), sold 4 at 12.
         let fills = [fill(100, Side::Buy, "10", "10"), fill(200, Side::Sell, "4", "12")];
-        let price = |_, t: i64| (t >= 300).then(|| d("15"));
-        let history = history(d("946"), &fills, &[50, 100, 250, 300], price);
+        let now = Book {
+            cash: d("946"),
+            shares: [(7, d("8"))].into(),
+        };
+        assert_eq!(
+            now.before(&fills),
+            Book {
+                cash: d("1000"),
+                shares: [(7, d("2"))].into()
+            }
+        );
+        let price = |_, t: i64| (t >= 300 || t < 100).then(|| d("15"));
+        let history = history(&now, &fills, &[50, 100, 250, 300], price);
         assert_eq!(
             history,
             vec![
-                (50, d("1000")),
-                // 899 cash and 10 shares at the fill's price
-                (100, d("999")),
-                // 946 cash and 6 shares at the last fill's 12
-                (250, d("1018")),
+                // 1,000 cash and 2 shares at the market's 15
+                (50, d("1030")),
+                // 899 cash and 12 shares at the fill's price
+                (100, d("1019")),
+                // 946 cash and 8 shares at the last fill's 12
+                (250, d("1042")),
                 // and at the market's 15
-                (300, d("1036")),
+                (300, d("1066")),
             ]
         );
     }

@@ -23,7 +23,9 @@ pub fn line(label: &str, points: &[(i64, f64)], marks: &[Mark], unit: &str) -> M
     let values = points.iter().map(|p| p.1).chain(marks.iter().map(|m| m.price));
     let (low, high) = values.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let pad = ((high - low) * 0.05).max(high.abs() * 0.001).max(0.01);
-    let (x0, x1) = (first.0, last.0.max(first.0 + 1));
+    let times = points.iter().map(|p| p.0).chain(marks.iter().map(|m| m.time_ms));
+    let (x0, x1) = times.fold((first.0, last.0), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let x1 = x1.max(x0 + 1);
     let mut svg = String::new();
     let drawn = draw(&mut svg, points, marks, (x0, x1), (low - pad, high + pad));
     if let Err(e) = drawn {

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use signet_domain::simulator::clock::{NewYork, utc_ms_of};
 use signet_domain::times::format_ms;
 use signet_domain::trading::order::Order;
-use signet_domain::trading::valuation::{self, PastFill};
+use signet_domain::trading::valuation::{self, Book, PastFill};
 use signet_model::AccountType;
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
@@ -30,8 +30,8 @@ use crate::app::AppState;
 
 /// Orders an account page lists.
 const ORDERS_SHOWN: u32 = 50;
-/// Fills the value chart replays, newest first (an account with more shows the recent ones).
-const FILLS_REPLAYED: u32 = 20_000;
+/// Fills the charts read, newest first (an account with more shows the recent ones).
+const FILLS_REPLAYED: usize = 20_000;
 /// Points of the value chart.
 const VALUE_POINTS: i64 = 120;
 
@@ -51,22 +51,35 @@ fn f64_of(d: Decimal) -> f64 {
 struct Valued {
     holdings: crate::trading::assets::Holdings,
     totals: valuation::Totals,
-    /// Positions' change since the previous close: quantity × (last − previous close).
+    book: Book,
+    /// The change of the value since the simulated day's start.
     today: Decimal,
 }
 
 async fn valued(state: &AppState, account: &AccountRecord) -> Result<Valued, ConsoleError> {
     let holdings = crate::trading::assets::holdings_of(state, account).await?;
     let totals = valuation::totals(holdings.cash, holdings.positions.iter().map(|(_, v)| v));
+    let book = Book {
+        cash: holdings.cash,
+        shares: holdings
+            .positions
+            .iter()
+            .map(|(p, v)| (p.instrument_id, v.quantity))
+            .collect(),
+    };
+    // Today's P&L: the value now less the value at the start of the simulated day, of what the
+    // account held then at the previous close.
     let now = state.market.now_ms();
-    let today = holdings
-        .positions
-        .iter()
-        .filter_map(|(p, v)| Some(v.quantity * (v.price - state.market.quote_of(p.instrument_id, now)?.pre_close)))
-        .sum();
+    let day_start = utc_ms_of(NewYork::of(now).day, 0);
+    let today_fills = fills(state, &account.account_id, Some(day_start), None).await?;
+    let at_start = book
+        .before(&past_fills(&today_fills))
+        .value(|id| state.market.quote_of(id, now).map(|q| q.pre_close));
+    let today = totals.net_liquidation - at_start;
     Ok(Valued {
         holdings,
         totals,
+        book,
         today,
     })
 }
@@ -191,7 +204,7 @@ pub async fn account(
     for event in state.store.order_timelines(&ids).await? {
         timelines.entry(event.order_id.clone()).or_default().push(event);
     }
-    let fills = fills(&state, &account.account_id, None).await?;
+    let fills = fills(&state, &account.account_id, None, None).await?;
     let body = html! {
         section #summary data-live aria-label="Balance" {
             dl.figures {
@@ -227,7 +240,7 @@ pub async fn account(
         }
         section #value data-live aria-labelledby="value-title" {
             h2 #value-title { "Value over time" }
-            (charts::line("Account value", &value_history(&state, v.totals.cash, &fills), &[], " USD"))
+            (charts::line("Account value", &value_history(&state, &v.book, &fills), &[], " USD"))
         }
         section aria-labelledby="orders-title" {
             h2 #orders-title { "Orders" }
@@ -297,56 +310,80 @@ fn event_detail(e: &TimelineEvent) -> String {
     }
 }
 
-/// The account's fills, oldest first (of `instrument` only when given).
+/// The account's fills since `since` on the simulator's clock (all of them without it, up to
+/// [`FILLS_REPLAYED`]), oldest first; of `instrument` only when given. Read newest first, a
+/// page at a time, until a fill is older.
 async fn fills(
     state: &AppState,
     account_id: &str,
+    since: Option<i64>,
     instrument: Option<i64>,
 ) -> Result<Vec<ExecutionRecord>, ConsoleError> {
-    let mut fills = state
-        .store
-        .executions(&ExecutionQuery {
-            account_id: account_id.to_owned(),
-            client_order_id: None,
-            from_ms: None,
-            to_ms: None,
-            before_fill_id: None,
-            limit: FILLS_REPLAYED,
-        })
-        .await?;
-    fills.retain(|f| instrument.is_none_or(|id| f.order.instrument_id == id));
+    const PAGE: u32 = 500;
+    let mut fills = Vec::new();
+    let mut before_fill_id = None;
+    loop {
+        let page = state
+            .store
+            .executions(&ExecutionQuery {
+                account_id: account_id.to_owned(),
+                client_order_id: None,
+                from_ms: None,
+                to_ms: None,
+                before_fill_id,
+                limit: PAGE,
+            })
+            .await?;
+        let done = page.len() < PAGE as usize || fills.len() + page.len() >= FILLS_REPLAYED;
+        before_fill_id = page.last().map(|f| f.fill_id);
+        let mut older = false;
+        for f in page {
+            if since.is_some_and(|since| market_time(&f) < since) {
+                older = true;
+            } else if instrument.is_none_or(|id| f.order.instrument_id == id) {
+                fills.push(f);
+            }
+        }
+        if done || older {
+            break;
+        }
+    }
     fills.reverse();
     Ok(fills)
 }
 
-/// The account's value from its first fill (or the last hour) to now. Fills are stamped with
-/// the wall clock while the simulator keeps its own: between fills a position is valued at its
-/// last fill's price, and now at the simulator's last price (what the balance call answers).
-fn value_history(state: &AppState, cash_now: Decimal, fills: &[ExecutionRecord]) -> Vec<(i64, f64)> {
-    let now = signet_domain::simulator::clock::wall_clock_ms();
-    let start = fills.first().map_or(now - 3_600_000, |f| f.time_ms.min(now - 60_000));
-    let times: Vec<i64> = (0..=VALUE_POINTS)
-        .map(|i| start + (now - start) * i / VALUE_POINTS)
-        .collect();
-    let market_now = state.market.now_ms();
-    let past: Vec<PastFill> = fills
+/// When a fill happened on the simulator's clock (its wall-clock time for fills made before that
+/// was kept).
+fn market_time(f: &ExecutionRecord) -> i64 {
+    f.market_time_ms.unwrap_or(f.time_ms)
+}
+
+fn past_fills(fills: &[ExecutionRecord]) -> Vec<PastFill> {
+    fills
         .iter()
         .map(|f| PastFill {
-            time_ms: f.time_ms,
+            time_ms: market_time(f),
             instrument_id: f.order.instrument_id,
             side: f.order.side,
             quantity: f.quantity,
             price: f.price,
             commission: f.commission,
         })
+        .collect()
+}
+
+/// The account's value on the simulator's clock, from its first fill (or the hour before) to
+/// now, at the simulator's prices.
+fn value_history(state: &AppState, now_held: &Book, fills: &[ExecutionRecord]) -> Vec<(i64, f64)> {
+    let now = state.market.now_ms();
+    let start = fills
+        .first()
+        .map_or(now - 3_600_000, |f| market_time(f).min(now - 60_000));
+    let times: Vec<i64> = (0..=VALUE_POINTS)
+        .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
-    let price = |id, t| {
-        (t >= now)
-            .then(|| state.market.quote_of(id, market_now))
-            .flatten()
-            .map(|q| q.last)
-    };
-    valuation::history(cash_now, &past, &times, price)
+    let price = |id, t| state.market.quote_of(id, t).map(|q| q.last);
+    valuation::history(now_held, &past_fills(fills), &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))
         .collect()
@@ -424,17 +461,18 @@ async fn quote_section(
 ) -> Result<Markup, ConsoleError> {
     let quote = crate::market::to_wire(&state.market, &state.market.quote(symbol)?);
     let fills = match account {
-        Some(a) => fills(state, &a.account_id, Some(instrument_id)).await?,
+        Some(a) => fills(state, &a.account_id, None, Some(instrument_id)).await?,
         None => Vec::new(),
     };
     let mark = |f: &ExecutionRecord| Mark {
-        time_ms: f.time_ms,
+        time_ms: market_time(f),
         price: f64_of(f.price),
         buy: f.order.side == signet_model::orders::Side::Buy,
     };
     let now = state.market.now_ms();
     let today = NewYork::of(now).day;
-    let intraday: Vec<(i64, f64)> = match state.market.plan_today(instrument_id) {
+    // The day's one-minute closes, then the quote now (a pinned price among them).
+    let mut intraday: Vec<(i64, f64)> = match state.market.plan_today(instrument_id) {
         Some(plan) => state
             .market
             .candles(instrument_id, &plan, 60, NewYork::of(now).second + 1)
@@ -443,9 +481,12 @@ async fn quote_section(
             .collect(),
         None => Vec::new(),
     };
+    if !intraday.is_empty() {
+        intraday.push((now, quote.last.parse().unwrap_or_default()));
+    }
     let intraday_marks: Vec<Mark> = fills
         .iter()
-        .filter(|f| NewYork::of(f.time_ms).day == today)
+        .filter(|f| NewYork::of(market_time(f)).day == today)
         .map(mark)
         .collect();
     let daily: Vec<(i64, f64)> = state

@@ -116,6 +116,7 @@ impl Engine {
                     price,
                     commission: self.commission,
                     time_ms: wall_clock_ms(),
+                    market_time_ms: now_ms,
                 };
                 let outcome = self.store.apply_fill(&fill).await;
                 self.reservations.forget(&order.account_id);

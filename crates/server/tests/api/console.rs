@@ -249,6 +249,14 @@ async fn the_account_page_shows_an_orders_events_and_filters() {
         "the position's average cost as the API answers it ({cost})"
     );
     assert!(html.contains("Account value: from"), "the value chart");
+    // Everything happened today: today's P&L is the value now less the starting cash.
+    let balance = client.accounts().balance(&account).await.unwrap();
+    let value: rust_decimal::Decimal = balance.total_net_liquidation_value.parse().unwrap();
+    let today = format!(
+        "Today's P&amp;L</dt><dd>{:.2}</dd>",
+        (value - rust_decimal::Decimal::from(100_000)).round_dp(2)
+    );
+    assert!(html.contains(&today), "{today}");
 
     let (_, filtered) = page(&server, &session, &format!("{path}?symbol=msft&status=FILLED")).await;
     assert!(filtered.contains("console-msft") && !filtered.contains("console-aapl"));

@@ -286,14 +286,15 @@ async fn a_person_follows_and_drives_the_server_in_a_browser() {
     )
     .await;
     assert_eq!(ops.market().quote("AAPL").await.unwrap().last, "321.09");
+    // The fill, marked on today's chart and on the daily one.
     let marks = browser
         .execute(
-            "return document.querySelectorAll('#quote svg polygon, #quote svg path').length;",
+            "return [...document.querySelectorAll('#quote figure')].map(f => f.querySelectorAll('polygon').length);",
             vec![],
         )
         .await
         .unwrap();
-    assert!(marks.as_u64().unwrap() >= 1, "the fill is marked on the chart: {marks}");
+    assert_eq!(marks, json!([1, 1]), "the fill is marked on both charts");
     check_page(&browser, "market").await;
 
     // A refused signature, explained on the Requests page.

@@ -12,3 +12,8 @@ CREATE TABLE console_sessions (
     created_at   INTEGER NOT NULL,
     last_seen    INTEGER NOT NULL
 );
+
+-- The simulated time of each fill (fills are stamped with the wall clock), so that the console
+-- marks fills on the simulator's price charts and values an account at the simulator's prices.
+-- NULL for the fills of the steps before this one.
+ALTER TABLE fills ADD COLUMN market_time INTEGER;
