@@ -167,6 +167,15 @@ pub trait ConsoleStore: Send + Sync {
     async fn delete_console_session(&self, session_hash: &str) -> Result<(), StoreError>;
     /// The events of these orders, each order's in order: the console's order timelines.
     async fn order_timelines(&self, order_ids: &[String]) -> Result<Vec<TimelineEvent>, StoreError>;
+    /// The account's last `limit` fills at or after `since` on the simulator's clock (of one
+    /// instrument when given), oldest first, with their simulator time: the console's charts.
+    async fn account_fills(
+        &self,
+        account_id: &str,
+        since: Option<i64>,
+        instrument_id: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<signet_domain::trading::valuation::PastFill>, StoreError>;
 }
 
 /// One event of an order as its timeline shows it.
@@ -362,8 +371,6 @@ pub struct ExecutionRecord {
     /// Increasing with the time fills are applied: the listing's cursor.
     pub fill_id: i64,
     pub time_ms: i64,
-    /// The simulator's time of the fill (none for fills made before it was kept).
-    pub market_time_ms: Option<i64>,
     pub quantity: Decimal,
     pub price: Decimal,
     pub commission: Decimal,

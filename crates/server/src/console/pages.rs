@@ -19,7 +19,7 @@ use signet_domain::trading::valuation::{self, Book, PastFill};
 use signet_model::AccountType;
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
-use signet_store::{AccountRecord, ExecutionQuery, ExecutionRecord, OrderQuery, TimelineEvent, TokenSelector};
+use signet_store::{AccountRecord, OrderQuery, TimelineEvent, TokenSelector};
 
 use super::access::Session;
 use super::charts::{self, Mark};
@@ -30,8 +30,11 @@ use crate::app::AppState;
 
 /// Orders an account page lists.
 const ORDERS_SHOWN: u32 = 50;
-/// Fills the charts read, newest first (an account with more shows the recent ones).
-const FILLS_REPLAYED: usize = 20_000;
+/// Fills the charts and today's P&L read, newest first: an account with more shows its
+/// recent history only (and today's P&L counts only these of today's).
+const FILLS_READ: u32 = 20_000;
+/// Fills a price chart marks, the newest.
+const MARKS_SHOWN: usize = 200;
 /// Points of the value chart.
 const VALUE_POINTS: i64 = 120;
 
@@ -56,7 +59,9 @@ struct Valued {
     today: Decimal,
 }
 
-async fn valued(state: &AppState, account: &AccountRecord) -> Result<Valued, ConsoleError> {
+/// Values an account; `fills` are its fills (oldest first) since the start of the simulated
+/// day at least, or `None` to read them.
+async fn valued(state: &AppState, account: &AccountRecord, fills: Option<&[PastFill]>) -> Result<Valued, ConsoleError> {
     let holdings = crate::trading::assets::holdings_of(state, account).await?;
     let totals = valuation::totals(holdings.cash, holdings.positions.iter().map(|(_, v)| v));
     let book = Book {
@@ -71,9 +76,17 @@ async fn valued(state: &AppState, account: &AccountRecord) -> Result<Valued, Con
     // account held then at the previous close.
     let now = state.market.now_ms();
     let day_start = utc_ms_of(NewYork::of(now).day, 0);
-    let today_fills = fills(state, &account.account_id, Some(day_start), None).await?;
+    let today_fills = match fills {
+        Some(fills) => fills.iter().filter(|f| f.time_ms >= day_start).copied().collect(),
+        None => {
+            state
+                .store
+                .account_fills(&account.account_id, Some(day_start), None, FILLS_READ)
+                .await?
+        }
+    };
     let at_start = book
-        .before(&past_fills(&today_fills))
+        .before(&today_fills)
         .value(|id| state.market.quote_of(id, now).map(|q| q.pre_close));
     let today = totals.net_liquidation - at_start;
     Ok(Valued {
@@ -90,7 +103,7 @@ pub async fn overview(State(state): State<AppState>, session: Session) -> Result
     let accounts = state.store.accounts(None).await?;
     let mut rows = Vec::with_capacity(accounts.len());
     for account in &accounts {
-        rows.push((account, valued(&state, account).await?));
+        rows.push((account, valued(&state, account, None).await?));
     }
     let name_of: HashMap<&str, &str> = apps.iter().map(|a| (a.app_key.as_str(), a.name.as_str())).collect();
     let body = html! {
@@ -183,7 +196,11 @@ pub async fn account(
     Query(filter): Query<OrderFilter>,
 ) -> Result<Markup, ConsoleError> {
     let account = state.store.account(&account_id).await?.ok_or(ConsoleError::NotFound)?;
-    let v = valued(&state, &account).await?;
+    let fills = state
+        .store
+        .account_fills(&account.account_id, None, None, FILLS_READ)
+        .await?;
+    let v = valued(&state, &account, Some(&fills)).await?;
     let status = given(filter.status.as_deref()).filter(|s| OrderStatus::parse(s).is_some());
     let symbol = given(filter.symbol.as_deref());
     let orders = state
@@ -204,7 +221,6 @@ pub async fn account(
     for event in state.store.order_timelines(&ids).await? {
         timelines.entry(event.order_id.clone()).or_default().push(event);
     }
-    let fills = fills(&state, &account.account_id, None, None).await?;
     let body = html! {
         section #summary data-live aria-label="Balance" {
             dl.figures {
@@ -310,80 +326,16 @@ fn event_detail(e: &TimelineEvent) -> String {
     }
 }
 
-/// The account's fills since `since` on the simulator's clock (all of them without it, up to
-/// [`FILLS_REPLAYED`]), oldest first; of `instrument` only when given. Read newest first, a
-/// page at a time, until a fill is older.
-async fn fills(
-    state: &AppState,
-    account_id: &str,
-    since: Option<i64>,
-    instrument: Option<i64>,
-) -> Result<Vec<ExecutionRecord>, ConsoleError> {
-    const PAGE: u32 = 500;
-    let mut fills = Vec::new();
-    let mut before_fill_id = None;
-    loop {
-        let page = state
-            .store
-            .executions(&ExecutionQuery {
-                account_id: account_id.to_owned(),
-                client_order_id: None,
-                from_ms: None,
-                to_ms: None,
-                before_fill_id,
-                limit: PAGE,
-            })
-            .await?;
-        let done = page.len() < PAGE as usize || fills.len() + page.len() >= FILLS_REPLAYED;
-        before_fill_id = page.last().map(|f| f.fill_id);
-        let mut older = false;
-        for f in page {
-            if since.is_some_and(|since| market_time(&f) < since) {
-                older = true;
-            } else if instrument.is_none_or(|id| f.order.instrument_id == id) {
-                fills.push(f);
-            }
-        }
-        if done || older {
-            break;
-        }
-    }
-    fills.reverse();
-    Ok(fills)
-}
-
-/// When a fill happened on the simulator's clock (its wall-clock time for fills made before that
-/// was kept).
-fn market_time(f: &ExecutionRecord) -> i64 {
-    f.market_time_ms.unwrap_or(f.time_ms)
-}
-
-fn past_fills(fills: &[ExecutionRecord]) -> Vec<PastFill> {
-    fills
-        .iter()
-        .map(|f| PastFill {
-            time_ms: market_time(f),
-            instrument_id: f.order.instrument_id,
-            side: f.order.side,
-            quantity: f.quantity,
-            price: f.price,
-            commission: f.commission,
-        })
-        .collect()
-}
-
 /// The account's value on the simulator's clock, from its first fill (or the hour before) to
 /// now, at the simulator's prices.
-fn value_history(state: &AppState, now_held: &Book, fills: &[ExecutionRecord]) -> Vec<(i64, f64)> {
+fn value_history(state: &AppState, now_held: &Book, fills: &[PastFill]) -> Vec<(i64, f64)> {
     let now = state.market.now_ms();
-    let start = fills
-        .first()
-        .map_or(now - 3_600_000, |f| market_time(f).min(now - 60_000));
+    let start = fills.first().map_or(now - 3_600_000, |f| f.time_ms.min(now - 60_000));
     let times: Vec<i64> = (0..=VALUE_POINTS)
         .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
     let price = |id, t| state.market.quote_of(id, t).map(|q| q.last);
-    valuation::history(now_held, &past_fills(fills), &times, price)
+    valuation::history(now_held, fills, &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))
         .collect()
@@ -461,13 +413,18 @@ async fn quote_section(
 ) -> Result<Markup, ConsoleError> {
     let quote = crate::market::to_wire(&state.market, &state.market.quote(symbol)?);
     let fills = match account {
-        Some(a) => fills(state, &a.account_id, None, Some(instrument_id)).await?,
+        Some(a) => {
+            state
+                .store
+                .account_fills(&a.account_id, None, Some(instrument_id), FILLS_READ)
+                .await?
+        }
         None => Vec::new(),
     };
-    let mark = |f: &ExecutionRecord| Mark {
-        time_ms: market_time(f),
+    let mark = |f: &PastFill| Mark {
+        time_ms: f.time_ms,
         price: f64_of(f.price),
-        buy: f.order.side == signet_model::orders::Side::Buy,
+        buy: f.side == signet_model::orders::Side::Buy,
     };
     let now = state.market.now_ms();
     let today = NewYork::of(now).day;
@@ -484,11 +441,12 @@ async fn quote_section(
     if !intraday.is_empty() {
         intraday.push((now, quote.last.parse().unwrap_or_default()));
     }
-    let intraday_marks: Vec<Mark> = fills
-        .iter()
-        .filter(|f| NewYork::of(market_time(f)).day == today)
-        .map(mark)
-        .collect();
+    let newest = |fills: &mut dyn Iterator<Item = &PastFill>| -> Vec<Mark> {
+        let marks: Vec<Mark> = fills.map(mark).collect();
+        let skip = marks.len().saturating_sub(MARKS_SHOWN);
+        marks.into_iter().skip(skip).collect()
+    };
+    let intraday_marks = newest(&mut fills.iter().filter(|f| NewYork::of(f.time_ms).day == today));
     let daily: Vec<(i64, f64)> = state
         .store
         .daily_bars(instrument_id, today - 365, today)
@@ -496,7 +454,7 @@ async fn quote_section(
         .iter()
         .map(|b| (utc_ms_of(b.day, 16 * 3600), micros(b.close)))
         .collect();
-    let daily_marks: Vec<Mark> = fills.iter().map(mark).collect();
+    let daily_marks = newest(&mut fills.iter());
     Ok(html! {
         div #quote data-live {
             dl.figures {

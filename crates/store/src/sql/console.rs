@@ -1,7 +1,12 @@
 use async_trait::async_trait;
+use rust_decimal::Decimal;
+use signet_domain::trading::valuation::PastFill;
+use signet_model::orders::Side;
+use signet_model::wire::WireEnum;
 
 use super::SqlStore;
 use super::query::query;
+use crate::rows::parse_column;
 use crate::{ConsoleStore, StoreError, TimelineEvent};
 
 /// A session's `last_seen` is written again only when it is older than this, so that a page
@@ -90,5 +95,42 @@ impl ConsoleStore for SqlStore {
             events = events.bind(id);
         }
         events.fetch_all(&self.reader).await
+    }
+
+    async fn account_fills(
+        &self,
+        account_id: &str,
+        since: Option<i64>,
+        instrument_id: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<PastFill>, StoreError> {
+        // Fills made before their simulator time was kept count at their wall-clock time.
+        let rows: Vec<(i64, i64, String, String, String, String)> = query(
+            "SELECT COALESCE(f.market_time, f.time), o.instrument_id, o.side, f.quantity, f.price, f.commission
+             FROM fills f JOIN orders o ON o.order_id = f.order_id
+             WHERE o.account_id = $1 AND ($2 IS NULL OR o.instrument_id = $2)
+               AND ($3 IS NULL OR COALESCE(f.market_time, f.time) >= $3)
+             ORDER BY f.fill_id DESC LIMIT $4",
+        )
+        .bind(account_id)
+        .bind(instrument_id)
+        .bind(since)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reader)
+        .await?;
+        let decimal = |name: &str, text: &str| parse_column(name, text, |t| t.parse::<Decimal>().ok());
+        rows.into_iter()
+            .rev()
+            .map(|(time_ms, instrument_id, side, quantity, price, commission)| {
+                Ok(PastFill {
+                    time_ms,
+                    instrument_id,
+                    side: parse_column("side", &side, Side::parse)?,
+                    quantity: decimal("quantity", &quantity)?,
+                    price: decimal("price", &price)?,
+                    commission: decimal("commission", &commission)?,
+                })
+            })
+            .collect()
     }
 }

@@ -303,8 +303,8 @@ impl TradingStore for SqlStore {
     }
 
     async fn executions(&self, q: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError> {
-        let fills: Vec<(i64, String, i64, String, String, String, Option<i64>)> = query(
-            "SELECT f.fill_id, f.order_id, f.time, f.quantity, f.price, f.commission, f.market_time
+        let fills: Vec<(i64, String, i64, String, String, String)> = query(
+            "SELECT f.fill_id, f.order_id, f.time, f.quantity, f.price, f.commission
              FROM fills f JOIN orders o ON o.order_id = f.order_id
              WHERE o.account_id = $1 AND ($2 IS NULL OR o.client_order_id = $2)
                AND ($3 IS NULL OR f.time >= $3) AND ($4 IS NULL OR f.time <= $4)
@@ -344,24 +344,21 @@ impl TradingStore for SqlStore {
         let filled_after = filled_after(all);
         fills
             .into_iter()
-            .map(
-                |(fill_id, order_id, time_ms, quantity, price, commission, market_time_ms)| {
-                    let order = orders
-                        .get(&order_id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
-                    Ok(ExecutionRecord {
-                        fill_id,
-                        time_ms,
-                        market_time_ms,
-                        quantity: decimal("quantity", &quantity)?,
-                        price: decimal("price", &price)?,
-                        commission: decimal("commission", &commission)?,
-                        filled_after: filled_after.get(&fill_id).copied().unwrap_or_default(),
-                        order,
-                    })
-                },
-            )
+            .map(|(fill_id, order_id, time_ms, quantity, price, commission)| {
+                let order = orders
+                    .get(&order_id)
+                    .cloned()
+                    .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
+                Ok(ExecutionRecord {
+                    fill_id,
+                    time_ms,
+                    quantity: decimal("quantity", &quantity)?,
+                    price: decimal("price", &price)?,
+                    commission: decimal("commission", &commission)?,
+                    filled_after: filled_after.get(&fill_id).copied().unwrap_or_default(),
+                    order,
+                })
+            })
             .collect()
     }
 
