@@ -3,7 +3,8 @@
 # properties, a real server on loopback ports, the CLI binary), and interoperability with the
 # official Python client, for which it prepares a virtualenv (.venv, or $SIGNET_VENV); then the
 # server's suite again on PostgreSQL, and the tests that need PostgreSQL and Redis together
-# (several nodes), on servers that scripts/services.sh installs and starts on loopback.
+# (several nodes), on servers that scripts/services.sh installs and starts on loopback; the web
+# console in Debian's headless Chromium, which it installs too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +59,14 @@ eval "$(scripts/services.sh start)"
 # Each PostgreSQL test makes a database of its own; those of earlier runs go first.
 scripts/services.sh clean
 export SIGNET_REQUIRE_SERVICES=1
+
+phase "Chromium and ChromeDriver (the console's test in a browser)"
+if [ ! -x /usr/bin/chromedriver ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+fi
+export SIGNET_REQUIRE_BROWSER=1
 
 # Every test process keeps its log lines (debug level) and the app secrets it used here, for the
 # check at the end: no secret, signature or string to sign in any log line.

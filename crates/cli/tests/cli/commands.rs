@@ -110,6 +110,31 @@ fn admin_commands_create_list_and_revoke() {
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no app has the key nope"));
 
+    let link = run_json(signet().args([
+        "admin",
+        "console-link",
+        "--db",
+        db,
+        "--url",
+        "http://127.0.0.1:9/",
+        "--ttl",
+        "2m",
+        "--json",
+    ]));
+    assert!(
+        link["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:9/console/login?token="),
+        "{link}"
+    );
+    assert_eq!(link["expires_in_secs"], 120);
+    let too_long = signet()
+        .args(["admin", "console-link", "--db", db, "--url", "http://x", "--ttl", "2d"])
+        .output()
+        .unwrap();
+    assert!(!too_long.status.success());
+
     let raw = std::fs::read(dir.path().join("admin.db")).unwrap();
     let secret = created["app_secret"].as_str().unwrap().as_bytes();
     assert!(
@@ -126,6 +151,27 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let serving = serve(db, &["--demo", "--rate-limits", "off", "--mqtt-listen", "127.0.0.1:0"]);
     let key = credential(&serving.stdout, "SIGNET_APP_KEY");
     let secret = credential(&serving.stdout, "SIGNET_APP_SECRET");
+    // The console's login link, which works once.
+    let printed = wait_for(&serving.stdout, |l| l.starts_with("Console ("));
+    let link = printed.split_whitespace().last().unwrap().to_owned();
+    let prefix = format!("{}/console/login?token=", serving.endpoint);
+    assert!(link.starts_with(&prefix), "{printed}");
+    let login = |path: &str| {
+        use std::io::{Read, Write};
+        let address = serving.endpoint.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer.lines().next().unwrap_or_default().to_owned()
+    };
+    let path = &link[serving.endpoint.len()..];
+    assert_eq!(login(path), "HTTP/1.1 303 See Other");
+    assert_eq!(login(path), "HTTP/1.1 401 Unauthorized");
 
     let listed = run_json(
         signet()
