@@ -67,6 +67,8 @@ if [ ! -x /usr/bin/chromedriver ]; then
     apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 fi
 export SIGNET_REQUIRE_BROWSER=1
+SIGNET_AXE_JS="$(scripts/axe-core.sh)"
+export SIGNET_AXE_JS
 
 # Every test process keeps its log lines (debug level) and the app secrets it used here, for the
 # check at the end: no secret, signature or string to sign in any log line.

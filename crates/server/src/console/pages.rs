@@ -679,7 +679,7 @@ pub async fn apps(State(state): State<AppState>, session: Session) -> Result<Mar
                             form.inline method="post" action="/console/apps/approve" {
                                 (csrf_field(&csrf))
                                 input type="hidden" name="app_key" value=(app.app_key);
-                                button type="submit" aria-label=(format!("Approve the pending tokens of {}", app.name)) { "Approve pending tokens" }
+                                button type="submit" aria-label=(format!("Approve pending tokens of {}", app.name)) { "Approve pending tokens" }
                             }
                         }
                     }

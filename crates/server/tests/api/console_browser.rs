@@ -2,7 +2,9 @@
 //! chromedriver by fantoccini): a person signs in through a link, watches an order appear and
 //! fill and a pinned price move the position's P&L without reloading, finds why a signature was
 //! refused, and is refused a used link and an action without its CSRF token. Every page passes
-//! an accessibility check and is saved as a screenshot under `target/console-screenshots/`.
+//! an accessibility check (our own rules, and axe-core's when `SIGNET_AXE_JS` names its
+//! `axe.min.js`, as `scripts/axe-core.sh` prints) and is saved as a screenshot under
+//! `target/console-screenshots/`.
 //!
 //! Skipped when chromedriver is missing, unless `SIGNET_REQUIRE_BROWSER` is set (as
 //! `scripts/test.sh` does, after installing it).
@@ -149,6 +151,21 @@ return problems;
 async fn check_page(browser: &Browser, name: &str) {
     let problems = browser.execute(ACCESSIBILITY, vec![]).await.unwrap();
     assert_eq!(problems, json!([]), "accessibility of the {name} page");
+    // axe-core's rules too, when `scripts/test.sh` fetched it (SIGNET_AXE_JS: its axe.min.js).
+    if let Some(axe) = std::env::var_os("SIGNET_AXE_JS") {
+        let source = std::fs::read_to_string(&axe).expect("SIGNET_AXE_JS names axe.min.js");
+        browser.execute(&source, vec![]).await.unwrap();
+        let violations = browser
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, {resultTypes: ['violations']})
+                    .then(r => done(r.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(violations, json!([]), "axe-core on the {name} page");
+    }
     screenshot(browser, name).await;
 }
 
@@ -335,6 +352,6 @@ async fn a_person_follows_and_drives_the_server_in_a_browser() {
     browser.goto(&link).await.unwrap();
     let refused = text(&browser, "main").await;
     assert!(refused.contains("already used"), "{refused}");
-    screenshot(&browser, "used-link").await;
+    check_page(&browser, "used-link").await;
     browser.close().await.unwrap();
 }
