@@ -517,3 +517,12 @@ pub fn interpreter(var: &str) -> Option<String> {
         }
     }
 }
+
+/// The body of `/trading/orders/place` for a market buy of 10 `symbol`, core session.
+pub fn market_buy(account_id: &str, client_order_id: &str, symbol: &str) -> serde_json::Value {
+    serde_json::json!({"account_id": account_id, "new_orders": [{
+        "client_order_id": client_order_id, "combo_type": "NORMAL", "symbol": symbol, "side": "BUY",
+        "order_type": "MARKET", "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "10",
+        "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    }]})
+}

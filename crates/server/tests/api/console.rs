@@ -9,7 +9,7 @@ use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use secrecy::ExposeSecret;
 use signet_client::Client;
 
-use crate::common::{TestServer, http};
+use crate::common::{TestServer, http, market_buy};
 
 /// A client that leaves redirects to the test.
 fn browser() -> reqwest::Client {
@@ -223,15 +223,11 @@ async fn the_account_page_shows_an_orders_events_and_filters() {
     let ops = server.ops().await;
     let client = server.client();
     let account = server.app.account_ids[0].clone();
-    let order = |id: &str, symbol: &str| {
-        serde_json::json!({"account_id": account, "new_orders": [{
-            "client_order_id": id, "combo_type": "NORMAL", "symbol": symbol, "side": "BUY", "order_type": "MARKET",
-            "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "10", "instrument_type": "EQUITY",
-            "market": "US", "support_trading_session": "CORE"
-        }]})
-    };
     for (id, symbol) in [("console-aapl", "AAPL"), ("console-msft", "MSFT")] {
-        let _: serde_json::Value = client.post("/trading/orders/place", &order(id, symbol)).await.unwrap();
+        let _: serde_json::Value = client
+            .post("/trading/orders/place", &market_buy(&account, id, symbol))
+            .await
+            .unwrap();
     }
     ops.market().step(2).await.unwrap();
     let positions = client.accounts().positions(&account).await.unwrap();

@@ -17,7 +17,7 @@ use fantoccini::{Client as Browser, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use signet_client::Client;
 
-use crate::common::TestServer;
+use crate::common::{TestServer, market_buy};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -169,15 +169,6 @@ async fn check_page(browser: &Browser, name: &str) {
     screenshot(browser, name).await;
 }
 
-/// The market order the test places, through the interface.
-fn market_order(account: &str, id: &str) -> Value {
-    json!({"account_id": account, "new_orders": [{
-        "client_order_id": id, "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY", "order_type": "MARKET",
-        "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "10", "instrument_type": "EQUITY",
-        "market": "US", "support_trading_session": "CORE"
-    }]})
-}
-
 #[tokio::test]
 async fn a_person_follows_and_drives_the_server_in_a_browser() {
     let Some((_driver, browser)) = start_browser().await else {
@@ -212,7 +203,7 @@ async fn a_person_follows_and_drives_the_server_in_a_browser() {
         .await
         .unwrap();
     let _: Value = client
-        .post("/trading/orders/place", &market_order(&account, "browser-buy"))
+        .post("/trading/orders/place", &market_buy(&account, "browser-buy", "AAPL"))
         .await
         .unwrap();
     wait_until(
