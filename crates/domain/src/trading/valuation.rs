@@ -224,7 +224,7 @@ mod tests {
                 shares: [(7, d("2"))].into()
             }
         );
-        let price = |_, t: i64| (t >= 300 || t < 100).then(|| d("15"));
+        let price = |_, t: i64| (!(100..300).contains(&t)).then(|| d("15"));
         let history = history(&now, &fills, &[50, 100, 250, 300], price);
         assert_eq!(
             history,

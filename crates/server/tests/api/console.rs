@@ -267,15 +267,11 @@ async fn the_account_page_shows_an_orders_events_and_filters() {
 #[tokio::test]
 async fn the_console_can_be_off() {
     let server = TestServer::start_with(|c| c.console = false).await;
-    assert_eq!(
-        server
-            .admin()
-            .console_link(&server.endpoint, Duration::from_secs(60))
-            .await
-            .is_ok(),
-        true,
-        "a link can be made, for another node"
-    );
+    let made = server
+        .admin()
+        .console_link(&server.endpoint, Duration::from_secs(60))
+        .await;
+    assert!(made.is_ok(), "a link can be made, for another node");
     let response = http().get(server.url("/console/")).send().await.unwrap();
     assert_ne!(response.status(), StatusCode::OK);
     let body = response.text().await.unwrap();
