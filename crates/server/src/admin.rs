@@ -131,7 +131,13 @@ impl Admin {
 
     /// A one-time login link to the console of the server at `base` (`http://HOST:PORT`).
     pub async fn console_link(&self, base: &str, ttl: std::time::Duration) -> Result<String, AdminError> {
-        Ok(crate::console::access::issue_link(self.store.as_ref(), base, ttl).await?)
+        let token = random_hex::<32>()?;
+        let now = now_ms();
+        let expires_at = now + i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        self.store
+            .create_console_login(&crate::tokens::hash_token(&token), expires_at, now)
+            .await?;
+        Ok(format!("{}/console/login?token={token}", base.trim_end_matches('/')))
     }
 
     /// Approves pending tokens (one token, or all of an app's); returns how many were approved.

@@ -29,6 +29,12 @@ pub struct ApiError {
     pub status: Option<u16>,
 }
 
+/// What the authentication layer computed for a refused signature, one per host value tried;
+/// carried from the refusal to the console's request recorder in the response's extensions,
+/// never in its body (unless `--debug-signatures`).
+#[derive(Debug, Clone)]
+pub struct Explanation(pub Vec<SignatureDebug>);
+
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
         ApiError {
@@ -131,7 +137,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status.unwrap_or(self.code.status()))
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let explanation = self.explanation.map(crate::console::requests::Explanation);
+        let explanation = self.explanation.map(Explanation);
         let body = ErrorBody {
             error_code: self.code.as_str().to_owned(),
             message: self.message.into_owned(),

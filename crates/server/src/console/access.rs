@@ -1,8 +1,9 @@
 //! Getting into the console: one-time login links, the session cookie they become, the CSRF
 //! token of every state-changing action, and the limit on failed logins per address.
 //!
-//! Links and sessions are stored as SHA-256 hashes ([`signet_store::ConsoleStore`]), so a copy
-//! of the database lets nobody in, and any node of a deployment accepts them. A session's CSRF
+//! Links ([`crate::Admin::console_link`] makes them) and sessions are stored as SHA-256 hashes
+//! ([`signet_store::ConsoleStore`]), so a copy of the database lets nobody in, and any node of a
+//! deployment accepts them. A session's CSRF
 //! token is an HMAC of its cookie value: nothing more is stored, and a page of another site,
 //! which cannot read the cookie, cannot make it.
 
@@ -17,14 +18,14 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use hmac::{KeyInit, Mac};
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use signet_domain::ratelimit::{Limit, admit};
 use signet_domain::simulator::clock::wall_clock_ms;
-use signet_store::{Store, StoreError};
 
 use super::layout::ConsoleError;
 use crate::app::AppState;
 use crate::secrets::random_hex;
+use crate::tokens::hash_token;
 
 const COOKIE: &str = "signet_console";
 
@@ -34,22 +35,8 @@ const FAILED_LOGINS: Limit = Limit {
     window: Duration::from_secs(60),
 };
 
-fn hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
-}
-
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// Makes a login link to `base` (`http://HOST:PORT`) that works once within `ttl`.
-pub async fn issue_link(store: &dyn Store, base: &str, ttl: Duration) -> Result<String, StoreError> {
-    let token = random_hex::<32>().map_err(|e| StoreError::Other(e.to_string()))?;
-    let now = wall_clock_ms();
-    store
-        .create_console_login(&hash(&token), now + millis(ttl), now)
-        .await?;
-    Ok(format!("{}/console/login?token={token}", base.trim_end_matches('/')))
 }
 
 /// Failed logins per client address (GCRA, as the interface's rate limits).
@@ -115,13 +102,13 @@ pub async fn login(
     let now = wall_clock_ms();
     let token = params.token.unwrap_or_default();
     let valid = token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit());
-    if !valid || !state.store.redeem_console_login(&hash(&token), now).await? {
+    if !valid || !state.store.redeem_console_login(&hash_token(&token), now).await? {
         console.logins.failed(address);
         tracing::warn!(target: "console", %address, "console login refused: unknown, expired or used link");
         return Err(ConsoleError::LinkRefused);
     }
     let session = random_hex::<32>().map_err(|e| ConsoleError::internal(e.to_string()))?;
-    let session_hash = hash(&session);
+    let session_hash = hash_token(&session);
     state
         .store
         .create_console_session(&session_hash, now, now - millis(super::IDLE))
@@ -198,7 +185,7 @@ impl FromRequestParts<AppState> for Session {
             .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
             .ok_or(ConsoleError::SignIn)?;
         let now = wall_clock_ms();
-        let session_hash = hash(&token);
+        let session_hash = hash_token(&token);
         if !state
             .store
             .touch_console_session(&session_hash, now, now - millis(super::IDLE))
@@ -225,7 +212,7 @@ pub async fn logout(
     axum::Form(form): axum::Form<CsrfOnly>,
 ) -> Result<Response, ConsoleError> {
     session.verify(form.csrf.as_deref())?;
-    state.store.delete_console_session(&hash(&session.token)).await?;
+    state.store.delete_console_session(&hash_token(&session.token)).await?;
     tracing::info!(target: "console", session = %session.who, "console logout");
     let mut response = Redirect::to("/console/").into_response();
     response.headers_mut().insert(

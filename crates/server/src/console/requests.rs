@@ -14,6 +14,7 @@ use signet_model::ErrorCode;
 use signet_model::error::SignatureDebug;
 
 use crate::app::AppState;
+use crate::error::Explanation;
 
 /// Requests kept for the Requests page.
 pub const KEPT: usize = 2_000;
@@ -31,12 +32,6 @@ const SIGNING_HEADERS: [&str; 7] = [
     "x-signature-version",
     "x-signature",
 ];
-
-/// What the authentication layer computed for a refused signature, one per host value tried;
-/// carried from the refusal to the recorder in the response's extensions, never in its body
-/// (unless `--debug-signatures`).
-#[derive(Debug, Clone)]
-pub struct Explanation(pub Vec<SignatureDebug>);
 
 /// One request as the Requests page lists it.
 #[derive(Debug, Clone)]
