@@ -394,7 +394,7 @@ pub async fn market(
                 button type="submit" { "Show" }
             }
             @match instrument {
-                None => p.error role="alert" { "No instrument has the symbol " (symbol) "." },
+                None => (search(&state, &symbol, account).await?),
                 Some(id) => {
                     (quote_section(&state, &symbol, id, account, &csrf).await?)
                 }
@@ -402,6 +402,34 @@ pub async fn market(
         }
     };
     Ok(page("Market", Tab::Market, Some(&csrf), body))
+}
+
+/// Instruments whose symbol starts with `text` or whose name holds it (20 at most), when it is
+/// no symbol.
+async fn search(state: &AppState, text: &str, account: Option<&AccountRecord>) -> Result<Markup, ConsoleError> {
+    let wanted = text.to_ascii_lowercase();
+    let found: Vec<_> = state
+        .store
+        .instruments()
+        .await?
+        .into_iter()
+        .filter(|i| {
+            state.market.instrument_id(&i.symbol).is_some()
+                && (i.symbol.to_ascii_lowercase().starts_with(&wanted) || i.name.to_ascii_lowercase().contains(&wanted))
+        })
+        .take(20)
+        .collect();
+    let account = account.map_or(String::new(), |a| format!("&account={}", a.account_id));
+    Ok(html! {
+        @if found.is_empty() {
+            p.error role="alert" { "No instrument's symbol or name matches " (text) "." }
+        } @else {
+            p role="status" { (text) " is no symbol; these match it:" }
+            ul.found { @for i in &found {
+                li { a href=(format!("/console/market?symbol={}{account}", i.symbol)) { (i.symbol) } " " (i.name) }
+            } }
+        }
+    })
 }
 
 async fn quote_section(

@@ -159,6 +159,18 @@ async fn an_action_needs_the_sessions_csrf_token() {
         StatusCode::FORBIDDEN
     );
 
+    // A symbol that is not one: the instruments whose symbol or name matches.
+    let (_, found) = page(&server, &session, "/console/market?symbol=APPL").await;
+    assert!(
+        found.contains("APPL is no symbol") || found.contains("matches APPL"),
+        "{found}"
+    );
+    let (_, found) = page(&server, &session, "/console/market?symbol=AAP").await;
+    assert!(
+        found.contains(r#"href="/console/market?symbol=AAPL"#),
+        "AAPL starts with AAP: {found}"
+    );
+
     let done = pin(Some(&token)).await.unwrap();
     assert_eq!(done.status(), StatusCode::SEE_OTHER);
     let quote = ops.market().quote("AAPL").await.unwrap();
