@@ -1,0 +1,97 @@
+//! The console's pages and actions, a module a page. Handlers read through the store and the
+//! trading and market code the interface uses (so every number here is the one the API answers),
+//! and render with [`super::layout::page`]. Regions marked `data-live` are refreshed in place by
+//! the page's script.
+
+mod account;
+mod apps;
+mod market;
+mod overview;
+mod requests;
+
+pub use account::account;
+pub use apps::{add_account, approve_tokens, apps, create_app, revoke_app};
+pub use market::{market, market_set, market_step};
+pub use overview::overview;
+pub use requests::{request, requests};
+
+use maud::{Markup, html};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use signet_domain::simulator::clock::{NewYork, utc_ms_of};
+use signet_domain::trading::valuation::{self, Book, PastFill};
+use signet_store::AccountRecord;
+
+use super::layout::ConsoleError;
+use crate::app::AppState;
+
+/// Fills the charts and today's P&L read, newest first: an account with more shows its
+/// recent history only (and today's P&L counts only these of today's).
+pub(super) const FILLS_READ: u32 = 20_000;
+
+pub(super) fn money(d: Decimal) -> String {
+    format!("{:.2}", d.round_dp(2))
+}
+
+pub(super) fn csrf_field(csrf: &str) -> Markup {
+    html! { input type="hidden" name="csrf" value=(csrf); }
+}
+
+pub(super) fn f64_of(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+/// An account valued now: the balance call's figures and today's change.
+pub(super) struct Valued {
+    holdings: crate::trading::assets::Holdings,
+    totals: valuation::Totals,
+    book: Book,
+    /// The change of the value since the simulated day's start.
+    today: Decimal,
+}
+
+/// Values an account; `fills` are its fills (oldest first) since the start of the simulated
+/// day at least, or `None` to read them.
+pub(super) async fn valued(
+    state: &AppState,
+    account: &AccountRecord,
+    fills: Option<&[PastFill]>,
+) -> Result<Valued, ConsoleError> {
+    let holdings = crate::trading::assets::holdings_of(state, account).await?;
+    let totals = valuation::totals(holdings.cash, holdings.positions.iter().map(|(_, v)| v));
+    let book = Book {
+        cash: holdings.cash,
+        shares: holdings
+            .positions
+            .iter()
+            .map(|(p, v)| (p.instrument_id, v.quantity))
+            .collect(),
+    };
+    // Today's P&L: the value now less the value at the start of the simulated day, of what the
+    // account held then at the previous close.
+    let now = state.market.now_ms();
+    let day_start = utc_ms_of(NewYork::of(now).day, 0);
+    let today_fills = match fills {
+        Some(fills) => fills.iter().filter(|f| f.time_ms >= day_start).copied().collect(),
+        None => {
+            state
+                .store
+                .account_fills(&account.account_id, Some(day_start), None, FILLS_READ)
+                .await?
+        }
+    };
+    let at_start = book
+        .before(&today_fills)
+        .value(|id| state.market.quote_of(id, now).map(|q| q.pre_close));
+    let today = totals.net_liquidation - at_start;
+    Ok(Valued {
+        holdings,
+        totals,
+        book,
+        today,
+    })
+}
+
+pub(super) fn given(s: Option<&str>) -> Option<String> {
+    s.map(str::trim).filter(|s| !s.is_empty()).map(str::to_ascii_uppercase)
+}
