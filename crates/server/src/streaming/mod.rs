@@ -22,7 +22,7 @@ pub use sessions::Streams;
 pub struct StreamingConfig {
     /// Symbols one session may receive.
     pub max_symbols_per_session: usize,
-    /// Sessions of one app that may receive quotes at once.
+    /// Sessions one app may hold on a node: one more is refused at CONNECT (code 105).
     pub max_sessions_per_app: usize,
     /// Messages of one symbol a session's outbox holds before the oldest is dropped.
     pub buffer_per_symbol: usize,

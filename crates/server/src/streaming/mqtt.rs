@@ -5,7 +5,8 @@
 //! 10 s for ever): 1 for another protocol level, 2 for an empty session id or one connected
 //! under another app key or with another password (the client makes its password at random and
 //! reconnects with it, so that only the same client takes its session over), 4 for an app key
-//! that is not active. Then the connection is closed
+//! that is not active, and Webull's 105 ("connection limit exceeded") for an app that already
+//! holds its most sessions on this node. Then the connection is closed
 //! when nothing arrives for one and a half keep-alive periods, on DISCONNECT, when a newer
 //! connection takes its session id, or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
@@ -75,18 +76,47 @@ async fn write_packet(writer: &mut (impl AsyncWrite + Unpin), packet: &Packet) -
     writer.write_all(&out).await
 }
 
-async fn refuse(stream: &mut TcpStream, code: ConnectReturnCode) {
-    let _ = write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await;
+/// Why a CONNECT is refused: one of MQTT 3.1.1's codes, or Webull's 105, which the official
+/// client does not retry either and which the codec has no name for.
+#[derive(Debug, Clone, Copy)]
+enum Refused {
+    Standard(ConnectReturnCode),
+    ConnectionLimit,
+}
+
+impl Refused {
+    const CONNECTION_LIMIT: u8 = 105;
+
+    fn code(self) -> u8 {
+        match self {
+            Refused::Standard(code) => code as u8,
+            Refused::ConnectionLimit => Self::CONNECTION_LIMIT,
+        }
+    }
+}
+
+impl From<ConnectReturnCode> for Refused {
+    fn from(code: ConnectReturnCode) -> Self {
+        Refused::Standard(code)
+    }
+}
+
+async fn refuse(stream: &mut TcpStream, refused: Refused) {
+    let _ = match refused {
+        Refused::Standard(code) => write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await,
+        // CONNACK: type 2, remaining length 2, no session present, the code.
+        Refused::ConnectionLimit => stream.write_all(&[0x20, 0x02, 0x00, Refused::CONNECTION_LIMIT]).await,
+    };
     let _ = stream.shutdown().await;
 }
 
-/// The CONNACK code for `connect`, or the session it opens.
-async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, ConnectReturnCode> {
+/// The refusal of `connect`, or the session it opens.
+async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Refused> {
     if connect.protocol != Protocol::V4 {
-        return Err(ConnectReturnCode::RefusedProtocolVersion);
+        return Err(ConnectReturnCode::RefusedProtocolVersion.into());
     }
     if connect.client_id.is_empty() || connect.client_id.len() > 128 {
-        return Err(ConnectReturnCode::BadClientId);
+        return Err(ConnectReturnCode::BadClientId.into());
     }
     let (app_key, password) = connect
         .login
@@ -94,14 +124,17 @@ async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Conn
         .map_or(("", ""), |l| (l.username.as_str(), l.password.as_str()));
     let app = match state.apps.active(app_key).await {
         Ok(Some(app)) => app,
-        Ok(None) => return Err(ConnectReturnCode::BadUserNamePassword),
+        Ok(None) => return Err(ConnectReturnCode::BadUserNamePassword.into()),
         // Worth retrying: the client does so for 3 only.
-        Err(_) => return Err(ConnectReturnCode::ServiceUnavailable),
+        Err(_) => return Err(ConnectReturnCode::ServiceUnavailable.into()),
     };
     state
         .streams
         .connect(&connect.client_id, app.app_key.clone(), password.as_bytes())
-        .map_err(|(ConnectRefusal::OtherApp | ConnectRefusal::OtherClient)| ConnectReturnCode::BadClientId)
+        .map_err(|refusal| match refusal {
+            ConnectRefusal::OtherApp | ConnectRefusal::OtherClient => ConnectReturnCode::BadClientId.into(),
+            ConnectRefusal::TooManySessions => Refused::ConnectionLimit,
+        })
 }
 
 async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) {
@@ -115,19 +148,18 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     let connect = match first {
         Ok(Ok(Packet::Connect(connect))) => connect,
         Ok(Err(ReadError::Codec(CodecError::InvalidProtocol | CodecError::InvalidProtocolLevel(_)))) => {
-            state
-                .metrics
-                .mqtt_refused(ConnectReturnCode::RefusedProtocolVersion as u8);
-            return refuse(&mut stream, ConnectReturnCode::RefusedProtocolVersion).await;
+            let refused = Refused::from(ConnectReturnCode::RefusedProtocolVersion);
+            state.metrics.mqtt_refused(refused.code());
+            return refuse(&mut stream, refused).await;
         }
         _ => return,
     };
     let session = match admit(&state, &connect).await {
         Ok(session) => session,
-        Err(code) => {
-            tracing::info!(remote = %remote, code = code as u8, "MQTT connection refused");
-            state.metrics.mqtt_refused(code as u8);
-            return refuse(&mut stream, code).await;
+        Err(refused) => {
+            tracing::info!(remote = %remote, code = refused.code(), "MQTT connection refused");
+            state.metrics.mqtt_refused(refused.code());
+            return refuse(&mut stream, refused).await;
         }
     };
     tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");

@@ -57,6 +57,33 @@ async fn connect_with(
     }
 }
 
+/// A bare TCP connection that sends CONNECT for `session` under `app_key` with `keep_alive`
+/// seconds (0: none), and the 4 bytes of the CONNACK it reads.
+async fn raw_connect(
+    server: &TestServer,
+    socket: tokio::net::TcpSocket,
+    session: &str,
+    app_key: &str,
+    keep_alive: u16,
+) -> (tokio::net::TcpStream, [u8; 4]) {
+    use rumqttc::mqttbytes::v4::Connect;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = socket.connect(server.mqtt_addr.unwrap()).await.unwrap();
+    let mut connect = Connect::new(session);
+    connect.keep_alive = keep_alive;
+    connect.set_login(app_key, "x");
+    let mut bytes = bytes::BytesMut::new();
+    connect.write(&mut bytes).unwrap();
+    stream.write_all(&bytes).await.unwrap();
+    let mut connack = [0u8; 4];
+    stream.read_exact(&mut connack).await.unwrap();
+    (stream, connack)
+}
+
+fn socket() -> tokio::net::TcpSocket {
+    tokio::net::TcpSocket::new_v4().unwrap()
+}
+
 /// The next message pushed, within `wait`.
 async fn next(events: &mut EventLoop, wait: Duration) -> Option<Publish> {
     tokio::time::timeout(wait, async {
@@ -279,16 +306,11 @@ async fn a_session_belongs_to_the_app_that_connected_it() {
 }
 
 #[tokio::test]
-async fn limits_per_session_and_per_app_and_unknown_symbols() {
-    let server = market(|c| {
-        c.streaming.max_symbols_per_session = 2;
-        c.streaming.max_sessions_per_app = 1;
-    })
-    .await;
+async fn symbols_per_session_are_limited_and_unknown_symbols_named() {
+    let server = market(|c| c.streaming.max_symbols_per_session = 2).await;
     let client = server.client();
     let key = app_key(&server);
     let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
-    let (_b, _events_b) = connect(&server, "b", &key).await.unwrap();
     let unknown = subscribe(&client, "a", &["AAPL", "NOPE1", "NOPE2"], &["SNAPSHOT"]).await;
     let message = unknown.assert_error(400, "INSTRUMENT_NOT_FOUND").message;
     assert!(message.contains("NOPE1") && message.contains("NOPE2"), "{message}");
@@ -302,9 +324,50 @@ async fn limits_per_session_and_per_app_and_unknown_symbols() {
         subscribe(&client, "a", &["AAPL", "MSFT"], &["SNAPSHOT"]).await.status,
         200
     );
-    subscribe(&client, "b", &["IBM"], &["SNAPSHOT"])
+    subscribe(&client, "a", &["IBM"], &["SNAPSHOT"])
         .await
-        .assert_error(400, "TOO_MANY_SESSIONS");
+        .assert_error(400, "TOO_MANY_SYMBOLS");
+}
+
+#[tokio::test]
+async fn an_app_holding_its_most_sessions_is_refused_one_more_with_a_code_the_client_does_not_retry() {
+    use tokio::io::AsyncReadExt;
+    let server = market(|c| c.streaming.max_sessions_per_app = 2).await;
+    let key = app_key(&server);
+    let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
+    let (b, events_b) = connect(&server, "b", &key).await.unwrap();
+    // Webull's 105, connection limit exceeded (catalog §13.5), then the connection is closed.
+    let (mut third, connack) = raw_connect(&server, socket(), "c", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 105]);
+    let mut rest = Vec::new();
+    third.read_to_end(&mut rest).await.unwrap();
+    assert!(rest.is_empty());
+    // The same client reconnecting takes its session over: it is not counted twice.
+    let (_a_again, _events) = connect(&server, "a", &key).await.unwrap();
+    // Another app's sessions are counted apart.
+    let other = server
+        .admin()
+        .create_app("other", rust_decimal::Decimal::ZERO)
+        .await
+        .unwrap();
+    crate::common::record_secret(other.app_secret.expose_secret());
+    let (_other, _other_events) = connect(&server, "c", &other.app_key).await.unwrap();
+    let text = scrape_metrics(&server.endpoint).await;
+    assert_eq!(
+        metric(&text, "signet_mqtt_refusals_total", &[("code", "105")]),
+        Some(1.0)
+    );
+    // A session that closes makes room for another.
+    drop((b, events_b));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_d, connack) = raw_connect(&server, socket(), "d", &key, 60).await;
+        if connack == [0x20, 2, 0, 0] {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still refused: {connack:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
@@ -374,23 +437,17 @@ async fn unsubscribing_and_disconnecting() {
 
 #[tokio::test]
 async fn keep_alive_is_enforced() {
-    use rumqttc::mqttbytes::v4::Connect;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncReadExt;
     let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
-    let mut stream = tokio::net::TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
-    let mut connect = Connect::new("idle");
-    connect.keep_alive = 1;
-    connect.set_login(app_key(&server), "x");
-    let mut bytes = bytes::BytesMut::new();
-    connect.write(&mut bytes).unwrap();
-    stream.write_all(&bytes).await.unwrap();
     let started = std::time::Instant::now();
+    let (mut stream, connack) = raw_connect(&server, socket(), "idle", &app_key(&server), 1).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
     let mut received = Vec::new();
     tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received))
         .await
         .expect("closed by the server")
         .unwrap();
-    assert_eq!(received, [0x20, 2, 0, 0], "CONNACK 0, then nothing");
+    assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
     let waited = started.elapsed();
     assert!(
         waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
@@ -400,23 +457,13 @@ async fn keep_alive_is_enforced() {
 
 #[tokio::test]
 async fn a_session_that_does_not_read_loses_old_messages_instead_of_growing_the_server() {
-    use rumqttc::mqttbytes::v4::Connect;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = market(|c| c.streaming.buffer_per_symbol = 4).await;
     let client = server.client();
     let ops = server.ops().await;
     // A client with a small receive window that reads its CONNACK and nothing more.
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let mut stream = socket.connect(server.mqtt_addr.unwrap()).await.unwrap();
-    let mut packet = Connect::new("sleeper");
-    packet.keep_alive = 0;
-    packet.set_login(app_key(&server), "x");
-    let mut bytes = bytes::BytesMut::new();
-    packet.write(&mut bytes).unwrap();
-    stream.write_all(&bytes).await.unwrap();
-    let mut connack = [0u8; 4];
-    stream.read_exact(&mut connack).await.unwrap();
+    let small = socket();
+    small.set_recv_buffer_size(4096).unwrap();
+    let (stream, connack) = raw_connect(&server, small, "sleeper", &app_key(&server), 0).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     let answer = subscribe(
         &client,
