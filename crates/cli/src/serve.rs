@@ -48,6 +48,14 @@ pub struct ServeArgs {
     /// on this address; off unless given
     #[arg(long, env = "SIGNET_MQTT_LISTEN")]
     mqtt_listen: Option<SocketAddr>,
+    /// Symbols one MQTT session may receive; a subscribe beyond them is refused (400
+    /// TOO_MANY_SYMBOLS)
+    #[arg(long, env = "SIGNET_MQTT_MAX_SYMBOLS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_symbols: u64,
+    /// MQTT sessions one app may hold on this node; one more is refused at CONNECT with code 105
+    /// (connection limit exceeded), which the official client does not retry
+    #[arg(long, env = "SIGNET_MQTT_MAX_SESSIONS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_sessions: u64,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -265,6 +273,11 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             ping_interval: Duration::from_secs(args.events_ping),
             buffer: usize::try_from(args.events_buffer).unwrap_or(usize::MAX),
             max_streams_per_app: args.events_max_streams,
+        },
+        streaming: signet_server::streaming::StreamingConfig {
+            max_symbols_per_session: usize::try_from(args.mqtt_max_symbols).unwrap_or(usize::MAX),
+            max_sessions_per_app: usize::try_from(args.mqtt_max_sessions).unwrap_or(usize::MAX),
+            ..signet_server::streaming::StreamingConfig::default()
         },
         ..ServerConfig::default()
     })
