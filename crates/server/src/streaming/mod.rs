@@ -2,7 +2,7 @@
 //! endpoint on `--mqtt-listen` ([`mqtt`]), the sessions connected to it and what they
 //! subscribed to over signed HTTP ([`sessions`]; the calls are in
 //! [`crate::marketdata::streaming`]), and the messages pushed at each tick ([`feed`], protobuf
-//! messages of [`proto`]).
+//! messages of [`proto`], shared with the client).
 //!
 //! A connection's CONNECT carries the session id as its client id and the app key as its user
 //! name (the password is the client's random one: it proves nothing about the app, which the
@@ -12,8 +12,9 @@
 
 pub mod feed;
 pub mod mqtt;
-pub mod proto;
 pub mod sessions;
+
+pub use signet_model::streaming::proto;
 
 pub use sessions::Streams;
 

@@ -528,3 +528,81 @@ async fn two_nodes_push_the_same_snapshot_for_the_same_second() {
     );
     drop(connections);
 }
+
+#[tokio::test]
+async fn the_rust_client_streams_decoded_messages_and_is_told_why_it_is_refused() {
+    use signet_client::{Error, Pushed, SubType};
+    let server = market(|c| c.streaming.max_sessions_per_app = 1).await;
+    let client = server.client();
+    let mqtt = server.mqtt_addr.unwrap().to_string();
+    let mut stream = client
+        .quotes()
+        .stream(&mqtt, &["AAPL", "MSFT"], &SubType::ALL)
+        .await
+        .unwrap();
+    let symbol = |p: &Pushed| match p {
+        Pushed::Snapshot(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Quote(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Tick(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Other { topic, .. } => panic!("topic {topic}"),
+    };
+    let mut first = Vec::new();
+    while first.len() < 6 {
+        let pushed = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("the first messages within 10 s")
+            .unwrap()
+            .unwrap();
+        first.push(pushed);
+    }
+    let http = client
+        .stocks()
+        .snapshots(&["AAPL", "MSFT"], false, false)
+        .await
+        .unwrap();
+    for s in &http {
+        let pushed = first
+            .iter()
+            .find_map(|p| match p {
+                Pushed::Snapshot(m) if symbol(p) == s.symbol => Some(m),
+                _ => None,
+            })
+            .expect("a snapshot of each");
+        assert_eq!(pushed.price, s.price);
+    }
+    assert!(
+        first
+            .iter()
+            .any(|p| matches!(p, Pushed::Quote(q) if q.bids.len() == 10))
+    );
+    assert!(first.iter().any(|p| matches!(p, Pushed::Tick(_))));
+
+    let left = stream.unsubscribe(&["MSFT"], &[]).await.unwrap();
+    assert_eq!(left.subscriptions.len(), 1);
+    server.ops().await.market().step(3).await.unwrap();
+    let mut later = Vec::new();
+    while let Ok(Some(pushed)) = tokio::time::timeout(Duration::from_millis(500), stream.next()).await {
+        later.push(pushed.unwrap());
+    }
+    assert!(later.iter().any(|p| matches!(p, Pushed::Tick(_))), "the step's ticks");
+    assert!(later.iter().all(|p| symbol(p) == "AAPL"), "no more MSFT");
+
+    // A second session of an app allowed one, and an app key that is not active.
+    match client.quotes().connect(&mqtt).await {
+        Err(Error::FeedRefused { code: 105 }) => {}
+        other => panic!("expected 105, got {:?}", other.map(|s| s.session_id().to_owned())),
+    }
+    let stranger = Client::new(&server.endpoint, "no-such-key", "secret").unwrap();
+    match stranger.quotes().connect(&mqtt).await {
+        Err(e @ Error::FeedRefused { code: 4 }) => assert!(e.to_string().contains("not active"), "{e}"),
+        other => panic!("expected 4, got {:?}", other.map(|s| s.session_id().to_owned())),
+    }
+    // Dropping the stream closes the session.
+    let session = stream.session_id().to_owned();
+    drop(stream);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while subscribe(&client, &session, &["AAPL"], &["SNAPSHOT"]).await.status == 200 {
+        assert!(tokio::time::Instant::now() < deadline, "still connected");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
