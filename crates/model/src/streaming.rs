@@ -14,6 +14,9 @@ pub mod topic {
     pub const QUOTE: &str = "quote";
     /// [`super::proto::Tick`].
     pub const TICK: &str = "tick";
+    /// UTF-8 JSON with a `type`: "1002" (with a `content`) tells a connection that a newer one
+    /// took its session over.
+    pub const NOTICE: &str = "notice";
 }
 
 /// `POST /market-data/streaming/subscribe`, in the order the official client writes its keys.

@@ -8,7 +8,7 @@
 //! that is not active, and Webull's 105 ("connection limit exceeded") for an app that already
 //! holds its most sessions on this node. Then the connection is closed
 //! when nothing arrives for one and a half keep-alive periods, on DISCONNECT, when a newer
-//! connection takes its session id, or when the server stops. SUBSCRIBE is answered with a
+//! connection takes its session id (after a `notice` saying so), or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
 
 use std::net::SocketAddr;
@@ -20,6 +20,7 @@ use rumqttc::mqttbytes::v4::{
     ConnAck, Connect, ConnectReturnCode, Packet, PubAck, Publish, SubAck, SubscribeReasonCode, UnsubAck,
 };
 use rumqttc::mqttbytes::{Error as CodecError, Protocol, QoS};
+use signet_model::streaming::topic;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -171,7 +172,8 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     // Keep-alive 0 turns the check off (MQTT 3.1.1 §3.1.2.10).
     let idle = (connect.keep_alive > 0).then(|| Duration::from_millis(u64::from(connect.keep_alive) * 1500));
     let mut writing = std::pin::pin!(writing);
-    loop {
+    // Whether a newer connection took the session over.
+    let taken_over = loop {
         let next = async {
             match idle {
                 Some(idle) => tokio::time::timeout(idle, read_packet(&mut reader, &mut buffer, max))
@@ -183,10 +185,10 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
         let packet = tokio::select! {
             packet = next => match packet {
                 Ok(packet) => packet,
-                Err(_) => break,
+                Err(_) => break false,
             },
-            () = session.kicked.notified() => break,
-            _ = &mut writing => break,
+            () = session.kicked.notified() => break session.taken_over(),
+            _ = &mut writing => break false,
         };
         let answer = match packet {
             Packet::PingReq => Packet::PingResp,
@@ -198,12 +200,18 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
             Packet::Publish(p) if p.qos == QoS::AtLeastOnce => Packet::PubAck(PubAck::new(p.pkid)),
             Packet::PubAck(_) | Packet::PubRec(_) | Packet::PubComp(_) | Packet::PingResp => continue,
             // DISCONNECT, a second CONNECT, QoS 2 and what only a server sends.
-            _ => break,
+            _ => break false,
         };
         // A client that sends more than it reads is cut off.
         if control.try_send(answer).is_err() {
-            break;
+            break false;
         }
+    };
+    if taken_over {
+        // The writer writes the notice, then ends with the control channel.
+        let _ = control.try_send(taken_over_notice());
+        drop(control);
+        let _ = tokio::time::timeout(NOTICE_FLUSH, &mut writing).await;
     }
     writing.abort();
     state.streams.disconnect(&session);
@@ -213,6 +221,19 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
 
 /// Control packets waiting to be written before a connection is cut off.
 const CONTROL_BACKLOG: usize = 16;
+
+/// How long a connection taken over has to write its notice before it is closed.
+const NOTICE_FLUSH: Duration = Duration::from_secs(1);
+
+/// The `notice` a connection gets when a newer one takes its session over: JSON (catalog §13.4),
+/// type 1002, "permission pre-emption", with a `content`.
+fn taken_over_notice() -> Packet {
+    let notice = serde_json::json!({
+        "type": "1002",
+        "content": "another connection with this session id and password took the session over",
+    });
+    Packet::Publish(Publish::new(topic::NOTICE, QoS::AtMostOnce, notice.to_string()))
+}
 
 /// Writes a connection's control packets and its session's outbox as they come, until the
 /// connection fails.

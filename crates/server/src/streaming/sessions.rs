@@ -6,7 +6,7 @@
 //! not read costs a bounded amount of memory (QoS 0: nothing is owed to it).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
@@ -81,11 +81,18 @@ pub struct Session {
     pub ready: Notify,
     /// Tells the connection to close (replaced by a newer one, or the server stops).
     pub kicked: Notify,
+    /// Set before `kicked` when a newer connection took the session over.
+    taken_over: AtomicBool,
 }
 
 impl Session {
     pub fn subscriptions(&self) -> BTreeMap<i64, Subscription> {
         lock(&self.subscriptions).clone()
+    }
+
+    /// Whether a newer connection took the session over (rather than the server stopping).
+    pub fn taken_over(&self) -> bool {
+        self.taken_over.load(Ordering::Acquire)
     }
 
     /// Takes every message waiting, oldest first.
@@ -160,6 +167,7 @@ impl Streams {
             return Err(ConnectRefusal::TooManySessions);
         }
         if let Some(old) = old {
+            old.taken_over.store(true, Ordering::Release);
             old.kicked.notify_one();
         }
         let session = Arc::new(Session {
@@ -171,6 +179,7 @@ impl Streams {
             outbox: Mutex::default(),
             ready: Notify::new(),
             kicked: Notify::new(),
+            taken_over: AtomicBool::new(false),
         });
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
@@ -419,6 +428,7 @@ mod tests {
         // A newer connection of the same app takes the id, with nothing subscribed.
         let b2 = streams.connect("b", "app".into(), b"pw").unwrap();
         assert!(b2.subscriptions().is_empty());
+        assert!(b.taken_over() && !b2.taken_over());
         streams.disconnect(&b);
         assert!(
             streams.session_of("b", "app").is_ok(),

@@ -306,6 +306,37 @@ async fn a_session_belongs_to_the_app_that_connected_it() {
 }
 
 #[tokio::test]
+async fn a_connection_taken_over_is_told_so_in_a_notice_then_closed() {
+    use rumqttc::mqttbytes::v4::Packet as Wire;
+    use tokio::io::AsyncReadExt;
+    let server = market(|_| {}).await;
+    let key = app_key(&server);
+    let (mut old, connack) = raw_connect(&server, socket(), "t", &key, 0).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let (_new, connack) = raw_connect(&server, socket(), "t", &key, 0).await;
+    assert_eq!(
+        connack,
+        [0x20, 2, 0, 0],
+        "the same client (same password) takes it over"
+    );
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), old.read_to_end(&mut received))
+        .await
+        .expect("the old connection is closed")
+        .unwrap();
+    let mut bytes = bytes::BytesMut::from(&received[..]);
+    let Ok(Wire::Publish(notice)) = Wire::read(&mut bytes, 1 << 16) else {
+        panic!("a PUBLISH: {received:?}");
+    };
+    assert!(bytes.is_empty(), "then nothing");
+    assert_eq!(notice.topic, "notice");
+    // JSON, as the official client decodes this topic; type 1002 is "permission pre-emption".
+    let notice: Value = serde_json::from_slice(&notice.payload).unwrap();
+    assert_eq!(notice["type"], "1002", "{notice}");
+    assert!(notice["content"].as_str().unwrap().contains("took the session over"));
+}
+
+#[tokio::test]
 async fn symbols_per_session_are_limited_and_unknown_symbols_named() {
     let server = market(|c| c.streaming.max_symbols_per_session = 2).await;
     let client = server.client();
