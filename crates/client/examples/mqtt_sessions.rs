@@ -2,8 +2,9 @@
 //! (`--connecting C` at a time), subscribes each over signed HTTP on `--endpoint` to
 //! `--symbols` (comma-separated) for `--sub-types`, and reads what is pushed. When every session
 //! is subscribed it creates `--ready-file PATH` (if given); it runs `--seconds S` (until killed
-//! when 0), prints the messages received a second every 10 s on stderr, and at the end one JSON
-//! line: sessions, messages, messages a second, and errors.
+//! when 0, or until every session's connection has ended), prints the messages received a second
+//! every 10 s on stderr, and at the end one JSON line: sessions, messages, messages a second, and
+//! errors.
 //!
 //! cargo run --release -p signet-client --example mqtt_sessions -- \
 //!     --endpoint http://127.0.0.1:8080 --mqtt 127.0.0.1:1883 --sessions 1000
@@ -11,7 +12,7 @@
 //! of at least N, and --rate-limits off for N subscribe calls)
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use signet_client::{Client, SubType};
@@ -74,6 +75,8 @@ async fn main() {
     let client = Client::new(&args.endpoint, key, secret).expect("client");
     let received = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
+    // Sessions whose connection is still open.
+    let live = Arc::new(AtomicUsize::new(0));
 
     // Connect and subscribe, C at a time; each session then reads on its own task.
     let started = Instant::now();
@@ -81,12 +84,13 @@ async fn main() {
     let mut opening = tokio::task::JoinSet::new();
     for _ in 0..args.sessions {
         let (client, args, permits) = (client.clone(), args.clone(), permits.clone());
-        let (received, errors) = (received.clone(), errors.clone());
+        let (received, errors, live) = (received.clone(), errors.clone(), live.clone());
         opening.spawn(async move {
             let permit = permits.acquire_owned().await.expect("semaphore");
             let symbols: Vec<&str> = args.symbols.iter().map(String::as_str).collect();
             let mut stream = client.quotes().stream(&args.mqtt, &symbols, &args.sub_types).await?;
             drop(permit);
+            live.fetch_add(1, Ordering::Relaxed);
             tokio::spawn(async move {
                 while let Some(pushed) = stream.next().await {
                     match pushed {
@@ -94,6 +98,7 @@ async fn main() {
                         Err(_) => errors.fetch_add(1, Ordering::Relaxed),
                     };
                 }
+                live.fetch_sub(1, Ordering::Relaxed);
             });
             Ok::<(), signet_client::Error>(())
         });
@@ -121,7 +126,8 @@ async fn main() {
         let rate = (now.1 - last.1) as f64 / now.0.duration_since(last.0).as_secs_f64();
         eprintln!("{rate:.0} messages/s");
         last = now;
-        if args.seconds > 0 && now.0.duration_since(from.0) >= Duration::from_secs(args.seconds) {
+        let over = args.seconds > 0 && now.0.duration_since(from.0) >= Duration::from_secs(args.seconds);
+        if over || live.load(Ordering::Relaxed) == 0 {
             break;
         }
     }
