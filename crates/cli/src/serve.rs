@@ -49,6 +49,14 @@ pub struct ServeArgs {
     /// on this address; off unless given
     #[arg(long, env = "SIGNET_MQTT_LISTEN")]
     mqtt_listen: Option<SocketAddr>,
+    /// Symbols one MQTT session may receive; a subscribe beyond them is refused (400
+    /// TOO_MANY_SYMBOLS)
+    #[arg(long, env = "SIGNET_MQTT_MAX_SYMBOLS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_symbols: u64,
+    /// MQTT sessions one app may hold on this node; one more is refused at CONNECT with code 105
+    /// (connection limit exceeded), which the official client does not retry
+    #[arg(long, env = "SIGNET_MQTT_MAX_SESSIONS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_sessions: u64,
     /// The web console under /console/ (sign in with `signet admin console-link`): auto serves it
     /// when --listen is a loopback address only
     #[arg(long, env = "SIGNET_CONSOLE", default_value = "auto", value_parser = ["auto", "on", "off"])]
@@ -282,6 +290,11 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             "on" => true,
             "off" => false,
             _ => args.listen.ip().is_loopback(),
+        },
+        streaming: signet_server::streaming::StreamingConfig {
+            max_symbols_per_session: usize::try_from(args.mqtt_max_symbols).unwrap_or(usize::MAX),
+            max_sessions_per_app: usize::try_from(args.mqtt_max_sessions).unwrap_or(usize::MAX),
+            ..signet_server::streaming::StreamingConfig::default()
         },
         ..ServerConfig::default()
     })

@@ -124,47 +124,14 @@ pub async fn quote(args: QuoteArgs) -> anyhow::Result<()> {
 /// `--stream`: connects to the quotes feed as a session of the app, subscribes it to the
 /// snapshots of `symbols` over signed HTTP, and prints each snapshot pushed.
 async fn stream(args: &QuoteArgs, client: &Client, symbols: &[&str]) -> anyhow::Result<()> {
-    use prost::Message as _;
-    use rumqttc::{AsyncClient, ConnectionError, Event, MqttOptions, Packet};
-    use signet_model::streaming::{StreamingSubscribeRequest, StreamingSubscriptions};
-    use signet_server::streaming::proto;
-
-    let (host, port) = args
-        .mqtt
-        .rsplit_once(':')
-        .and_then(|(host, port)| Some((host.trim_matches(['[', ']']), port.parse::<u16>().ok()?)))
-        .ok_or_else(|| anyhow::anyhow!("--mqtt {:?} is not HOST:PORT", args.mqtt))?;
-    let key = args
-        .client
-        .app_key()
-        .ok_or_else(|| anyhow::anyhow!("app-key is required: pass --app-key or set SIGNET_APP_KEY"))?;
-    let session = uuid::Uuid::new_v4().simple().to_string();
-    let mut options = MqttOptions::new(&session, host, port);
-    options.set_credentials(key, uuid::Uuid::new_v4().simple().to_string());
-    options.set_keep_alive(Duration::from_secs(30));
-    let (_mqtt, mut events) = AsyncClient::new(options, 10);
-    loop {
-        match events.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => break,
-            Ok(_) => {}
-            Err(ConnectionError::ConnectionRefused(code)) => {
-                anyhow::bail!("the quotes feed at {} refused the connection: {code:?}", args.mqtt)
-            }
-            Err(e) => anyhow::bail!(
-                "cannot reach the quotes feed at {} (the server's --mqtt-listen): {e}",
-                args.mqtt
-            ),
-        }
+    use signet_client::{Pushed, SubType};
+    if args.client.app_key().is_none() {
+        anyhow::bail!("app-key is required: pass --app-key or set SIGNET_APP_KEY");
     }
-    let request = StreamingSubscribeRequest {
-        session_id: session,
-        symbols: Some(symbols.iter().map(|s| (*s).to_owned()).collect()),
-        category: Some("US_STOCK".into()),
-        sub_types: Some(vec!["SNAPSHOT".into()]),
-        depth: None,
-        overnight_required: None,
-    };
-    let _: StreamingSubscriptions = client.post("/market-data/streaming/subscribe", &request).await?;
+    let mut stream = client
+        .quotes()
+        .stream(&args.mqtt, symbols, &[SubType::Snapshot])
+        .await?;
     let json = args.client.json;
     if !json {
         println!(
@@ -172,13 +139,10 @@ async fn stream(args: &QuoteArgs, client: &Client, symbols: &[&str]) -> anyhow::
             "TIME (UTC)", "SYMBOL", "SESSION", "PRICE", "CHANGE", "VOLUME"
         );
     }
-    loop {
-        let publish = match events.poll().await {
-            Ok(Event::Incoming(Packet::Publish(p))) if p.topic == "snapshot" => p,
-            Ok(_) => continue,
-            Err(e) => anyhow::bail!("the quotes feed closed the connection: {e}"),
+    while let Some(pushed) = stream.next().await {
+        let Pushed::Snapshot(s) = pushed? else {
+            continue;
         };
-        let s = proto::Snapshot::decode(publish.payload)?;
         let basic = s.basic.unwrap_or_default();
         let time: i64 = basic.timestamp.parse().unwrap_or_default();
         if json {
@@ -201,6 +165,7 @@ async fn stream(args: &QuoteArgs, client: &Client, symbols: &[&str]) -> anyhow::
             );
         }
     }
+    anyhow::bail!("the quotes feed closed the connection")
 }
 
 fn print_snapshots(json: bool, snapshots: &[Snapshot]) -> anyhow::Result<()> {

@@ -12,8 +12,10 @@
 //! ```
 
 mod events;
+mod quotes;
 
 pub use events::{Event, EventKinds, EventStream, Events, OrderEvent, PositionEvent, SubscribeCodec};
+pub use quotes::{Pushed, QuoteStream, Quotes, SubType};
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
@@ -66,6 +68,24 @@ pub enum Error {
     /// The trade-events subscription could not be opened, or ended with this gRPC status.
     #[error("order events: {0}")]
     Events(String),
+    /// The quotes feed refused the MQTT connection with this CONNACK code.
+    #[error("the quotes feed refused the connection: code {code}, {}", refusal(*code))]
+    FeedRefused { code: u8 },
+    /// The quotes feed could not be reached, or the connection ended.
+    #[error("quotes feed: {0}")]
+    Feed(String),
+}
+
+/// What the server means by a CONNACK code (catalog §13.5).
+fn refusal(code: u8) -> &'static str {
+    match code {
+        1 => "a protocol other than MQTT 3.1.1",
+        2 => "the session id is empty or connected by another client",
+        3 => "the server cannot check the app key now",
+        4 => "the app key is not active",
+        105 => "the app holds its most sessions (the server's --mqtt-max-sessions)",
+        _ => "refused",
+    }
 }
 
 impl Error {
@@ -187,6 +207,11 @@ impl Client {
     /// Order events as they commit, over gRPC on the same address.
     pub fn events(&self) -> Events<'_> {
         Events { client: self }
+    }
+
+    /// The quotes feed over MQTT (the server's `--mqtt-listen`).
+    pub fn quotes(&self) -> Quotes<'_> {
+        Quotes { client: self }
     }
 
     /// `GET /openapi/config`: whether the server requires access tokens.

@@ -125,8 +125,6 @@ error_codes! {
     SessionNotConnected = ("SESSION_NOT_CONNECTED", 400),
     /// A streaming session would receive more symbols than a session may (100 by default).
     TooManySymbols = ("TOO_MANY_SYMBOLS", 400),
-    /// The app already receives quotes on as many sessions as it may (5 by default).
-    TooManySessions = ("TOO_MANY_SESSIONS", 400),
     MethodNotAllowed = ("METHOD_NOT_ALLOWED", 405),
     /// The app's rate limit for the endpoint's group is spent: see `Retry-After`.
     TooManyRequests = ("TOO_MANY_REQUESTS", 429),

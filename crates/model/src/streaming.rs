@@ -1,8 +1,23 @@
-//! The signed HTTP calls of the quotes feed over MQTT (catalog §13.3): a session connected over
-//! MQTT is told which symbols to receive.
+//! The quotes feed over MQTT (catalog §13): the signed HTTP calls that tell a session connected
+//! over MQTT which symbols to receive (§13.3), and the messages pushed to it ([`proto`], §13.4).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+pub mod proto;
+
+/// The topics the feed publishes on: the client picks a message's decoder by its topic alone.
+pub mod topic {
+    /// [`super::proto::Snapshot`].
+    pub const SNAPSHOT: &str = "snapshot";
+    /// [`super::proto::Quote`]: the book.
+    pub const QUOTE: &str = "quote";
+    /// [`super::proto::Tick`].
+    pub const TICK: &str = "tick";
+    /// UTF-8 JSON with a `type`: "1002" (with a `content`) tells a connection that a newer one
+    /// took its session over.
+    pub const NOTICE: &str = "notice";
+}
 
 /// `POST /market-data/streaming/subscribe`, in the order the official client writes its keys.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -119,10 +119,6 @@ impl From<crate::streaming::sessions::Refusal> for ApiError {
                 ErrorCode::TooManySymbols,
                 format!("a session receives at most {max} symbols: unsubscribe some first"),
             ),
-            Refusal::TooManySessions { max } => ApiError::new(
-                ErrorCode::TooManySessions,
-                format!("at most {max} sessions of an app receive quotes at once: unsubscribe or close one first"),
-            ),
         }
     }
 }

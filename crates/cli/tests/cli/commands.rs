@@ -386,15 +386,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     assert!(watched.contains("\x1b[2J"), "the screen is cleared between draws");
 
     // --stream prints the snapshots the server pushes over its quotes feed (--mqtt-listen).
-    let feed = wait_for(&serving.stderr, |l| l.contains("quotes feed served over MQTT"));
-    let mqtt = feed
-        .split_once("mqtt=")
-        .unwrap()
-        .1
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let mqtt = feed_address(&serving);
     let mut streaming = signet();
     streaming
         .args([
@@ -548,6 +540,73 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     );
     let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
     assert_eq!(apps.as_array().unwrap().len(), 1);
+}
+
+/// Where a server started with `--mqtt-listen` serves its quotes feed, from its log.
+fn feed_address(serving: &crate::common::Serving) -> String {
+    let feed = wait_for(&serving.stderr, |l| l.contains("quotes feed served over MQTT"));
+    let after = feed.split_once("mqtt=").unwrap().1;
+    after.split_whitespace().next().unwrap().to_owned()
+}
+
+#[test]
+fn serve_limits_the_quotes_feed_by_its_mqtt_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("feed.db");
+    let serving = serve(
+        db.to_str().unwrap(),
+        &[
+            "--demo",
+            "--rate-limits",
+            "off",
+            "--mqtt-listen",
+            "127.0.0.1:0",
+            "--mqtt-max-symbols",
+            "1",
+            "--mqtt-max-sessions",
+            "1",
+        ],
+    );
+    let key = credential(&serving.stdout, "SIGNET_APP_KEY");
+    let secret = credential(&serving.stdout, "SIGNET_APP_SECRET");
+    let mqtt = feed_address(&serving);
+    let quote = |symbols: &[&str]| {
+        let mut command = signet();
+        command
+            .args([
+                "quote",
+                "--json",
+                "--stream",
+                "--endpoint",
+                &serving.endpoint,
+                "--mqtt",
+                &mqtt,
+            ])
+            .args(symbols)
+            .env("SIGNET_APP_KEY", &key)
+            .env("SIGNET_APP_SECRET", &secret)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    };
+    // Two symbols for a session allowed one: the subscribe call's refusal ends the command.
+    let refused = quote(&["AAPL", "MSFT"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("TOO_MANY_SYMBOLS"), "{stderr}");
+    // Its session is gone with it; one session then holds the app's only place.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut holder = quote(&["AAPL"]).spawn().unwrap();
+    let held = lines(holder.stdout.take().unwrap());
+    let first = wait_for(&held, |_| true);
+    assert!(first.contains(r#""symbol":"AAPL""#), "{first}");
+    let crowded = quote(&["MSFT"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&crowded.stderr);
+    assert!(!crowded.status.success());
+    assert!(stderr.contains("code 105"), "{stderr}");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    stop(serving);
 }
 
 #[test]

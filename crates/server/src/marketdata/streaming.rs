@@ -95,14 +95,14 @@ fn answer(session: &Session) -> StreamingSubscriptions {
         `snapshot` (the snapshot call's numbers), `quote` (the depth call's book, `depth` levels a side) and `tick` \
         (the ticks call's trades), as protobuf on those topics, QoS 0. It receives at once the snapshot, book and \
         last trade now, then what changes at each tick of the simulator. A session receives at most 100 symbols \
-        (`TOO_MANY_SYMBOLS`), and at most 5 sessions of an app receive quotes at once (`TOO_MANY_SESSIONS`); both \
-        limits are the server's settings. A session lives on the node it is connected to, and a disconnect \
+        (`TOO_MANY_SYMBOLS`; the server's `--mqtt-max-symbols`); an app connects at most 5 sessions to a node \
+        (`--mqtt-max-sessions`, refused at CONNECT with code 105). A session lives on the node it is connected to, and a disconnect \
         forgets its subscriptions.",
     request_body = StreamingSubscribeRequest,
     responses(
         (status = 200, description = "What the session receives now", body = StreamingSubscriptions),
         (status = 400, description = "SESSION_NOT_CONNECTED: no connection of the app has this session id; \
-            INSTRUMENT_NOT_FOUND naming every unknown symbol; TOO_MANY_SYMBOLS; TOO_MANY_SESSIONS; ILLEGAL_PARAMETER", body = signet_model::ErrorBody),
+            INSTRUMENT_NOT_FOUND naming every unknown symbol; TOO_MANY_SYMBOLS; ILLEGAL_PARAMETER", body = signet_model::ErrorBody),
         (status = 403, description = "PERMISSION_DENIED: the session is connected under another app key", body = signet_model::ErrorBody),
     )
 )]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork};
+use signet_model::streaming::topic;
 use tokio::sync::watch;
 
 use super::proto;
@@ -18,10 +19,6 @@ use crate::simulator::Simulator;
 
 /// Ticks one push carries at most for a symbol (a clock stepped by more sends only the last).
 pub const MAX_TICKS_PER_PUSH: usize = 60;
-
-pub const TOPIC_SNAPSHOT: &str = "snapshot";
-pub const TOPIC_QUOTE: &str = "quote";
-pub const TOPIC_TICK: &str = "tick";
 
 /// What was last pushed of an instrument, to push only what changed.
 #[derive(Default)]
@@ -115,16 +112,16 @@ fn push(market: &Simulator, streams: &Streams, last: &mut HashMap<i64, Last>, pr
         if subscription.kinds & kind::SNAPSHOT != 0
             && let Some(snapshot) = &update.snapshot
         {
-            add(TOPIC_SNAPSHOT, snapshot);
+            add(topic::SNAPSHOT, snapshot);
         }
         if subscription.kinds & kind::QUOTE != 0
             && let Some(book) = update.books.get(&subscription.depth)
         {
-            add(TOPIC_QUOTE, book);
+            add(topic::QUOTE, book);
         }
         if subscription.kinds & kind::TICK != 0 {
             for tick in &update.ticks {
-                add(TOPIC_TICK, tick);
+                add(topic::TICK, tick);
             }
         }
         messages
@@ -146,16 +143,16 @@ pub fn current(market: &Simulator, instrument_id: i64, subscription: &Subscripti
         });
     };
     if subscription.kinds & kind::SNAPSHOT != 0 {
-        add(TOPIC_SNAPSHOT, encode(&snapshot(market, &quote)));
+        add(topic::SNAPSHOT, encode(&snapshot(market, &quote)));
     }
     if subscription.kinds & kind::QUOTE != 0 {
-        add(TOPIC_QUOTE, encode(&book(&quote, subscription.depth)));
+        add(topic::QUOTE, encode(&book(&quote, subscription.depth)));
     }
     if subscription.kinds & kind::TICK != 0 {
         let ny = NewYork::of(quote.time_ms);
         if let Some(plan) = market.plan_today(instrument_id).filter(|p| p.day == ny.day) {
             for tick in ticks_before(market.seed(), &plan, instrument_id, ny.second + 1, 1) {
-                add(TOPIC_TICK, encode(&to_tick(&quote, tick)));
+                add(topic::TICK, encode(&to_tick(&quote, tick)));
             }
         }
     }

@@ -2,7 +2,7 @@
 //! endpoint on `--mqtt-listen` ([`mqtt`]), the sessions connected to it and what they
 //! subscribed to over signed HTTP ([`sessions`]; the calls are in
 //! [`crate::marketdata::streaming`]), and the messages pushed at each tick ([`feed`], protobuf
-//! messages of [`proto`]).
+//! messages of [`proto`], shared with the client).
 //!
 //! A connection's CONNECT carries the session id as its client id and the app key as its user
 //! name (the password is the client's random one: it proves nothing about the app, which the
@@ -12,8 +12,9 @@
 
 pub mod feed;
 pub mod mqtt;
-pub mod proto;
 pub mod sessions;
+
+pub use signet_model::streaming::proto;
 
 pub use sessions::Streams;
 
@@ -22,7 +23,7 @@ pub use sessions::Streams;
 pub struct StreamingConfig {
     /// Symbols one session may receive.
     pub max_symbols_per_session: usize,
-    /// Sessions of one app that may receive quotes at once.
+    /// Sessions one app may hold on a node: one more is refused at CONNECT (code 105).
     pub max_sessions_per_app: usize,
     /// Messages of one symbol a session's outbox holds before the oldest is dropped.
     pub buffer_per_symbol: usize,

@@ -5,9 +5,10 @@
 //! 10 s for ever): 1 for another protocol level, 2 for an empty session id or one connected
 //! under another app key or with another password (the client makes its password at random and
 //! reconnects with it, so that only the same client takes its session over), 4 for an app key
-//! that is not active. Then the connection is closed
+//! that is not active, and Webull's 105 ("connection limit exceeded") for an app that already
+//! holds its most sessions on this node. Then the connection is closed
 //! when nothing arrives for one and a half keep-alive periods, on DISCONNECT, when a newer
-//! connection takes its session id, or when the server stops. SUBSCRIBE is answered with a
+//! connection takes its session id (after a `notice` saying so), or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
 
 use std::net::SocketAddr;
@@ -19,6 +20,7 @@ use rumqttc::mqttbytes::v4::{
     ConnAck, Connect, ConnectReturnCode, Packet, PubAck, Publish, SubAck, SubscribeReasonCode, UnsubAck,
 };
 use rumqttc::mqttbytes::{Error as CodecError, Protocol, QoS};
+use signet_model::streaming::topic;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -75,18 +77,47 @@ async fn write_packet(writer: &mut (impl AsyncWrite + Unpin), packet: &Packet) -
     writer.write_all(&out).await
 }
 
-async fn refuse(stream: &mut TcpStream, code: ConnectReturnCode) {
-    let _ = write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await;
+/// Why a CONNECT is refused: one of MQTT 3.1.1's codes, or Webull's 105, which the official
+/// client does not retry either and which the codec has no name for.
+#[derive(Debug, Clone, Copy)]
+enum Refused {
+    Standard(ConnectReturnCode),
+    ConnectionLimit,
+}
+
+impl Refused {
+    const CONNECTION_LIMIT: u8 = 105;
+
+    fn code(self) -> u8 {
+        match self {
+            Refused::Standard(code) => code as u8,
+            Refused::ConnectionLimit => Self::CONNECTION_LIMIT,
+        }
+    }
+}
+
+impl From<ConnectReturnCode> for Refused {
+    fn from(code: ConnectReturnCode) -> Self {
+        Refused::Standard(code)
+    }
+}
+
+async fn refuse(stream: &mut TcpStream, refused: Refused) {
+    let _ = match refused {
+        Refused::Standard(code) => write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await,
+        // CONNACK: type 2, remaining length 2, no session present, the code.
+        Refused::ConnectionLimit => stream.write_all(&[0x20, 0x02, 0x00, Refused::CONNECTION_LIMIT]).await,
+    };
     let _ = stream.shutdown().await;
 }
 
-/// The CONNACK code for `connect`, or the session it opens.
-async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, ConnectReturnCode> {
+/// The refusal of `connect`, or the session it opens.
+async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Refused> {
     if connect.protocol != Protocol::V4 {
-        return Err(ConnectReturnCode::RefusedProtocolVersion);
+        return Err(ConnectReturnCode::RefusedProtocolVersion.into());
     }
     if connect.client_id.is_empty() || connect.client_id.len() > 128 {
-        return Err(ConnectReturnCode::BadClientId);
+        return Err(ConnectReturnCode::BadClientId.into());
     }
     let (app_key, password) = connect
         .login
@@ -94,14 +125,17 @@ async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Conn
         .map_or(("", ""), |l| (l.username.as_str(), l.password.as_str()));
     let app = match state.apps.active(app_key).await {
         Ok(Some(app)) => app,
-        Ok(None) => return Err(ConnectReturnCode::BadUserNamePassword),
+        Ok(None) => return Err(ConnectReturnCode::BadUserNamePassword.into()),
         // Worth retrying: the client does so for 3 only.
-        Err(_) => return Err(ConnectReturnCode::ServiceUnavailable),
+        Err(_) => return Err(ConnectReturnCode::ServiceUnavailable.into()),
     };
     state
         .streams
         .connect(&connect.client_id, app.app_key.clone(), password.as_bytes())
-        .map_err(|(ConnectRefusal::OtherApp | ConnectRefusal::OtherClient)| ConnectReturnCode::BadClientId)
+        .map_err(|refusal| match refusal {
+            ConnectRefusal::OtherApp | ConnectRefusal::OtherClient => ConnectReturnCode::BadClientId.into(),
+            ConnectRefusal::TooManySessions => Refused::ConnectionLimit,
+        })
 }
 
 async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) {
@@ -115,19 +149,18 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     let connect = match first {
         Ok(Ok(Packet::Connect(connect))) => connect,
         Ok(Err(ReadError::Codec(CodecError::InvalidProtocol | CodecError::InvalidProtocolLevel(_)))) => {
-            state
-                .metrics
-                .mqtt_refused(ConnectReturnCode::RefusedProtocolVersion as u8);
-            return refuse(&mut stream, ConnectReturnCode::RefusedProtocolVersion).await;
+            let refused = Refused::from(ConnectReturnCode::RefusedProtocolVersion);
+            state.metrics.mqtt_refused(refused.code());
+            return refuse(&mut stream, refused).await;
         }
         _ => return,
     };
     let session = match admit(&state, &connect).await {
         Ok(session) => session,
-        Err(code) => {
-            tracing::info!(remote = %remote, code = code as u8, "MQTT connection refused");
-            state.metrics.mqtt_refused(code as u8);
-            return refuse(&mut stream, code).await;
+        Err(refused) => {
+            tracing::info!(remote = %remote, code = refused.code(), "MQTT connection refused");
+            state.metrics.mqtt_refused(refused.code());
+            return refuse(&mut stream, refused).await;
         }
     };
     tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");
@@ -139,7 +172,8 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     // Keep-alive 0 turns the check off (MQTT 3.1.1 §3.1.2.10).
     let idle = (connect.keep_alive > 0).then(|| Duration::from_millis(u64::from(connect.keep_alive) * 1500));
     let mut writing = std::pin::pin!(writing);
-    loop {
+    // Whether a newer connection took the session over.
+    let taken_over = loop {
         let next = async {
             match idle {
                 Some(idle) => tokio::time::timeout(idle, read_packet(&mut reader, &mut buffer, max))
@@ -151,10 +185,10 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
         let packet = tokio::select! {
             packet = next => match packet {
                 Ok(packet) => packet,
-                Err(_) => break,
+                Err(_) => break false,
             },
-            () = session.kicked.notified() => break,
-            _ = &mut writing => break,
+            () = session.kicked.notified() => break session.taken_over(),
+            _ = &mut writing => break false,
         };
         let answer = match packet {
             Packet::PingReq => Packet::PingResp,
@@ -166,12 +200,18 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
             Packet::Publish(p) if p.qos == QoS::AtLeastOnce => Packet::PubAck(PubAck::new(p.pkid)),
             Packet::PubAck(_) | Packet::PubRec(_) | Packet::PubComp(_) | Packet::PingResp => continue,
             // DISCONNECT, a second CONNECT, QoS 2 and what only a server sends.
-            _ => break,
+            _ => break false,
         };
         // A client that sends more than it reads is cut off.
         if control.try_send(answer).is_err() {
-            break;
+            break false;
         }
+    };
+    if taken_over {
+        // The writer writes the notice, then ends with the control channel.
+        let _ = control.try_send(taken_over_notice());
+        drop(control);
+        let _ = tokio::time::timeout(NOTICE_FLUSH, &mut writing).await;
     }
     writing.abort();
     state.streams.disconnect(&session);
@@ -181,6 +221,19 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
 
 /// Control packets waiting to be written before a connection is cut off.
 const CONTROL_BACKLOG: usize = 16;
+
+/// How long a connection taken over has to write its notice before it is closed.
+const NOTICE_FLUSH: Duration = Duration::from_secs(1);
+
+/// The `notice` a connection gets when a newer one takes its session over: JSON (catalog §13.4),
+/// type 1002, "permission pre-emption", with a `content`.
+fn taken_over_notice() -> Packet {
+    let notice = serde_json::json!({
+        "type": "1002",
+        "content": "another connection with this session id and password took the session over",
+    });
+    Packet::Publish(Publish::new(topic::NOTICE, QoS::AtMostOnce, notice.to_string()))
+}
 
 /// Writes a connection's control packets and its session's outbox as they come, until the
 /// connection fails.

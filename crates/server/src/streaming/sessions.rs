@@ -6,7 +6,7 @@
 //! not read costs a bounded amount of memory (QoS 0: nothing is owed to it).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
@@ -81,11 +81,18 @@ pub struct Session {
     pub ready: Notify,
     /// Tells the connection to close (replaced by a newer one, or the server stops).
     pub kicked: Notify,
+    /// Set before `kicked` when a newer connection took the session over.
+    taken_over: AtomicBool,
 }
 
 impl Session {
     pub fn subscriptions(&self) -> BTreeMap<i64, Subscription> {
         lock(&self.subscriptions).clone()
+    }
+
+    /// Whether a newer connection took the session over (rather than the server stopping).
+    pub fn taken_over(&self) -> bool {
+        self.taken_over.load(Ordering::Acquire)
     }
 
     /// Takes every message waiting, oldest first.
@@ -105,8 +112,6 @@ pub enum Refusal {
     OtherApp,
     /// The session would receive more than `max` symbols.
     TooManySymbols { max: usize },
-    /// The app already receives quotes on `max` sessions.
-    TooManySessions { max: usize },
 }
 
 /// Why a connection is refused.
@@ -116,6 +121,8 @@ pub enum ConnectRefusal {
     OtherApp,
     /// The session id is connected with another password (another client of the same app).
     OtherClient,
+    /// The app already has its most sessions connected to this node.
+    TooManySessions,
 }
 
 pub struct Streams {
@@ -141,17 +148,26 @@ impl Streams {
     }
 
     /// Opens session `id` for `app_key`: a connection of the same app with the same id and
-    /// password is told to close and replaced, with nothing subscribed.
+    /// password is told to close and replaced, with nothing subscribed. An app holds at most
+    /// [`StreamingConfig::max_sessions_per_app`] sessions (the one replaced is not counted).
     pub fn connect(&self, id: &str, app_key: Arc<str>, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
         let password: [u8; 32] = Sha256::digest(password).into();
         let mut sessions = lock(&self.sessions);
-        if let Some(old) = sessions.get(id) {
+        let old = sessions.get(id);
+        if let Some(old) = old {
             if old.app_key != app_key {
                 return Err(ConnectRefusal::OtherApp);
             }
             if old.password != password {
                 return Err(ConnectRefusal::OtherClient);
             }
+        }
+        let held = sessions.values().filter(|s| s.app_key == app_key).count() - usize::from(old.is_some());
+        if held >= self.config.max_sessions_per_app {
+            return Err(ConnectRefusal::TooManySessions);
+        }
+        if let Some(old) = old {
+            old.taken_over.store(true, Ordering::Release);
             old.kicked.notify_one();
         }
         let session = Arc::new(Session {
@@ -163,6 +179,7 @@ impl Streams {
             outbox: Mutex::default(),
             ready: Notify::new(),
             kicked: Notify::new(),
+            taken_over: AtomicBool::new(false),
         });
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
@@ -214,26 +231,12 @@ impl Streams {
         kinds: u8,
         depth: u32,
     ) -> Result<Vec<(i64, Subscription)>, Refusal> {
-        // The sessions' lock first, then a session's: the order every caller keeps.
-        let sessions = lock(&self.sessions);
         let mut subscriptions = lock(&session.subscriptions);
         let added = symbols.iter().filter(|(id, _)| !subscriptions.contains_key(id)).count();
         if subscriptions.len() + added > self.config.max_symbols_per_session {
             return Err(Refusal::TooManySymbols {
                 max: self.config.max_symbols_per_session,
             });
-        }
-        if subscriptions.is_empty() {
-            let receiving = sessions
-                .values()
-                .filter(|s| s.app_key == session.app_key && s.connection != session.connection)
-                .filter(|s| !lock(&s.subscriptions).is_empty())
-                .count();
-            if receiving >= self.config.max_sessions_per_app {
-                return Err(Refusal::TooManySessions {
-                    max: self.config.max_sessions_per_app,
-                });
-            }
         }
         let mut fresh = Vec::new();
         for (id, symbol) in symbols {
@@ -404,19 +407,28 @@ mod tests {
             .subscribe(&a, &symbols[..1], kind::SNAPSHOT | kind::TICK, 5)
             .unwrap();
         assert_eq!(fresh[0].1.kinds, kind::TICK, "only what is new");
-        let b = streams.connect("b", "app".into(), b"pw").unwrap();
+        // One session per app: a second id is refused, the same client reconnecting is not.
         assert_eq!(
-            streams.subscribe(&b, &symbols[2..], kind::ALL, 10).err(),
-            Some(Refusal::TooManySessions { max: 1 })
+            streams.connect("b", "app".into(), b"pw").err(),
+            Some(ConnectRefusal::TooManySessions)
+        );
+        assert!(
+            streams.connect("c", "other".into(), b"pw").is_ok(),
+            "each app is counted apart"
         );
         streams.unsubscribe(&a, Some(&[1]), kind::SNAPSHOT);
         assert_eq!(a.subscriptions()[&1].kinds, kind::TICK);
         streams.unsubscribe(&a, None, kind::ALL);
         assert!(a.subscriptions().is_empty());
+        let a2 = streams.connect("a", "app".into(), b"pw").unwrap();
+        streams.disconnect(&a);
+        streams.disconnect(&a2);
+        let b = streams.connect("b", "app".into(), b"pw").unwrap();
         streams.subscribe(&b, &symbols[2..], kind::ALL, 10).unwrap();
         // A newer connection of the same app takes the id, with nothing subscribed.
         let b2 = streams.connect("b", "app".into(), b"pw").unwrap();
         assert!(b2.subscriptions().is_empty());
+        assert!(b.taken_over() && !b2.taken_over());
         streams.disconnect(&b);
         assert!(
             streams.session_of("b", "app").is_ok(),

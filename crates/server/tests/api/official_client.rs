@@ -636,6 +636,7 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     let Some(python) = python() else { return };
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+        c.streaming.max_sessions_per_app = 1;
     })
     .await;
     let ops = server.ops().await;
@@ -719,4 +720,8 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     assert_eq!(refused["loop_exception"], "ServerException", "{refused}");
     assert_eq!(refused["connack"], 4, "{refused}");
     assert_eq!(refused["retried"], false, "{refused}");
+    // A second session of an app allowed one: Webull's "connection limit exceeded", final too.
+    let crowded = &out["crowded"];
+    assert_eq!(crowded["connack"], 105, "{crowded}");
+    assert_eq!(crowded["retried"], false, "{crowded}");
 }

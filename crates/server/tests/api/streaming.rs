@@ -57,6 +57,33 @@ async fn connect_with(
     }
 }
 
+/// A bare TCP connection that sends CONNECT for `session` under `app_key` with `keep_alive`
+/// seconds (0: none), and the 4 bytes of the CONNACK it reads.
+async fn raw_connect(
+    server: &TestServer,
+    socket: tokio::net::TcpSocket,
+    session: &str,
+    app_key: &str,
+    keep_alive: u16,
+) -> (tokio::net::TcpStream, [u8; 4]) {
+    use rumqttc::mqttbytes::v4::Connect;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = socket.connect(server.mqtt_addr.unwrap()).await.unwrap();
+    let mut connect = Connect::new(session);
+    connect.keep_alive = keep_alive;
+    connect.set_login(app_key, "x");
+    let mut bytes = bytes::BytesMut::new();
+    connect.write(&mut bytes).unwrap();
+    stream.write_all(&bytes).await.unwrap();
+    let mut connack = [0u8; 4];
+    stream.read_exact(&mut connack).await.unwrap();
+    (stream, connack)
+}
+
+fn socket() -> tokio::net::TcpSocket {
+    tokio::net::TcpSocket::new_v4().unwrap()
+}
+
 /// The next message pushed, within `wait`.
 async fn next(events: &mut EventLoop, wait: Duration) -> Option<Publish> {
     tokio::time::timeout(wait, async {
@@ -279,16 +306,42 @@ async fn a_session_belongs_to_the_app_that_connected_it() {
 }
 
 #[tokio::test]
-async fn limits_per_session_and_per_app_and_unknown_symbols() {
-    let server = market(|c| {
-        c.streaming.max_symbols_per_session = 2;
-        c.streaming.max_sessions_per_app = 1;
-    })
-    .await;
+async fn a_connection_taken_over_is_told_so_in_a_notice_then_closed() {
+    use rumqttc::mqttbytes::v4::Packet as Wire;
+    use tokio::io::AsyncReadExt;
+    let server = market(|_| {}).await;
+    let key = app_key(&server);
+    let (mut old, connack) = raw_connect(&server, socket(), "t", &key, 0).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let (_new, connack) = raw_connect(&server, socket(), "t", &key, 0).await;
+    assert_eq!(
+        connack,
+        [0x20, 2, 0, 0],
+        "the same client (same password) takes it over"
+    );
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), old.read_to_end(&mut received))
+        .await
+        .expect("the old connection is closed")
+        .unwrap();
+    let mut bytes = bytes::BytesMut::from(&received[..]);
+    let Ok(Wire::Publish(notice)) = Wire::read(&mut bytes, 1 << 16) else {
+        panic!("a PUBLISH: {received:?}");
+    };
+    assert!(bytes.is_empty(), "then nothing");
+    assert_eq!(notice.topic, "notice");
+    // JSON, as the official client decodes this topic; type 1002 is "permission pre-emption".
+    let notice: Value = serde_json::from_slice(&notice.payload).unwrap();
+    assert_eq!(notice["type"], "1002", "{notice}");
+    assert!(notice["content"].as_str().unwrap().contains("took the session over"));
+}
+
+#[tokio::test]
+async fn symbols_per_session_are_limited_and_unknown_symbols_named() {
+    let server = market(|c| c.streaming.max_symbols_per_session = 2).await;
     let client = server.client();
     let key = app_key(&server);
     let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
-    let (_b, _events_b) = connect(&server, "b", &key).await.unwrap();
     let unknown = subscribe(&client, "a", &["AAPL", "NOPE1", "NOPE2"], &["SNAPSHOT"]).await;
     let message = unknown.assert_error(400, "INSTRUMENT_NOT_FOUND").message;
     assert!(message.contains("NOPE1") && message.contains("NOPE2"), "{message}");
@@ -302,9 +355,50 @@ async fn limits_per_session_and_per_app_and_unknown_symbols() {
         subscribe(&client, "a", &["AAPL", "MSFT"], &["SNAPSHOT"]).await.status,
         200
     );
-    subscribe(&client, "b", &["IBM"], &["SNAPSHOT"])
+    subscribe(&client, "a", &["IBM"], &["SNAPSHOT"])
         .await
-        .assert_error(400, "TOO_MANY_SESSIONS");
+        .assert_error(400, "TOO_MANY_SYMBOLS");
+}
+
+#[tokio::test]
+async fn an_app_holding_its_most_sessions_is_refused_one_more_with_a_code_the_client_does_not_retry() {
+    use tokio::io::AsyncReadExt;
+    let server = market(|c| c.streaming.max_sessions_per_app = 2).await;
+    let key = app_key(&server);
+    let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
+    let (b, events_b) = connect(&server, "b", &key).await.unwrap();
+    // Webull's 105, connection limit exceeded (catalog §13.5), then the connection is closed.
+    let (mut third, connack) = raw_connect(&server, socket(), "c", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 105]);
+    let mut rest = Vec::new();
+    third.read_to_end(&mut rest).await.unwrap();
+    assert!(rest.is_empty());
+    // The same client reconnecting takes its session over: it is not counted twice.
+    let (_a_again, _events) = connect(&server, "a", &key).await.unwrap();
+    // Another app's sessions are counted apart.
+    let other = server
+        .admin()
+        .create_app("other", rust_decimal::Decimal::ZERO)
+        .await
+        .unwrap();
+    crate::common::record_secret(other.app_secret.expose_secret());
+    let (_other, _other_events) = connect(&server, "c", &other.app_key).await.unwrap();
+    let text = scrape_metrics(&server.endpoint).await;
+    assert_eq!(
+        metric(&text, "signet_mqtt_refusals_total", &[("code", "105")]),
+        Some(1.0)
+    );
+    // A session that closes makes room for another.
+    drop((b, events_b));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_d, connack) = raw_connect(&server, socket(), "d", &key, 60).await;
+        if connack == [0x20, 2, 0, 0] {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still refused: {connack:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
@@ -374,23 +468,17 @@ async fn unsubscribing_and_disconnecting() {
 
 #[tokio::test]
 async fn keep_alive_is_enforced() {
-    use rumqttc::mqttbytes::v4::Connect;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncReadExt;
     let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
-    let mut stream = tokio::net::TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
-    let mut connect = Connect::new("idle");
-    connect.keep_alive = 1;
-    connect.set_login(app_key(&server), "x");
-    let mut bytes = bytes::BytesMut::new();
-    connect.write(&mut bytes).unwrap();
-    stream.write_all(&bytes).await.unwrap();
     let started = std::time::Instant::now();
+    let (mut stream, connack) = raw_connect(&server, socket(), "idle", &app_key(&server), 1).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
     let mut received = Vec::new();
     tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received))
         .await
         .expect("closed by the server")
         .unwrap();
-    assert_eq!(received, [0x20, 2, 0, 0], "CONNACK 0, then nothing");
+    assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
     let waited = started.elapsed();
     assert!(
         waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
@@ -400,23 +488,13 @@ async fn keep_alive_is_enforced() {
 
 #[tokio::test]
 async fn a_session_that_does_not_read_loses_old_messages_instead_of_growing_the_server() {
-    use rumqttc::mqttbytes::v4::Connect;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = market(|c| c.streaming.buffer_per_symbol = 4).await;
     let client = server.client();
     let ops = server.ops().await;
     // A client with a small receive window that reads its CONNACK and nothing more.
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.set_recv_buffer_size(4096).unwrap();
-    let mut stream = socket.connect(server.mqtt_addr.unwrap()).await.unwrap();
-    let mut packet = Connect::new("sleeper");
-    packet.keep_alive = 0;
-    packet.set_login(app_key(&server), "x");
-    let mut bytes = bytes::BytesMut::new();
-    packet.write(&mut bytes).unwrap();
-    stream.write_all(&bytes).await.unwrap();
-    let mut connack = [0u8; 4];
-    stream.read_exact(&mut connack).await.unwrap();
+    let small = socket();
+    small.set_recv_buffer_size(4096).unwrap();
+    let (stream, connack) = raw_connect(&server, small, "sleeper", &app_key(&server), 0).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     let answer = subscribe(
         &client,
@@ -480,4 +558,82 @@ async fn two_nodes_push_the_same_snapshot_for_the_same_second() {
         200
     );
     drop(connections);
+}
+
+#[tokio::test]
+async fn the_rust_client_streams_decoded_messages_and_is_told_why_it_is_refused() {
+    use signet_client::{Error, Pushed, SubType};
+    let server = market(|c| c.streaming.max_sessions_per_app = 1).await;
+    let client = server.client();
+    let mqtt = server.mqtt_addr.unwrap().to_string();
+    let mut stream = client
+        .quotes()
+        .stream(&mqtt, &["AAPL", "MSFT"], &SubType::ALL)
+        .await
+        .unwrap();
+    let symbol = |p: &Pushed| match p {
+        Pushed::Snapshot(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Quote(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Tick(m) => m.basic.clone().unwrap().symbol,
+        Pushed::Other { topic, .. } => panic!("topic {topic}"),
+    };
+    let mut first = Vec::new();
+    while first.len() < 6 {
+        let pushed = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("the first messages within 10 s")
+            .unwrap()
+            .unwrap();
+        first.push(pushed);
+    }
+    let http = client
+        .stocks()
+        .snapshots(&["AAPL", "MSFT"], false, false)
+        .await
+        .unwrap();
+    for s in &http {
+        let pushed = first
+            .iter()
+            .find_map(|p| match p {
+                Pushed::Snapshot(m) if symbol(p) == s.symbol => Some(m),
+                _ => None,
+            })
+            .expect("a snapshot of each");
+        assert_eq!(pushed.price, s.price);
+    }
+    assert!(
+        first
+            .iter()
+            .any(|p| matches!(p, Pushed::Quote(q) if q.bids.len() == 10))
+    );
+    assert!(first.iter().any(|p| matches!(p, Pushed::Tick(_))));
+
+    let left = stream.unsubscribe(&["MSFT"], &[]).await.unwrap();
+    assert_eq!(left.subscriptions.len(), 1);
+    server.ops().await.market().step(3).await.unwrap();
+    let mut later = Vec::new();
+    while let Ok(Some(pushed)) = tokio::time::timeout(Duration::from_millis(500), stream.next()).await {
+        later.push(pushed.unwrap());
+    }
+    assert!(later.iter().any(|p| matches!(p, Pushed::Tick(_))), "the step's ticks");
+    assert!(later.iter().all(|p| symbol(p) == "AAPL"), "no more MSFT");
+
+    // A second session of an app allowed one, and an app key that is not active.
+    match client.quotes().connect(&mqtt).await {
+        Err(Error::FeedRefused { code: 105 }) => {}
+        other => panic!("expected 105, got {:?}", other.map(|s| s.session_id().to_owned())),
+    }
+    let stranger = Client::new(&server.endpoint, "no-such-key", "secret").unwrap();
+    match stranger.quotes().connect(&mqtt).await {
+        Err(e @ Error::FeedRefused { code: 4 }) => assert!(e.to_string().contains("not active"), "{e}"),
+        other => panic!("expected 4, got {:?}", other.map(|s| s.session_id().to_owned())),
+    }
+    // Dropping the stream closes the session.
+    let session = stream.session_id().to_owned();
+    drop(stream);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while subscribe(&client, &session, &["AAPL"], &["SNAPSHOT"]).await.status == 200 {
+        assert!(tokio::time::Instant::now() < deadline, "still connected");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -219,18 +219,32 @@ def streaming(host, port, app_key, app_secret):
     print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
     pinned = sys.stdin.readline().strip()
     wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+
+    # The MQTT half alone (the client's own connect and loop, which connect_and_loop_forever
+    # runs after its start-up call): the CONNACK code it is refused with, and whether its retry
+    # policy would retry it.
+    from webull.core.retry.retry_condition import RetryCondition
+    from webull.data.internal.default_retry_policy import QuotesRetryPolicyContext
+    from webull.data.internal.exceptions import ConnectException
+
+    def refusal(refused):
+        try:
+            refused._quotes_connect(host, mqtt_port)
+            refused.loop_forever(1)
+        except ConnectException as e:
+            context = QuotesRetryPolicyContext(None, 0, e.error_code)
+            return {"connack": e.error_code,
+                    "retried": not (refused._retry_policy.should_retry(context) & RetryCondition.NO_RETRY)}
+        return {}
+
+    # A second session of the app while the server allows one (the test sets the limit to 1).
+    crowded = refusal(streaming_client(app_key, uuid.uuid4().hex))
     time.sleep(0.5)
     client.disconnect()
     thread.join(5)
 
     # An unknown app key. The whole loop stops at its first call, the signed start-up GET
-    # /openapi/config; the MQTT half alone (the client's own connect and loop, which
-    # connect_and_loop_forever runs after that call) is refused at CONNECT with a code that its
-    # retry policy does not retry.
-    from webull.core.retry.retry_condition import RetryCondition
-    from webull.data.internal.default_retry_policy import QuotesRetryPolicyContext
-    from webull.data.internal.exceptions import ConnectException
-
+    # /openapi/config; the MQTT half alone is refused at CONNECT.
     refused = streaming_client("no-such-app-key", uuid.uuid4().hex)
     refused.on_connect_success = on_connect_success
     outcome = {}
@@ -238,14 +252,9 @@ def streaming(host, port, app_key, app_secret):
         refused.connect_and_loop_forever(logger_enable=False)
     except Exception as e:  # noqa: BLE001: what the client raises is the answer
         outcome["loop_exception"] = type(e).__name__
-    try:
-        refused._quotes_connect(host, mqtt_port)
-        refused.loop_forever(1)
-    except ConnectException as e:
-        outcome["connack"] = e.error_code
-        context = QuotesRetryPolicyContext(None, 0, e.error_code)
-        outcome["retried"] = not (refused._retry_policy.should_retry(context) & RetryCondition.NO_RETRY)
-    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome}
+    outcome.update(refusal(refused))
+    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome,
+            "crowded": crowded}
 
 
 def events(api, host, port, app_key, app_secret):
