@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, Uri};
 use axum::middleware::Next;
 use axum::response::Response;
 use signet_model::ErrorCode;
@@ -38,10 +39,10 @@ const SIGNING_HEADERS: [&str; 7] = [
 pub struct Entry {
     pub id: u64,
     pub time_ms: i64,
-    pub app_key: Option<String>,
-    pub method: String,
-    /// The path and query, at most 200 characters.
-    pub target: String,
+    /// What came in, kept as received (cheap to keep; turned into text only to show).
+    app_key: Option<HeaderValue>,
+    pub method: Method,
+    target: Uri,
     pub status: u16,
     pub error_code: Option<&'static str>,
     pub latency_us: u64,
@@ -54,6 +55,23 @@ pub struct Entry {
 pub struct Refused {
     pub received: Vec<(String, String)>,
     pub computed: Vec<SignatureDebug>,
+}
+
+impl Entry {
+    /// The `x-app-key` header, when it is text.
+    pub fn app_key(&self) -> Option<&str> {
+        self.app_key.as_ref().and_then(|v| v.to_str().ok())
+    }
+
+    /// The path and query, at most 200 characters.
+    pub fn target(&self) -> String {
+        self.target
+            .path_and_query()
+            .map_or("", |p| p.as_str())
+            .chars()
+            .take(200)
+            .collect()
+    }
 }
 
 /// Requests and refusals in one second.
@@ -148,32 +166,26 @@ pub async fn record(State(state): State<AppState>, request: Request, next: Next)
     };
     let started = Instant::now();
     let time_ms = signet_domain::simulator::clock::wall_clock_ms();
-    let method = request.method().to_string();
-    let target: String = request
-        .uri()
-        .path_and_query()
-        .map_or("", |p| p.as_str())
-        .chars()
-        .take(200)
+    let method = request.method().clone();
+    let target = request.uri().clone();
+    let headers = request.headers();
+    let app_key = headers.get("x-app-key").cloned();
+    // Header values are shared buffers: keeping them costs no copy, and only a refused
+    // signature's are turned into text.
+    let received: Vec<(&'static str, HeaderValue)> = SIGNING_HEADERS
+        .iter()
+        .filter_map(|name| Some((*name, headers.get(*name)?.clone())))
         .collect();
-    let (app_key, received) = {
-        let headers = request.headers();
-        let header = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(|v| v.chars().take(200).collect::<String>())
-        };
-        let received: Vec<(String, String)> = SIGNING_HEADERS
-            .iter()
-            .filter_map(|name| Some(((*name).to_owned(), header(name)?)))
-            .collect();
-        (header("x-app-key"), received)
-    };
     let response = next.run(request).await;
     let signature = response.extensions().get::<Explanation>().map(|e| {
         Box::new(Refused {
-            received,
+            received: received
+                .iter()
+                .map(|(name, value)| {
+                    let text = String::from_utf8_lossy(value.as_bytes());
+                    ((*name).to_owned(), text.chars().take(200).collect())
+                })
+                .collect(),
             computed: e.0.clone(),
         })
     });

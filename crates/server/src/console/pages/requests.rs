@@ -26,7 +26,7 @@ pub async fn requests(
     let code = filter.code.as_deref().map(str::trim).filter(|c| !c.is_empty());
     let app = filter.app.as_deref().map(str::trim).filter(|a| !a.is_empty());
     let entries = console.requests.entries(500, |e| {
-        code.is_none_or(|c| e.error_code == Some(c)) && app.is_none_or(|a| e.app_key.as_deref() == Some(a))
+        code.is_none_or(|c| e.error_code == Some(c)) && app.is_none_or(|a| e.app_key() == Some(a))
     });
     let body = html! {
         form.filters method="get" {
@@ -52,8 +52,8 @@ fn request_table(entries: &[Entry]) -> Markup {
             tbody { @for e in entries {
                 tr {
                     td { (format_ms(e.time_ms)) }
-                    td { code { (e.app_key.as_deref().unwrap_or("")) } }
-                    td { (e.method) " " (e.target) }
+                    td { code { (e.app_key().unwrap_or("")) } }
+                    td { (e.method) " " (e.target()) }
                     td.num { (e.status) }
                     td {
                         @if e.signature.is_some() {
@@ -77,7 +77,7 @@ pub async fn request(
     let console = state.console.as_ref().ok_or(ConsoleError::NotFound)?;
     let entry = console.requests.entry(id).ok_or(ConsoleError::NotFound)?;
     let body = html! {
-        p { (entry.method) " " (entry.target) " at " (format_ms(entry.time_ms)) ": " (entry.status) " " (entry.error_code.unwrap_or("")) }
+        p { (entry.method) " " (entry.target()) " at " (format_ms(entry.time_ms)) ": " (entry.status) " " (entry.error_code.unwrap_or("")) }
         @if let Some(signature) = &entry.signature {
             h2 { "Headers received" }
             table {
