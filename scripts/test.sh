@@ -64,7 +64,7 @@ phase "Chromium and ChromeDriver (the console's test in a browser)"
 if [ ! -x /usr/bin/chromedriver ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+    apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 export SIGNET_REQUIRE_BROWSER=1
 SIGNET_AXE_JS="$(scripts/axe-core.sh)"
