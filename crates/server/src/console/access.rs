@@ -3,9 +3,8 @@
 //!
 //! Links ([`crate::Admin::console_link`] makes them) and sessions are stored as SHA-256 hashes
 //! ([`signet_store::ConsoleStore`]), so a copy of the database lets nobody in, and any node of a
-//! deployment accepts them. A session's CSRF
-//! token is an HMAC of its cookie value: nothing more is stored, and a page of another site,
-//! which cannot read the cookie, cannot make it.
+//! deployment accepts them. A session's CSRF token is an HMAC of its cookie value: nothing more
+//! is stored, and a page of another site, which cannot read the cookie, cannot make it.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
