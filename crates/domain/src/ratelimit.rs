@@ -159,34 +159,49 @@ pub struct Decision {
     pub retry_after_secs: u64,
 }
 
-/// GCRA for one key of `arrivals`.
+/// GCRA for one key of `arrivals`: the decision, and counted when allowed.
 pub fn admit<K: Eq + Hash>(arrivals: &mut HashMap<K, u64>, key: K, limit: Limit, now_ms: u64) -> Decision {
-    let window = u64::try_from(limit.window.as_millis()).unwrap_or(u64::MAX);
-    let interval = (window / u64::from(limit.requests)).max(1);
     if arrivals.len() > 100_000 {
         // Keys whose allowance is whole again hold nothing worth keeping.
         arrivals.retain(|_, tat| *tat > now_ms);
     }
-    let tat = arrivals.get(&key).copied().unwrap_or(now_ms).max(now_ms);
+    let (decision, next) = decide(arrivals.get(&key).copied(), limit, now_ms);
+    if decision.allowed {
+        arrivals.insert(key, next);
+    }
+    decision
+}
+
+/// What [`admit`] would decide for `key` now, without counting anything.
+pub fn peek<K: Eq + Hash>(arrivals: &HashMap<K, u64>, key: &K, limit: Limit, now_ms: u64) -> Decision {
+    decide(arrivals.get(key).copied(), limit, now_ms).0
+}
+
+/// The decision for a key whose theoretical arrival time is `tat`, and its next one if allowed.
+fn decide(tat: Option<u64>, limit: Limit, now_ms: u64) -> (Decision, u64) {
+    let window = u64::try_from(limit.window.as_millis()).unwrap_or(u64::MAX);
+    let interval = (window / u64::from(limit.requests)).max(1);
+    let tat = tat.unwrap_or(now_ms).max(now_ms);
     let next = tat + interval;
     let ceil_secs = |ms: u64| ms.div_ceil(1000);
     if next - now_ms > window {
-        return Decision {
+        let refused = Decision {
             allowed: false,
             limit: limit.requests,
             remaining: 0,
             reset_secs: ceil_secs(tat - now_ms),
             retry_after_secs: ceil_secs(next - window - now_ms).max(1),
         };
+        return (refused, tat);
     }
-    arrivals.insert(key, next);
-    Decision {
+    let allowed = Decision {
         allowed: true,
         limit: limit.requests,
         remaining: u32::try_from((window - (next - now_ms)) / interval).unwrap_or(limit.requests),
         reset_secs: ceil_secs(next - now_ms),
         retry_after_secs: 0,
-    }
+    };
+    (allowed, next)
 }
 
 #[cfg(test)]
@@ -204,5 +219,22 @@ mod tests {
         for bad in ["place", "place=5", "place=0/1", "nope=1/1", "place=1/x"] {
             assert!(parse_override(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn peeking_counts_nothing_and_tells_what_admit_would() {
+        let limit = Limit {
+            requests: 2,
+            window: Duration::from_secs(1),
+        };
+        let mut arrivals = HashMap::new();
+        assert!(peek(&arrivals, &"k", limit, 0).allowed);
+        assert!(arrivals.is_empty(), "a peek counts nothing");
+        assert!(admit(&mut arrivals, "k", limit, 0).allowed);
+        assert!(admit(&mut arrivals, "k", limit, 0).allowed);
+        let peeked = peek(&arrivals, &"k", limit, 0);
+        assert_eq!(peeked, admit(&mut arrivals, "k", limit, 0));
+        assert!(!peeked.allowed);
+        assert_eq!(peeked.retry_after_secs, 1);
     }
 }

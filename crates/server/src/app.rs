@@ -127,10 +127,9 @@ pub fn router(state: AppState) -> Router {
             crate::auth::limit_addresses,
         ))
         .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            crate::console::requests::record,
-        ))
+        .layer(tower::util::option_layer(state.console.is_some().then(|| {
+            middleware::from_fn_with_state(state.clone(), crate::console::requests::record)
+        })))
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;

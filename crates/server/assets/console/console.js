@@ -13,7 +13,7 @@
   }
 
   function refresh() {
-    fetch(window.location.href, { credentials: "same-origin", headers: { "x-console-refresh": "1" } })
+    fetch(window.location.href, { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) {
           throw new Error("HTTP " + response.status);

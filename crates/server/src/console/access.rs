@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use hmac::{KeyInit, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
-use signet_domain::ratelimit::{Limit, admit};
+use signet_domain::ratelimit::{Limit, admit, peek};
 use signet_domain::simulator::clock::wall_clock_ms;
 
 use super::layout::ConsoleError;
@@ -60,13 +60,9 @@ impl LoginLimiter {
 
     /// Seconds until `address` may try again, when it has failed too often.
     fn blocked(&self, address: IpAddr) -> Option<u64> {
-        let now = self.now_ms();
-        let window = u64::try_from(FAILED_LOGINS.window.as_millis()).unwrap_or(u64::MAX);
-        let interval = window / u64::from(FAILED_LOGINS.requests);
-        let tat = *self.failures.lock().expect("login limiter").get(&address)?;
-        // What `admit` would refuse: one more failure would go past the window.
-        let next = tat.max(now) + interval;
-        (next - now > window).then(|| (next - now - window).div_ceil(1000))
+        let failures = self.failures.lock().expect("login limiter");
+        let decision = peek(&failures, &address, FAILED_LOGINS, self.now_ms());
+        (!decision.allowed).then_some(decision.retry_after_secs)
     }
 
     fn failed(&self, address: IpAddr) {
