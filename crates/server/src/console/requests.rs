@@ -90,18 +90,9 @@ struct Kept {
 }
 
 /// The ring and the per-second counts, behind one lock held only to push or copy.
+#[derive(Default)]
 pub struct Recorder {
     kept: Mutex<Kept>,
-    started: Instant,
-}
-
-impl Default for Recorder {
-    fn default() -> Self {
-        Recorder {
-            kept: Mutex::new(Kept::default()),
-            started: Instant::now(),
-        }
-    }
 }
 
 impl Recorder {
@@ -151,11 +142,6 @@ impl Recorder {
     pub fn seconds(&self, since: i64) -> Vec<Second> {
         let kept = self.kept.lock().expect("request ring");
         kept.seconds.iter().filter(|s| s.second >= since).cloned().collect()
-    }
-
-    /// How long this server has recorded: the overview's rates are over no more than this.
-    pub fn uptime_secs(&self) -> u64 {
-        self.started.elapsed().as_secs()
     }
 }
 

@@ -119,7 +119,8 @@ async fn quote_section(
     account: Option<&AccountRecord>,
     csrf: &str,
 ) -> Result<Markup, ConsoleError> {
-    let quote = crate::market::to_wire(&state.market, &state.market.quote(symbol)?);
+    let now_quote = state.market.quote(symbol)?;
+    let quote = crate::market::to_wire(&state.market, &now_quote);
     let fills = match account {
         Some(a) => {
             state
@@ -147,7 +148,7 @@ async fn quote_section(
         None => Vec::new(),
     };
     if !intraday.is_empty() {
-        intraday.push((now, quote.last.parse().unwrap_or_default()));
+        intraday.push((now, f64_of(now_quote.last)));
     }
     let newest = |fills: &mut dyn Iterator<Item = &PastFill>| -> Vec<Mark> {
         let marks: Vec<Mark> = fills.map(mark).collect();
