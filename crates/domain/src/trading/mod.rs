@@ -4,6 +4,7 @@
 
 pub mod accounting;
 pub mod buying_power;
+pub mod claims;
 pub mod combo;
 pub mod events;
 pub mod expiry;

@@ -14,6 +14,7 @@ use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
+use signet_domain::trading::claims::{Claims, Reserved};
 use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
@@ -35,7 +36,7 @@ use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
-use crate::reservations::{Claims, Reserved, View};
+use crate::reservations::View;
 use crate::secrets::random_hex;
 
 pub fn routes() -> OpenApiRouter<AppState> {
