@@ -35,6 +35,8 @@ pub struct AppState {
     pub engine: Arc<crate::engine::Engine>,
     /// What open orders hold back, per account, between placements.
     pub reservations: Arc<crate::reservations::Reservations>,
+    /// Each account's turns to raise its claims (placements, replacements).
+    pub turns: Arc<crate::turns::Turns<crate::trading::orders::Queued>>,
     /// The open orders the engine's ticks match.
     pub book: Arc<crate::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,

@@ -31,6 +31,7 @@ pub mod startup;
 pub mod streaming;
 pub mod tokens;
 pub mod trading;
+pub mod turns;
 
 pub use admin::{Admin, AdminError, Credentials};
 pub use config::ServerConfig;

@@ -126,6 +126,7 @@ impl Server {
             market,
             engine: Arc::new(engine),
             reservations,
+            turns: Arc::default(),
             book,
             limiter,
             metrics,

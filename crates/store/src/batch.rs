@@ -49,10 +49,28 @@ impl<T: Send + 'static, R: Send + 'static> Batcher<T, R> {
 
     /// Queues `item` and waits for its answer.
     pub async fn submit(&self, item: T) -> Result<R, StoreError> {
+        let mut answers = self.submit_all([item]).await?;
+        answers.pop().expect("one answer per item")
+    }
+
+    /// Queues `items` together (so that they share a transaction when the queue allows) and
+    /// waits for the answer of each, in order.
+    pub async fn submit_all(
+        &self,
+        items: impl IntoIterator<Item = T>,
+    ) -> Result<Vec<Result<R, StoreError>>, StoreError> {
         let stopped = || StoreError::Unavailable(format!("the {} writer stopped", self.what));
-        let (reply, answer) = oneshot::channel();
-        self.queue.send((item, reply)).await.map_err(|_| stopped())?;
-        answer.await.map_err(|_| stopped())?
+        let mut answers = Vec::new();
+        for item in items {
+            let (reply, answer) = oneshot::channel();
+            self.queue.send((item, reply)).await.map_err(|_| stopped())?;
+            answers.push(answer);
+        }
+        let mut results = Vec::with_capacity(answers.len());
+        for answer in answers {
+            results.push(answer.await.map_err(|_| stopped())?);
+        }
+        Ok(results)
     }
 }
 

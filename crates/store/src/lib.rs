@@ -409,14 +409,47 @@ pub enum FillOutcome {
     Refused(Refusal),
 }
 
+/// An account's turn to raise what its open orders claim ([`TradingStore::begin_turn`]), held
+/// from the buying-power check until the placements it allowed are stored, so that two
+/// placements never both pass a check that only one of them would pass. End it with
+/// [`AccountTurn::end`]; dropped, it gives the turn up and keeps nothing written in it.
+#[must_use = "a turn holds back every other placement on the account until it ends"]
+pub struct AccountTurn {
+    /// PostgreSQL: the transaction holding the account's advisory lock, which every node
+    /// respects; the placements are written in it, so its commit stores them and ends the turn
+    /// at once. SQLite: none, as one server serves a SQLite file and takes turns in its memory.
+    locked: Option<sql::query::Tx>,
+}
+
+impl AccountTurn {
+    /// Stores what was written in the turn and gives the turn up.
+    pub async fn end(self) -> Result<(), StoreError> {
+        match self.locked {
+            Some(tx) => tx.commit().await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// The answer to one placement of [`TradingStore::insert_placements`]: each order's `seq`, or
+/// [`StoreError::Conflict`] when a client order id or a client combo order id is taken in its
+/// account (then none of its orders is stored; the message names `client_combo_order_id` for
+/// the latter).
+pub type Placed = Result<Vec<i64>, StoreError>;
+
 /// Orders, fills and positions.
 #[async_trait]
 pub trait TradingStore: Send + Sync {
-    /// Inserts new orders in one transaction; [`StoreError::Conflict`] when a client order id
-    /// or a client combo order id is taken in its account (then none is inserted; the message
-    /// names `client_combo_order_id` for the latter).
-    /// Answers each order's `seq`.
-    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError>;
+    /// Takes the account's turn to raise its claims, waiting while another holds it (on any
+    /// node sharing the database); a wait beyond a few seconds is [`StoreError::Unavailable`].
+    async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError>;
+    /// Inserts the orders of placements of the turn's account, each placement all or nothing,
+    /// stored once the turn ends (SQLite: once this answers); the answer of each.
+    async fn insert_placements(
+        &self,
+        turn: &mut AccountTurn,
+        placements: &[Vec<Order>],
+    ) -> Result<Vec<Placed>, StoreError>;
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.

@@ -10,6 +10,7 @@ use signet_model::orders::Side;
 use signet_model::{AccountType, ErrorCode};
 
 use super::accounting::buying_power;
+use super::claims::Claims;
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
@@ -43,6 +44,18 @@ pub struct Standing {
     pub reserved: Decimal,
     /// The shares its open sell orders already sell, per instrument.
     pub selling: HashMap<i64, Decimal>,
+}
+
+impl Standing {
+    /// The account with `more` claimed besides what its open orders claim (the placements a
+    /// turn accepted before the one it checks).
+    pub fn claiming(mut self, more: &Claims) -> Standing {
+        self.reserved += more.cash;
+        for (&instrument_id, &shares) in &more.selling {
+            *self.selling.entry(instrument_id).or_default() += shares;
+        }
+        self
+    }
 }
 
 /// Buying power before the new orders and what would be left after them.
@@ -247,6 +260,25 @@ pub(crate) mod tests {
         // Equity 2000, doubled, less the 1000 the long position uses.
         let headroom = check(standing, &[&normal(2, Side::Buy, "30", "100")], None).unwrap();
         assert_eq!((headroom.before, headroom.after), (d("3000"), d("0")));
+    }
+
+    #[test]
+    fn what_a_turn_accepted_before_counts_as_claimed() {
+        let buy = normal(1, Side::Buy, "10", "50");
+        let sell = normal(2, Side::Sell, "5", "1");
+        let standing = holding(cash("700"), 2, "5", "1");
+        assert!(check(standing.clone(), &[&buy], None).is_ok());
+        let accepted = Claims {
+            cash: d("300"),
+            selling: HashMap::from([(2, d("1"))]),
+        };
+        let e = check(standing.clone().claiming(&accepted), &[&buy], None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "the order needs about 500 USD and the cash account's buying power is 400 USD"
+        );
+        let e = check(standing.claiming(&accepted), &[&sell], None).unwrap_err();
+        assert_eq!(e.message, "the account can sell 4 S2 (held and not already being sold)");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
-use signet_domain::trading::claims::{Claims, Reserved};
+use signet_domain::trading::claims::{Claims, OpenClaims, Reserved};
 use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
@@ -25,6 +25,7 @@ use signet_model::orders::{
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError};
+use tokio::sync::oneshot;
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -259,31 +260,106 @@ fn ack(o: &Order) -> OrderAck {
     }
 }
 
-/// Stores new orders of one account (setting their `seq`); a client order id (or client combo
-/// order id) used before in the account is 409 and stores nothing.
-async fn insert(state: &AppState, account: &AccountRecord, orders: &mut [Order]) -> Result<(), ApiError> {
-    match state.store.insert_orders(orders).await {
-        Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => Err(ApiError::new(
-            ErrorCode::DuplicateClientComboOrderId,
-            "this client_combo_order_id was used before in this account: every combination needs a new one",
-        )),
-        Err(StoreError::Conflict(_)) => Err(ApiError::new(
-            ErrorCode::DuplicateClientOrderId,
-            "this client_order_id was used before in this account: every order needs a new one",
-        )),
-        Err(other) => Err(other.into()),
-        Ok(seqs) => {
-            for (order, seq) in orders.iter_mut().zip(seqs) {
-                order.seq = seq;
+/// A placement waiting for its account's turn ([`crate::turns`]).
+pub struct Queued {
+    claim: Claim,
+    answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
+}
+
+/// New orders of one account, priced for the buying-power check, and as they will be stored.
+struct Claim {
+    priced: Vec<PricedOrder>,
+    /// The combination they form, if any (a batch's orders are independent).
+    kind: Option<ComboKind>,
+    orders: Vec<Order>,
+}
+
+/// Checks new orders against the account in its turn and stores them if they fit; the orders
+/// as stored (with their `seq`). A client order id (or client combo order id) used before in
+/// the account is 409 and stores nothing.
+async fn place_in_turn(state: &AppState, account: &AccountRecord, claim: Claim) -> Result<Vec<Order>, ApiError> {
+    let (answer, answered) = oneshot::channel();
+    let (turn_state, turn_account) = (state.clone(), account.clone());
+    state
+        .turns
+        .queue(&account.account_id, Queued { claim, answer }, move |queued| {
+            placement_turn(turn_state, turn_account, queued)
+        });
+    answered
+        .await
+        .map_err(|_| ApiError::internal("a placement's turn ended without answering it"))?
+}
+
+/// One turn of an account's placements, each answered.
+async fn placement_turn(state: AppState, account: AccountRecord, queued: Vec<Queued>) {
+    let (claims, answers): (Vec<Claim>, Vec<_>) = queued.into_iter().map(|q| (q.claim, q.answer)).unzip();
+    let answered = match placements(&state, &account, claims).await {
+        Ok(answered) => answered,
+        Err(e) => vec![Err(e); answers.len()],
+    };
+    for (answer, result) in answers.into_iter().zip(answered) {
+        let _ = answer.send(result);
+    }
+}
+
+/// Checks each placement of a turn against the account as the turn found it and the placements
+/// accepted before it in the turn; stores those that fit together, and ends the turn once they
+/// are stored. The answer of each.
+async fn placements(
+    state: &AppState,
+    account: &AccountRecord,
+    claims: Vec<Claim>,
+) -> Result<Vec<Result<Vec<Order>, ApiError>>, ApiError> {
+    let mut turn = state.store.begin_turn(&account.account_id).await?;
+    let (standing, _) = standing(state, &account.account_id, None).await?;
+    let now = state.market.now_ms();
+    let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
+    let mut claimed = OpenClaims::default();
+    let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(claims.len());
+    let mut accepted: Vec<Vec<Order>> = Vec::new();
+    for claim in claims {
+        let priced: Vec<&PricedOrder> = claim.priced.iter().collect();
+        let standing = standing.clone().claiming(&claimed.claims(None, price_now));
+        match buying_power::check(standing, &priced, claim.kind) {
+            Ok(_) => {
+                claim.orders.iter().for_each(|o| claimed.add(Reserved::of(o)));
+                answers.push(Ok(Vec::new()));
+                accepted.push(claim.orders);
             }
-            state
-                .reservations
-                .placed(&account.account_id, orders.iter().map(Reserved::of));
-            state.events.wake();
-            state.book.placed(orders);
-            Ok(())
+            Err(refused) => answers.push(Err(refused.into())),
         }
     }
+    let placed = state.store.insert_placements(&mut turn, &accepted).await?;
+    turn.end().await?;
+    let mut stored = accepted.into_iter().zip(placed);
+    for answer in answers.iter_mut().filter(|a| a.is_ok()) {
+        let (mut orders, placed) = stored.next().expect("an answer per accepted placement");
+        *answer = match placed {
+            Ok(seqs) => {
+                for (order, seq) in orders.iter_mut().zip(seqs) {
+                    order.seq = seq;
+                }
+                state
+                    .reservations
+                    .placed(&account.account_id, orders.iter().map(Reserved::of));
+                state.book.placed(&orders);
+                Ok(orders)
+            }
+            Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
+                Err(ApiError::new(
+                    ErrorCode::DuplicateClientComboOrderId,
+                    "this client_combo_order_id was used before in this account: every combination needs a new one",
+                ))
+            }
+            Err(StoreError::Conflict(_)) => Err(ApiError::new(
+                ErrorCode::DuplicateClientOrderId,
+                "this client_order_id was used before in this account: every order needs a new one",
+            )),
+            Err(other) => Err(other.into()),
+        };
+    }
+    state.events.wake();
+    Ok(answers)
 }
 
 /// `new_orders` parsed and priced: one order, or a combination with its id.
@@ -360,6 +436,17 @@ impl Placement {
         check_account(state, account, &orders, self.kind, None).await
     }
 
+    /// Checks the placement in its account's turn and stores it if it fits.
+    async fn place(self, state: &AppState, account: &AccountRecord) -> Result<Vec<Order>, ApiError> {
+        let orders = self.orders(account, state.market.now_ms())?;
+        let claim = Claim {
+            priced: self.orders,
+            kind: self.kind,
+            orders,
+        };
+        place_in_turn(state, account, claim).await
+    }
+
     /// The orders to store: a combination is named by its first order, and in OTO and OTOCO
     /// the others wait for it.
     fn orders(&self, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
@@ -399,9 +486,7 @@ async fn place(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
-    placement.check(&state, &account).await?;
-    let mut orders = placement.orders(&account, state.market.now_ms())?;
-    insert(&state, &account, &mut orders).await?;
+    let orders = placement.place(&state, &account).await?;
     let mut answer = ack(&orders[0]);
     if orders.len() > 1 {
         answer.orders = orders.iter().map(ack).collect();
@@ -503,13 +588,17 @@ async fn batch_place(
         prepared.push(p);
     }
     distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
-    check_account(&state, &account, &prepared.iter().collect::<Vec<_>>(), None, None).await?;
     let sim_now = state.market.now_ms();
-    let mut orders = prepared
+    let orders = prepared
         .iter()
         .map(|p| new_order(&account, p, None, sim_now))
         .collect::<Result<Vec<_>, _>>()?;
-    insert(&state, &account, &mut orders).await?;
+    let claim = Claim {
+        priced: prepared,
+        kind: None,
+        orders,
+    };
+    let orders = place_in_turn(&state, &account, claim).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
@@ -671,6 +760,10 @@ async fn replace(
                 .unwrap_or_default()
         }),
     };
+    // Checked and stored in the account's turn, as placements are: a replacement may raise
+    // the order's claim.
+    let _turn_here = state.turns.take(&account.account_id).await;
+    let turn = state.store.begin_turn(&account.account_id).await?;
     check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
     let now = wall_clock_ms();
     let replaced = state
@@ -688,6 +781,10 @@ async fn replace(
         )
         .await;
     forget_open_orders(&state, &account.account_id);
+    // Nothing was written in the turn: ending it only lets the next change of the account go.
+    if let Err(e) = turn.end().await {
+        tracing::warn!(error = %e, "ending an account's turn after a replacement");
+    }
     let replaced = replaced?.ok_or_else(|| not_open(&order))?;
     state.events.wake();
     Ok(Json(ack(&replaced)))

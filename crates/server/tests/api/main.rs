@@ -11,6 +11,7 @@ mod events;
 
 mod assets;
 mod auth;
+mod claims;
 mod fundamentals;
 mod fuzz_corpus;
 mod hostile;

@@ -151,6 +151,36 @@ async fn a_request_sent_to_three_nodes_at_once_succeeds_once_of_1000_times() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn placements_sent_to_two_nodes_at_once_are_accepted_as_far_as_the_buying_power_goes() {
+    let Some(cluster) = Cluster::start(2, running_market).await else {
+        return;
+    };
+    let clients: Vec<Client> = (0..2).map(|n| cluster.client(n)).collect();
+    // CASH: CASH USD of buying power; MARGIN: twice its equity.
+    let powers = [CASH, 2 * CASH].map(|p| u64::try_from(p).unwrap());
+    for (account, power) in cluster.app.account_ids.iter().zip(powers) {
+        for round in 0..4 {
+            // 24 placements at once, half to each node, each claiming 30 % of the buying power:
+            // three fit.
+            let quantity = power * 3 / 10 / 10;
+            let mut requests = Vec::new();
+            for (node, client) in clients.iter().enumerate() {
+                let prefix = format!("r{round}-n{node}");
+                requests.extend(crate::claims::placements(client, account, &prefix, 12, quantity));
+            }
+            let answers = crate::common::send_together(requests).await;
+            let claims = crate::claims::claimed(&clients[0], account).await;
+            assert_eq!(
+                (crate::claims::accepted(&answers), claims),
+                (3, Decimal::from(3 * quantity * 10)),
+                "account {account}, round {round}"
+            );
+            crate::claims::cancel_all(&clients[1], account).await;
+        }
+    }
+}
+
 /// Symbols and their closes of 2013-02-22. An order rests at half the close, or trades at its
 /// market or a limit at twice the close; together they claim more than the account's cash, so
 /// that the last ones find it spent.

@@ -9,10 +9,11 @@
 //!
 //! **PostgreSQL**, the system of record when several nodes serve the same apps: one pool serves
 //! reads and writes. Where SQLite relies on its single writer to serialize a check and a change,
-//! PostgreSQL takes row locks instead: a fill, cancel, replace or expiry (and with it any change
+//! PostgreSQL takes locks instead: a fill, cancel, replace or expiry (and with it any change
 //! to the positions and cash) locks the account's row first, so two nodes never fill one order
-//! twice or overspend an account; placements take no lock and meet at the unique indexes; a
-//! watchlist change locks its app's or watchlist's row. Migrations run under PostgreSQL's
+//! twice or overspend an account; placements and replacements, which raise what an account's
+//! orders claim, take the account's turn (an advisory lock, `placements.rs`) from their check
+//! to their commit; a watchlist change locks its app's or watchlist's row. Migrations run under PostgreSQL's
 //! advisory lock, so nodes may start together.
 
 mod apps;
@@ -74,7 +75,10 @@ pub struct SqlStore {
     nonce_writer: Batcher<nonces::NewNonce, bool>,
     /// Group commit of placements (SQLite); PostgreSQL commits concurrent placements together
     /// by itself.
-    placement_writer: Option<Batcher<Vec<Order>, placements::Placed>>,
+    placement_writer: Option<Batcher<Vec<Order>, crate::Placed>>,
+    /// PostgreSQL: the connections of the accounts' turns ([`crate::AccountTurn`]), apart from
+    /// `writer`, so that a turn waiting for its lock never holds a connection its reads need.
+    turns: Option<Pool>,
     /// The SQLite file, and the connection that checkpoints its write-ahead log.
     sqlite: Option<(PathBuf, SqlitePool)>,
     /// How the SQLite connections open (a large import opens one of its own).
@@ -84,6 +88,8 @@ pub struct SqlStore {
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const SQLITE_READERS: u32 = 4;
 const PG_CONNECTIONS: u32 = 16;
+/// Accounts whose placements a node stores at the same moment, at most.
+const PG_TURN_CONNECTIONS: u32 = 8;
 
 impl SqlStore {
     /// Opens (creating if needed) the SQLite database at `path` and brings its schema up to date.
@@ -132,6 +138,7 @@ impl SqlStore {
         Ok(SqlStore {
             nonce_writer: nonces::spawn_writer(writer.clone()),
             placement_writer: Some(placements::spawn_writer(writer.clone())),
+            turns: None,
             reader: Pool::Sqlite(reader),
             writer,
             sqlite: Some((path.to_owned(), checkpointer)),
@@ -147,9 +154,15 @@ impl SqlStore {
         let pool = PgPoolOptions::new()
             .max_connections(PG_CONNECTIONS)
             .acquire_timeout(BUSY_TIMEOUT)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(map_err)?;
+        // A turn waits for its account's lock at most as long as for a connection.
+        let turns = PgPoolOptions::new()
+            .max_connections(PG_TURN_CONNECTIONS)
+            .min_connections(0)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_lazy_with(options.options([("lock_timeout", "5s")]));
         let pool = Pool::Postgres(pool);
         migrate::run(&pool)
             .await
@@ -157,6 +170,7 @@ impl SqlStore {
         Ok(SqlStore {
             nonce_writer: nonces::spawn_writer(pool.clone()),
             placement_writer: None,
+            turns: Some(Pool::Postgres(turns)),
             reader: pool.clone(),
             writer: pool,
             sqlite: None,

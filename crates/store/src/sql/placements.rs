@@ -2,12 +2,15 @@
 //! client order id or client combo order id used before, also earlier in the same batch), the
 //! others it inserted are deleted again before the commit and it alone is refused.
 //!
-//! On SQLite the orders of concurrent placements are inserted in one transaction (group commit:
-//! a commit costs far more than a row), each placement waiting for its own answer. PostgreSQL
-//! commits concurrent transactions together by itself, so each placement is its own transaction
-//! there; two nodes placing the same client order id meet at the unique index, where the second
-//! waits for the first to commit. A single order there (the usual placement) is one statement,
-//! the order and its event together, which saves the round trips of BEGIN and COMMIT.
+//! Each account's placements take turns ([`AccountTurn`]): the server checks them against the
+//! account's buying power and stores those that pass before the next turn begins. On SQLite the
+//! server's own memory orders the turns (one server serves a file), and the orders of concurrent
+//! placements, of any accounts, are inserted in one transaction (group commit: a commit costs
+//! far more than a row), each placement waiting for its own answer. On PostgreSQL a turn is a
+//! transaction holding the account's advisory lock, which every node respects; the placements
+//! are written in it and its commit ends the turn. Its connection comes from a small pool of its
+//! own, so that turns waiting for their lock never hold the connections the reads they wait for
+//! need.
 
 use std::collections::HashMap;
 
@@ -17,53 +20,72 @@ use signet_model::wire::WireEnum;
 
 use super::SqlStore;
 use super::query::{Pool, Tx, query};
-use crate::StoreError;
 use crate::batch::Batcher;
 use crate::rows::order_insert;
+use crate::{AccountTurn, Placed, StoreError};
 
 /// Placements written in one transaction at most.
 const BATCH: usize = 64;
 /// Rows in one INSERT statement at most (SQLite allows 32,766 bound values).
 const ROWS_PER_STATEMENT: usize = 500;
-
-/// The answer to one placement: each order's seq, or the constraint it met.
-pub(super) type Placed = Result<Vec<i64>, StoreError>;
+/// The two-key advisory locks of the turns: this first key, and a hash of the account id (two
+/// accounts that share a hash share their turns, which costs waiting, never correctness).
+const TURN_LOCK_CLASS: i32 = 0x7369_676e; // "sign"
 
 /// Group commit of placements (SQLite); started with the store.
 pub(super) fn spawn_writer(pool: Pool) -> Batcher<Vec<Order>, Placed> {
     Batcher::spawn("order", BATCH, move |batch| {
         let pool = pool.clone();
-        async move { write(&pool, &batch).await }
+        async move {
+            let mut tx = pool.begin().await?;
+            let answers = write(&mut tx, &batch).await?;
+            tx.commit().await?;
+            Ok(answers)
+        }
     })
 }
 
 impl SqlStore {
-    /// Inserts the orders of one placement; each order's seq, or [`StoreError::Conflict`]
-    /// naming the constraint met (then nothing is inserted).
-    pub(super) async fn place(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
-        if let Some(batcher) = &self.placement_writer {
-            return batcher.submit(orders.to_vec()).await?;
+    pub(super) async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
+        let Some(turns) = &self.turns else {
+            return Ok(AccountTurn { locked: None });
+        };
+        let mut tx = turns.begin().await?;
+        query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+            .bind(TURN_LOCK_CLASS)
+            .bind(account_id)
+            .execute(&mut tx)
+            .await?;
+        Ok(AccountTurn { locked: Some(tx) })
+    }
+
+    pub(super) async fn insert_placements(
+        &self,
+        turn: &mut AccountTurn,
+        placements: &[Vec<Order>],
+    ) -> Result<Vec<Placed>, StoreError> {
+        match (&mut turn.locked, &self.placement_writer) {
+            (Some(tx), _) => write(tx, placements).await,
+            (None, Some(batcher)) => Ok(batcher
+                .submit_all(placements.iter().cloned())
+                .await?
+                .into_iter()
+                .map(|answer| answer.and_then(|placed| placed))
+                .collect()),
+            (None, None) => Err(StoreError::Other("a placement outside its account's turn".into())),
         }
-        if let [order] = orders
-            && order.combo.is_none()
-        {
-            return place_one(&self.writer, order).await;
-        }
-        let mut answers = write(&self.writer, &[orders.to_vec()]).await?;
-        answers.pop().unwrap_or_else(|| Ok(Vec::new()))
     }
 }
 
-/// Inserts placements in one transaction; the answer of each.
-async fn write(pool: &Pool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreError> {
-    let mut tx = pool.begin().await?;
+/// Inserts placements in `tx`; the answer of each.
+async fn write(tx: &mut Tx, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreError> {
     let all: Vec<&Order> = batch.iter().flatten().collect();
     let mut seqs: HashMap<String, i64> = HashMap::with_capacity(all.len());
     for chunk in all.chunks(ROWS_PER_STATEMENT) {
         let mut insert = order_insert("", chunk);
         // Rows meeting a unique constraint, also of an earlier row of this statement, are skipped.
         insert.push(" ON CONFLICT DO NOTHING RETURNING order_id, seq");
-        seqs.extend(insert.fetch_all::<(String, i64)>(&mut tx).await?);
+        seqs.extend(insert.fetch_all::<(String, i64)>(&mut *tx).await?);
     }
     let mut answers = Vec::with_capacity(batch.len());
     let mut undo: Vec<&str> = Vec::new();
@@ -82,12 +104,12 @@ async fn write(pool: &Pool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreEr
     if !undo.is_empty() {
         let mut delete = query("DELETE FROM orders WHERE ");
         delete.push_in("order_id", undo);
-        delete.execute(&mut tx).await?;
+        delete.execute(&mut *tx).await?;
     }
     // Name the constraint each refused placement met.
     for (p, answer) in batch.iter().zip(answers.iter_mut()) {
         if answer.is_err() {
-            *answer = Err(StoreError::Conflict(conflict(&mut tx, p).await?));
+            *answer = Err(StoreError::Conflict(conflict(tx, p).await?));
         }
     }
     let placed: Vec<&Order> = all.into_iter().filter(|o| seqs.contains_key(&o.order_id)).collect();
@@ -102,9 +124,8 @@ async fn write(pool: &Pool, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreEr
                 .literal("'PLACE'")
                 .bind(events::payload(o, None));
         });
-        events.execute(&mut tx).await?;
+        events.execute(&mut *tx).await?;
     }
-    tx.commit().await?;
     Ok(answers)
 }
 
@@ -127,20 +148,4 @@ async fn conflict(tx: &mut Tx, orders: &[Order]) -> Result<String, StoreError> {
         }
     }
     Ok("client_order_id".into())
-}
-
-/// One order, not part of a combination, and its PLACE event in one statement (PostgreSQL): both
-/// are stored, or neither (its client order id is taken).
-async fn place_one(pool: &Pool, order: &Order) -> Result<Vec<i64>, StoreError> {
-    let mut insert = order_insert("WITH placed AS (", &[order]);
-    insert.push(
-        " ON CONFLICT DO NOTHING RETURNING order_id, seq, place_time, status),
-          event AS (INSERT INTO order_events (order_id, n, time, from_status, to_status, event, payload)
-                    SELECT order_id, 1, place_time, NULL, status, 'PLACE', ",
-    );
-    insert.push_bind(events::payload(order, None));
-    insert.push(" FROM placed) SELECT seq FROM placed");
-    let seq: Option<(i64,)> = insert.fetch_optional(pool).await?;
-    seq.map(|(seq,)| vec![seq])
-        .ok_or_else(|| StoreError::Conflict("client_order_id".into()))
 }

@@ -419,9 +419,10 @@ fn busy(db: &dyn sqlx::error::DatabaseError) -> bool {
     }
     // PostgreSQL: class 08 (connection exception), 53 (too many connections, out of memory or
     // disk), 57P01-57P03 (shutting down, cannot connect now), 55000 (a database that does not
-    // accept connections, as during maintenance), 40001/40P01 (serialization failure, deadlock).
+    // accept connections, as during maintenance), 40001/40P01 (serialization failure, deadlock),
+    // 55P03 (a lock not had within `lock_timeout`: an account's turn held too long elsewhere).
     code.starts_with("08")
         || code.starts_with("53")
         || code.starts_with("57P")
-        || matches!(&*code, "55000" | "40001" | "40P01")
+        || matches!(&*code, "55000" | "55P03" | "40001" | "40P01")
 }

@@ -14,8 +14,8 @@ use super::SqlStore;
 use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
-    ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges, OrderQuery,
-    PositionRecord, Replacement, StoreError, StoredEvent, TradingStore,
+    AccountTurn, ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges,
+    OrderQuery, Placed, PositionRecord, Replacement, StoreError, StoredEvent, TradingStore,
 };
 
 /// Order events one read returns at most (SQLite).
@@ -126,8 +126,16 @@ async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Resul
 
 #[async_trait]
 impl TradingStore for SqlStore {
-    async fn insert_orders(&self, orders: &[Order]) -> Result<Vec<i64>, StoreError> {
-        self.place(orders).await
+    async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
+        SqlStore::begin_turn(self, account_id).await
+    }
+
+    async fn insert_placements(
+        &self,
+        turn: &mut AccountTurn,
+        placements: &[Vec<Order>],
+    ) -> Result<Vec<Placed>, StoreError> {
+        SqlStore::insert_placements(self, turn, placements).await
     }
 
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
