@@ -29,6 +29,10 @@ pub enum OpenError {
     NoKey,
     #[error("cannot lock {path} for the database's creation: {source}")]
     Lock { path: String, source: std::io::Error },
+    #[error(
+        "another signet serve is serving {0}: one server per SQLite file (several nodes share a PostgreSQL database, --database-url)"
+    )]
+    Served(String),
 }
 
 /// Which database, and how to open it.
@@ -64,6 +68,8 @@ impl std::fmt::Display for Location {
 pub struct Database {
     pub store: Arc<dyn Store>,
     pub key: Arc<MasterKey>,
+    /// The SQLite file; `None` on PostgreSQL.
+    sqlite_file: Option<PathBuf>,
 }
 
 const KEY_FINGERPRINT: &str = "master_key_fingerprint";
@@ -103,7 +109,39 @@ impl Database {
         Ok(Database {
             store,
             key: Arc::new(key),
+            sqlite_file: match location {
+                Location::Sqlite { path, .. } => Some(path.clone()),
+                Location::Postgres { .. } => None,
+            },
         })
+    }
+
+    /// Claims a SQLite file for one server, until the answer is dropped: a server keeps what
+    /// the file's open orders claim in its memory and takes each account's turns there
+    /// (`crate::turns`), so a second server on the same file would accept what the first has
+    /// already promised. Several nodes share PostgreSQL instead. The admin commands open the
+    /// file beside the server and are not concerned.
+    pub fn claim_for_serving(&self) -> Result<Option<std::fs::File>, OpenError> {
+        let Some(db) = &self.sqlite_file else {
+            return Ok(None);
+        };
+        let path = db.with_added_extension("serving");
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&path).map_err(|source| OpenError::Lock {
+            path: path.display().to_string(),
+            source,
+        })?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Err(OpenError::Served(db.display().to_string())),
+            Err(std::fs::TryLockError::Error(source)) => Err(OpenError::Lock {
+                path: path.display().to_string(),
+                source,
+            }),
+        }
     }
 
     /// Opens the SQLite database at `path`, its key beside it unless `master_key` is given.

@@ -34,6 +34,8 @@ pub enum StartupError {
     Market(#[from] StoreError),
     #[error("cannot use Redis: {0}")]
     Redis(String),
+    #[error(transparent)]
+    Database(#[from] crate::database::OpenError),
 }
 
 /// A server bound to its address, ready to run.
@@ -46,11 +48,14 @@ pub struct Server {
     /// `--mqtt-listen`: the quotes feed.
     mqtt_listener: Option<TcpListener>,
     state: AppState,
+    /// Held while the server runs on a SQLite file ([`Database::claim_for_serving`]).
+    _serving: Option<std::fs::File>,
 }
 
 impl Server {
     pub async fn bind(config: ServerConfig, database: &Database) -> Result<Self, StartupError> {
         config.validate()?;
+        let serving = database.claim_for_serving()?;
         let listener = TcpListener::bind(config.listen)
             .await
             .map_err(|source| StartupError::Bind {
@@ -143,6 +148,7 @@ impl Server {
             events_listener,
             mqtt_listener,
             state,
+            _serving: serving,
         })
     }
 

@@ -172,3 +172,26 @@ async fn replacements_batches_and_placements_at_once_never_claim_beyond_the_buyi
         assert!(*raise > left, "a change of {raise} was refused although {left} is left");
     }
 }
+
+/// A server keeps what a SQLite file's orders claim in its memory: a second server on the same
+/// file would promise the same cash again, so it is refused (several nodes share PostgreSQL).
+#[tokio::test]
+async fn a_second_server_on_the_same_sqlite_file_is_refused() {
+    let server = TestServer::start().await;
+    if std::env::var("SIGNET_TEST_BACKEND").as_deref() == Ok("postgres") {
+        return;
+    }
+    let database = server.open_again().await;
+    let config = signet_server::ServerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        ..signet_server::ServerConfig::default()
+    };
+    let refused = signet_server::Server::bind(config, &database)
+        .await
+        .err()
+        .expect("refused");
+    assert!(refused.to_string().contains("one server per SQLite file"), "{refused}");
+    // Once the first stops, the file can be served again.
+    let server = server.restart().await;
+    assert!(server.client().accounts().list().await.is_ok());
+}
