@@ -485,7 +485,14 @@ pub trait TradingStore: Send + Sync {
     async fn executions(&self, query: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError>;
     /// Applies a fill with its effect on the order, the position, the cash and the rest of the
     /// order's combination ([`signet_domain::trading::combo::consequence`]), in one transaction.
-    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError>;
+    /// `marks` prices the account's other positions (their last price; `None` when the market
+    /// quotes none, then their average cost) for the margin check of
+    /// [`signet_domain::trading::accounting::within_margin`].
+    async fn apply_fill(
+        &self,
+        fill: &FillRequest,
+        marks: &(dyn Fn(i64) -> Option<Decimal> + Sync),
+    ) -> Result<FillOutcome, StoreError>;
     /// Moves a waiting stop order's stop, and marks it triggered at simulated time
     /// `triggered_at`; false when the order is not open or triggered already.
     async fn move_stop(

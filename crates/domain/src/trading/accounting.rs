@@ -34,6 +34,8 @@ pub enum Refusal {
     Shares,
     /// A short sale by a CASH account, or while the account holds shares long.
     Short,
+    /// A MARGIN account would go beyond its Reg T buying power ([`within_margin`]).
+    Margin,
 }
 
 impl Refusal {
@@ -42,6 +44,9 @@ impl Refusal {
             Refusal::Cash => "buying power gone: the cash account cannot pay for the fill",
             Refusal::Shares => "the account no longer holds the shares to sell",
             Refusal::Short => "only a margin account without a long position may sell short",
+            Refusal::Margin => {
+                "buying power gone: the margin account's equity would be less than half its positions' value (Reg T)"
+            }
         }
     }
 }
@@ -116,6 +121,69 @@ pub fn apply_fill(
     })
 }
 
+/// The market value of positions: longs, and shorts as a positive amount.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Exposure {
+    pub long: Decimal,
+    pub short: Decimal,
+}
+
+impl Exposure {
+    /// `quantity` shares (negative when short) at `price`.
+    pub fn of(quantity: Decimal, price: Decimal) -> Exposure {
+        let value = quantity * price;
+        if value.is_sign_negative() {
+            Exposure {
+                long: Decimal::ZERO,
+                short: -value,
+            }
+        } else {
+            Exposure {
+                long: value,
+                short: Decimal::ZERO,
+            }
+        }
+    }
+
+    pub fn plus(self, other: Exposure) -> Exposure {
+        Exposure {
+            long: self.long + other.long,
+            short: self.short + other.short,
+        }
+    }
+}
+
+/// Reg T at a fill, as placement checks it before: a MARGIN account's fill that grows a
+/// position must leave its buying power (twice its equity, less what its long and short
+/// positions use) at zero or more, the filled instrument valued at `price` and the account's
+/// other positions at `others`. Placement checked the order against the account as it was; a
+/// fill comes later, at another price and after other fills, and is checked again as a CASH
+/// account's fill is checked against its cash ([`apply_fill`]). A fill that shrinks a position
+/// frees buying power and always passes; the claims of other open orders do not count here.
+pub fn within_margin(
+    account_type: AccountType,
+    before: Holding,
+    after: &FillEffect,
+    price: Decimal,
+    others: Exposure,
+) -> Result<(), Refusal> {
+    if account_type != AccountType::Margin || after.holding.quantity.abs() <= before.quantity.abs() {
+        return Ok(());
+    }
+    let all = others.plus(Exposure::of(after.holding.quantity, price));
+    if margin_power(after.cash, all) < Decimal::ZERO {
+        return Err(Refusal::Margin);
+    }
+    Ok(())
+}
+
+/// Reg T buying power before open orders: twice the equity (cash, which holds the proceeds of
+/// short sales, plus longs less shorts) less what the positions use (50 % initial margin on
+/// both sides); negative when the positions use more than the equity allows.
+fn margin_power(cash: Decimal, positions: Exposure) -> Decimal {
+    (cash + positions.long - positions.short) * Decimal::TWO - positions.long - positions.short
+}
+
 /// A fill the engine found: `quantity` of an order at `price`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Execution {
@@ -145,12 +213,14 @@ pub enum NotFilled {
     Refused(Refusal),
 }
 
-/// Fills `execution` of `order` against an account holding `holding` with `cash`.
+/// Fills `execution` of `order` against an account holding `holding` of the order's instrument
+/// with `cash`, its other positions worth `others`.
 pub fn fill_order(
     order: &Order,
     account_type: AccountType,
     cash: Decimal,
     holding: Holding,
+    others: Exposure,
     execution: Execution,
 ) -> Result<OrderFill, NotFilled> {
     let Execution { quantity, price, .. } = execution;
@@ -160,6 +230,7 @@ pub fn fill_order(
     let commission = execution.commission.of(quantity, order.filled_quantity.is_zero());
     let account =
         apply_fill(account_type, order.side, holding, cash, quantity, price, commission).map_err(NotFilled::Refused)?;
+    within_margin(account_type, holding, &account, price, others).map_err(NotFilled::Refused)?;
     let filled_quantity = order.filled_quantity + quantity;
     let event = if filled_quantity == order.quantity {
         Event::Fill
@@ -189,7 +260,13 @@ pub fn buying_power(
 ) -> Decimal {
     let power = match account_type {
         AccountType::Cash => cash,
-        AccountType::Margin => (cash + long_value - short_value) * Decimal::TWO - long_value - short_value,
+        AccountType::Margin => margin_power(
+            cash,
+            Exposure {
+                long: long_value,
+                short: short_value,
+            },
+        ),
     };
     (power - reserved).max(Decimal::ZERO)
 }
@@ -395,6 +472,40 @@ mod tests {
             (d("3"), d("21"))
         );
         assert_eq!(flipped.cash, d("1500") - d("330") - d("168"));
+    }
+
+    #[test]
+    fn a_margin_fill_that_grows_a_position_stays_within_reg_t() {
+        let none = Holding::default();
+        let others = Exposure::of(d("10"), d("100"));
+        // Equity 2000 (1000 cash, 1000 of stock): 4000 of positions at most, 1000 used.
+        let within = |side, holding: Holding, cash: &str, quantity: &str, price: &str| {
+            let (cash, quantity, price) = (d(cash), d(quantity), d(price));
+            let effect = apply_fill(AccountType::Margin, side, holding, cash, quantity, price, d("0")).unwrap();
+            within_margin(AccountType::Margin, holding, &effect, price, others)
+        };
+        assert_eq!(within(Side::Buy, none, "1000", "30", "100"), Ok(()));
+        assert_eq!(within(Side::Buy, none, "1000", "31", "100"), Err(Refusal::Margin));
+        assert_eq!(within(Side::Short, none, "1000", "31", "100"), Err(Refusal::Margin));
+        // Beyond the line already, a fill that shrinks a position still passes.
+        let deep = Holding {
+            quantity: d("-50"),
+            average_cost: d("100"),
+        };
+        assert_eq!(within(Side::Buy, deep, "-3000", "10", "100"), Ok(()));
+        assert_eq!(within(Side::Short, deep, "-3000", "1", "100"), Err(Refusal::Margin));
+        // A CASH account is held to its cash instead.
+        let effect = apply_fill(AccountType::Cash, Side::Buy, none, d("1000"), d("10"), d("100"), d("0")).unwrap();
+        assert_eq!(
+            within_margin(
+                AccountType::Cash,
+                none,
+                &effect,
+                d("100"),
+                Exposure::of(d("-1000"), d("1"))
+            ),
+            Ok(())
+        );
     }
 
     #[test]

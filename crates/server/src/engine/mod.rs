@@ -118,7 +118,8 @@ impl Engine {
                     time_ms: wall_clock_ms(),
                     market_time_ms: now_ms,
                 };
-                let outcome = self.store.apply_fill(&fill).await;
+                let marks = |instrument_id: i64| self.market.quote_of(instrument_id, now_ms).map(|q| q.last);
+                let outcome = self.store.apply_fill(&fill, &marks).await;
                 self.reservations.forget(&order.account_id);
                 let outcome = outcome?;
                 if let FillOutcome::Applied(_) = &outcome {

@@ -458,6 +458,42 @@ async fn ioc_fills_what_it_can_at_once_and_cancels_the_rest() {
 }
 
 #[tokio::test]
+async fn a_margin_fill_beyond_reg_t_fails_the_order_and_says_why() {
+    let desk = desk().await;
+    let margin = desk.margin_account.clone();
+    // 100,000 USD of equity buys 190,000 USD of AAPL at 100: 10,000 of buying power is left.
+    desk.pin("100.00", "99.99", "100.00", 10_000).await;
+    desk.place(&margin, order("most", "BUY", "LIMIT", "1900", Some("100")))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.status(&margin, "most").await, (OrderStatus::Filled, "1900".into()));
+    // A resting buy within what is left is accepted.
+    desk.pin("101.00", "100.99", "101.00", 10_000).await;
+    desk.place(&margin, order("more", "BUY", "LIMIT", "90", Some("100")))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.status(&margin, "more").await.0, OrderStatus::Submitted);
+    // AAPL falls to 60: 24,000 of equity against 114,000 of stock, beyond Reg T's 50 %. The
+    // buy becomes marketable; filling it would go further beyond, so it fails instead.
+    desk.pin("60.00", "59.99", "60.00", 10_000).await;
+    desk.step(1).await;
+    let record = desk.detail(&margin, "more").await;
+    let o = &record.orders[0];
+    assert_eq!((o.status, o.filled_quantity.as_str()), (OrderStatus::Failed, "0"));
+    assert!(o.reason.as_deref().unwrap().contains("Reg T"), "{:?}", o.reason);
+    assert_eq!(desk.position(&margin).await, d("1900"));
+    assert_eq!(desk.cash(&margin).await, d("-90000"));
+    // Selling shrinks the position: always allowed, whatever the margin.
+    desk.place(&margin, order("less", "SELL", "MARKET", "100", None))
+        .await
+        .unwrap();
+    desk.step(1).await;
+    assert_eq!(desk.status(&margin, "less").await.0, OrderStatus::Filled);
+}
+
+#[tokio::test]
 async fn a_day_order_is_cancelled_at_the_close_and_a_gtc_order_stays() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 10_000).await;

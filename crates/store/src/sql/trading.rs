@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rust_decimal::Decimal;
-use signet_domain::trading::accounting::{Execution, Holding, NotFilled, fill_order, filled_after};
+use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled, fill_order, filled_after};
 use signet_domain::trading::combo::{Consequence, consequence};
 use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
@@ -370,7 +370,11 @@ impl TradingStore for SqlStore {
             .collect()
     }
 
-    async fn apply_fill(&self, fill: &FillRequest) -> Result<FillOutcome, StoreError> {
+    async fn apply_fill(
+        &self,
+        fill: &FillRequest,
+        marks: &(dyn Fn(i64) -> Option<Decimal> + Sync),
+    ) -> Result<FillOutcome, StoreError> {
         let Some(mut tx) = begin_account_change(self, &fill.order_id).await? else {
             return Ok(FillOutcome::Stale);
         };
@@ -382,12 +386,24 @@ impl TradingStore for SqlStore {
                 .bind(&order.account_id)
                 .fetch_one(&mut tx)
                 .await?;
-        let held: Option<(String, String)> =
-            query("SELECT quantity, average_cost FROM positions WHERE account_id = $1 AND instrument_id = $2")
-                .bind(&order.account_id)
-                .bind(order.instrument_id)
-                .fetch_optional(&mut tx)
-                .await?;
+        // Every position of the account: the order's instrument's is the one the fill changes,
+        // the others count in the margin check.
+        let held: Vec<(i64, String, String)> = query(
+            "SELECT instrument_id, quantity, average_cost FROM positions WHERE account_id = $1 AND quantity != '0'",
+        )
+        .bind(&order.account_id)
+        .fetch_all(&mut tx)
+        .await?;
+        let (mut filled, mut others) = (Holding::default(), Exposure::default());
+        for (instrument_id, quantity, average_cost) in held {
+            let position = holding(&quantity, &average_cost)?;
+            if instrument_id == order.instrument_id {
+                filled = position;
+            } else {
+                let mark = marks(instrument_id).unwrap_or(position.average_cost);
+                others = others.plus(Exposure::of(position.quantity, mark));
+            }
+        }
         let execution = Execution {
             quantity: fill.quantity,
             price: fill.price,
@@ -397,7 +413,8 @@ impl TradingStore for SqlStore {
             &order,
             parse_column("account type", &account_type, AccountType::parse)?,
             parse_column("cash", &cash, |t| t.parse().ok())?,
-            held.map(|(q, a)| holding(&q, &a)).transpose()?.unwrap_or_default(),
+            filled,
+            others,
             execution,
         ) {
             Ok(effect) => effect,
