@@ -304,4 +304,304 @@ mod tests {
             proptest::prop_assert_eq!(totals, claims(open.iter(), price_now));
         }
     }
+
+    /// Accounts driven through random interleavings of placements (in turns, as the server
+    /// takes them), replacements, cancels and fills, every change checked as the server checks
+    /// it.
+    mod interleavings {
+        use proptest::prelude::*;
+        use signet_model::AccountType;
+        use signet_model::orders::{ComboType, OrderType, TimeInForce, TradingSession};
+
+        use super::*;
+        use crate::trading::accounting::{Commission, Execution, Exposure, Holding, buying_power, fill_order};
+        use crate::trading::buying_power::{Position, PricedOrder, Standing, check};
+        use crate::trading::spec::OrderSpec;
+
+        /// A new order: side (0 buy, 1 sell, 2 short), instrument, quantity, and its limit in
+        /// percent of the mark (0: a market order).
+        type New = (u8, i64, u32, u32);
+
+        #[derive(Debug, Clone)]
+        enum Step {
+            /// Placements arriving together: one turn.
+            Turn(Vec<New>),
+            /// An open order (by position) to a new quantity and limit (percent of the mark).
+            Replace(usize, u32, u32),
+            Cancel(usize),
+            /// An open order filled by up to this many shares, at the mark, if marketable.
+            Fill(usize, u32),
+            /// An instrument's price moves to this percent of what it was.
+            Move(i64, u32),
+        }
+
+        fn new_order() -> impl Strategy<Value = New> {
+            (0u8..3, 0i64..3, 1u32..400, prop_oneof![Just(0u32), 80u32..120])
+        }
+
+        fn step() -> impl Strategy<Value = Step> {
+            prop_oneof![
+                3 => proptest::collection::vec(new_order(), 1..8).prop_map(Step::Turn),
+                1 => (0usize..20, 1u32..400, 80u32..120).prop_map(|(n, q, l)| Step::Replace(n, q, l)),
+                1 => (0usize..20).prop_map(Step::Cancel),
+                2 => (0usize..20, 1u32..400).prop_map(|(n, q)| Step::Fill(n, q)),
+                1 => (0i64..3, 70u32..140).prop_map(|(i, p)| Step::Move(i, p)),
+            ]
+        }
+
+        #[derive(Clone)]
+        struct Account {
+            account_type: AccountType,
+            cash: Decimal,
+            holdings: HashMap<i64, Holding>,
+            open: Vec<Order>,
+            claims: OpenClaims,
+            /// Each instrument's price: what placement prices market orders and positions at,
+            /// and what marketable orders fill at.
+            marks: [Decimal; 3],
+        }
+
+        impl Account {
+            fn mark(&self, instrument_id: i64) -> Decimal {
+                self.marks[usize::try_from(instrument_id).unwrap()]
+            }
+
+            fn standing(&self, except: Option<&str>) -> Standing {
+                let claims = self.claims.claims(except, |id| self.mark(id));
+                Standing {
+                    account_type: self.account_type,
+                    cash: self.cash,
+                    positions: self
+                        .holdings
+                        .iter()
+                        .map(|(&instrument_id, h)| Position {
+                            instrument_id,
+                            quantity: h.quantity,
+                            price: self.mark(instrument_id),
+                        })
+                        .collect(),
+                    reserved: claims.cash,
+                    selling: claims.selling,
+                }
+            }
+
+            /// Buying power less the cash claimed, and whether every instrument's sells fit
+            /// the shares held.
+            fn headroom(&self) -> (Decimal, bool) {
+                let positions = self
+                    .holdings
+                    .iter()
+                    .map(|(&id, h)| Exposure::of(h.quantity, self.mark(id)))
+                    .fold(Exposure::default(), Exposure::plus);
+                let claims = self.claims.claims(None, |id| self.mark(id));
+                let power = buying_power(
+                    self.account_type,
+                    self.cash,
+                    positions.long,
+                    positions.short,
+                    Decimal::ZERO,
+                );
+                let shares = claims.selling.iter().all(|(id, selling)| {
+                    *selling
+                        <= self
+                            .holdings
+                            .get(id)
+                            .map_or(Decimal::ZERO, |h| h.quantity.max(Decimal::ZERO))
+                });
+                (power - claims.cash, shares)
+            }
+
+            fn add(&mut self, order: Order) {
+                self.claims.add(Reserved::of(&order));
+                self.open.push(order);
+            }
+        }
+
+        fn order(account: &Account, n: usize, (side, instrument_id, quantity, limit): New) -> Order {
+            let side = [Side::Buy, Side::Sell, Side::Short][usize::from(side)];
+            let order_type = if limit == 0 {
+                OrderType::Market
+            } else {
+                OrderType::Limit
+            };
+            Order {
+                instrument_id,
+                quantity: Decimal::from(quantity),
+                limit_price: (limit > 0)
+                    .then(|| account.mark(instrument_id) * Decimal::from(limit) / Decimal::ONE_HUNDRED),
+                ..Order::sample(&n.to_string(), side, order_type)
+            }
+        }
+
+        /// An order's unfilled part as the buying-power check weighs it.
+        fn priced(account: &Account, o: &Order) -> PricedOrder {
+            PricedOrder {
+                spec: OrderSpec {
+                    client_order_id: o.client_order_id.clone(),
+                    combo_type: ComboType::Normal,
+                    symbol: o.symbol.clone(),
+                    side: o.side,
+                    order_type: o.order_type,
+                    time_in_force: TimeInForce::Gtc,
+                    quantity: o.remaining(),
+                    cash_amount: None,
+                    limit_price: o.limit_price,
+                    stop_price: None,
+                    trailing: None,
+                    expire_day: None,
+                    session: TradingSession::Core,
+                },
+                instrument_id: o.instrument_id,
+                estimate: o.limit_price.unwrap_or_else(|| account.mark(o.instrument_id)),
+            }
+        }
+
+        /// Whether an accepted change that claims cash left the claims within the power.
+        fn fits_after(account: &Account, claims_cash: bool) -> Result<(), TestCaseError> {
+            let (left, shares) = account.headroom();
+            prop_assert!(shares, "sells claim more shares than held");
+            if claims_cash {
+                prop_assert!(left >= Decimal::ZERO, "claims exceed the buying power by {}", -left);
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// Whatever the interleaving and the prices, an accepted change never leaves the open
+            /// orders claiming more cash than the buying power or more shares than held; the
+            /// placements a turn accepts are exactly those that checked one at a time would
+            /// be; a CASH account's cash never goes below zero; and a MARGIN fill that grows a
+            /// position stays within Reg T.
+            #[test]
+            fn no_interleaving_claims_beyond_the_buying_power(
+                account_type in prop_oneof![Just(AccountType::Cash), Just(AccountType::Margin)],
+                steps in proptest::collection::vec(step(), 1..40),
+            ) {
+                let mut account = Account {
+                    account_type,
+                    cash: Decimal::from(10_000),
+                    holdings: HashMap::new(),
+                    open: Vec::new(),
+                    claims: OpenClaims::default(),
+                    marks: [10, 20, 50].map(Decimal::from),
+                };
+                let mut next = 0;
+                for step in steps {
+                    match step {
+                        Step::Turn(placements) => {
+                            // As the server's turn: the account read once, then each placement
+                            // against it and those accepted before it in the turn.
+                            let standing = account.standing(None);
+                            let mut claimed = OpenClaims::default();
+                            let mut one_by_one = account.clone();
+                            for new in placements {
+                                next += 1;
+                                let o = order(&account, next, new);
+                                let p = priced(&account, &o);
+                                let in_turn = check(standing.clone().claiming(&claimed.claims(None, |id| account.mark(id))), &[&p], None);
+                                let alone = check(one_by_one.standing(None), &[&p], None);
+                                prop_assert_eq!(in_turn.is_ok(), alone.is_ok(), "order {:?}", o);
+                                if in_turn.is_ok() {
+                                    claimed.add(Reserved::of(&o));
+                                    one_by_one.add(o.clone());
+                                    let claims_cash = o.side != Side::Sell;
+                                    account.add(o);
+                                    fits_after(&account, claims_cash)?;
+                                }
+                            }
+                        }
+                        Step::Replace(n, quantity, limit) if !account.open.is_empty() => {
+                            let at = n % account.open.len();
+                            let before = &account.open[at];
+                            let quantity = Decimal::from(quantity);
+                            if quantity <= before.filled_quantity {
+                                continue;
+                            }
+                            let replaced = Order {
+                                quantity,
+                                limit_price: before
+                                    .limit_price
+                                    .map(|_| account.mark(before.instrument_id) * Decimal::from(limit) / Decimal::ONE_HUNDRED),
+                                ..before.clone()
+                            };
+                            let standing = account.standing(Some(&before.order_id));
+                            if check(standing, &[&priced(&account, &replaced)], None).is_ok() {
+                                let claims_cash = replaced.side != Side::Sell;
+                                account.claims.follow(&replaced);
+                                account.open[at] = replaced;
+                                fits_after(&account, claims_cash)?;
+                            }
+                        }
+                        Step::Cancel(n) if !account.open.is_empty() => {
+                            let gone = account.open.remove(n % account.open.len());
+                            account.claims.remove(&gone.order_id);
+                        }
+                        Step::Fill(n, most) if !account.open.is_empty() => {
+                            let at = n % account.open.len();
+                            let o = account.open[at].clone();
+                            let price = account.mark(o.instrument_id);
+                            let marketable = match (o.side, o.limit_price) {
+                                (_, None) => true,
+                                (Side::Buy, Some(limit)) => limit >= price,
+                                (_, Some(limit)) => limit <= price,
+                            };
+                            if !marketable {
+                                continue;
+                            }
+                            let held = account.holdings.get(&o.instrument_id).copied().unwrap_or_default();
+                            let others = account
+                                .holdings
+                                .iter()
+                                .filter(|(id, _)| **id != o.instrument_id)
+                                .map(|(&id, h)| Exposure::of(h.quantity, account.mark(id)))
+                                .fold(Exposure::default(), Exposure::plus);
+                            let execution = Execution {
+                                quantity: o.remaining().min(Decimal::from(most)),
+                                price,
+                                commission: Commission::default(),
+                            };
+                            match fill_order(&o, account_type, account.cash, held, others, execution) {
+                                Ok(fill) => {
+                                    account.cash = fill.account.cash;
+                                    account.holdings.insert(o.instrument_id, fill.account.holding);
+                                    let filled = Order {
+                                        status: fill.status,
+                                        filled_quantity: fill.filled_quantity,
+                                        filled_amount: fill.filled_amount,
+                                        ..o
+                                    };
+                                    account.claims.follow(&filled);
+                                    if is_open(filled.status) {
+                                        account.open[at] = filled;
+                                    } else {
+                                        account.open.remove(at);
+                                    }
+                                    if account_type == AccountType::Cash {
+                                        prop_assert!(account.cash >= Decimal::ZERO);
+                                    }
+                                    if fill.account.holding.quantity.abs() > held.quantity.abs() {
+                                        let all = others.plus(Exposure::of(fill.account.holding.quantity, price));
+                                        let equity = account.cash + all.long - all.short;
+                                        prop_assert!(account_type == AccountType::Cash || equity * Decimal::TWO >= all.long + all.short);
+                                    }
+                                }
+                                // Refused: the engine fails the order, which frees its claim.
+                                Err(_) => {
+                                    account.open.remove(at);
+                                    account.claims.remove(&o.order_id);
+                                }
+                            }
+                        }
+                        Step::Move(instrument_id, percent) => {
+                            let at = usize::try_from(instrument_id).unwrap();
+                            account.marks[at] = (account.marks[at] * Decimal::from(percent) / Decimal::ONE_HUNDRED).round_dp(2);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
 }
