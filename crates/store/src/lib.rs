@@ -437,6 +437,13 @@ impl AccountTurn {
 /// the latter).
 pub type Placed = Result<Vec<i64>, StoreError>;
 
+/// Client ids an account has used ([`TradingStore::used_client_ids`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsedIds {
+    pub client_order_ids: Vec<String>,
+    pub client_combo_order_ids: Vec<String>,
+}
+
 /// Orders, fills and positions.
 #[async_trait]
 pub trait TradingStore: Send + Sync {
@@ -450,6 +457,14 @@ pub trait TradingStore: Send + Sync {
         turn: &mut AccountTurn,
         placements: &[Vec<Order>],
     ) -> Result<Vec<Placed>, StoreError>;
+    /// Which of these client order ids, and which of these client combo order ids, the account
+    /// has used already.
+    async fn used_client_ids(
+        &self,
+        account_id: &str,
+        client_order_ids: &[&str],
+        client_combo_order_ids: &[&str],
+    ) -> Result<UsedIds, StoreError>;
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.

@@ -10,7 +10,7 @@ use signet_model::orders::Side;
 use signet_model::{AccountType, ErrorCode};
 
 use super::accounting::buying_power;
-use super::claims::Claims;
+use super::claims::{Claims, OpenClaims, Reserved};
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
@@ -164,6 +164,60 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
     })
 }
 
+/// One placement of a turn, as [`check_turn`] weighs it: its orders priced, the combination
+/// they form (a batch's orders are independent), and what they claim once stored.
+#[derive(Debug, Clone)]
+pub struct Placing<'a> {
+    pub priced: Vec<&'a PricedOrder>,
+    pub kind: Option<ComboKind>,
+    pub claims: Vec<Reserved>,
+}
+
+/// A turn's verdict on a placement: `None` when it was left out.
+pub type Verdict = Option<Result<Headroom, Rejection>>;
+
+/// Checks the placements of one turn of an account ([`check`] each), one after another, against
+/// the account as the turn found it and what the turn accepted before each. Those `left_out`
+/// names, given the verdicts before them, are not checked and claim nothing (they will not be
+/// stored: their client order id was used before, or by a placement the turn accepted). The
+/// verdict of each.
+pub fn check_turn(
+    standing: &Standing,
+    placings: &[Placing<'_>],
+    left_out: impl Fn(usize, &[Verdict]) -> bool,
+    price_now: impl Fn(i64) -> Decimal,
+) -> Vec<Verdict> {
+    let mut accepted = OpenClaims::default();
+    let mut verdicts = Vec::with_capacity(placings.len());
+    for (i, placing) in placings.iter().enumerate() {
+        if left_out(i, &verdicts) {
+            verdicts.push(None);
+            continue;
+        }
+        let verdict = check(
+            standing.clone().claiming(&accepted.claims(None, &price_now)),
+            &placing.priced,
+            placing.kind,
+        );
+        if verdict.is_ok() {
+            placing.claims.iter().cloned().for_each(|claim| accepted.add(claim));
+        }
+        verdicts.push(Some(verdict));
+    }
+    verdicts
+}
+
+/// Whether a placement of a turn was refused for what the account holds after another was
+/// accepted before it: the accepted one's claim may have been the cause.
+pub fn refused_after_accepted(verdicts: &[Verdict]) -> bool {
+    let Some(first) = verdicts.iter().position(|v| matches!(v, Some(Ok(_)))) else {
+        return false;
+    };
+    verdicts[first..].iter().any(|v| {
+        matches!(v, Some(Err(r)) if matches!(r.code, ErrorCode::InsufficientBuyingPower | ErrorCode::InsufficientPosition))
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use proptest::prelude::*;
@@ -279,6 +333,44 @@ pub(crate) mod tests {
         );
         let e = check(standing.claiming(&accepted), &[&sell], None).unwrap_err();
         assert_eq!(e.message, "the account can sell 4 S2 (held and not already being sold)");
+    }
+
+    #[test]
+    fn a_turn_checks_its_placements_one_after_another_and_leaves_out_what_will_not_be_stored() {
+        let buys = [normal(1, Side::Buy, "10", "50"), normal(2, Side::Buy, "10", "60")];
+        let claim = |instrument_id: i64, price: &str| Reserved {
+            order_id: instrument_id.to_string(),
+            side: Side::Buy,
+            instrument_id,
+            remaining: d("10"),
+            price: Some(d(price)),
+            oco: None,
+            waits: false,
+        };
+        let placings = [
+            Placing {
+                priced: vec![&buys[0]],
+                kind: None,
+                claims: vec![claim(1, "50")],
+            },
+            Placing {
+                priced: vec![&buys[1]],
+                kind: None,
+                claims: vec![claim(2, "60")],
+            },
+        ];
+        // 1,000 of cash: the first (500) fits, then the second (600) no longer does.
+        let verdicts = check_turn(&cash("1000"), &placings, |_, _| false, |_| Decimal::ZERO);
+        assert!(matches!(verdicts[0], Some(Ok(_))));
+        assert_eq!(
+            verdicts[1].as_ref().unwrap().as_ref().unwrap_err().code,
+            ErrorCode::InsufficientBuyingPower
+        );
+        assert!(refused_after_accepted(&verdicts));
+        // Left out (its id was used before), the first claims nothing: the second fits.
+        let verdicts = check_turn(&cash("1000"), &placings, |i, _| i == 0, |_| Decimal::ZERO);
+        assert!(verdicts[0].is_none() && matches!(verdicts[1], Some(Ok(_))));
+        assert!(!refused_after_accepted(&verdicts));
     }
 
     #[test]

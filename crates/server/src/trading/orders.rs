@@ -13,8 +13,8 @@ use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::buying_power::{self, Headroom, Position, PricedOrder, Standing};
-use signet_domain::trading::claims::{Claims, OpenClaims, Reserved};
+use signet_domain::trading::buying_power::{self, Headroom, Placing, Position, PricedOrder, Standing, Verdict};
+use signet_domain::trading::claims::{Claims, Reserved};
 use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{Event, Order};
@@ -24,7 +24,7 @@ use signet_model::orders::{
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError};
+use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds};
 use tokio::sync::oneshot;
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
@@ -303,8 +303,8 @@ async fn placement_turn(state: AppState, account: AccountRecord, queued: Vec<Que
 }
 
 /// Checks each placement of a turn against the account as the turn found it and the placements
-/// accepted before it in the turn; stores those that fit together, and ends the turn once they
-/// are stored. The answer of each.
+/// accepted before it in the turn ([`buying_power::check_turn`]); stores those that fit
+/// together, and ends the turn once they are stored. The answer of each.
 async fn placements(
     state: &AppState,
     account: &AccountRecord,
@@ -314,19 +314,50 @@ async fn placements(
     let (standing, _) = standing(state, &account.account_id, None).await?;
     let now = state.market.now_ms();
     let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
-    let mut claimed = OpenClaims::default();
+    let placings: Vec<Placing<'_>> = claims
+        .iter()
+        .map(|c| Placing {
+            priced: c.priced.iter().collect(),
+            kind: c.kind,
+            claims: c.orders.iter().map(Reserved::of).collect(),
+        })
+        .collect();
+    let mut verdicts = buying_power::check_turn(&standing, &placings, |_, _| false, price_now);
+    // A placement whose client id is taken (used before, or by a placement the turn accepts
+    // before it) is refused when stored: what it would claim must not refuse those after it (a
+    // client resending an order beside new ones). Looked up only when it could matter; the turn
+    // keeps other placements of the account out meanwhile.
+    let mut taken = vec![None; claims.len()];
+    if buying_power::refused_after_accepted(&verdicts) {
+        let used = used_ids(state, account, &claims).await?;
+        let taken_before = |i: usize, before: &[Verdict]| {
+            let earlier = claims[..i]
+                .iter()
+                .zip(before)
+                .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
+                .map(|(claim, _)| claim);
+            taken_id(&claims[i], &used, earlier)
+        };
+        verdicts = buying_power::check_turn(
+            &standing,
+            &placings,
+            |i, before| taken_before(i, before).is_some(),
+            price_now,
+        );
+        for i in (0..claims.len()).filter(|&i| verdicts[i].is_none()) {
+            taken[i] = taken_before(i, &verdicts[..i]);
+        }
+    }
     let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(claims.len());
     let mut accepted: Vec<Vec<Order>> = Vec::new();
-    for claim in claims {
-        let priced: Vec<&PricedOrder> = claim.priced.iter().collect();
-        let standing = standing.clone().claiming(&claimed.claims(None, price_now));
-        match buying_power::check(standing, &priced, claim.kind) {
-            Ok(_) => {
-                claim.orders.iter().for_each(|o| claimed.add(Reserved::of(o)));
+    for (n, (claim, verdict)) in claims.into_iter().zip(verdicts).enumerate() {
+        match verdict {
+            Some(Ok(_)) => {
                 answers.push(Ok(Vec::new()));
                 accepted.push(claim.orders);
             }
-            Err(refused) => answers.push(Err(refused.into())),
+            Some(Err(refused)) => answers.push(Err(refused.into())),
+            None => answers.push(Err(duplicate(taken[n].unwrap_or(Taken::Order)))),
         }
     }
     let placed = state.store.insert_placements(&mut turn, &accepted).await?;
@@ -346,20 +377,67 @@ async fn placements(
                 Ok(orders)
             }
             Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
-                Err(ApiError::new(
-                    ErrorCode::DuplicateClientComboOrderId,
-                    "this client_combo_order_id was used before in this account: every combination needs a new one",
-                ))
+                Err(duplicate(Taken::Combination))
             }
-            Err(StoreError::Conflict(_)) => Err(ApiError::new(
-                ErrorCode::DuplicateClientOrderId,
-                "this client_order_id was used before in this account: every order needs a new one",
-            )),
+            Err(StoreError::Conflict(_)) => Err(duplicate(Taken::Order)),
             Err(other) => Err(other.into()),
         };
     }
     state.events.wake();
     Ok(answers)
+}
+
+/// Which client id of a placement was used before.
+#[derive(Debug, Clone, Copy)]
+enum Taken {
+    Order,
+    Combination,
+}
+
+fn duplicate(taken: Taken) -> ApiError {
+    match taken {
+        Taken::Combination => ApiError::new(
+            ErrorCode::DuplicateClientComboOrderId,
+            "this client_combo_order_id was used before in this account: every combination needs a new one",
+        ),
+        Taken::Order => ApiError::new(
+            ErrorCode::DuplicateClientOrderId,
+            "this client_order_id was used before in this account: every order needs a new one",
+        ),
+    }
+}
+
+/// The client ids of a turn's placements that the account used before.
+async fn used_ids(state: &AppState, account: &AccountRecord, claims: &[Claim]) -> Result<UsedIds, ApiError> {
+    let orders = || claims.iter().flat_map(|c| &c.orders);
+    let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
+    let combos: Vec<&str> = orders().filter_map(combo_id).collect();
+    Ok(state.store.used_client_ids(&account.account_id, &ids, &combos).await?)
+}
+
+/// The client combo order id an order stores, when it is part of a combination.
+fn combo_id(order: &Order) -> Option<&str> {
+    order.combo.as_ref().and(order.client_combo_order_id.as_deref())
+}
+
+/// Which client id of `claim` is taken: used before, or by one of `earlier`.
+fn taken_id<'a>(claim: &Claim, used: &UsedIds, earlier: impl Iterator<Item = &'a Claim> + Clone) -> Option<Taken> {
+    let earlier_orders = || earlier.clone().flat_map(|c| &c.orders);
+    let combo = claim.orders.first().and_then(combo_id);
+    if let Some(combo) = combo
+        && (used.client_combo_order_ids.iter().any(|u| u == combo)
+            || earlier_orders().any(|o| combo_id(o) == Some(combo)))
+    {
+        return Some(Taken::Combination);
+    }
+    claim
+        .orders
+        .iter()
+        .any(|o| {
+            used.client_order_ids.contains(&o.client_order_id)
+                || earlier_orders().any(|e| e.client_order_id == o.client_order_id)
+        })
+        .then_some(Taken::Order)
 }
 
 /// `new_orders` parsed and priced: one order, or a combination with its id.

@@ -22,19 +22,19 @@ pub fn resting_buy(client_order_id: &str, quantity: u64) -> Value {
     })
 }
 
+/// A signed POST of `body` to `path`, ready to send.
+pub fn signed_post(signer: &Client, path: &str, body: &Value) -> SignedRequest {
+    signer
+        .prepare(reqwest::Method::POST, path, &[], Some(body.to_string().into_bytes()))
+        .unwrap()
+}
+
 /// Signed placements of one order each, ready to send together.
 pub fn placements(signer: &Client, account: &str, prefix: &str, count: usize, quantity: u64) -> Vec<SignedRequest> {
     (0..count)
         .map(|n| {
             let body = json!({"account_id": account, "new_orders": [resting_buy(&format!("{prefix}-{n}"), quantity)]});
-            signer
-                .prepare(
-                    reqwest::Method::POST,
-                    "/trading/orders/place",
-                    &[],
-                    Some(body.to_string().into_bytes()),
-                )
-                .unwrap()
+            signed_post(signer, "/trading/orders/place", &body)
         })
         .collect()
 }
@@ -126,18 +126,14 @@ async fn replacements_batches_and_placements_at_once_never_claim_beyond_the_buyi
     // At once: each open order raised to 25,000 (+15,000), eight placements of 20,000, and four
     // batches of two orders of 15,000 (+30,000 each).
     let mut requests: Vec<(Decimal, SignedRequest)> = Vec::new();
-    let prepare = |path: &str, body: Value| {
-        client
-            .prepare(reqwest::Method::POST, path, &[], Some(body.to_string().into_bytes()))
-            .unwrap()
-    };
+    let post = |path: &str, body: Value| signed_post(&client, path, &body);
     for n in 0..4 {
         let body = json!({"account_id": account, "modify_orders": [{"client_order_id": format!("open-{n}"), "quantity": "2500"}]});
-        requests.push((Decimal::from(15_000), prepare("/trading/orders/replace", body)));
+        requests.push((Decimal::from(15_000), post("/trading/orders/replace", body)));
     }
     for n in 0..8 {
         let body = json!({"account_id": account, "new_orders": [resting_buy(&format!("new-{n}"), 2_000)]});
-        requests.push((Decimal::from(20_000), prepare("/trading/orders/place", body)));
+        requests.push((Decimal::from(20_000), post("/trading/orders/place", body)));
     }
     for n in 0..4 {
         let orders = [
@@ -145,7 +141,7 @@ async fn replacements_batches_and_placements_at_once_never_claim_beyond_the_buyi
             resting_buy(&format!("batch-{n}-b"), 1_500),
         ];
         let body = json!({"account_id": account, "batch_orders": orders});
-        requests.push((Decimal::from(30_000), prepare("/trading/orders/batch-place", body)));
+        requests.push((Decimal::from(30_000), post("/trading/orders/batch-place", body)));
     }
     let (raises, signed): (Vec<Decimal>, Vec<SignedRequest>) = requests.into_iter().unzip();
     let answers = send_together(signed).await;
@@ -194,4 +190,52 @@ async fn a_second_server_on_the_same_sqlite_file_is_refused() {
     // Once the first stops, the file can be served again.
     let server = server.restart().await;
     assert!(server.client().accounts().list().await.is_ok());
+}
+
+/// A client resending an order it placed (a retry) at the moment it places a new one: the resent
+/// order is refused as a duplicate and claims nothing, so it cannot refuse the new one. The
+/// account's lock is held from outside so that all of them share one turn (PostgreSQL pass).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_resent_order_in_the_same_turn_does_not_refuse_a_new_one() {
+    if std::env::var("SIGNET_TEST_BACKEND").as_deref() != Ok("postgres") {
+        return;
+    }
+    let server = TestServer::start_market("2013-02-25", 7).await;
+    let signet_server::database::Location::Postgres { url } = &server.location else {
+        unreachable!()
+    };
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    // 100,000 USD; "first" claims 10,000.
+    let body = json!({"account_id": account, "new_orders": [resting_buy("first", 1_000)]});
+    let _: Value = client.post("/trading/orders/place", &body).await.unwrap();
+
+    let db = sqlx::PgPool::connect(url).await.unwrap();
+    let mut held = db.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind(0x7369_676e_i32)
+        .bind(&account)
+        .execute(&mut *held)
+        .await
+        .unwrap();
+    // Ten resends of "first" for 50,000, then a new order of 45,000: 10,000 + 45,000 fits.
+    let prepare = |id: &str, quantity: u64| {
+        let body = json!({"account_id": account, "new_orders": [resting_buy(id, quantity)]});
+        signed_post(&client, "/trading/orders/place", &body)
+    };
+    let resends: Vec<_> = (0..10)
+        .map(|_| tokio::spawn(crate::common::send(prepare("first", 5_000))))
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let new = tokio::spawn(crate::common::send(prepare("new", 4_500)));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    held.commit().await.unwrap();
+
+    let new = new.await.unwrap();
+    assert_eq!(new.status, 200, "{}", new.body);
+    for resend in resends {
+        let resend = resend.await.unwrap();
+        resend.assert_error(409, "DUPLICATE_CLIENT_ORDER_ID");
+    }
+    assert_eq!(claimed(&client, &account).await, Decimal::from(10_000 + 45_000));
 }

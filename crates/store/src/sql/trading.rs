@@ -15,7 +15,7 @@ use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
     AccountTurn, ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges,
-    OrderQuery, Placed, PositionRecord, Replacement, StoreError, StoredEvent, TradingStore,
+    OrderQuery, Placed, PositionRecord, Replacement, StoreError, StoredEvent, TradingStore, UsedIds,
 };
 
 /// Order events one read returns at most (SQLite).
@@ -136,6 +136,30 @@ impl TradingStore for SqlStore {
         placements: &[Vec<Order>],
     ) -> Result<Vec<Placed>, StoreError> {
         SqlStore::insert_placements(self, turn, placements).await
+    }
+
+    async fn used_client_ids(
+        &self,
+        account_id: &str,
+        client_order_ids: &[&str],
+        client_combo_order_ids: &[&str],
+    ) -> Result<UsedIds, StoreError> {
+        let mut orders = query("SELECT client_order_id FROM orders WHERE account_id = $1 AND ").bind(account_id);
+        orders.push_in("client_order_id", client_order_ids.iter().copied());
+        let used: Vec<(String,)> = orders.fetch_all(&self.reader).await?;
+        let mut used_combos: Vec<(String,)> = Vec::new();
+        if !client_combo_order_ids.is_empty() {
+            let mut combos = query(
+                "SELECT client_combo_order_id FROM orders WHERE account_id = $1 AND combo_order_id = order_id AND ",
+            )
+            .bind(account_id);
+            combos.push_in("client_combo_order_id", client_combo_order_ids.iter().copied());
+            used_combos = combos.fetch_all(&self.reader).await?;
+        }
+        Ok(UsedIds {
+            client_order_ids: used.into_iter().map(|(id,)| id).collect(),
+            client_combo_order_ids: used_combos.into_iter().map(|(id,)| id).collect(),
+        })
     }
 
     async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
