@@ -262,12 +262,12 @@ fn ack(o: &Order) -> OrderAck {
 
 /// A placement waiting for its account's turn ([`crate::turns`]).
 pub struct Queued {
-    claim: Claim,
+    orders: ToPlace,
     answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
 }
 
 /// New orders of one account, priced for the buying-power check, and as they will be stored.
-struct Claim {
+struct ToPlace {
     priced: Vec<PricedOrder>,
     /// The combination they form, if any (a batch's orders are independent).
     kind: Option<ComboKind>,
@@ -277,12 +277,12 @@ struct Claim {
 /// Checks new orders against the account in its turn and stores them if they fit; the orders
 /// as stored (with their `seq`). A client order id (or client combo order id) used before in
 /// the account is 409 and stores nothing.
-async fn place_in_turn(state: &AppState, account: &AccountRecord, claim: Claim) -> Result<Vec<Order>, ApiError> {
+async fn place_in_turn(state: &AppState, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, ApiError> {
     let (answer, answered) = oneshot::channel();
     let (turn_state, turn_account) = (state.clone(), account.clone());
     state
         .turns
-        .queue(&account.account_id, Queued { claim, answer }, move |queued| {
+        .queue(&account.account_id, Queued { orders, answer }, move |queued| {
             placement_turn(turn_state, turn_account, queued)
         });
     answered
@@ -292,8 +292,8 @@ async fn place_in_turn(state: &AppState, account: &AccountRecord, claim: Claim) 
 
 /// One turn of an account's placements, each answered.
 async fn placement_turn(state: AppState, account: AccountRecord, queued: Vec<Queued>) {
-    let (claims, answers): (Vec<Claim>, Vec<_>) = queued.into_iter().map(|q| (q.claim, q.answer)).unzip();
-    let answered = match placements(&state, &account, claims).await {
+    let (batch, answers): (Vec<ToPlace>, Vec<_>) = queued.into_iter().map(|q| (q.orders, q.answer)).unzip();
+    let answered = match check_and_store(&state, &account, batch).await {
         Ok(answered) => answered,
         Err(e) => vec![Err(e); answers.len()],
     };
@@ -305,21 +305,21 @@ async fn placement_turn(state: AppState, account: AccountRecord, queued: Vec<Que
 /// Checks each placement of a turn against the account as the turn found it and the placements
 /// accepted before it in the turn ([`buying_power::check_turn`]); stores those that fit
 /// together, and ends the turn once they are stored. The answer of each.
-async fn placements(
+async fn check_and_store(
     state: &AppState,
     account: &AccountRecord,
-    claims: Vec<Claim>,
+    batch: Vec<ToPlace>,
 ) -> Result<Vec<Result<Vec<Order>, ApiError>>, ApiError> {
     let mut turn = state.store.begin_turn(&account.account_id).await?;
     let (standing, _) = standing(state, &account.account_id, None).await?;
     let now = state.market.now_ms();
     let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
-    let placings: Vec<Placing<'_>> = claims
+    let placings: Vec<Placing<'_>> = batch
         .iter()
-        .map(|c| Placing {
-            priced: c.priced.iter().collect(),
-            kind: c.kind,
-            claims: c.orders.iter().map(Reserved::of).collect(),
+        .map(|p| Placing {
+            priced: p.priced.iter().collect(),
+            kind: p.kind,
+            claims: p.orders.iter().map(Reserved::of).collect(),
         })
         .collect();
     let mut verdicts = buying_power::check_turn(&standing, &placings, |_, _| false, price_now);
@@ -327,16 +327,16 @@ async fn placements(
     // before it) is refused when stored: what it would claim must not refuse those after it (a
     // client resending an order beside new ones). Looked up only when it could matter; the turn
     // keeps other placements of the account out meanwhile.
-    let mut taken = vec![None; claims.len()];
+    let mut taken = vec![None; batch.len()];
     if buying_power::refused_after_accepted(&verdicts) {
-        let used = used_ids(state, account, &claims).await?;
+        let used = used_ids(state, account, &batch).await?;
         let taken_before = |i: usize, before: &[Verdict]| {
-            let earlier = claims[..i]
+            let earlier = batch[..i]
                 .iter()
                 .zip(before)
                 .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
-                .map(|(claim, _)| claim);
-            taken_id(&claims[i], &used, earlier)
+                .map(|(earlier, _)| earlier);
+            taken_id(&batch[i], &used, earlier)
         };
         verdicts = buying_power::check_turn(
             &standing,
@@ -344,17 +344,17 @@ async fn placements(
             |i, before| taken_before(i, before).is_some(),
             price_now,
         );
-        for i in (0..claims.len()).filter(|&i| verdicts[i].is_none()) {
+        for i in (0..batch.len()).filter(|&i| verdicts[i].is_none()) {
             taken[i] = taken_before(i, &verdicts[..i]);
         }
     }
-    let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(claims.len());
+    let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(batch.len());
     let mut accepted: Vec<Vec<Order>> = Vec::new();
-    for (n, (claim, verdict)) in claims.into_iter().zip(verdicts).enumerate() {
+    for (n, (to_place, verdict)) in batch.into_iter().zip(verdicts).enumerate() {
         match verdict {
             Some(Ok(_)) => {
                 answers.push(Ok(Vec::new()));
-                accepted.push(claim.orders);
+                accepted.push(to_place.orders);
             }
             Some(Err(refused)) => answers.push(Err(refused.into())),
             None => answers.push(Err(duplicate(taken[n].unwrap_or(Taken::Order)))),
@@ -387,7 +387,7 @@ async fn placements(
     Ok(answers)
 }
 
-/// Which client id of a placement was used before.
+/// Which client id of a placement is taken.
 #[derive(Debug, Clone, Copy)]
 enum Taken {
     Order,
@@ -408,8 +408,8 @@ fn duplicate(taken: Taken) -> ApiError {
 }
 
 /// The client ids of a turn's placements that the account used before.
-async fn used_ids(state: &AppState, account: &AccountRecord, claims: &[Claim]) -> Result<UsedIds, ApiError> {
-    let orders = || claims.iter().flat_map(|c| &c.orders);
+async fn used_ids(state: &AppState, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
+    let orders = || batch.iter().flat_map(|c| &c.orders);
     let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
     let combos: Vec<&str> = orders().filter_map(combo_id).collect();
     Ok(state.store.used_client_ids(&account.account_id, &ids, &combos).await?)
@@ -420,17 +420,21 @@ fn combo_id(order: &Order) -> Option<&str> {
     order.combo.as_ref().and(order.client_combo_order_id.as_deref())
 }
 
-/// Which client id of `claim` is taken: used before, or by one of `earlier`.
-fn taken_id<'a>(claim: &Claim, used: &UsedIds, earlier: impl Iterator<Item = &'a Claim> + Clone) -> Option<Taken> {
+/// Which client id of `to_place` is taken: used before, or by one of `earlier`.
+fn taken_id<'a>(
+    to_place: &ToPlace,
+    used: &UsedIds,
+    earlier: impl Iterator<Item = &'a ToPlace> + Clone,
+) -> Option<Taken> {
     let earlier_orders = || earlier.clone().flat_map(|c| &c.orders);
-    let combo = claim.orders.first().and_then(combo_id);
+    let combo = to_place.orders.first().and_then(combo_id);
     if let Some(combo) = combo
         && (used.client_combo_order_ids.iter().any(|u| u == combo)
             || earlier_orders().any(|o| combo_id(o) == Some(combo)))
     {
         return Some(Taken::Combination);
     }
-    claim
+    to_place
         .orders
         .iter()
         .any(|o| {
@@ -517,12 +521,12 @@ impl Placement {
     /// Checks the placement in its account's turn and stores it if it fits.
     async fn place(self, state: &AppState, account: &AccountRecord) -> Result<Vec<Order>, ApiError> {
         let orders = self.orders(account, state.market.now_ms())?;
-        let claim = Claim {
+        let to_place = ToPlace {
             priced: self.orders,
             kind: self.kind,
             orders,
         };
-        place_in_turn(state, account, claim).await
+        place_in_turn(state, account, to_place).await
     }
 
     /// The orders to store: a combination is named by its first order, and in OTO and OTOCO
@@ -671,12 +675,12 @@ async fn batch_place(
         .iter()
         .map(|p| new_order(&account, p, None, sim_now))
         .collect::<Result<Vec<_>, _>>()?;
-    let claim = Claim {
+    let to_place = ToPlace {
         priced: prepared,
         kind: None,
         orders,
     };
-    let orders = place_in_turn(&state, &account, claim).await?;
+    let orders = place_in_turn(&state, &account, to_place).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
