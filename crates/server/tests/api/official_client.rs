@@ -641,6 +641,16 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     .await;
     let ops = server.ops().await;
     ops.market().step(600).await.unwrap();
+    // Five connections made with the app key alone (any password, keep-alive 0) took every
+    // session of the app, and the client was refused with 105: they now hold none.
+    let mut hostile = Vec::new();
+    for n in 0..5 {
+        let session = format!("hostile-{n}");
+        let socket = crate::streaming::socket();
+        let (stream, connack) = crate::streaming::raw_connect(&server, socket, &session, &server.app.app_key, 0).await;
+        assert_eq!(connack, [0x20, 2, 0, 0]);
+        hostile.push(stream);
+    }
     let mut command = command(&python, &server, "streaming");
     command
         .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
@@ -706,9 +716,12 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
     assert_eq!(
         out["subscribed"],
-        json!([out["session_id"]]),
-        "on_subscribe_success after a 200"
+        json!([out["session_id"], out["session_id"]]),
+        "on_subscribe_success after a 200, and again after the reconnection"
     );
+    // The client reconnects 10 s after its connection dropped, subscribes again and receives.
+    let reconnected = out["reconnected_seconds"].as_f64().unwrap();
+    assert!((9.0..15.0).contains(&reconnected), "{reconnected}");
     let later = out["later"].as_array().unwrap();
     assert!(later.iter().all(|m| m[0] == "AAPL"), "no more MSFT: {later:?}");
     assert!(later.iter().any(|m| m[1] == "tick"), "the ticks of the step: {later:?}");
@@ -724,4 +737,5 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     let crowded = &out["crowded"];
     assert_eq!(crowded["connack"], 105, "{crowded}");
     assert_eq!(crowded["retried"], false, "{crowded}");
+    drop(hostile);
 }

@@ -26,8 +26,10 @@ Scenarios:
                     mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT, tls_enable=False): connects, subscribes
                     AAPL and MSFT to SNAPSHOT, QUOTE and TICK in on_connect_success, unsubscribes MSFT
                     once the first message of each (symbol, topic) came and prints them on one line;
-                    reads the price the test pinned AAPL at on stdin and waits for it; then a client
-                    with an unknown app key, refused at CONNECT. Prints a second line at the end
+                    reads the price the test pinned AAPL at on stdin and waits for it; closes its own
+                    socket and waits for the client to reconnect (10 s later), subscribe again and
+                    receive; then a second session of the app and a client with an unknown app key,
+                    each refused at CONNECT. Prints a second line at the end
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -175,6 +177,7 @@ def streaming(host, port, app_key, app_secret):
     unsubscribed = threading.Event()
     changed = threading.Condition()
     subscribed = []
+    connections = set()  # the connections messages came on: 1, then 2 after the reconnection
 
     def on_connect_success(c, _api_client, sid):
         c.subscribe(["AAPL", "MSFT"], "US_STOCK", ["SNAPSHOT", "QUOTE", "TICK"])
@@ -183,6 +186,8 @@ def streaming(host, port, app_key, app_secret):
         subscribed.append(sid)
 
     def on_quotes_message(_c, topic, decoded):
+        # Called on the client's thread, after on_subscribe_success of the connection it came on.
+        connections.add(len(subscribed))
         symbol = decoded.basic.symbol
         basic = {"symbol": symbol, "timestamp": decoded.basic.timestamp}
         if topic == "snapshot":
@@ -219,6 +224,18 @@ def streaming(host, port, app_key, app_secret):
     print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
     pinned = sys.stdin.readline().strip()
     wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+    with changed:
+        unsubscribed_later = list(later)  # the reconnection subscribes MSFT again
+
+    # The connection drops: the client reconnects with the same session id and password after
+    # its 10 s, subscribes again in on_connect_success (which binds the session again) and
+    # receives.
+    import socket
+
+    dropped = time.time()
+    client.socket().shutdown(socket.SHUT_RDWR)
+    wait_for(lambda: 2 in connections, 20)
+    reconnected = round(time.time() - dropped, 3)
 
     # The MQTT half alone (the client's own connect and loop, which connect_and_loop_forever
     # runs after its start-up call): the CONNACK code it is refused with, and whether its retry
@@ -253,8 +270,8 @@ def streaming(host, port, app_key, app_secret):
     except Exception as e:  # noqa: BLE001: what the client raises is the answer
         outcome["loop_exception"] = type(e).__name__
     outcome.update(refusal(refused))
-    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome,
-            "crowded": crowded}
+    return {"session_id": session_id, "subscribed": subscribed, "later": unsubscribed_later, "refused": outcome,
+            "crowded": crowded, "reconnected_seconds": reconnected}
 
 
 def events(api, host, port, app_key, app_secret):
