@@ -11,8 +11,8 @@
 //! holds its most bound sessions on this node. Then the connection is closed when it is not
 //! bound within the bind timeout of its accept, when nothing arrives for one and a half
 //! keep-alive periods (0 and anything longer count as the longest accepted), on DISCONNECT,
-//! when a newer connection takes its session id (after a `notice` saying so), or when the
-//! server stops. SUBSCRIBE is answered with a
+//! when a newer connection takes its session id (after a `notice` saying so), when its app is
+//! revoked, or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
 
 use std::net::SocketAddr;
@@ -191,6 +191,7 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, 
     };
     tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");
     state.metrics.mqtt_connected(1);
+    let mut app = state.apps.hold(&session.app_key);
     let (mut reader, writer) = stream.into_split();
     let (control, controls) = mpsc::channel(CONTROL_BACKLOG);
     let _ = control.try_send(Packet::ConnAck(ConnAck::new(ConnectReturnCode::Success, false)));
@@ -219,6 +220,10 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, 
                 }
                 tracing::info!(remote = %remote, "MQTT connection closed: no signed subscribe bound it in time");
                 state.metrics.mqtt_unbound_closed("bind_timeout");
+                break false;
+            }
+            () = app.revoked() => {
+                tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session closed: its app was revoked");
                 break false;
             }
         };

@@ -24,6 +24,7 @@ mod official_client;
 mod openapi;
 mod orders;
 mod redis;
+mod revocation;
 mod schemathesis;
 mod screeners;
 mod stocks;

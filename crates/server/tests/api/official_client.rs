@@ -739,3 +739,70 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     assert_eq!(crowded["retried"], false, "{crowded}");
     drop(hostile);
 }
+
+/// Revoking an app stops both its streaming clients for good: the events client's stream ends
+/// with UNAUTHENTICATED (after an AuthError it logs), which it does not retry; the quotes
+/// client's connection is closed, and its reconnection 10 s later is refused with 4, which it
+/// does not retry either.
+#[tokio::test]
+async fn the_official_clients_stop_when_their_app_is_revoked() {
+    use std::io::{BufRead, Write};
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+    })
+    .await;
+    let mut command = command(&python, &server, "revoked");
+    command
+        .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
+        .stdin(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (ready, mut stdout) = tokio::task::spawn_blocking(move || {
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        (line, reader)
+    })
+    .await
+    .unwrap();
+    if !ready.contains("ready") {
+        let output = child.wait_with_output().unwrap();
+        panic!(
+            "the official clients failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    server.admin().revoke_app(&server.app.app_key).await.unwrap();
+    child.stdin.take().unwrap().write_all(b"revoked\n").unwrap();
+    let (output, rest) = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        (child.wait_with_output().unwrap(), rest)
+    })
+    .await
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "the official clients failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
+    eprintln!("the official clients after the revocation: {out}");
+    let events = &out["events"];
+    assert_eq!(events["code"], "UNAUTHENTICATED", "{out}");
+    assert!(events["seconds"].as_f64().unwrap() < 5.0, "{out}");
+    let fatal = out["events_fatal_logs"].as_array().unwrap();
+    assert!(
+        fatal.iter().any(|l| l.as_str().unwrap().contains("revoked")),
+        "the AuthError reached the client: {out}"
+    );
+    let disconnected = out["streaming_disconnected_seconds"][0].as_f64().unwrap();
+    assert!(disconnected < 5.0, "{out}");
+    let streaming = &out["streaming"];
+    assert_eq!(streaming["connack"], 4, "{out}");
+    assert!(
+        streaming["seconds"].as_f64().unwrap() < 20.0,
+        "one reconnection, 10 s later: {out}"
+    );
+}
