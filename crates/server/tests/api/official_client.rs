@@ -55,6 +55,61 @@ fn parse(output: std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("one JSON object on stdout")
 }
 
+/// A scenario that talks with the test over its standard input and output, given the quotes
+/// feed's port: a first line, the test's answer, a last line.
+struct Dialogue {
+    child: std::process::Child,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Dialogue {
+    /// Starts `scenario` and reads its first line (on failure, shows the client's errors).
+    async fn start(python: &str, server: &TestServer, scenario: &str) -> (serde_json::Value, Dialogue) {
+        use std::io::BufRead;
+        let mut command = command(python, server, scenario);
+        command
+            .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
+            .stdin(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (line, stdout) = tokio::task::spawn_blocking(move || {
+            let mut reader = std::io::BufReader::new(stdout);
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            (line, reader)
+        })
+        .await
+        .unwrap();
+        let Ok(first) = serde_json::from_str(&line) else {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the official client failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        };
+        (first, Dialogue { child, stdout })
+    }
+
+    /// Writes `answer` on its standard input, and reads its last line once it ended well.
+    async fn finish(self, answer: &'static [u8]) -> serde_json::Value {
+        let Dialogue { mut child, mut stdout } = self;
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), answer).unwrap();
+        let (output, rest) = tokio::task::spawn_blocking(move || {
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+            (child.wait_with_output().unwrap(), rest)
+        })
+        .await
+        .unwrap();
+        assert!(
+            output.status.success(),
+            "the official client failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&rest).expect("a last JSON line")
+    }
+}
+
 fn account_ids(out: &serde_json::Value) -> Vec<String> {
     out["accounts"]
         .as_array()
@@ -632,7 +687,6 @@ async fn the_official_events_client_gets_a_fill_its_position_and_a_cancel_and_is
 
 #[tokio::test]
 async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
-    use std::io::{BufRead, Write};
     let Some(python) = python() else { return };
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
@@ -651,27 +705,7 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
         assert_eq!(connack, [0x20, 2, 0, 0]);
         hostile.push(stream);
     }
-    let mut command = command(&python, &server, "streaming");
-    command
-        .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
-        .stdin(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (first_line, mut stdout) = tokio::task::spawn_blocking(move || {
-        let mut reader = std::io::BufReader::new(stdout);
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        (line, reader)
-    })
-    .await
-    .unwrap();
-    let Ok(first) = serde_json::from_str::<serde_json::Value>(&first_line) else {
-        let output = child.wait_with_output().unwrap();
-        panic!(
-            "the official client failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
+    let (first, dialogue) = Dialogue::start(&python, &server, "streaming").await;
 
     // The clock is manual: the HTTP calls answer for the second the messages were pushed at.
     let client = server.client();
@@ -700,20 +734,7 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     // MSFT is unsubscribed: the market moves and AAPL is pinned; only AAPL comes.
     ops.market().step(3).await.unwrap();
     ops.market().set("AAPL", "123.45", None, None, None).await.unwrap();
-    child.stdin.take().unwrap().write_all(b"123.45\n").unwrap();
-    let (status, rest) = tokio::task::spawn_blocking(move || {
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-        (child.wait_with_output().unwrap(), rest)
-    })
-    .await
-    .unwrap();
-    assert!(
-        status.status.success(),
-        "the official client failed:\n{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
+    let out = dialogue.finish(b"123.45\n").await;
     assert_eq!(
         out["subscribed"],
         json!([out["session_id"], out["session_id"]]),
@@ -746,48 +767,15 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
 /// does not retry either.
 #[tokio::test]
 async fn the_official_clients_stop_when_their_app_is_revoked() {
-    use std::io::{BufRead, Write};
     let Some(python) = python() else { return };
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
     })
     .await;
-    let mut command = command(&python, &server, "revoked");
-    command
-        .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
-        .stdin(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (ready, mut stdout) = tokio::task::spawn_blocking(move || {
-        let mut reader = std::io::BufReader::new(stdout);
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        (line, reader)
-    })
-    .await
-    .unwrap();
-    if !ready.contains("ready") {
-        let output = child.wait_with_output().unwrap();
-        panic!(
-            "the official clients failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let (ready, dialogue) = Dialogue::start(&python, &server, "revoked").await;
+    assert_eq!(ready["ready"], true, "{ready}");
     server.admin().revoke_app(&server.app.app_key).await.unwrap();
-    child.stdin.take().unwrap().write_all(b"revoked\n").unwrap();
-    let (output, rest) = tokio::task::spawn_blocking(move || {
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-        (child.wait_with_output().unwrap(), rest)
-    })
-    .await
-    .unwrap();
-    assert!(
-        output.status.success(),
-        "the official clients failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
+    let out = dialogue.finish(b"revoked\n").await;
     eprintln!("the official clients after the revocation: {out}");
     let events = &out["events"];
     assert_eq!(events["code"], "UNAUTHENTICATED", "{out}");

@@ -108,6 +108,12 @@ async fn until_closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> (Du
     (started.elapsed(), received)
 }
 
+/// `signet_mqtt_unbound_closures_total{reason}`.
+async fn unbound_closures(server: &TestServer, reason: &str) -> Option<f64> {
+    let text = scrape_metrics(&server.endpoint).await;
+    metric(&text, "signet_mqtt_unbound_closures_total", &[("reason", reason)])
+}
+
 /// Whether `stream` is still open: nothing to read and no end within `wait`.
 async fn still_open(stream: &mut tokio::net::TcpStream, wait: Duration) -> bool {
     use tokio::io::AsyncReadExt;
@@ -502,24 +508,32 @@ async fn unsubscribing_and_disconnecting() {
     );
 }
 
+/// A connection that sends nothing for 1.5 x its keep-alive is closed. Keep-alive 0 turned the
+/// check off, so that a silent connection stayed for ever: it now counts as the longest
+/// keep-alive accepted, as a longer one does.
 #[tokio::test]
-async fn keep_alive_is_enforced() {
-    use tokio::io::AsyncReadExt;
-    let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
+async fn keep_alive_is_enforced_and_capped() {
+    let server = TestServer::start_with(|c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+        c.streaming.max_keep_alive = Duration::from_secs(1);
+    })
+    .await;
     let started = std::time::Instant::now();
-    let (mut stream, connack) = raw_connect(&server, socket(), "idle", &app_key(&server), 1).await;
-    assert_eq!(connack, [0x20, 2, 0, 0]);
-    let mut received = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received))
-        .await
-        .expect("closed by the server")
-        .unwrap();
-    assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
-    let waited = started.elapsed();
-    assert!(
-        waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
-        "{waited:?}"
-    );
+    let mut silent = Vec::new();
+    for (session, keep_alive) in [("one-second", 1), ("zero", 0), ("an-hour", 3600)] {
+        let (stream, connack) = raw_connect(&server, socket(), session, &app_key(&server), keep_alive).await;
+        assert_eq!(connack, [0x20, 2, 0, 0]);
+        silent.push(stream);
+    }
+    for mut stream in silent {
+        let (_, received) = until_closed(&mut stream, Duration::from_secs(5)).await;
+        assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
+            "1.5 x the keep-alive, at most 1 s: {waited:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -713,15 +727,7 @@ async fn connections_made_with_the_app_key_alone_lock_nobody_out() {
     }
     let waited = started.elapsed();
     assert!(waited < Duration::from_secs(5), "{waited:?}");
-    let text = scrape_metrics(&server.endpoint).await;
-    assert_eq!(
-        metric(
-            &text,
-            "signet_mqtt_unbound_closures_total",
-            &[("reason", "bind_timeout")]
-        ),
-        Some(5.0)
-    );
+    assert_eq!(unbound_closures(&server, "bind_timeout").await, Some(5.0));
     // The real client, bound, outlives its own bind timeout.
     tokio::time::sleep(Duration::from_secs(1)).await;
     server.ops().await.market().step(5).await.unwrap();
@@ -765,41 +771,7 @@ async fn an_unbound_connection_is_closed_after_the_bind_timeout_and_a_bound_one_
         next(&mut events, Duration::from_secs(5)).await.is_some(),
         "the bound session is open"
     );
-    let text = scrape_metrics(&server.endpoint).await;
-    assert_eq!(
-        metric(
-            &text,
-            "signet_mqtt_unbound_closures_total",
-            &[("reason", "bind_timeout")]
-        ),
-        Some(2.0)
-    );
-}
-
-/// Keep-alive 0 turned the idle check off, so that a silent connection stayed for ever; it now
-/// counts as the longest keep-alive accepted, as a longer one does.
-#[tokio::test]
-async fn keep_alive_zero_or_too_long_is_capped() {
-    let server = market(|c| c.streaming.max_keep_alive = Duration::from_secs(1)).await;
-    let client = server.client();
-    let key = app_key(&server);
-    let mut silent = Vec::new();
-    let started = std::time::Instant::now();
-    for (session, keep_alive) in [("zero", 0), ("an-hour", 3600)] {
-        let (stream, connack) = raw_connect(&server, socket(), session, &key, keep_alive).await;
-        assert_eq!(connack, [0x20, 2, 0, 0]);
-        // Bound: no longer closed for staying unbound.
-        assert_eq!(subscribe(&client, session, &["AAPL"], &["SNAPSHOT"]).await.status, 200);
-        silent.push(stream);
-    }
-    for mut stream in silent {
-        until_closed(&mut stream, Duration::from_secs(5)).await;
-        let waited = started.elapsed();
-        assert!(
-            waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
-            "1.5 x the longest keep-alive: {waited:?}"
-        );
-    }
+    assert_eq!(unbound_closures(&server, "bind_timeout").await, Some(2.0));
 }
 
 #[tokio::test]
@@ -835,13 +807,8 @@ async fn unbound_connections_are_limited_per_address_and_on_the_node() {
     let (_fourth, connack) = raw_connect(&server, socket(), "fourth", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     assert!(still_open(&mut second, Duration::from_millis(100)).await);
-    let text = scrape_metrics(&server.endpoint).await;
-    for (reason, count) in [("address_limit", 1.0), ("node_limit", 1.0)] {
-        assert_eq!(
-            metric(&text, "signet_mqtt_unbound_closures_total", &[("reason", reason)]),
-            Some(count),
-            "{reason}"
-        );
+    for reason in ["address_limit", "node_limit"] {
+        assert_eq!(unbound_closures(&server, reason).await, Some(1.0), "{reason}");
     }
 }
 
