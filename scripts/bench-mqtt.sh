@@ -49,7 +49,7 @@ export SIGNET_APP_KEY="$(json "$creds" app_key)" SIGNET_APP_SECRET="$(json "$cre
 log="$work/server.log"
 cp "$signet" "$work/feed-bench-server"
 "$work/feed-bench-server" serve --db "$db" --listen 127.0.0.1:0 --mqtt-listen 127.0.0.1:0 \
-    --mqtt-max-sessions "$sessions" 2>"$log" >/dev/null &
+    --mqtt-max-sessions "$sessions" --mqtt-max-unbound-per-address "$sessions" 2>"$log" >/dev/null &
 server=$!
 pids+=("$server")
 for _ in $(seq 300); do grep -qs 'mqtt=' "$log" && break; sleep 0.1; done

@@ -53,10 +53,21 @@ pub struct ServeArgs {
     /// TOO_MANY_SYMBOLS)
     #[arg(long, env = "SIGNET_MQTT_MAX_SYMBOLS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     mqtt_max_symbols: u64,
-    /// MQTT sessions one app may hold on this node; one more is refused at CONNECT with code 105
-    /// (connection limit exceeded), which the official client does not retry
+    /// MQTT sessions one app may hold on this node, bound by a signed subscribe; a CONNECT when it
+    /// holds them all is refused with code 105 (connection limit exceeded), which the official
+    /// client does not retry
     #[arg(long, env = "SIGNET_MQTT_MAX_SESSIONS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     mqtt_max_sessions: u64,
+    /// Seconds an MQTT connection has, from connecting, until a signed subscribe names its session
+    /// (binds it); it is closed otherwise
+    #[arg(long, env = "SIGNET_MQTT_BIND_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_bind_timeout: u64,
+    /// MQTT connections not bound yet from one client address; one more is closed at once
+    #[arg(long, env = "SIGNET_MQTT_MAX_UNBOUND_PER_ADDRESS", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_unbound_per_address: u64,
+    /// MQTT connections not bound yet on this node, from every address; one more is closed at once
+    #[arg(long, env = "SIGNET_MQTT_MAX_UNBOUND", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..))]
+    mqtt_max_unbound: u64,
     /// The web console under /console/ (sign in with `signet admin console-link`): auto serves it
     /// when --listen is a loopback address only
     #[arg(long, env = "SIGNET_CONSOLE", default_value = "auto", value_parser = ["auto", "on", "off"])]
@@ -294,6 +305,9 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         streaming: signet_server::streaming::StreamingConfig {
             max_symbols_per_session: usize::try_from(args.mqtt_max_symbols).unwrap_or(usize::MAX),
             max_sessions_per_app: usize::try_from(args.mqtt_max_sessions).unwrap_or(usize::MAX),
+            bind_timeout: Duration::from_secs(args.mqtt_bind_timeout),
+            max_unbound_per_address: usize::try_from(args.mqtt_max_unbound_per_address).unwrap_or(usize::MAX),
+            max_unbound: usize::try_from(args.mqtt_max_unbound).unwrap_or(usize::MAX),
             ..signet_server::streaming::StreamingConfig::default()
         },
         ..ServerConfig::default()

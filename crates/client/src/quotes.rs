@@ -84,7 +84,8 @@ const MAX_PACKET_BYTES: usize = 1 << 20;
 
 impl Quotes<'_> {
     /// Connects a new session (a random id) to the feed at `mqtt` (`HOST:PORT`, the server's
-    /// `--mqtt-listen`). It receives nothing until [`QuoteStream::subscribe`].
+    /// `--mqtt-listen`). It receives nothing until [`QuoteStream::subscribe`], which binds it to
+    /// the app; the server closes a session not bound within its `--mqtt-bind-timeout` (30 s).
     pub async fn connect(&self, mqtt: &str) -> Result<QuoteStream, Error> {
         let (host, port) = mqtt
             .rsplit_once(':')

@@ -119,7 +119,8 @@ error_codes! {
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
     /// No watchlist of the calling app has this id.
     WatchlistNotFound = ("WATCHLIST_NOT_FOUND", 404),
-    /// A configured limit (watchlists per app, instruments per watchlist) is reached.
+    /// A configured limit (watchlists per app, instruments per watchlist, MQTT sessions per app
+    /// bound by subscribing) is reached.
     LimitExceeded = ("LIMIT_EXCEEDED", 400),
     /// No MQTT connection of the calling app has this session id (on this node).
     SessionNotConnected = ("SESSION_NOT_CONNECTED", 400),

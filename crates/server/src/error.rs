@@ -119,6 +119,12 @@ impl From<crate::streaming::sessions::Refusal> for ApiError {
                 ErrorCode::TooManySymbols,
                 format!("a session receives at most {max} symbols: unsubscribe some first"),
             ),
+            Refusal::TooManySessions { max } => ApiError::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "this app already holds its {max} MQTT sessions on this server: this session's connection is closed; close another session first"
+                ),
+            ),
         }
     }
 }

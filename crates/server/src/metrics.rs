@@ -187,6 +187,12 @@ pub struct Metrics {
     mqtt_sent: Counter,
     /// Messages a slow MQTT session lost to newer ones of the same symbol (its outbox's bound).
     pub mqtt_dropped: Counter,
+    mqtt_unbound_closed: Family<ReasonLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -213,6 +219,7 @@ impl Default for Metrics {
             Counter::default(),
             Counter::default(),
         );
+        let mqtt_unbound_closed = Family::default();
         let mut registry = Registry::with_prefix("signet");
         registry.register(
             "requests",
@@ -280,6 +287,11 @@ impl Default for Metrics {
             "Quotes feed messages dropped for sessions that did not read them in time (a newer one of the same symbol took their place)",
             mqtt_dropped.clone(),
         );
+        registry.register(
+            "mqtt_unbound_closures",
+            "MQTT connections closed before a signed subscribe bound them: at accept (address_limit, node_limit) or after the bind timeout (bind_timeout)",
+            mqtt_unbound_closed.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -299,6 +311,7 @@ impl Default for Metrics {
             mqtt_refused,
             mqtt_sent,
             mqtt_dropped,
+            mqtt_unbound_closed,
         }
     }
 }
@@ -341,6 +354,11 @@ impl Metrics {
 
     pub fn mqtt_refused(&self, code: u8) {
         self.mqtt_refused.get_or_create(&ConnackLabels { code }).inc();
+    }
+
+    /// An MQTT connection closed unbound: `address_limit`, `node_limit` or `bind_timeout`.
+    pub fn mqtt_unbound_closed(&self, reason: &'static str) {
+        self.mqtt_unbound_closed.get_or_create(&ReasonLabels { reason }).inc();
     }
 
     pub fn mqtt_sent(&self, messages: u64) {

@@ -181,6 +181,8 @@ impl Server {
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
+        // A revocation made on any node ends this node's streams and sessions of the app.
+        let revocations = tokio::spawn(self.state.apps.clone().end_revoked());
         // Shutdown first ends the event streams (`UNAVAILABLE`: their clients move to another
         // node), which the graceful shutdown of their connections then waits for.
         let (closing, closed) = tokio::sync::watch::channel(false);
@@ -227,6 +229,7 @@ impl Server {
             let _ = tokio::time::timeout(limits.shutdown_grace, events_only).await;
         }
         purge.abort();
+        revocations.abort();
         // Done by now, unless serving failed without a shutdown.
         events.abort();
         if let Some(metrics) = metrics {

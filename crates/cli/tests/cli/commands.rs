@@ -565,11 +565,29 @@ fn serve_limits_the_quotes_feed_by_its_mqtt_flags() {
             "1",
             "--mqtt-max-sessions",
             "1",
+            "--mqtt-max-unbound-per-address",
+            "1",
+            "--mqtt-bind-timeout",
+            "1",
         ],
     );
     let key = credential(&serving.stdout, "SIGNET_APP_KEY");
     let secret = credential(&serving.stdout, "SIGNET_APP_SECRET");
     let mqtt = feed_address(&serving);
+    // A connection that says nothing holds the address's one unbound place: another is closed at
+    // once, and it is closed after the bind timeout (1 s, before the header timeout's 10).
+    let read_until_closed = |mut stream: std::net::TcpStream| {
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let started = std::time::Instant::now();
+        let closed = std::io::Read::read(&mut stream, &mut [0u8; 16]).is_ok_and(|n| n == 0);
+        (closed, started.elapsed())
+    };
+    let silent = std::net::TcpStream::connect(&mqtt).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let (closed, waited) = read_until_closed(std::net::TcpStream::connect(&mqtt).unwrap());
+    assert!(closed && waited < Duration::from_millis(500), "{waited:?}");
+    let (closed, waited) = read_until_closed(silent);
+    assert!(closed && waited > Duration::from_millis(500), "{waited:?}");
     let quote = |symbols: &[&str]| {
         let mut command = signet();
         command
@@ -799,6 +817,7 @@ rate_limit = ["place=10/60", "preview=5/10"]
         r#"redis_url = "redis://:***@cache:6379/2"  # file"#,
         r#"rate_limit = ["place=10/60", "preview=5/10"]  # file"#,
         "max_body_bytes = 262144  # default",
+        "mqtt_bind_timeout = 30  # default",
         "# valid",
     ] {
         assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");

@@ -9,7 +9,9 @@
 //! is the HTTP error body `{"error_code", "message"}`, then the status `UNAUTHENTICATED`
 //! (`PERMISSION_DENIED` for an account that is not the app's, `INVALID_ARGUMENT` for a request
 //! that does not decode), so that the client stops instead of retrying. Then: `SubscribeSuccess`,
-//! a `Ping` every [`EventsConfig::ping_interval`], and every order event of the accounts.
+//! a `Ping` every [`EventsConfig::ping_interval`], and every order event of the accounts, until
+//! the client goes, falls behind, the server stops, or the app is revoked (on any node: an
+//! `AuthError` then `UNAUTHENTICATED`, ahead of what the client had not read, so that it stops).
 
 pub mod hub;
 pub mod proto;
@@ -127,30 +129,58 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
     let events = state.events.subscribe(&accounts, subscribe_type);
     let config = state.config.events;
     let metrics = state.metrics.clone();
+    let mut app = state.apps.hold(&app_key);
     metrics.event_stream(true, false);
     tokio::spawn(async move {
-        let cut_off = stream(config, events, sender, cut).await;
+        let cut_off = stream(config, events, sender, cut, app.revoked()).await;
         metrics.event_stream(false, cut_off);
         drop(slot);
     });
     Ok(tonic::Response::new(EventStream {
         receiver,
         cut_off: Some(cut_off),
+        last: None,
         ended: false,
     }))
 }
 
+/// How the server ends a stream, ahead of what its client has not read: a last message (the
+/// `AuthError` of a revoked app) if any, then the status.
+struct Cut {
+    last: Option<Bytes>,
+    status: Status,
+}
+
+impl Cut {
+    fn status(status: Status) -> Self {
+        Cut { last: None, status }
+    }
+
+    /// A refusal's message (`AuthError`, `NumOfConnExceed`) with the HTTP error body, then its
+    /// status.
+    fn refusal(event_type: i32, Refusal { error, code }: Refusal) -> Self {
+        let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
+        Cut {
+            last: Some(message(event_type, 0, body.to_string())),
+            status: Status::new(code, error.message),
+        }
+    }
+}
+
 /// The stream of a refused subscription: one message of `event_type` (`AuthError` or
 /// `NumOfConnExceed`) whose payload is the HTTP error body, then the refusal's status.
-fn refused(event_type: i32, Refusal { error, code }: Refusal) -> tonic::Response<EventStream> {
-    tracing::info!(error_code = error.code.as_str(), "trade-events subscription refused");
-    let (sender, receiver) = mpsc::channel(2);
-    let body = serde_json::json!({"error_code": error.code.as_str(), "message": error.message});
-    let _ = sender.try_send(Ok(message(event_type, 0, body.to_string())));
-    let _ = sender.try_send(Err(Status::new(code, error.message.clone())));
+fn refused(event_type: i32, refusal: Refusal) -> tonic::Response<EventStream> {
+    tracing::info!(
+        error_code = refusal.error.code.as_str(),
+        "trade-events subscription refused"
+    );
+    let (_, receiver) = mpsc::channel(1);
+    let (cut, cut_off) = oneshot::channel();
+    let _ = cut.send(Cut::refusal(event_type, refusal));
     tonic::Response::new(EventStream {
         receiver,
-        cut_off: None,
+        cut_off: Some(cut_off),
+        last: None,
         ended: false,
     })
 }
@@ -253,14 +283,17 @@ const OUTGOING: usize = 16;
 /// Feeds one subscription until its client goes away: `SubscribeSuccess`, pings, and the events
 /// of its accounts and subscribe types. Only this task waits for its client: a subscriber
 /// that fell more than the hub's capacity behind, or whose hub closed, is cut off through `cut`
-/// with `UNAVAILABLE`, ahead of what it had not read. Answers whether
+/// with `UNAVAILABLE`, ahead of what it had not read; once `revoked` completes (its app was
+/// revoked), with an `AuthError` and `UNAUTHENTICATED`. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
     mut subscription: hub::Subscription,
     sender: mpsc::Sender<Result<Bytes, Status>>,
-    cut: oneshot::Sender<Status>,
+    cut: oneshot::Sender<Cut>,
+    revoked: impl Future<Output = ()>,
 ) -> bool {
+    let mut revoked = std::pin::pin!(revoked);
     if sender
         .send(Ok(message(event_type::SUBSCRIBE_SUCCESS, 0, String::new())))
         .await
@@ -273,6 +306,12 @@ async fn stream(
     let status = loop {
         tokio::select! {
             () = sender.closed() => return false,
+            () = &mut revoked => {
+                tracing::info!("a trade-events stream ends: its app was revoked");
+                let error = ApiError::new(ErrorCode::Unauthorized, "this app key was revoked");
+                let _ = cut.send(Cut::refusal(event_type::AUTH_ERROR, error.into()));
+                return false;
+            }
             _ = ping.tick() => {
                 // A ping that finds the buffer full is not needed: the stream is not idle.
                 if let Err(mpsc::error::TrySendError::Closed(_)) =
@@ -296,14 +335,14 @@ async fn stream(
                     () = subscription.cut.notified() => break lagged(config),
                 },
                 None => {
-                    let _ = cut.send(Status::unavailable("the server is shutting down; subscribe again"));
+                    let _ = cut.send(Cut::status(Status::unavailable("the server is shutting down; subscribe again")));
                     return false;
                 }
             },
         }
     };
     tracing::info!(reason = status.message(), "a trade-events subscriber is cut off");
-    let _ = cut.send(status);
+    let _ = cut.send(Cut::status(status));
     true
 }
 
@@ -331,7 +370,9 @@ fn message(event_type: i32, subscribe_type: u32, payload: String) -> Bytes {
 pub struct EventStream {
     receiver: mpsc::Receiver<Result<Bytes, Status>>,
     /// `None` once its task ended without cutting the stream off.
-    cut_off: Option<oneshot::Receiver<Status>>,
+    cut_off: Option<oneshot::Receiver<Cut>>,
+    /// The status that ends the stream after a cut-off's last message.
+    last: Option<Status>,
     ended: bool,
 }
 
@@ -342,13 +383,21 @@ impl futures_core::Stream for EventStream {
         if self.ended {
             return Poll::Ready(None);
         }
+        if let Some(status) = self.last.take() {
+            self.ended = true;
+            return Poll::Ready(Some(Err(status)));
+        }
         if let Some(cut_off) = self.cut_off.as_mut()
             && let Poll::Ready(cut) = Pin::new(cut_off).poll(cx)
         {
             self.cut_off = None;
-            if let Ok(status) = cut {
-                self.ended = true;
-                return Poll::Ready(Some(Err(status)));
+            if let Ok(Cut { last, status }) = cut {
+                let Some(last) = last else {
+                    self.ended = true;
+                    return Poll::Ready(Some(Err(status)));
+                };
+                self.last = Some(status);
+                return Poll::Ready(Some(Ok(last)));
             }
         }
         self.receiver.poll_recv(cx)
@@ -377,10 +426,12 @@ mod tests {
             hub.subscribe(&["A".into()], proto::SUBSCRIBE_ORDER),
             sender,
             cut,
+            std::future::pending(),
         ));
         EventStream {
             receiver,
             cut_off: Some(cut_off),
+            last: None,
             ended: false,
         }
     }

@@ -1,5 +1,8 @@
 //! The signed calls of the quotes feed over MQTT (catalog §13.3): a session connected to
 //! `--mqtt-listen` under the calling app is told which symbols and which messages to receive.
+//! The first subscribe binds the session to the app ([`crate::streaming::Streams::bind`]):
+//! until then its connection holds none of the app's sessions, and is closed after the bind
+//! timeout.
 //! The session receives at once the snapshot, book and last trade of what it newly subscribed
 //! to, then what changes at each tick ([`crate::streaming::feed`]).
 
@@ -95,14 +98,18 @@ fn answer(session: &Session) -> StreamingSubscriptions {
         `snapshot` (the snapshot call's numbers), `quote` (the depth call's book, `depth` levels a side) and `tick` \
         (the ticks call's trades), as protobuf on those topics, QoS 0. It receives at once the snapshot, book and \
         last trade now, then what changes at each tick of the simulator. A session receives at most 100 symbols \
-        (`TOO_MANY_SYMBOLS`; the server's `--mqtt-max-symbols`); an app connects at most 5 sessions to a node \
-        (`--mqtt-max-sessions`, refused at CONNECT with code 105). A session lives on the node it is connected to, and a disconnect \
-        forgets its subscriptions.",
+        (`TOO_MANY_SYMBOLS`; the server's `--mqtt-max-symbols`). The first subscribe binds the session to the \
+        app: until then its connection holds none of the app's sessions and is closed 30 s after it connected \
+        (`--mqtt-bind-timeout`). An app binds at most 5 sessions on a node (`--mqtt-max-sessions`): a CONNECT \
+        when it holds them is refused with code 105, and a subscribe that would bind one more (two connections \
+        racing for the last) is answered `LIMIT_EXCEEDED` and its connection closed. A session lives on the node \
+        it is connected to, and a disconnect forgets its subscriptions.",
     request_body = StreamingSubscribeRequest,
     responses(
         (status = 200, description = "What the session receives now", body = StreamingSubscriptions),
         (status = 400, description = "SESSION_NOT_CONNECTED: no connection of the app has this session id; \
-            INSTRUMENT_NOT_FOUND naming every unknown symbol; TOO_MANY_SYMBOLS; ILLEGAL_PARAMETER", body = signet_model::ErrorBody),
+            INSTRUMENT_NOT_FOUND naming every unknown symbol; TOO_MANY_SYMBOLS; LIMIT_EXCEEDED: the app holds its \
+            most sessions already (the connection is closed); ILLEGAL_PARAMETER", body = signet_model::ErrorBody),
         (status = 403, description = "PERMISSION_DENIED: the session is connected under another app key", body = signet_model::ErrorBody),
     )
 )]
@@ -112,6 +119,7 @@ async fn subscribe(
     JsonBody(request): JsonBody<StreamingSubscribeRequest>,
 ) -> Result<Json<StreamingSubscriptions>, ApiError> {
     let session = session(&state, &caller, &request.session_id)?;
+    state.streams.bind(&session)?;
     check_category(request.category.as_deref())?;
     let kinds = kinds(request.sub_types.as_deref())?
         .ok_or_else(|| ApiError::illegal_parameter("sub_types is required: QUOTE, SNAPSHOT, TICK"))?;

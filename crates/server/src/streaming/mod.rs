@@ -9,6 +9,14 @@
 //! signed HTTP calls prove, but only a connection with the same one takes a session id over). The client never subscribes over MQTT: the server pushes to a session what it was told
 //! to over HTTP, QoS 0. A session lives on the node it connected to, and a disconnect forgets
 //! what it subscribed to.
+//!
+//! Since the app key travels in clear, a CONNECT proves nothing: a connection is *unbound*, holds
+//! none of its app's sessions and is closed after [`StreamingConfig::bind_timeout`], until a
+//! signed subscribe names its session id and so *binds* it (the official client subscribes right
+//! after CONNACK). Unbound connections are few per client address and on the node, so that a
+//! flood of them costs bounded memory and file descriptors.
+
+use std::time::Duration;
 
 pub mod feed;
 pub mod mqtt;
@@ -23,8 +31,19 @@ pub use sessions::Streams;
 pub struct StreamingConfig {
     /// Symbols one session may receive.
     pub max_symbols_per_session: usize,
-    /// Sessions one app may hold on a node: one more is refused at CONNECT (code 105).
+    /// Bound sessions one app may hold on a node: a CONNECT when it holds them all is refused
+    /// (code 105).
     pub max_sessions_per_app: usize,
+    /// How long a connection may stay unbound, from its accept, before it is closed.
+    pub bind_timeout: Duration,
+    /// Unbound connections (from accept to binding) of one client address; one more is closed at
+    /// once.
+    pub max_unbound_per_address: usize,
+    /// Unbound connections on the node, whatever their address; one more is closed at once.
+    pub max_unbound: usize,
+    /// The longest keep-alive accepted: a CONNECT's 0 (none) or more counts as this, so that a
+    /// silent connection is always closed after one and a half of it.
+    pub max_keep_alive: Duration,
     /// Messages of one symbol a session's outbox holds before the oldest is dropped.
     pub buffer_per_symbol: usize,
     /// The largest packet a client may send.
@@ -36,6 +55,10 @@ impl Default for StreamingConfig {
         StreamingConfig {
             max_symbols_per_session: 100,
             max_sessions_per_app: 5,
+            bind_timeout: Duration::from_secs(30),
+            max_unbound_per_address: 16,
+            max_unbound: 256,
+            max_keep_alive: Duration::from_secs(300),
             buffer_per_symbol: 64,
             max_packet_bytes: 64 * 1024,
         }

@@ -1,14 +1,18 @@
 //! The MQTT 3.1.1 endpoint: rumqttc's packet codec (`mqttbytes::v4`) over a TCP connection.
 //!
-//! CONNECT must come within the header timeout. It is refused, and the connection closed, with
+//! A connection from an address that has its most unbound connections, or when the node has
+//! its most, is closed at once, unread (the official client retries in 10 s). CONNECT must come
+//! within the header timeout. It is refused, and the connection closed, with
 //! a CONNACK code the official client does not retry (catalog §13.5: it retries 3 and 5 every
 //! 10 s for ever): 1 for another protocol level, 2 for an empty session id or one connected
 //! under another app key or with another password (the client makes its password at random and
 //! reconnects with it, so that only the same client takes its session over), 4 for an app key
 //! that is not active, and Webull's 105 ("connection limit exceeded") for an app that already
-//! holds its most sessions on this node. Then the connection is closed
-//! when nothing arrives for one and a half keep-alive periods, on DISCONNECT, when a newer
-//! connection takes its session id (after a `notice` saying so), or when the server stops. SUBSCRIBE is answered with a
+//! holds its most bound sessions on this node. Then the connection is closed when it is not
+//! bound within the bind timeout of its accept, when nothing arrives for one and a half
+//! keep-alive periods (0 and anything longer count as the longest accepted), on DISCONNECT,
+//! when a newer connection takes its session id (after a `notice` saying so), when its app is
+//! revoked, or when the server stops. SUBSCRIBE is answered with a
 //! failure for each filter (the feed is chosen over HTTP), UNSUBSCRIBE with its UNSUBACK.
 
 use std::net::SocketAddr;
@@ -25,17 +29,27 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use super::sessions::{ConnectRefusal, Session};
+use super::sessions::{ConnectRefusal, Session, UnboundRefusal, UnboundSlot};
 use crate::app::AppState;
 
-/// Accepts connections until the task is dropped.
+/// Accepts connections until the task is dropped. One that finds no place among the unbound
+/// connections is dropped at once: it costs neither a task nor a buffer.
 pub async fn serve(listener: TcpListener, state: AppState) {
     loop {
         match listener.accept().await {
-            Ok((stream, remote)) => {
-                let _ = stream.set_nodelay(true);
-                tokio::spawn(connection(state.clone(), stream, remote));
-            }
+            Ok((stream, remote)) => match state.streams.unbound_slot(remote.ip()) {
+                Ok(slot) => {
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(connection(state.clone(), stream, remote, slot));
+                }
+                Err(refusal) => {
+                    tracing::debug!(remote = %remote, ?refusal, "MQTT connection dropped: too many unbound connections");
+                    state.metrics.mqtt_unbound_closed(match refusal {
+                        UnboundRefusal::Address => "address_limit",
+                        UnboundRefusal::Node => "node_limit",
+                    });
+                }
+            },
             Err(e) => {
                 tracing::warn!(error = %e, "accepting an MQTT connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -111,8 +125,8 @@ async fn refuse(stream: &mut TcpStream, refused: Refused) {
     let _ = stream.shutdown().await;
 }
 
-/// The refusal of `connect`, or the session it opens.
-async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Refused> {
+/// The refusal of `connect`, or the session it opens, unbound (in `slot`).
+async fn admit(state: &AppState, connect: &Connect, slot: UnboundSlot) -> Result<Arc<Session>, Refused> {
     if connect.protocol != Protocol::V4 {
         return Err(ConnectReturnCode::RefusedProtocolVersion.into());
     }
@@ -131,19 +145,26 @@ async fn admit(state: &AppState, connect: &Connect) -> Result<Arc<Session>, Refu
     };
     state
         .streams
-        .connect(&connect.client_id, app.app_key.clone(), password.as_bytes())
+        .connect(&connect.client_id, app.app_key.clone(), password.as_bytes(), slot)
         .map_err(|refusal| match refusal {
             ConnectRefusal::OtherApp | ConnectRefusal::OtherClient => ConnectReturnCode::BadClientId.into(),
             ConnectRefusal::TooManySessions => Refused::ConnectionLimit,
         })
 }
 
-async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) {
-    let max = state.streams.config.max_packet_bytes;
+/// The largest CONNECT read: the official client's is about 120 bytes, and an unbound
+/// connection's buffer stays small.
+const MAX_CONNECT_BYTES: usize = 4096;
+
+async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, slot: UnboundSlot) {
+    let config = state.streams.config;
+    let bind_deadline = tokio::time::Instant::now() + config.bind_timeout;
+    let max = config.max_packet_bytes;
     let mut buffer = BytesMut::with_capacity(1024);
-    let first = tokio::time::timeout(
-        state.config.connections.header_timeout,
-        read_packet(&mut stream, &mut buffer, max),
+    let connect_deadline = (tokio::time::Instant::now() + state.config.connections.header_timeout).min(bind_deadline);
+    let first = tokio::time::timeout_at(
+        connect_deadline,
+        read_packet(&mut stream, &mut buffer, MAX_CONNECT_BYTES.min(max)),
     )
     .await;
     let connect = match first {
@@ -153,9 +174,14 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
             state.metrics.mqtt_refused(refused.code());
             return refuse(&mut stream, refused).await;
         }
+        // No CONNECT by the bind deadline (when it comes before the header timeout).
+        Err(_) if connect_deadline == bind_deadline => {
+            state.metrics.mqtt_unbound_closed("bind_timeout");
+            return;
+        }
         _ => return,
     };
-    let session = match admit(&state, &connect).await {
+    let session = match admit(&state, &connect, slot).await {
         Ok(session) => session,
         Err(refused) => {
             tracing::info!(remote = %remote, code = refused.code(), "MQTT connection refused");
@@ -165,22 +191,20 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     };
     tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");
     state.metrics.mqtt_connected(1);
+    let mut app = state.apps.hold(&session.app_key);
     let (mut reader, writer) = stream.into_split();
     let (control, controls) = mpsc::channel(CONTROL_BACKLOG);
     let _ = control.try_send(Packet::ConnAck(ConnAck::new(ConnectReturnCode::Success, false)));
     let writing = tokio::spawn(write(writer, session.clone(), controls, state.clone()));
-    // Keep-alive 0 turns the check off (MQTT 3.1.1 §3.1.2.10).
-    let idle = (connect.keep_alive > 0).then(|| Duration::from_millis(u64::from(connect.keep_alive) * 1500));
+    let idle = idle_timeout(connect.keep_alive, config.max_keep_alive);
     let mut writing = std::pin::pin!(writing);
+    let mut waiting_for_bind = true;
     // Whether a newer connection took the session over.
     let taken_over = loop {
         let next = async {
-            match idle {
-                Some(idle) => tokio::time::timeout(idle, read_packet(&mut reader, &mut buffer, max))
-                    .await
-                    .unwrap_or(Err(ReadError::Closed)),
-                None => read_packet(&mut reader, &mut buffer, max).await,
-            }
+            tokio::time::timeout(idle, read_packet(&mut reader, &mut buffer, max))
+                .await
+                .unwrap_or(Err(ReadError::Closed))
         };
         let packet = tokio::select! {
             packet = next => match packet {
@@ -189,6 +213,19 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
             },
             () = session.kicked.notified() => break session.taken_over(),
             _ = &mut writing => break false,
+            () = tokio::time::sleep_until(bind_deadline), if waiting_for_bind => {
+                if session.bound() {
+                    waiting_for_bind = false;
+                    continue;
+                }
+                tracing::info!(remote = %remote, "MQTT connection closed: no signed subscribe bound it in time");
+                state.metrics.mqtt_unbound_closed("bind_timeout");
+                break false;
+            }
+            () = app.revoked() => {
+                tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session closed: its app was revoked");
+                break false;
+            }
         };
         let answer = match packet {
             Packet::PingReq => Packet::PingResp,
@@ -217,6 +254,17 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr) 
     state.streams.disconnect(&session);
     state.metrics.mqtt_connected(-1);
     tracing::info!(remote = %remote, "MQTT session closed");
+}
+
+/// How long a connection may stay silent: one and a half keep-alive periods (MQTT 3.1.1
+/// §3.1.2.10), the keep-alive capped at `longest`; 0, which would turn the check off, counts as
+/// `longest` too.
+fn idle_timeout(keep_alive_secs: u16, longest: Duration) -> Duration {
+    let keep_alive = match Duration::from_secs(u64::from(keep_alive_secs)) {
+        Duration::ZERO => longest,
+        asked => asked.min(longest),
+    };
+    keep_alive * 3 / 2
 }
 
 /// Control packets waiting to be written before a connection is cut off.
@@ -271,5 +319,19 @@ async fn write(
                 state.metrics.mqtt_sent(sent);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_alive_zero_or_too_long_counts_as_the_longest_accepted() {
+        let longest = Duration::from_secs(300);
+        assert_eq!(idle_timeout(60, longest), Duration::from_secs(90));
+        assert_eq!(idle_timeout(0, longest), Duration::from_secs(450));
+        assert_eq!(idle_timeout(u16::MAX, longest), Duration::from_secs(450));
+        assert_eq!(idle_timeout(1, longest), Duration::from_millis(1500));
     }
 }

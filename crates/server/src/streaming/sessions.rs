@@ -4,8 +4,13 @@
 //! An outbox holds at most [`StreamingConfig::buffer_per_symbol`] messages of one symbol; a
 //! new one beyond that pushes out the oldest of the same symbol, so that a session that does
 //! not read costs a bounded amount of memory (QoS 0: nothing is owed to it).
+//!
+//! A connection is counted as unbound ([`UnboundSlot`]) from its accept until a signed
+//! subscribe binds its session ([`Streams::bind`]); only bound sessions count against
+//! [`StreamingConfig::max_sessions_per_app`].
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -83,6 +88,10 @@ pub struct Session {
     pub kicked: Notify,
     /// Set before `kicked` when a newer connection took the session over.
     taken_over: AtomicBool,
+    /// Whether a signed subscribe bound it (set under the sessions' lock, with its app's count).
+    bound: AtomicBool,
+    /// The connection's place among the unbound ones, given up when it is bound.
+    unbound: Mutex<Option<UnboundSlot>>,
 }
 
 impl Session {
@@ -93,6 +102,11 @@ impl Session {
     /// Whether a newer connection took the session over (rather than the server stopping).
     pub fn taken_over(&self) -> bool {
         self.taken_over.load(Ordering::Acquire)
+    }
+
+    /// Whether a signed subscribe bound the session to its app.
+    pub fn bound(&self) -> bool {
+        self.bound.load(Ordering::Acquire)
     }
 
     /// Takes every message waiting, oldest first.
@@ -112,6 +126,9 @@ pub enum Refusal {
     OtherApp,
     /// The session would receive more than `max` symbols.
     TooManySymbols { max: usize },
+    /// Binding the session would give its app more than `max` sessions on this node (another of
+    /// its connections was bound first): the connection is closed.
+    TooManySessions { max: usize },
 }
 
 /// Why a connection is refused.
@@ -121,13 +138,49 @@ pub enum ConnectRefusal {
     OtherApp,
     /// The session id is connected with another password (another client of the same app).
     OtherClient,
-    /// The app already has its most sessions connected to this node.
+    /// The app already has its most sessions bound on this node.
     TooManySessions,
+}
+
+/// Why a new connection is closed at once, before it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnboundRefusal {
+    /// Its address has [`StreamingConfig::max_unbound_per_address`] unbound connections.
+    Address,
+    /// The node has [`StreamingConfig::max_unbound`] unbound connections.
+    Node,
+}
+
+/// The unbound connections, per client address and in all.
+#[derive(Default)]
+struct UnboundCount {
+    per_address: HashMap<IpAddr, usize>,
+    total: usize,
+}
+
+/// One unbound connection, counted until it is bound or dropped.
+pub struct UnboundSlot {
+    count: Arc<Mutex<UnboundCount>>,
+    address: IpAddr,
+}
+
+impl Drop for UnboundSlot {
+    fn drop(&mut self) {
+        let mut count = lock(&self.count);
+        count.total -= 1;
+        if let Some(n) = count.per_address.get_mut(&self.address) {
+            *n -= 1;
+            if *n == 0 {
+                count.per_address.remove(&self.address);
+            }
+        }
+    }
 }
 
 pub struct Streams {
     pub config: StreamingConfig,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    unbound: Arc<Mutex<UnboundCount>>,
     next_connection: AtomicU64,
     /// Messages pushed out of outboxes by newer ones (shared with the metrics).
     dropped: Counter,
@@ -137,20 +190,54 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The sessions of `app_key` a signed call bound.
+fn bound_of(sessions: &HashMap<String, Arc<Session>>, app_key: &str) -> usize {
+    sessions
+        .values()
+        .filter(|s| &*s.app_key == app_key && s.bound())
+        .count()
+}
+
 impl Streams {
     pub fn new(config: StreamingConfig, dropped: Counter) -> Self {
         Streams {
             config,
             sessions: Mutex::default(),
+            unbound: Arc::default(),
             next_connection: AtomicU64::new(1),
             dropped,
         }
     }
 
-    /// Opens session `id` for `app_key`: a connection of the same app with the same id and
-    /// password is told to close and replaced, with nothing subscribed. An app holds at most
-    /// [`StreamingConfig::max_sessions_per_app`] sessions (the one replaced is not counted).
-    pub fn connect(&self, id: &str, app_key: Arc<str>, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
+    /// A place for one more unbound connection from `address`, or why there is none.
+    pub fn unbound_slot(&self, address: IpAddr) -> Result<UnboundSlot, UnboundRefusal> {
+        let mut count = lock(&self.unbound);
+        if count.total >= self.config.max_unbound {
+            return Err(UnboundRefusal::Node);
+        }
+        let of_address = count.per_address.entry(address).or_insert(0);
+        if *of_address >= self.config.max_unbound_per_address {
+            return Err(UnboundRefusal::Address);
+        }
+        *of_address += 1;
+        count.total += 1;
+        Ok(UnboundSlot {
+            count: self.unbound.clone(),
+            address,
+        })
+    }
+
+    /// Opens session `id` for `app_key`, unbound (in `slot`): a connection of the same app with
+    /// the same id and password is told to close and replaced, with nothing subscribed. Refused
+    /// when the app holds [`StreamingConfig::max_sessions_per_app`] bound sessions already (the
+    /// one replaced is not counted).
+    pub fn connect(
+        &self,
+        id: &str,
+        app_key: Arc<str>,
+        password: &[u8],
+        slot: UnboundSlot,
+    ) -> Result<Arc<Session>, ConnectRefusal> {
         let password: [u8; 32] = Sha256::digest(password).into();
         let mut sessions = lock(&self.sessions);
         let old = sessions.get(id);
@@ -162,7 +249,8 @@ impl Streams {
                 return Err(ConnectRefusal::OtherClient);
             }
         }
-        let held = sessions.values().filter(|s| s.app_key == app_key).count() - usize::from(old.is_some());
+        let replaced = old.is_some_and(|old| old.bound());
+        let held = bound_of(&sessions, &app_key) - usize::from(replaced);
         if held >= self.config.max_sessions_per_app {
             return Err(ConnectRefusal::TooManySessions);
         }
@@ -180,13 +268,44 @@ impl Streams {
             ready: Notify::new(),
             kicked: Notify::new(),
             taken_over: AtomicBool::new(false),
+            bound: AtomicBool::new(false),
+            unbound: Mutex::new(Some(slot)),
         });
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
     }
 
+    /// Binds `session` to its app, which a signed call of the app asks for: from now on it counts
+    /// against the app's sessions and is no longer closed for staying unbound. When the app
+    /// already holds its most bound sessions, the connection is told to close (the official
+    /// client then reconnects in 10 s, and is refused with 105 if the app still holds them).
+    pub fn bind(&self, session: &Session) -> Result<(), Refusal> {
+        if session.bound() {
+            return Ok(());
+        }
+        let sessions = lock(&self.sessions);
+        if sessions
+            .get(&session.id)
+            .is_none_or(|s| s.connection != session.connection)
+        {
+            return Err(Refusal::NotConnected);
+        }
+        if session.bound() {
+            return Ok(());
+        }
+        let max = self.config.max_sessions_per_app;
+        if bound_of(&sessions, &session.app_key) >= max {
+            session.kicked.notify_one();
+            return Err(Refusal::TooManySessions { max });
+        }
+        session.bound.store(true, Ordering::Release);
+        drop(lock(&session.unbound).take());
+        Ok(())
+    }
+
     /// Forgets `session` and what it subscribed to, unless a newer connection took its id.
     pub fn disconnect(&self, session: &Session) {
+        drop(lock(&session.unbound).take());
         let mut sessions = lock(&self.sessions);
         if sessions
             .get(&session.id)
@@ -354,16 +473,39 @@ mod tests {
                 buffer_per_symbol: 4,
                 max_symbols_per_session: 2,
                 max_sessions_per_app: 1,
+                max_unbound_per_address: 2,
+                max_unbound: 3,
                 ..StreamingConfig::default()
             },
             Counter::default(),
         )
     }
 
+    const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    impl Streams {
+        /// Connects from [`HERE`].
+        fn open(&self, id: &str, app_key: &str, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
+            let slot = self.unbound_slot(HERE).expect("a place for an unbound connection");
+            self.connect(id, app_key.into(), password, slot)
+        }
+
+        /// Connects from [`HERE`] and binds.
+        fn bound(&self, id: &str, app_key: &str, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
+            let session = self.open(id, app_key, password)?;
+            self.bind(&session).expect("bound");
+            Ok(session)
+        }
+
+        fn unbound(&self) -> usize {
+            lock(&self.unbound).total
+        }
+    }
+
     #[test]
     fn an_outbox_keeps_the_newest_messages_of_each_symbol() {
         let streams = streams();
-        let session = streams.connect("s", "app".into(), b"pw").unwrap();
+        let session = streams.bound("s", "app", b"pw").unwrap();
         for n in 0..10 {
             streams.queue(&session, vec![message(1, n), message(2, n)]);
         }
@@ -385,13 +527,10 @@ mod tests {
     #[test]
     fn sessions_belong_to_their_app_and_limits_hold() {
         let streams = streams();
-        let a = streams.connect("a", "app".into(), b"pw").unwrap();
+        let a = streams.bound("a", "app", b"pw").unwrap();
+        assert_eq!(streams.open("a", "other", b"pw").err(), Some(ConnectRefusal::OtherApp));
         assert_eq!(
-            streams.connect("a", "other".into(), b"pw").err(),
-            Some(ConnectRefusal::OtherApp)
-        );
-        assert_eq!(
-            streams.connect("a", "app".into(), b"another").err(),
+            streams.open("a", "app", b"another").err(),
             Some(ConnectRefusal::OtherClient)
         );
         assert_eq!(streams.session_of("a", "other").err(), Some(Refusal::OtherApp));
@@ -409,24 +548,21 @@ mod tests {
         assert_eq!(fresh[0].1.kinds, kind::TICK, "only what is new");
         // One session per app: a second id is refused, the same client reconnecting is not.
         assert_eq!(
-            streams.connect("b", "app".into(), b"pw").err(),
+            streams.open("b", "app", b"pw").err(),
             Some(ConnectRefusal::TooManySessions)
         );
-        assert!(
-            streams.connect("c", "other".into(), b"pw").is_ok(),
-            "each app is counted apart"
-        );
+        assert!(streams.bound("c", "other", b"pw").is_ok(), "each app is counted apart");
         streams.unsubscribe(&a, Some(&[1]), kind::SNAPSHOT);
         assert_eq!(a.subscriptions()[&1].kinds, kind::TICK);
         streams.unsubscribe(&a, None, kind::ALL);
         assert!(a.subscriptions().is_empty());
-        let a2 = streams.connect("a", "app".into(), b"pw").unwrap();
+        let a2 = streams.open("a", "app", b"pw").unwrap();
         streams.disconnect(&a);
         streams.disconnect(&a2);
-        let b = streams.connect("b", "app".into(), b"pw").unwrap();
+        let b = streams.bound("b", "app", b"pw").unwrap();
         streams.subscribe(&b, &symbols[2..], kind::ALL, 10).unwrap();
         // A newer connection of the same app takes the id, with nothing subscribed.
-        let b2 = streams.connect("b", "app".into(), b"pw").unwrap();
+        let b2 = streams.open("b", "app", b"pw").unwrap();
         assert!(b2.subscriptions().is_empty());
         assert!(b.taken_over() && !b2.taken_over());
         streams.disconnect(&b);
@@ -436,5 +572,52 @@ mod tests {
         );
         streams.disconnect(&b2);
         assert_eq!(streams.session_of("b", "app").err(), Some(Refusal::NotConnected));
+    }
+
+    #[test]
+    fn only_bound_sessions_count_against_their_app_and_the_unbound_are_few() {
+        let streams = streams();
+        // Unbound connections of an app hold none of its sessions...
+        let first = streams.open("a", "app", b"pw").unwrap();
+        let second = streams.open("b", "app", b"pw").unwrap();
+        assert!(!first.bound() && !second.bound());
+        // ...two an address, three in all: one more is refused before it is read.
+        assert_eq!(streams.unbound_slot(HERE).err(), Some(UnboundRefusal::Address));
+        let elsewhere: IpAddr = "127.0.0.2".parse().unwrap();
+        let third = streams.unbound_slot(elsewhere).unwrap();
+        assert_eq!(
+            streams.unbound_slot("127.0.0.3".parse().unwrap()).err(),
+            Some(UnboundRefusal::Node)
+        );
+        drop(third);
+        // The first bound takes the app's one session; the second loses the race and is told to
+        // close, and a third CONNECT is refused as the app holds its most.
+        streams.bind(&first).unwrap();
+        assert!(first.bound());
+        assert_eq!(
+            streams.unbound(),
+            1,
+            "a bound connection is no longer counted as unbound"
+        );
+        assert_eq!(streams.bind(&second).err(), Some(Refusal::TooManySessions { max: 1 }));
+        assert!(!second.bound());
+        assert_eq!(
+            streams.open("c", "app", b"pw").err(),
+            Some(ConnectRefusal::TooManySessions)
+        );
+        assert_eq!(streams.unbound(), 1, "a refused CONNECT gives its place back");
+        streams.disconnect(&second);
+        assert_eq!(streams.unbound(), 0);
+        // The same client reconnecting while the app holds its most is let in, and replaces its
+        // bound session (which no longer counts).
+        let again = streams.open("a", "app", b"pw").unwrap();
+        assert!(first.taken_over() && !again.bound());
+        // A connection replaced by a newer one cannot be bound.
+        let replaced = streams.open("c", "other", b"pw").unwrap();
+        let slot = streams.unbound_slot(elsewhere).unwrap();
+        let newer = streams.connect("c", "other".into(), b"pw", slot).unwrap();
+        assert_eq!(streams.bind(&replaced).err(), Some(Refusal::NotConnected));
+        streams.bind(&newer).unwrap();
+        streams.bind(&again).unwrap();
     }
 }

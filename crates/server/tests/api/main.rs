@@ -25,6 +25,7 @@ mod official_client;
 mod openapi;
 mod orders;
 mod redis;
+mod revocation;
 mod schemathesis;
 mod screeners;
 mod stocks;

@@ -577,3 +577,41 @@ async fn a_subscriber_on_one_node_receives_the_events_of_orders_placed_through_a
         started.elapsed()
     );
 }
+
+/// A revocation is written to the database by any node or by `signet admin`: every node finds
+/// it by itself, and ends the app's streams it holds within 5 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn revoking_an_app_through_one_node_ends_its_stream_on_another() {
+    use crate::events::{nonce, subscribe_with};
+
+    let Some(cluster) = Cluster::start(2, |_| {}).await else {
+        return;
+    };
+    let node_b = cluster.endpoints[1].trim_start_matches("http://");
+    let secret = cluster.app.app_secret.expose_secret().to_owned();
+    let mut stream = subscribe_with(node_b, &cluster.app.app_key, &secret, &[], &nonce())
+        .await
+        .unwrap();
+    assert_eq!(
+        stream.message().await.unwrap().unwrap().event_type,
+        0,
+        "SubscribeSuccess"
+    );
+    // Node A's handle on the database, as node A's console revokes with.
+    let location = Location::Postgres {
+        url: cluster.url.clone(),
+    };
+    let node_a = crate::common::open(&location, cluster.dir.path()).await;
+    crate::common::admin(&node_a)
+        .revoke_app(&cluster.app.app_key)
+        .await
+        .unwrap();
+    let revoked = std::time::Instant::now();
+    let (auth_error, status) = crate::revocation::revoked_end(&mut stream, std::time::Duration::from_secs(5)).await;
+    assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+    assert_eq!(auth_error["error_code"], "UNAUTHORIZED", "{auth_error}");
+    eprintln!(
+        "node B ended the stream {:?} after node A's revocation",
+        revoked.elapsed()
+    );
+}

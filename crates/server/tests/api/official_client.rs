@@ -55,6 +55,61 @@ fn parse(output: std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("one JSON object on stdout")
 }
 
+/// A scenario that talks with the test over its standard input and output, given the quotes
+/// feed's port: a first line, the test's answer, a last line.
+struct Dialogue {
+    child: std::process::Child,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Dialogue {
+    /// Starts `scenario` and reads its first line (on failure, shows the client's errors).
+    async fn start(python: &str, server: &TestServer, scenario: &str) -> (serde_json::Value, Dialogue) {
+        use std::io::BufRead;
+        let mut command = command(python, server, scenario);
+        command
+            .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
+            .stdin(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (line, stdout) = tokio::task::spawn_blocking(move || {
+            let mut reader = std::io::BufReader::new(stdout);
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            (line, reader)
+        })
+        .await
+        .unwrap();
+        let Ok(first) = serde_json::from_str(&line) else {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the official client failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        };
+        (first, Dialogue { child, stdout })
+    }
+
+    /// Writes `answer` on its standard input, and reads its last line once it ended well.
+    async fn finish(self, answer: &'static [u8]) -> serde_json::Value {
+        let Dialogue { mut child, mut stdout } = self;
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), answer).unwrap();
+        let (output, rest) = tokio::task::spawn_blocking(move || {
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+            (child.wait_with_output().unwrap(), rest)
+        })
+        .await
+        .unwrap();
+        assert!(
+            output.status.success(),
+            "the official client failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_str(&rest).expect("a last JSON line")
+    }
+}
+
 fn account_ids(out: &serde_json::Value) -> Vec<String> {
     out["accounts"]
         .as_array()
@@ -632,7 +687,6 @@ async fn the_official_events_client_gets_a_fill_its_position_and_a_cancel_and_is
 
 #[tokio::test]
 async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
-    use std::io::{BufRead, Write};
     let Some(python) = python() else { return };
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
@@ -641,27 +695,17 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     .await;
     let ops = server.ops().await;
     ops.market().step(600).await.unwrap();
-    let mut command = command(&python, &server, "streaming");
-    command
-        .env("SIGNET_MQTT_PORT", server.mqtt_addr.unwrap().port().to_string())
-        .stdin(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (first_line, mut stdout) = tokio::task::spawn_blocking(move || {
-        let mut reader = std::io::BufReader::new(stdout);
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        (line, reader)
-    })
-    .await
-    .unwrap();
-    let Ok(first) = serde_json::from_str::<serde_json::Value>(&first_line) else {
-        let output = child.wait_with_output().unwrap();
-        panic!(
-            "the official client failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
+    // Five connections made with the app key alone (any password, keep-alive 0) took every
+    // session of the app, and the client was refused with 105: they now hold none.
+    let mut hostile = Vec::new();
+    for n in 0..5 {
+        let session = format!("hostile-{n}");
+        let socket = crate::streaming::socket();
+        let (stream, connack) = crate::streaming::raw_connect(&server, socket, &session, &server.app.app_key, 0).await;
+        assert_eq!(connack, [0x20, 2, 0, 0]);
+        hostile.push(stream);
+    }
+    let (first, dialogue) = Dialogue::start(&python, &server, "streaming").await;
 
     // The clock is manual: the HTTP calls answer for the second the messages were pushed at.
     let client = server.client();
@@ -690,25 +734,15 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     // MSFT is unsubscribed: the market moves and AAPL is pinned; only AAPL comes.
     ops.market().step(3).await.unwrap();
     ops.market().set("AAPL", "123.45", None, None, None).await.unwrap();
-    child.stdin.take().unwrap().write_all(b"123.45\n").unwrap();
-    let (status, rest) = tokio::task::spawn_blocking(move || {
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-        (child.wait_with_output().unwrap(), rest)
-    })
-    .await
-    .unwrap();
-    assert!(
-        status.status.success(),
-        "the official client failed:\n{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(&rest).expect("a second JSON line");
+    let out = dialogue.finish(b"123.45\n").await;
     assert_eq!(
         out["subscribed"],
-        json!([out["session_id"]]),
-        "on_subscribe_success after a 200"
+        json!([out["session_id"], out["session_id"]]),
+        "on_subscribe_success after a 200, and again after the reconnection"
     );
+    // The client reconnects 10 s after its connection dropped, subscribes again and receives.
+    let reconnected = out["reconnected_seconds"].as_f64().unwrap();
+    assert!((9.0..15.0).contains(&reconnected), "{reconnected}");
     let later = out["later"].as_array().unwrap();
     assert!(later.iter().all(|m| m[0] == "AAPL"), "no more MSFT: {later:?}");
     assert!(later.iter().any(|m| m[1] == "tick"), "the ticks of the step: {later:?}");
@@ -724,4 +758,39 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     let crowded = &out["crowded"];
     assert_eq!(crowded["connack"], 105, "{crowded}");
     assert_eq!(crowded["retried"], false, "{crowded}");
+    drop(hostile);
+}
+
+/// Revoking an app stops both its streaming clients for good: the events client's stream ends
+/// with UNAUTHENTICATED (after an AuthError it logs), which it does not retry; the quotes
+/// client's connection is closed, and its reconnection 10 s later is refused with 4, which it
+/// does not retry either.
+#[tokio::test]
+async fn the_official_clients_stop_when_their_app_is_revoked() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+    })
+    .await;
+    let (ready, dialogue) = Dialogue::start(&python, &server, "revoked").await;
+    assert_eq!(ready["ready"], true, "{ready}");
+    server.admin().revoke_app(&server.app.app_key).await.unwrap();
+    let out = dialogue.finish(b"revoked\n").await;
+    eprintln!("the official clients after the revocation: {out}");
+    let events = &out["events"];
+    assert_eq!(events["code"], "UNAUTHENTICATED", "{out}");
+    assert!(events["seconds"].as_f64().unwrap() < 5.0, "{out}");
+    let fatal = out["events_fatal_logs"].as_array().unwrap();
+    assert!(
+        fatal.iter().any(|l| l.as_str().unwrap().contains("revoked")),
+        "the AuthError reached the client: {out}"
+    );
+    let disconnected = out["streaming_disconnected_seconds"][0].as_f64().unwrap();
+    assert!(disconnected < 5.0, "{out}");
+    let streaming = &out["streaming"];
+    assert_eq!(streaming["connack"], 4, "{out}");
+    assert!(
+        streaming["seconds"].as_f64().unwrap() < 20.0,
+        "one reconnection, 10 s later: {out}"
+    );
 }

@@ -1,7 +1,8 @@
 //! The quotes feed over MQTT (`mqtt_listen`): connections refused with final CONNACK codes,
 //! subscriptions made over signed HTTP, the messages pushed, the limits, unsubscribing, and a
-//! disconnect that forgets. The client is rumqttc's (the crate whose codec the server uses); the
-//! official Python client's test is in `official_client.rs`.
+//! disconnect that forgets; connections that only an app key made (unbound until a signed
+//! subscribe) and what they may not hold. The client is rumqttc's (the crate whose codec the
+//! server uses); the official Python client's test is in `official_client.rs`.
 
 use std::time::Duration;
 
@@ -59,7 +60,7 @@ async fn connect_with(
 
 /// A bare TCP connection that sends CONNECT for `session` under `app_key` with `keep_alive`
 /// seconds (0: none), and the 4 bytes of the CONNACK it reads.
-async fn raw_connect(
+pub async fn raw_connect(
     server: &TestServer,
     socket: tokio::net::TcpSocket,
     session: &str,
@@ -80,8 +81,44 @@ async fn raw_connect(
     (stream, connack)
 }
 
-fn socket() -> tokio::net::TcpSocket {
+pub fn socket() -> tokio::net::TcpSocket {
     tokio::net::TcpSocket::new_v4().unwrap()
+}
+
+/// A socket that connects from `ip` (another loopback address: another client address).
+fn socket_from(ip: &str) -> tokio::net::TcpSocket {
+    let socket = socket();
+    socket.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+    socket
+}
+
+/// Reads `stream` until the server closes it (within `wait`, or the test fails): how long that
+/// took, and what it read.
+async fn until_closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> (Duration, Vec<u8>) {
+    use tokio::io::AsyncReadExt;
+    let started = std::time::Instant::now();
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(wait, stream.read_to_end(&mut received))
+        .await
+        .unwrap_or_else(|_| panic!("still open after {wait:?}"));
+    // A reset is a close too (the server closed with bytes of ours unread).
+    if let Err(e) = read {
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    }
+    (started.elapsed(), received)
+}
+
+/// `signet_mqtt_unbound_closures_total{reason}`.
+async fn unbound_closures(server: &TestServer, reason: &str) -> Option<f64> {
+    let text = scrape_metrics(&server.endpoint).await;
+    metric(&text, "signet_mqtt_unbound_closures_total", &[("reason", reason)])
+}
+
+/// Whether `stream` is still open: nothing to read and no end within `wait`.
+async fn still_open(stream: &mut tokio::net::TcpStream, wait: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut byte = [0u8; 1];
+    tokio::time::timeout(wait, stream.read(&mut byte)).await.is_err()
 }
 
 /// The next message pushed, within `wait`.
@@ -364,9 +401,14 @@ async fn symbols_per_session_are_limited_and_unknown_symbols_named() {
 async fn an_app_holding_its_most_sessions_is_refused_one_more_with_a_code_the_client_does_not_retry() {
     use tokio::io::AsyncReadExt;
     let server = market(|c| c.streaming.max_sessions_per_app = 2).await;
+    let client = server.client();
     let key = app_key(&server);
+    // Sessions count once a signed subscribe bound them.
     let (_a, _events_a) = connect(&server, "a", &key).await.unwrap();
     let (b, events_b) = connect(&server, "b", &key).await.unwrap();
+    for session in ["a", "b"] {
+        assert_eq!(subscribe(&client, session, &["AAPL"], &["SNAPSHOT"]).await.status, 200);
+    }
     // Webull's 105, connection limit exceeded (catalog §13.5), then the connection is closed.
     let (mut third, connack) = raw_connect(&server, socket(), "c", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 105]);
@@ -466,24 +508,32 @@ async fn unsubscribing_and_disconnecting() {
     );
 }
 
+/// A connection that sends nothing for 1.5 x its keep-alive is closed. Keep-alive 0 turned the
+/// check off, so that a silent connection stayed for ever: it now counts as the longest
+/// keep-alive accepted, as a longer one does.
 #[tokio::test]
-async fn keep_alive_is_enforced() {
-    use tokio::io::AsyncReadExt;
-    let server = TestServer::start_with(|c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
+async fn keep_alive_is_enforced_and_capped() {
+    let server = TestServer::start_with(|c| {
+        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
+        c.streaming.max_keep_alive = Duration::from_secs(1);
+    })
+    .await;
     let started = std::time::Instant::now();
-    let (mut stream, connack) = raw_connect(&server, socket(), "idle", &app_key(&server), 1).await;
-    assert_eq!(connack, [0x20, 2, 0, 0]);
-    let mut received = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut received))
-        .await
-        .expect("closed by the server")
-        .unwrap();
-    assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
-    let waited = started.elapsed();
-    assert!(
-        waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
-        "{waited:?}"
-    );
+    let mut silent = Vec::new();
+    for (session, keep_alive) in [("one-second", 1), ("zero", 0), ("an-hour", 3600)] {
+        let (stream, connack) = raw_connect(&server, socket(), session, &app_key(&server), keep_alive).await;
+        assert_eq!(connack, [0x20, 2, 0, 0]);
+        silent.push(stream);
+    }
+    for mut stream in silent {
+        let (_, received) = until_closed(&mut stream, Duration::from_secs(5)).await;
+        assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(1400) && waited < Duration::from_secs(3),
+            "1.5 x the keep-alive, at most 1 s: {waited:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -640,4 +690,151 @@ async fn the_rust_client_streams_decoded_messages_and_is_told_why_it_is_refused(
         assert!(tokio::time::Instant::now() < deadline, "still connected");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Five connections made with nothing but the app key (any password, keep-alive 0) held all of
+/// an app's sessions for ever, and the app's real client was refused with 105. They now hold
+/// none: the real client connects beside them and receives its quotes; they are closed when the
+/// bind timeout ends, and a silent connection is closed even with keep-alive 0.
+#[tokio::test]
+async fn connections_made_with_the_app_key_alone_lock_nobody_out() {
+    let server = market(|c| c.streaming.bind_timeout = Duration::from_secs(3)).await;
+    let key = app_key(&server);
+    let mut hostile = Vec::new();
+    for n in 0..5 {
+        let (stream, connack) = raw_connect(&server, socket(), &format!("hostile-{n}"), &key, 0).await;
+        assert_eq!(connack, [0x20, 2, 0, 0], "accepted, unbound");
+        hostile.push(stream);
+    }
+    let started = std::time::Instant::now();
+    // The default limit of 5 sessions an app: the real client is not refused, and streams.
+    let mut stream = server
+        .client()
+        .quotes()
+        .stream(
+            &server.mqtt_addr.unwrap().to_string(),
+            &["AAPL"],
+            &[signet_client::SubType::Snapshot],
+        )
+        .await
+        .expect("the real client is let in");
+    let first = tokio::time::timeout(Duration::from_secs(5), stream.next())
+        .await
+        .expect("a snapshot within 5 s")
+        .unwrap()
+        .unwrap();
+    assert!(matches!(first, signet_client::Pushed::Snapshot(_)), "{first:?}");
+    // The hostile connections never bound anything: closed once the bind timeout ends.
+    for mut connection in hostile {
+        let (_, received) = until_closed(&mut connection, Duration::from_secs(6)).await;
+        assert!(received.is_empty(), "{received:?}");
+    }
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    assert_eq!(unbound_closures(&server, "bind_timeout").await, Some(5.0));
+    // The real client, bound, outlives its own bind timeout.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    server.ops().await.market().step(5).await.unwrap();
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .is_ok_and(|p| p.is_some_and(|p| p.is_ok())),
+        "the bound session still receives"
+    );
+}
+
+#[tokio::test]
+async fn an_unbound_connection_is_closed_after_the_bind_timeout_and_a_bound_one_stays() {
+    let server = market(|c| c.streaming.bind_timeout = Duration::from_secs(1)).await;
+    let key = app_key(&server);
+    let started = std::time::Instant::now();
+    let (mut unbound, connack) = raw_connect(&server, socket(), "unbound", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    // One that sends no CONNECT is closed then too, before the header timeout's 10 s.
+    let mut silent = tokio::net::TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
+    let (_mqtt, mut events) = connect(&server, "bound", &key).await.unwrap();
+    let answer = subscribe(&server.client(), "bound", &["AAPL"], &["SNAPSHOT"]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    for connection in [&mut unbound, &mut silent] {
+        let (_, received) = until_closed(connection, Duration::from_secs(5)).await;
+        assert!(received.is_empty(), "CONNACK 0, then nothing: {received:?}");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(900) && waited < Duration::from_millis(2500),
+            "{waited:?}"
+        );
+    }
+    // The bound one still receives what a step of the clock changes.
+    assert!(
+        next(&mut events, Duration::from_secs(5)).await.is_some(),
+        "the first snapshot"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.ops().await.market().step(5).await.unwrap();
+    assert!(
+        next(&mut events, Duration::from_secs(5)).await.is_some(),
+        "the bound session is open"
+    );
+    assert_eq!(unbound_closures(&server, "bind_timeout").await, Some(2.0));
+}
+
+#[tokio::test]
+async fn unbound_connections_are_limited_per_address_and_on_the_node() {
+    let server = market(|c| {
+        c.streaming.max_unbound_per_address = 2;
+        c.streaming.max_unbound = 3;
+    })
+    .await;
+    let key = app_key(&server);
+    let addr = server.mqtt_addr.unwrap();
+    // Two from this address, unbound (one has not even sent CONNECT): a third is closed at once.
+    let (_first, connack) = raw_connect(&server, socket(), "first", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let mut second = socket().connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut third = socket().connect(addr).await.unwrap();
+    let (waited, received) = until_closed(&mut third, Duration::from_secs(2)).await;
+    assert!(received.is_empty() && waited < Duration::from_millis(500), "{waited:?}");
+    // Another address has its own two places, but the node has three in all.
+    let (_elsewhere, connack) = raw_connect(&server, socket_from("127.0.0.2"), "elsewhere", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let mut beyond = socket_from("127.0.0.3").connect(addr).await.unwrap();
+    let (waited, _) = until_closed(&mut beyond, Duration::from_secs(2)).await;
+    assert!(waited < Duration::from_millis(500), "{waited:?}");
+    // A bound connection is no longer counted: this address may open one more.
+    assert_eq!(
+        subscribe(&server.client(), "first", &["AAPL"], &["SNAPSHOT"])
+            .await
+            .status,
+        200
+    );
+    let (_fourth, connack) = raw_connect(&server, socket(), "fourth", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    assert!(still_open(&mut second, Duration::from_millis(100)).await);
+    for reason in ["address_limit", "node_limit"] {
+        assert_eq!(unbound_closures(&server, reason).await, Some(1.0), "{reason}");
+    }
+}
+
+/// Two unbound connections of an app holding all its sessions but one: the first subscribe
+/// binds the last place; the second is answered LIMIT_EXCEEDED and its connection closed, and
+/// its reconnection is refused with 105 (where the official client stops), as a CONNECT is when
+/// the app holds its most sessions.
+#[tokio::test]
+async fn two_connections_racing_for_an_apps_last_session() {
+    let server = market(|c| c.streaming.max_sessions_per_app = 1).await;
+    let client = server.client();
+    let key = app_key(&server);
+    let (_winner, connack) = raw_connect(&server, socket(), "winner", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let (mut loser, connack) = raw_connect(&server, socket(), "loser", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    assert_eq!(subscribe(&client, "winner", &["AAPL"], &["SNAPSHOT"]).await.status, 200);
+    let refused = subscribe(&client, "loser", &["AAPL"], &["SNAPSHOT"]).await;
+    let message = refused.assert_error(400, "LIMIT_EXCEEDED").message;
+    assert!(message.contains("1 MQTT sessions"), "{message}");
+    let (waited, received) = until_closed(&mut loser, Duration::from_secs(2)).await;
+    assert!(received.is_empty() && waited < Duration::from_secs(1), "{waited:?}");
+    let (_again, connack) = raw_connect(&server, socket(), "loser", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 105]);
 }

@@ -43,6 +43,9 @@ async fn measure_feed() {
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
         c.streaming.max_sessions_per_app = 100_000;
+        // Every session connects from this address, unbound until it subscribes 12 s later.
+        c.streaming.max_unbound_per_address = 100_000;
+        c.streaming.max_unbound = 100_000;
         c.market.clock = ClockMode::Running { speed: 1.0 };
     })
     .await;

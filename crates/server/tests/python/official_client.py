@@ -26,8 +26,13 @@ Scenarios:
                     mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT, tls_enable=False): connects, subscribes
                     AAPL and MSFT to SNAPSHOT, QUOTE and TICK in on_connect_success, unsubscribes MSFT
                     once the first message of each (symbol, topic) came and prints them on one line;
-                    reads the price the test pinned AAPL at on stdin and waits for it; then a client
-                    with an unknown app key, refused at CONNECT. Prints a second line at the end
+                    reads the price the test pinned AAPL at on stdin and waits for it; closes its own
+                    socket and waits for the client to reconnect (10 s later), subscribe again and
+                    receive; then a second session of the app and a client with an unknown app key,
+                    each refused at CONNECT. Prints a second line at the end
+  revoked           TradeEventsClient and DataStreamingClient (as above, SNAPSHOT of AAPL), both
+                    subscribed; prints a line, then reads one on stdin when the test has revoked
+                    the app, and waits for both clients to stop: how and when each did
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -35,6 +40,7 @@ Scenarios:
 
 import contextlib
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -80,6 +86,13 @@ def main():
         return
     if scenario == "streaming":
         print(json.dumps(streaming(host, port, app_key, app_secret)))
+        return
+    if scenario == "revoked":
+        # As for "events": what the events client prints is kept off this script's lines.
+        lines = sys.stdout
+        with contextlib.redirect_stdout(sys.stderr):
+            out = revoked(api, host, port, app_key, app_secret, lines)
+        print(json.dumps(out))
         return
     if scenario == "events":
         # The events client prints its request, signature and metadata on stdout: kept off the
@@ -175,6 +188,7 @@ def streaming(host, port, app_key, app_secret):
     unsubscribed = threading.Event()
     changed = threading.Condition()
     subscribed = []
+    connections = set()  # the connections messages came on: 1, then 2 after the reconnection
 
     def on_connect_success(c, _api_client, sid):
         c.subscribe(["AAPL", "MSFT"], "US_STOCK", ["SNAPSHOT", "QUOTE", "TICK"])
@@ -183,6 +197,8 @@ def streaming(host, port, app_key, app_secret):
         subscribed.append(sid)
 
     def on_quotes_message(_c, topic, decoded):
+        # Called on the client's thread, after on_subscribe_success of the connection it came on.
+        connections.add(len(subscribed))
         symbol = decoded.basic.symbol
         basic = {"symbol": symbol, "timestamp": decoded.basic.timestamp}
         if topic == "snapshot":
@@ -219,6 +235,18 @@ def streaming(host, port, app_key, app_secret):
     print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
     pinned = sys.stdin.readline().strip()
     wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+    with changed:
+        unsubscribed_later = list(later)  # the reconnection subscribes MSFT again
+
+    # The connection drops: the client reconnects with the same session id and password after
+    # its 10 s, subscribes again in on_connect_success (which binds the session again) and
+    # receives.
+    import socket
+
+    dropped = time.time()
+    client.socket().shutdown(socket.SHUT_RDWR)
+    wait_for(lambda: 2 in connections, 20)
+    reconnected = round(time.time() - dropped, 3)
 
     # The MQTT half alone (the client's own connect and loop, which connect_and_loop_forever
     # runs after its start-up call): the CONNACK code it is refused with, and whether its retry
@@ -253,12 +281,77 @@ def streaming(host, port, app_key, app_secret):
     except Exception as e:  # noqa: BLE001: what the client raises is the answer
         outcome["loop_exception"] = type(e).__name__
     outcome.update(refusal(refused))
-    return {"session_id": session_id, "subscribed": subscribed, "later": later, "refused": outcome,
-            "crowded": crowded}
+    return {"session_id": session_id, "subscribed": subscribed, "later": unsubscribed_later, "refused": outcome,
+            "crowded": crowded, "reconnected_seconds": reconnected}
+
+
+def revoked(api, host, port, app_key, app_secret, lines):
+    import grpc
+    import threading
+    import uuid
+
+    from webull.data.data_streaming_client import DataStreamingClient
+    from webull.data.internal.exceptions import ConnectException
+    from webull.trade.trade_events_client import TradeEventsClient
+
+    account_id = TradeClient(api).account_v2.get_account_list().json()[0]["account_id"]
+    mqtt_port = int(os.environ["SIGNET_MQTT_PORT"])
+    ready = {"events": threading.Event(), "streaming": threading.Event()}
+    ended = {}  # what ended each client, and when
+    disconnected = []
+
+    events = TradeEventsClient(app_key, app_secret, "us", host=host, port=port, tls_enable=False)
+    events_logs = []
+    events.on_connect = lambda *_: ready["events"].set()
+    events.on_events_message = lambda *_: None
+    events.on_log = lambda level, text: events_logs.append((level, text))
+
+    def run_events():
+        try:
+            events.do_subscribe([account_id])
+            ended["events"] = {"returned": True}
+        except grpc.RpcError as e:
+            ended["events"] = {"code": e.code().name}
+        ended["events"]["at"] = time.time()
+
+    wreq.set_default_protocol_type("https")  # as in streaming(): http_host keeps its scheme
+    streaming = DataStreamingClient(app_key, app_secret, "us", uuid.uuid4().hex, http_host=f"http://{host}:{port}",
+                                    mqtt_host=host, mqtt_port=mqtt_port, tls_enable=False)
+    streaming.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
+    streaming.set_stream_logger(stream=sys.stderr)
+    streaming.on_connect_success = lambda c, _api, _sid: c.subscribe(["AAPL"], "US_STOCK", ["SNAPSHOT"])
+    streaming.on_subscribe_success = lambda *_: ready["streaming"].set()
+    streaming.on_quotes_message = lambda *_: None
+    streaming.on_disconnect = lambda *_: disconnected.append(time.time())
+
+    def run_streaming():
+        try:
+            streaming.connect_and_loop_forever(logger_enable=False)
+            ended["streaming"] = {"returned": True}
+        except ConnectException as e:
+            ended["streaming"] = {"connack": e.error_code}
+        except Exception as e:  # noqa: BLE001: what the client raises is the answer
+            ended["streaming"] = {"exception": type(e).__name__}
+        ended["streaming"]["at"] = time.time()
+
+    threads = [threading.Thread(target=run, daemon=True) for run in (run_events, run_streaming)]
+    for thread in threads:
+        thread.start()
+    for name, event in ready.items():
+        if not event.wait(10):
+            raise AssertionError(f"{name} not subscribed within 10 s")
+    print(json.dumps({"ready": True}), file=lines, flush=True)
+    sys.stdin.readline()
+    revoked_at = time.time()
+    for thread in threads:
+        thread.join(30)
+    out = {name: dict(how, seconds=round(how.pop("at") - revoked_at, 3)) for name, how in ended.items()}
+    out["streaming_disconnected_seconds"] = [round(t - revoked_at, 3) for t in disconnected]
+    out["events_fatal_logs"] = [text for level, text in events_logs if level >= logging.CRITICAL]
+    return out
 
 
 def events(api, host, port, app_key, app_secret):
-    import logging
     import threading
     import time
 
