@@ -14,6 +14,10 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Where `GET /metrics` is served instead of on `listen`, so that it can stay private.
     pub metrics_listen: Option<SocketAddr>,
+    /// Serve `GET /metrics` on `listen` (without `metrics_listen`). `signet serve --metrics auto`
+    /// does so on a loopback address only: the metrics show the server's traffic and orders to
+    /// anyone who can reach it, unsigned.
+    pub metrics: bool,
     /// Largest accepted difference between `x-timestamp` and the server's clock.
     pub timestamp_window: Duration,
     /// Largest accepted request body.
@@ -77,6 +81,7 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             metrics_listen: None,
+            metrics: true,
             timestamp_window: Duration::from_secs(300),
             max_body_bytes: 256 * 1024,
             max_header_bytes: 16 * 1024,

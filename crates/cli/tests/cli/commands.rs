@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{credential, lines, run_json, serve, signet, stop, wait_for};
+use crate::common::{credential, lines, run_json, serve, signet, status_line, stop, wait_for};
 
 #[test]
 fn sign_reproduces_every_shared_vector() {
@@ -156,19 +156,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let link = printed.split_whitespace().last().unwrap().to_owned();
     let prefix = format!("{}/console/login?token=", serving.endpoint);
     assert!(link.starts_with(&prefix), "{printed}");
-    let login = |path: &str| {
-        use std::io::{Read, Write};
-        let address = serving.endpoint.trim_start_matches("http://");
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer.lines().next().unwrap_or_default().to_owned()
-    };
+    let login = |path: &str| status_line(&serving.endpoint, path);
     let path = &link[serving.endpoint.len()..];
     assert_eq!(login(path), "HTTP/1.1 303 See Other");
     assert_eq!(login(path), "HTTP/1.1 401 Unauthorized");
@@ -843,6 +831,25 @@ fn a_config_file_with_an_unknown_or_bad_setting_is_refused_with_its_name() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{content}");
         assert!(stderr.contains(expected), "{content}: {stderr}");
+    }
+}
+
+/// `--metrics auto` (the default) follows the console's rule: on `--listen` only when that is a
+/// loopback address, where anyone who reaches the port would otherwise read the server's traffic.
+#[test]
+fn metrics_are_served_on_every_address_only_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("metrics.db");
+    let db = db.to_str().unwrap();
+    for (options, expected) in [
+        (&["--listen", "0.0.0.0:0"][..], "HTTP/1.1 401 Unauthorized"),
+        (&["--listen", "0.0.0.0:0", "--metrics", "on"][..], "HTTP/1.1 200 OK"),
+        (&["--metrics", "off"][..], "HTTP/1.1 401 Unauthorized"),
+        (&[][..], "HTTP/1.1 200 OK"),
+    ] {
+        let serving = serve(db, options);
+        assert_eq!(status_line(&serving.endpoint, "/metrics"), expected, "{options:?}");
+        stop(serving);
     }
 }
 
