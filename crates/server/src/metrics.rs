@@ -180,6 +180,7 @@ pub struct Metrics {
     rate_limited: Family<ScopeLabels, Counter>,
     legacy: Family<LegacyLabels, Counter>,
     fills: Counter,
+    tick_panics: Counter,
     event_streams: Gauge,
     event_streams_cut_off: Counter,
     orders: Family<StatusLabels, Gauge>,
@@ -209,6 +210,7 @@ impl Default for Metrics {
         let rate_limited = Family::default();
         let legacy = Family::default();
         let fills = Counter::default();
+        let tick_panics = Counter::default();
         let event_streams = Gauge::default();
         let event_streams_cut_off = Counter::default();
         let orders = Family::default();
@@ -246,6 +248,11 @@ impl Default for Metrics {
             "fills",
             "Fills the paper-trading engine of this node applied",
             fills.clone(),
+        );
+        registry.register(
+            "tick_panics",
+            "Ticks of the market engine that panicked (a bug, logged): the next tick runs",
+            tick_panics.clone(),
         );
         registry.register(
             "event_streams",
@@ -303,6 +310,7 @@ impl Default for Metrics {
             rate_limited,
             legacy,
             fills,
+            tick_panics,
             event_streams,
             event_streams_cut_off,
             orders,
@@ -327,6 +335,10 @@ fn latency_histogram() -> Histogram {
 impl Metrics {
     pub fn fill(&self) {
         self.fills.inc();
+    }
+
+    pub fn tick_panicked(&self) {
+        self.tick_panics.inc();
     }
 
     /// An order-events stream opened (`open`) or ended; `cut_off` when it ended because its

@@ -211,8 +211,10 @@ impl Server {
             )
         });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
-        let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
-            .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
+        let ticker = (self.state.market.clock_mode() != ClockMode::Manual).then(|| {
+            let (engine, metrics) = (self.state.engine.clone(), self.state.metrics.clone());
+            tokio::spawn(run_ticker(engine, metrics, ticks_stopped))
+        });
         let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         if let Some(events_only) = events_only {
