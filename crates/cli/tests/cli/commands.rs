@@ -834,6 +834,34 @@ fn a_config_file_with_an_unknown_or_bad_setting_is_refused_with_its_name() {
     }
 }
 
+/// The master key of the tests' servers on PostgreSQL.
+const TEST_MASTER_KEY: &str = "4d61736b65642070617373776f72647320696e206c6f67732c2074657374206b";
+
+/// sqlx reads a PostgreSQL password from the query string too (`?password=`), which only the
+/// user info's was masked for; Redis's unix sockets take theirs as `?pass=`.
+#[test]
+fn config_check_masks_passwords_in_a_query() {
+    let database = "postgres://signet@db:5432/signet?sslmode=prefer&password=hunter4";
+    let redis = "unix:///run/redis.sock?db=2&pass=hunter5";
+    let output = config_check(
+        &["--database-url".as_ref(), database.as_ref()],
+        &[("SIGNET_REDIS_URL", redis)],
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        r#"database_url = "postgres://signet@db:5432/signet?sslmode=prefer&password=***"  # flag"#,
+        r#"redis_url = "unix:///run/redis.sock?db=2&pass=***"  # env SIGNET_REDIS_URL"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+    }
+    assert!(!text.contains("hunter"), "{text}");
+}
+
 /// `--metrics auto` (the default) follows the console's rule: on `--listen` only when that is a
 /// loopback address, where anyone who reaches the port would otherwise read the server's traffic.
 #[test]
@@ -851,6 +879,63 @@ fn metrics_are_served_on_every_address_only_when_asked_for() {
         assert_eq!(status_line(&serving.endpoint, "/metrics"), expected, "{options:?}");
         stop(serving);
     }
+}
+
+/// sqlx takes a PostgreSQL password from the URL's query too: no log line shows it, whether the
+/// server cannot reach the database or runs on it (at debug level, sqlx's lines included; the
+/// latter needs `SIGNET_TEST_POSTGRES_URL`).
+#[test]
+fn serve_logs_no_password_of_the_database_urls_query() {
+    let serve = |url: &str, extra: &[&str]| {
+        let mut command = signet();
+        command
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("SIGNET_MASTER_KEY", TEST_MASTER_KEY)
+            .env("SIGNET_DATABASE_URL", url)
+            .env("RUST_LOG", "debug,hyper=info,hyper_util=info,h2=info");
+        command
+    };
+    let unreachable = serve("postgres://signet@127.0.0.1:1/signet?password=hunter6", &[])
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&unreachable.stdout),
+        String::from_utf8_lossy(&unreachable.stderr)
+    );
+    assert!(!unreachable.status.success(), "{said}");
+    assert!(!said.contains("hunter6"), "{said}");
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_masked") else {
+        return;
+    };
+    // The test server trusts its clients: the password is not checked, only carried.
+    let url = format!("{url}?password=hunter7");
+    let mut child = serve(&url, &["--rate-limits", "off"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = crate::common::log_lines(child.stderr.take().unwrap());
+    let mut logged: Vec<String> = Vec::new();
+    while !logged.last().is_some_and(|l| l.contains("signet listening")) {
+        logged.push(
+            stderr
+                .recv_timeout(Duration::from_secs(120))
+                .expect("the server starts"),
+        );
+    }
+    let listening = logged.last().unwrap();
+    assert!(listening.contains("password=***"), "{listening}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success() && child.wait().unwrap().success());
+    logged.extend(stderr.iter());
+    assert!(logged.iter().all(|l| !l.contains("hunter7")), "{logged:#?}");
 }
 
 #[test]
