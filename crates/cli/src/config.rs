@@ -203,6 +203,7 @@ pub fn check(layered: &Layered, matches: &ArgMatches, args: &ServeArgs) -> anyho
     println!("# master key: {key}");
     let config = crate::serve::server_config(args)?;
     config.validate()?;
+    config.validate_for_database(args.shared_database())?;
     println!("# valid");
     Ok(())
 }

@@ -148,10 +148,17 @@ pub struct ServeArgs {
     #[arg(long, env = "SIGNET_REDIS_URL", hide_env_values = true)]
     redis_url: Option<String>,
     /// Where used nonces are kept without Redis: `database` (survives restarts), or `memory` (the
-    /// fastest, one node only; after a restart, requests signed before it are refused for one
-    /// timestamp window)
+    /// fastest, one node only, so refused on PostgreSQL; after a restart, requests signed before
+    /// it are refused for one timestamp window)
     #[arg(long, env = "SIGNET_NONCES", default_value = "database", value_parser = ["database", "memory"])]
     nonces: String,
+}
+
+impl ServeArgs {
+    /// Whether several nodes may share the database (PostgreSQL), which some settings do not suit.
+    pub fn shared_database(&self) -> bool {
+        matches!(self.db.location(), signet_server::database::Location::Postgres { .. })
+    }
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which

@@ -51,6 +51,7 @@ pub struct Server {
 impl Server {
     pub async fn bind(config: ServerConfig, database: &Database) -> Result<Self, StartupError> {
         config.validate()?;
+        config.validate_for_database(database.store.shared())?;
         let listener = TcpListener::bind(config.listen)
             .await
             .map_err(|source| StartupError::Bind {

@@ -862,6 +862,52 @@ fn config_check_masks_passwords_in_a_query() {
     assert!(!text.contains("hunter"), "{text}");
 }
 
+/// A used nonce kept in one node's memory is not seen by the other nodes that share a PostgreSQL
+/// database: a request replayed to another node would be accepted there. `--nonces memory` is
+/// refused there, by `config check` and at start (the latter needs `SIGNET_TEST_POSTGRES_URL`),
+/// unless Redis keeps the nonces.
+#[test]
+fn nonces_in_memory_are_refused_on_a_database_that_nodes_share() {
+    let database = "postgres://signet@db:5432/signet";
+    let output = config_check(
+        &["--nonces".as_ref(), "memory".as_ref()],
+        &[("SIGNET_DATABASE_URL", database)],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("replayed to another node would be accepted"),
+        "{stderr}"
+    );
+    for (args, env) in [
+        (
+            &["--nonces", "memory", "--redis-url", "redis://cache:6379"][..],
+            &[("SIGNET_DATABASE_URL", database)][..],
+        ),
+        (&["--nonces", "memory"][..], &[][..]),
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(AsRef::as_ref).collect();
+        let output = config_check(&args, env);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_memory_nonces") else {
+        return;
+    };
+    let refused = signet()
+        .args(["serve", "--listen", "127.0.0.1:0", "--nonces", "memory"])
+        .env("SIGNET_MASTER_KEY", TEST_MASTER_KEY)
+        .env("SIGNET_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.contains("replayed to another node would be accepted"),
+        "{stderr}"
+    );
+}
+
 /// `--metrics auto` (the default) follows the console's rule: on `--listen` only when that is a
 /// loopback address, where anyone who reaches the port would otherwise read the server's traffic.
 #[test]
