@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, Subcommand};
+use signet_server::database::mask_url;
 
 use crate::Cli;
 use crate::serve::ServeArgs;
@@ -182,7 +183,7 @@ pub fn check(layered: &Layered, matches: &ArgMatches, args: &ServeArgs) -> anyho
         let values: Vec<String> = if arg.get_action().takes_values() {
             let raw = matches.get_raw(id).into_iter().flatten();
             raw.map(|v| v.to_string_lossy().into_owned())
-                .map(|v| if arg.is_hide_env_values_set() { mask(&v) } else { v })
+                .map(|v| if arg.is_hide_env_values_set() { mask_url(&v) } else { v })
                 .map(|v| toml_value(&v))
                 .collect()
         } else {
@@ -202,6 +203,7 @@ pub fn check(layered: &Layered, matches: &ArgMatches, args: &ServeArgs) -> anyho
     println!("# master key: {key}");
     let config = crate::serve::server_config(args)?;
     config.validate()?;
+    config.validate_for_database(args.shared_database())?;
     println!("# valid");
     Ok(())
 }
@@ -215,37 +217,9 @@ fn toml_value(raw: &str) -> String {
     }
 }
 
-/// A URL with its password replaced by `***`; any other secret entirely.
-fn mask(value: &str) -> String {
-    let Some((scheme, rest)) = value.split_once("://") else {
-        return "***".into();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rsplit_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split_once(':').map_or("", |(user, _)| user);
-            format!("{scheme}://{user}:***@{host}{}", &rest[authority_end..])
-        }
-        _ => value.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_masked_and_the_rest_kept() {
-        assert_eq!(
-            mask("postgres://signet:hunter2@db:5432/signet"),
-            "postgres://signet:***@db:5432/signet"
-        );
-        assert_eq!(mask("redis://:hunter2@cache:6379/2"), "redis://:***@cache:6379/2");
-        assert_eq!(mask("redis://cache:6379"), "redis://cache:6379");
-        assert_eq!(mask("hunter2"), "***");
-        assert_eq!(mask("postgres://u:p@ss@host/db"), "postgres://u:***@host/db");
-        assert_eq!(mask("postgres://u@host/db"), "postgres://u@host/db");
-    }
 
     #[test]
     fn values_print_as_toml() {

@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// Serve GET /metrics (Prometheus) on this address only, instead of on --listen
     #[arg(long, env = "SIGNET_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// GET /metrics (Prometheus, unsigned) on --listen: auto serves it when --listen is a loopback
+    /// address only; --metrics-listen serves it on its own address whatever this says
+    #[arg(long, env = "SIGNET_METRICS", default_value = "auto", value_parser = ["auto", "on", "off"])]
+    metrics: String,
     /// Also serve the order events (gRPC, TradeEventsClient) on this address; they are always
     /// served on --listen too
     #[arg(long, env = "SIGNET_EVENTS_LISTEN")]
@@ -155,10 +159,17 @@ pub struct ServeArgs {
     #[arg(long, env = "SIGNET_REDIS_URL", hide_env_values = true)]
     redis_url: Option<String>,
     /// Where used nonces are kept without Redis: `database` (survives restarts), or `memory` (the
-    /// fastest, one node only; after a restart, requests signed before it are refused for one
-    /// timestamp window)
+    /// fastest, one node only, so refused on PostgreSQL; after a restart, requests signed before
+    /// it are refused for one timestamp window)
     #[arg(long, env = "SIGNET_NONCES", default_value = "database", value_parser = ["database", "memory"])]
     nonces: String,
+}
+
+impl ServeArgs {
+    /// Whether several nodes may share the database (PostgreSQL), which some settings do not suit.
+    pub fn shared_database(&self) -> bool {
+        matches!(self.db.location(), signet_server::database::Location::Postgres { .. })
+    }
 }
 
 /// Without `RUST_LOG`: information, but not sqlx's warnings about statements over a second, which
@@ -248,6 +259,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
     Ok(ServerConfig {
         listen: args.listen,
         metrics_listen: args.metrics_listen,
+        metrics: auto_on_loopback(&args.metrics, args.listen),
         mqtt_listen: args.mqtt_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
@@ -297,11 +309,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             buffer: usize::try_from(args.events_buffer).unwrap_or(usize::MAX),
             max_streams_per_app: args.events_max_streams,
         },
-        console: match args.console.as_str() {
-            "on" => true,
-            "off" => false,
-            _ => args.listen.ip().is_loopback(),
-        },
+        console: auto_on_loopback(&args.console, args.listen),
         streaming: signet_server::streaming::StreamingConfig {
             max_symbols_per_session: usize::try_from(args.mqtt_max_symbols).unwrap_or(usize::MAX),
             max_sessions_per_app: usize::try_from(args.mqtt_max_sessions).unwrap_or(usize::MAX),
@@ -312,6 +320,16 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         },
         ..ServerConfig::default()
     })
+}
+
+/// An `auto|on|off` setting of what is served on `--listen` (the console, the metrics): `auto`
+/// is on when `listen` is a loopback address only.
+fn auto_on_loopback(setting: &str, listen: SocketAddr) -> bool {
+    match setting {
+        "on" => true,
+        "off" => false,
+        _ => listen.ip().is_loopback(),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM. The handlers are installed here, before the server says it

@@ -3,6 +3,11 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// The largest `sort` (and, negated, the smallest) a watchlist or an instrument in one takes:
+/// the largest integer every JSON client reads exactly (JavaScript's `Number.MAX_SAFE_INTEGER`),
+/// far enough below `i64::MAX` that "at the top" (the highest `sort` plus one) always fits.
+pub const MAX_SORT: i64 = (1 << 53) - 1;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Watchlist {
     pub watchlist_id: String,
@@ -18,6 +23,7 @@ pub struct Watchlist {
 pub struct CreateWatchlist {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = -9_007_199_254_740_991_i64, maximum = 9_007_199_254_740_991_i64)]
     pub sort: Option<i64>,
 }
 
@@ -28,6 +34,7 @@ pub struct UpdateWatchlist {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = -9_007_199_254_740_991_i64, maximum = 9_007_199_254_740_991_i64)]
     pub sort: Option<i64>,
 }
 
@@ -44,6 +51,7 @@ pub struct InstrumentRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = -9_007_199_254_740_991_i64, maximum = 9_007_199_254_740_991_i64)]
     pub sort: Option<i64>,
 }
 

@@ -91,8 +91,8 @@ fn legacy() -> OpenApiRouter<AppState> {
 
 /// What a server started with a configuration mounts, each route with its OpenAPI entry.
 pub struct Mounted {
-    /// Served before authentication: the probes, and `/metrics` unless `--metrics-listen` serves
-    /// it on its own address.
+    /// Served before authentication: the probes, and `/metrics` when it is served here (not off,
+    /// and not on `--metrics-listen`'s own address).
     pub unsigned: OpenApiRouter<AppState>,
     /// Behind the authentication layer: the interface, and the legacy paths under
     /// `--compat legacy`.
@@ -101,7 +101,7 @@ pub struct Mounted {
 
 pub fn mounted(config: &ServerConfig) -> Mounted {
     let mut unsigned = probes();
-    if config.metrics_listen.is_none() {
+    if config.metrics && config.metrics_listen.is_none() {
         unsigned = unsigned.merge(metrics());
     }
     let signed = match config.compat {

@@ -14,6 +14,10 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Where `GET /metrics` is served instead of on `listen`, so that it can stay private.
     pub metrics_listen: Option<SocketAddr>,
+    /// Serve `GET /metrics` on `listen` (without `metrics_listen`). `signet serve --metrics auto`
+    /// does so on a loopback address only: the metrics show the server's traffic and orders to
+    /// anyone who can reach it, unsigned.
+    pub metrics: bool,
     /// Largest accepted difference between `x-timestamp` and the server's clock.
     pub timestamp_window: Duration,
     /// Largest accepted request body.
@@ -77,6 +81,7 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             metrics_listen: None,
+            metrics: true,
             timestamp_window: Duration::from_secs(300),
             max_body_bytes: 256 * 1024,
             max_header_bytes: 16 * 1024,
@@ -119,6 +124,10 @@ pub enum ConfigError {
     /// The parser's reason only: the URL may hold a password.
     #[error("--redis-url is not a usable Redis URL (redis://[:PASSWORD@]HOST[:PORT][/DB] or unix://PATH): {0}")]
     RedisUrl(String),
+    #[error(
+        "--nonces memory is refused on a database that several nodes share (PostgreSQL): a used nonce kept in one node's memory is not seen by another node, so a request replayed to another node would be accepted there; keep nonces in the database (--nonces database) or in Redis (--redis-url)"
+    )]
+    MemoryNoncesOnSharedDatabase,
 }
 
 impl ServerConfig {
@@ -132,6 +141,15 @@ impl ServerConfig {
         if let Some(url) = &self.redis_url {
             ::redis::IntoConnectionInfo::into_connection_info(url.expose_secret())
                 .map_err(|e| ConfigError::RedisUrl(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// What [`ServerConfig::validate`] cannot tell alone: whether the settings suit a database
+    /// that several nodes may share (`shared`: PostgreSQL).
+    pub fn validate_for_database(&self, shared: bool) -> Result<(), ConfigError> {
+        if shared && self.memory_nonces && self.redis_url.is_none() {
+            return Err(ConfigError::MemoryNoncesOnSharedDatabase);
         }
         Ok(())
     }
@@ -171,6 +189,29 @@ mod tests {
         ));
         config.force_debug_signatures = true;
         assert_eq!(config.validate(), Ok(()));
+    }
+
+    #[test]
+    fn nonces_in_memory_are_refused_on_a_shared_database_without_redis() {
+        let memory = ServerConfig {
+            memory_nonces: true,
+            ..ServerConfig::default()
+        };
+        assert_eq!(memory.validate_for_database(false), Ok(()));
+        assert_eq!(
+            memory.validate_for_database(true),
+            Err(ConfigError::MemoryNoncesOnSharedDatabase)
+        );
+        let with_redis = ServerConfig {
+            redis_url: Some("redis://127.0.0.1:6379".into()),
+            ..memory
+        };
+        assert_eq!(
+            with_redis.validate_for_database(true),
+            Ok(()),
+            "Redis keeps them, shared"
+        );
+        assert_eq!(ServerConfig::default().validate_for_database(true), Ok(()));
     }
 
     #[test]

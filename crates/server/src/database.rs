@@ -45,22 +45,43 @@ pub enum Location {
 }
 
 impl std::fmt::Display for Location {
-    /// The path, or the URL without its password: fit for logs.
+    /// The path, or the URL with its passwords masked ([`mask_url`]): fit for logs.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Location::Sqlite { path, .. } => write!(f, "{}", path.display()),
-            Location::Postgres { url } => {
-                let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-                match rest.split_once('@') {
-                    Some((user_info, host)) => {
-                        let user = user_info.split_once(':').map_or(user_info, |(user, _)| user);
-                        write!(f, "{scheme}://{user}@{host}")
-                    }
-                    None => write!(f, "{url}"),
-                }
-            }
+            Location::Postgres { url } => f.write_str(&mask_url(url)),
         }
     }
+}
+
+/// A database or Redis URL with `***` for its password: the one of its user info
+/// (`postgres://user:PASSWORD@host/db`) and the value of every query parameter whose name holds
+/// `pass` (PostgreSQL's `?password=`, Redis's `unix://PATH?pass=`). A value that is not a URL may
+/// be a secret itself: it is all `***`.
+pub fn mask_url(text: &str) -> String {
+    let Ok(mut url) = url::Url::parse(text) else {
+        return "***".into();
+    };
+    if url.password().is_some() {
+        // Fails only for URLs that cannot have a password, which this one has.
+        let _ = url.set_password(Some("***"));
+    }
+    let secret = |name: &str| name.to_ascii_lowercase().contains("pass");
+    if url.query_pairs().any(|(name, _)| secret(&name)) {
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(name, value)| {
+                let value = if secret(&name) {
+                    "***".into()
+                } else {
+                    value.into_owned()
+                };
+                (name.into_owned(), value)
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    url.to_string()
 }
 
 /// An open database and its master key.
@@ -191,9 +212,37 @@ mod tests {
         let shown = |url: &str| Location::Postgres { url: url.into() }.to_string();
         assert_eq!(
             shown("postgres://signet:hunter2@db:5432/signet"),
-            "postgres://signet@db:5432/signet"
+            "postgres://signet:***@db:5432/signet"
         );
         assert_eq!(shown("postgres://signet@db/signet"), "postgres://signet@db/signet");
         assert_eq!(shown("postgres://db/signet"), "postgres://db/signet");
+        assert_eq!(
+            shown("postgres://signet@db/signet?sslmode=require&password=hunter2"),
+            "postgres://signet@db/signet?sslmode=require&password=***"
+        );
+    }
+
+    #[test]
+    fn every_password_of_a_url_is_masked() {
+        for (url, masked) in [
+            ("postgres://u:p@ss@host/db", "postgres://u:***@host/db"),
+            (
+                "postgres://u@host/db?PassWord=hunter2",
+                "postgres://u@host/db?PassWord=***",
+            ),
+            (
+                "postgres://u:hunter2@host/db?password=hunter3&application_name=a",
+                "postgres://u:***@host/db?password=***&application_name=a",
+            ),
+            ("redis://:hunter2@cache:6379/2", "redis://:***@cache:6379/2"),
+            ("redis://cache:6379", "redis://cache:6379"),
+            (
+                "unix:///run/redis.sock?db=2&pass=hunter2",
+                "unix:///run/redis.sock?db=2&pass=***",
+            ),
+            ("hunter2", "***"),
+        ] {
+            assert_eq!(mask_url(url), masked, "{url}");
+        }
     }
 }

@@ -97,7 +97,7 @@ impl From<MarketError> for ApiError {
                 ErrorCode::InstrumentNotFound,
                 format!("no instrument has the symbol {symbol:?}"),
             ),
-            MarketError::RealClock | MarketError::BadQuote => ApiError::illegal_parameter(e.to_string()),
+            MarketError::RealClock | MarketError::BadQuote(_) => ApiError::illegal_parameter(e.to_string()),
             MarketError::Store(e) => e.into(),
         }
     }

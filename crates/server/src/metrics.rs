@@ -1,5 +1,6 @@
 //! Prometheus metrics: what an operator watches. Each server has its own registry (several
-//! servers in one test process keep their counts apart), served at `GET /metrics`, or only on
+//! servers in one test process keep their counts apart), served at `GET /metrics` (by default
+//! only on a loopback address: see [`crate::config::ServerConfig::metrics`]), or only on
 //! `--metrics-listen` when that is set.
 //!
 //! Labels are bounded: routes are the router's path templates (every unknown path is
@@ -28,6 +29,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use signet_model::ErrorCode;
+use signet_store::Store;
 
 use crate::app::AppState;
 
@@ -178,9 +180,14 @@ pub struct Metrics {
     rate_limited: Family<ScopeLabels, Counter>,
     legacy: Family<LegacyLabels, Counter>,
     fills: Counter,
+    tick_panics: Counter,
     event_streams: Gauge,
     event_streams_cut_off: Counter,
     orders: Family<StatusLabels, Gauge>,
+    /// When the orders were last counted, held by the scrape that counts them: the orders table
+    /// is read at most once a [`ORDER_COUNT_INTERVAL`], however many scrapes arrive.
+    orders_counted_at: tokio::sync::Mutex<Option<Instant>>,
+    order_counts: Counter,
     nonces: Gauge,
     mqtt_sessions: Gauge,
     mqtt_refused: Family<ConnackLabels, Counter>,
@@ -209,9 +216,11 @@ impl Default for Metrics {
         let rate_limited = Family::default();
         let legacy = Family::default();
         let fills = Counter::default();
+        let tick_panics = Counter::default();
         let event_streams = Gauge::default();
         let event_streams_cut_off = Counter::default();
         let orders = Family::default();
+        let order_counts = Counter::default();
         let nonces = Gauge::default();
         let (mqtt_sessions, mqtt_refused, mqtt_sent, mqtt_dropped) = (
             Gauge::default(),
@@ -248,6 +257,11 @@ impl Default for Metrics {
             fills.clone(),
         );
         registry.register(
+            "tick_panics",
+            "Ticks of the market engine that panicked (a bug, logged): the next tick runs",
+            tick_panics.clone(),
+        );
+        registry.register(
             "event_streams",
             "Order-events subscriptions (gRPC) open on this node",
             event_streams.clone(),
@@ -259,8 +273,13 @@ impl Default for Metrics {
         );
         registry.register(
             "orders",
-            "Orders in the database by status, read when the metrics are scraped",
+            "Orders in the database by status, read when the metrics are scraped, at most once a second",
             orders.clone(),
+        );
+        registry.register(
+            "order_counts",
+            "Times the orders were counted by status for signet_orders",
+            order_counts.clone(),
         );
         registry.register(
             "nonces_stored",
@@ -303,9 +322,12 @@ impl Default for Metrics {
             rate_limited,
             legacy,
             fills,
+            tick_panics,
             event_streams,
             event_streams_cut_off,
             orders,
+            orders_counted_at: tokio::sync::Mutex::default(),
+            order_counts,
             nonces,
             mqtt_sessions,
             mqtt_refused,
@@ -316,6 +338,9 @@ impl Default for Metrics {
     }
 }
 
+/// How long a count of the orders by status serves the scrapes that follow it.
+const ORDER_COUNT_INTERVAL: Duration = Duration::from_secs(1);
+
 fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.000_25, 2.0, 16))
 }
@@ -323,6 +348,10 @@ fn latency_histogram() -> Histogram {
 impl Metrics {
     pub fn fill(&self) {
         self.fills.inc();
+    }
+
+    pub fn tick_panicked(&self) {
+        self.tick_panics.inc();
     }
 
     /// An order-events stream opened (`open`) or ended; `cut_off` when it ended because its
@@ -415,6 +444,28 @@ impl Metrics {
                 })
                 .inc();
         }
+    }
+
+    /// Sets `signet_orders` from the database, unless it was read less than
+    /// [`ORDER_COUNT_INTERVAL`] ago: a scrape that arrives while another counts waits for that
+    /// count instead of scanning the table again.
+    async fn count_orders(&self, store: &dyn Store) {
+        let mut counted_at = self.orders_counted_at.lock().await;
+        if counted_at.is_some_and(|at| at.elapsed() < ORDER_COUNT_INTERVAL) {
+            return;
+        }
+        match tokio::time::timeout(Duration::from_secs(2), store.order_counts()).await {
+            Ok(Ok(counts)) => {
+                for (status, count) in counts {
+                    self.orders.get_or_create(&StatusLabels { status }).set(count);
+                }
+            }
+            Ok(Err(e)) => tracing::warn!(error = %e, "counting orders for the metrics failed"),
+            Err(_) => tracing::warn!("counting orders for the metrics took over 2 s"),
+        }
+        self.order_counts.inc();
+        // A failed count waits its turn too: a database in trouble is not asked at every scrape.
+        *counted_at = Some(Instant::now());
     }
 
     /// The text exposition format (OpenMetrics).
@@ -610,27 +661,19 @@ impl<F: Future<Output = Result<http::Response<B>, E>>, B, E> Future for Tagged<F
     }
 }
 
-/// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now.
+/// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now, unless a
+/// scrape read them less than a second ago.
 #[utoipa::path(
     get,
     path = "/metrics",
     operation_id = "metrics",
     summary = "Prometheus metrics",
     tag = "service",
-    description = "Prometheus metrics in the OpenMetrics text format, unsigned. Served here only when the server runs without `--metrics-listen` (with it, on that address only).",
+    description = "Prometheus metrics in the OpenMetrics text format, unsigned. Served here when the server listens on a loopback address (`--metrics auto`, the default) or runs with `--metrics on`, and never with `--metrics-listen`, which serves them on its own address only.",
     responses((status = 200, description = "The metrics", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String))
 )]
 pub async fn scrape(State(state): State<AppState>) -> Response {
-    let counted = tokio::time::timeout(Duration::from_secs(2), state.store.order_counts()).await;
-    match counted {
-        Ok(Ok(counts)) => {
-            for (status, count) in counts {
-                state.metrics.orders.get_or_create(&StatusLabels { status }).set(count);
-            }
-        }
-        Ok(Err(e)) => tracing::warn!(error = %e, "counting orders for the metrics failed"),
-        Err(_) => tracing::warn!("counting orders for the metrics took over 2 s"),
-    }
+    state.metrics.count_orders(state.store.as_ref()).await;
     let mut response = state.metrics.encode().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -12,7 +12,7 @@
 //! restart replays what was simulated.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
@@ -22,7 +22,7 @@ use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN};
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
-use signet_domain::simulator::{Listing, Quote, clock};
+use signet_domain::simulator::{Listing, Pin, PinError, Quote, clock};
 use signet_store::{Store, StoreError};
 
 /// How the simulator runs (flags of `signet serve`).
@@ -54,8 +54,8 @@ pub enum MarketError {
     UnknownSymbol(String),
     #[error("the clock follows real time and cannot be stepped")]
     RealClock,
-    #[error("prices must be positive, with the bid below the ask")]
-    BadQuote,
+    #[error(transparent)]
+    BadQuote(#[from] PinError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -95,14 +95,6 @@ struct State {
     listings: HashMap<i64, Listing>,
     ids: HashMap<String, i64>,
     pins: HashMap<i64, Pin>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Pin {
-    last: Decimal,
-    bid: Decimal,
-    ask: Decimal,
-    size: u64,
 }
 
 /// Stores the bars of simulated days that are over, and computes the screeners' figures anew.
@@ -174,6 +166,16 @@ impl Simulator {
         Ok(simulator)
     }
 
+    /// The market's state. A panic while it was written (a bug) leaves it as the panic found it
+    /// instead of failing every later tick and quote: the market goes on.
+    fn state(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn state_mut(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
     }
@@ -190,7 +192,7 @@ impl Simulator {
     pub async fn sync(&self) -> Result<(), StoreError> {
         let today = NewYork::of(self.now_ms()).day;
         let from = {
-            let state = self.state.read().expect("market lock");
+            let state = self.state();
             if state.day >= today {
                 return Ok(());
             }
@@ -205,7 +207,7 @@ impl Simulator {
             } else {
                 Vec::new()
             };
-            let mut state = self.state.write().expect("market lock");
+            let mut state = self.state_mut();
             if state.trading && state.day > history_ends {
                 let state = &*state;
                 finished.extend(
@@ -266,7 +268,7 @@ impl Simulator {
     }
 
     pub fn instrument_id(&self, symbol: &str) -> Option<i64> {
-        self.state.read().expect("market lock").ids.get(symbol).copied()
+        self.state().ids.get(symbol).copied()
     }
 
     /// The quote of `symbol` now.
@@ -282,14 +284,7 @@ impl Simulator {
     /// Every instrument's last price at `from_ms` and its quote at `to_ms` (both within the day
     /// the plans are for), for the intraday rankings.
     pub fn moves(&self, from_ms: i64, to_ms: i64) -> Vec<(Decimal, Quote)> {
-        let ids: Vec<i64> = self
-            .state
-            .read()
-            .expect("market lock")
-            .listings
-            .keys()
-            .copied()
-            .collect();
+        let ids: Vec<i64> = self.state().listings.keys().copied().collect();
         ids.into_iter()
             .filter_map(|id| Some((self.quote_of(id, from_ms)?.last, self.quote_of(id, to_ms)?)))
             .collect()
@@ -297,7 +292,7 @@ impl Simulator {
 
     /// The quote of an instrument at `time_ms` (within the day the plans are for).
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
-        let state = self.state.read().expect("market lock");
+        let state = self.state();
         let listing = state.listings.get(&instrument_id)?;
         let ny = NewYork::of(time_ms);
         // The overnight session runs at the last price, also on the evening before a trading day.
@@ -335,7 +330,7 @@ impl Simulator {
             time_ms,
             session,
             bid: pin.map_or_else(|| (last - half_spread).max(Decimal::new(1, 2)), |p| p.bid),
-            ask: pin.map_or(last + half_spread, |p| p.ask),
+            ask: pin.map_or_else(|| last + half_spread, |p| p.ask),
             bid_size: pin.map_or(size, |p| p.size),
             ask_size: pin.map_or(size, |p| p.size),
             last,
@@ -348,7 +343,7 @@ impl Simulator {
 
     /// The plan of `instrument` today (the simulator's day), if it trades today.
     pub fn plan_today(&self, instrument_id: i64) -> Option<DayPlan> {
-        let state = self.state.read().expect("market lock");
+        let state = self.state();
         state.plans.get(&instrument_id).copied().filter(|_| state.trading)
     }
 
@@ -390,9 +385,9 @@ impl Simulator {
         let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
         let whole = (until - CORE_OPEN) / 60;
         let minute = CORE_OPEN + whole * 60;
-        let mut cache = self.minutes.lock().expect("minute cache");
+        let mut cache = self.minutes.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= MAX_CACHED_DAYS {
-            let today = self.state.read().expect("market lock").day;
+            let today = self.state().day;
             cache.retain(|&(_, day), _| day == today);
         }
         let day = cache.entry((instrument_id, plan.day)).or_default();
@@ -438,8 +433,8 @@ impl Simulator {
         })
     }
 
-    /// Pins `symbol`'s quote until pinned again or released. Bid and ask default to a cent
-    /// around `last`, sizes to 10,000 shares.
+    /// Pins `symbol`'s quote until pinned again or released ([`Pin::new`]: bid and ask default
+    /// to a cent around `last`, sizes to 10,000 shares, and all are bounded).
     pub fn pin(
         &self,
         symbol: &str,
@@ -451,21 +446,8 @@ impl Simulator {
         let id = self
             .instrument_id(symbol)
             .ok_or_else(|| MarketError::UnknownSymbol(symbol.to_owned()))?;
-        let cent = Decimal::new(1, 2);
-        let bid = bid.unwrap_or(last - cent);
-        let ask = ask.unwrap_or(last + cent);
-        if last <= Decimal::ZERO || bid <= Decimal::ZERO || bid >= ask {
-            return Err(MarketError::BadQuote);
-        }
-        self.state.write().expect("market lock").pins.insert(
-            id,
-            Pin {
-                last,
-                bid,
-                ask,
-                size: size.unwrap_or(10_000),
-            },
-        );
+        let pin = Pin::new(last, bid, ask, size)?;
+        self.state_mut().pins.insert(id, pin);
         self.quote(symbol)
     }
 
@@ -473,7 +455,7 @@ impl Simulator {
         let id = self
             .instrument_id(symbol)
             .ok_or_else(|| MarketError::UnknownSymbol(symbol.to_owned()))?;
-        self.state.write().expect("market lock").pins.remove(&id);
+        self.state_mut().pins.remove(&id);
         self.quote(symbol)
     }
 

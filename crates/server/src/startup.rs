@@ -55,6 +55,7 @@ pub struct Server {
 impl Server {
     pub async fn bind(config: ServerConfig, database: &Database) -> Result<Self, StartupError> {
         config.validate()?;
+        config.validate_for_database(database.store.shared())?;
         let serving = database.claim_for_serving()?;
         let listener = TcpListener::bind(config.listen)
             .await
@@ -220,8 +221,10 @@ impl Server {
             )
         });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
-        let ticker = (self.state.market.clock_mode() != ClockMode::Manual)
-            .then(|| tokio::spawn(run_ticker(self.state.engine.clone(), ticks_stopped)));
+        let ticker = (self.state.market.clock_mode() != ClockMode::Manual).then(|| {
+            let (engine, metrics) = (self.state.engine.clone(), self.state.metrics.clone());
+            tokio::spawn(run_ticker(engine, metrics, ticks_stopped))
+        });
         let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         if let Some(events_only) = events_only {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{credential, lines, run_json, serve, signet, stop, wait_for};
+use crate::common::{credential, lines, run_json, serve, signet, status_line, stop, wait_for};
 
 #[test]
 fn sign_reproduces_every_shared_vector() {
@@ -156,19 +156,7 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let link = printed.split_whitespace().last().unwrap().to_owned();
     let prefix = format!("{}/console/login?token=", serving.endpoint);
     assert!(link.starts_with(&prefix), "{printed}");
-    let login = |path: &str| {
-        use std::io::{Read, Write};
-        let address = serving.endpoint.trim_start_matches("http://");
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer.lines().next().unwrap_or_default().to_owned()
-    };
+    let login = |path: &str| status_line(&serving.endpoint, path);
     let path = &link[serving.endpoint.len()..];
     assert_eq!(login(path), "HTTP/1.1 303 See Other");
     assert_eq!(login(path), "HTTP/1.1 401 Unauthorized");
@@ -863,6 +851,156 @@ fn a_config_file_with_an_unknown_or_bad_setting_is_refused_with_its_name() {
         assert!(!output.status.success(), "{content}");
         assert!(stderr.contains(expected), "{content}: {stderr}");
     }
+}
+
+/// The master key of the tests' servers on PostgreSQL.
+const TEST_MASTER_KEY: &str = "4d61736b65642070617373776f72647320696e206c6f67732c2074657374206b";
+
+/// sqlx reads a PostgreSQL password from the query string too (`?password=`), which only the
+/// user info's was masked for; Redis's unix sockets take theirs as `?pass=`.
+#[test]
+fn config_check_masks_passwords_in_a_query() {
+    let database = "postgres://signet@db:5432/signet?sslmode=prefer&password=hunter4";
+    let redis = "unix:///run/redis.sock?db=2&pass=hunter5";
+    let output = config_check(
+        &["--database-url".as_ref(), database.as_ref()],
+        &[("SIGNET_REDIS_URL", redis)],
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        r#"database_url = "postgres://signet@db:5432/signet?sslmode=prefer&password=***"  # flag"#,
+        r#"redis_url = "unix:///run/redis.sock?db=2&pass=***"  # env SIGNET_REDIS_URL"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+    }
+    assert!(!text.contains("hunter"), "{text}");
+}
+
+/// A used nonce kept in one node's memory is not seen by the other nodes that share a PostgreSQL
+/// database: a request replayed to another node would be accepted there. `--nonces memory` is
+/// refused there, by `config check` and at start (the latter needs `SIGNET_TEST_POSTGRES_URL`),
+/// unless Redis keeps the nonces.
+#[test]
+fn nonces_in_memory_are_refused_on_a_database_that_nodes_share() {
+    let database = "postgres://signet@db:5432/signet";
+    let output = config_check(
+        &["--nonces".as_ref(), "memory".as_ref()],
+        &[("SIGNET_DATABASE_URL", database)],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("replayed to another node would be accepted"),
+        "{stderr}"
+    );
+    for (args, env) in [
+        (
+            &["--nonces", "memory", "--redis-url", "redis://cache:6379"][..],
+            &[("SIGNET_DATABASE_URL", database)][..],
+        ),
+        (&["--nonces", "memory"][..], &[][..]),
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(AsRef::as_ref).collect();
+        let output = config_check(&args, env);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_memory_nonces") else {
+        return;
+    };
+    let refused = signet()
+        .args(["serve", "--listen", "127.0.0.1:0", "--nonces", "memory"])
+        .env("SIGNET_MASTER_KEY", TEST_MASTER_KEY)
+        .env("SIGNET_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.contains("replayed to another node would be accepted"),
+        "{stderr}"
+    );
+}
+
+/// `--metrics auto` (the default) follows the console's rule: on `--listen` only when that is a
+/// loopback address, where anyone who reaches the port would otherwise read the server's traffic.
+#[test]
+fn metrics_are_served_on_every_address_only_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("metrics.db");
+    let db = db.to_str().unwrap();
+    for (options, expected) in [
+        (&["--listen", "0.0.0.0:0"][..], "HTTP/1.1 401 Unauthorized"),
+        (&["--listen", "0.0.0.0:0", "--metrics", "on"][..], "HTTP/1.1 200 OK"),
+        (&["--metrics", "off"][..], "HTTP/1.1 401 Unauthorized"),
+        (&[][..], "HTTP/1.1 200 OK"),
+    ] {
+        let serving = serve(db, options);
+        assert_eq!(status_line(&serving.endpoint, "/metrics"), expected, "{options:?}");
+        stop(serving);
+    }
+}
+
+/// sqlx takes a PostgreSQL password from the URL's query too: no log line shows it, whether the
+/// server cannot reach the database or runs on it (at debug level, sqlx's lines included; the
+/// latter needs `SIGNET_TEST_POSTGRES_URL`).
+#[test]
+fn serve_logs_no_password_of_the_database_urls_query() {
+    let serve = |url: &str, extra: &[&str]| {
+        let mut command = signet();
+        command
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("SIGNET_MASTER_KEY", TEST_MASTER_KEY)
+            .env("SIGNET_DATABASE_URL", url)
+            .env("RUST_LOG", "debug,hyper=info,hyper_util=info,h2=info");
+        command
+    };
+    let unreachable = serve("postgres://signet@127.0.0.1:1/signet?password=hunter6", &[])
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&unreachable.stdout),
+        String::from_utf8_lossy(&unreachable.stderr)
+    );
+    assert!(!unreachable.status.success(), "{said}");
+    assert!(!said.contains("hunter6"), "{said}");
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_masked") else {
+        return;
+    };
+    // The test server trusts its clients: the password is not checked, only carried.
+    let url = format!("{url}?password=hunter7");
+    let mut child = serve(&url, &["--rate-limits", "off"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = crate::common::log_lines(child.stderr.take().unwrap());
+    let mut logged: Vec<String> = Vec::new();
+    while !logged.last().is_some_and(|l| l.contains("signet listening")) {
+        logged.push(
+            stderr
+                .recv_timeout(Duration::from_secs(120))
+                .expect("the server starts"),
+        );
+    }
+    let listening = logged.last().unwrap();
+    assert!(listening.contains("password=***"), "{listening}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success() && child.wait().unwrap().success());
+    logged.extend(stderr.iter());
+    assert!(logged.iter().all(|l| !l.contains("hunter7")), "{logged:#?}");
 }
 
 #[test]

@@ -115,10 +115,17 @@ pub fn serve(db: &str, extra: &[&str]) -> Serving {
     serve_with(&[&["--db", db], extra].concat(), &[])
 }
 
-/// Starts `signet serve` with these options and environment on a free port.
+/// Starts `signet serve` with these options and environment on a free port (of loopback, unless
+/// the options give another `--listen`).
 pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
+    let listen: &[&str] = if options.contains(&"--listen") {
+        &[]
+    } else {
+        &["--listen", "127.0.0.1:0"]
+    };
     let mut child = signet()
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .arg("serve")
+        .args(listen)
         .args(options)
         .env("RUST_LOG", server_log_filter())
         .envs(env.iter().copied())
@@ -141,12 +148,29 @@ pub fn serve_with(options: &[&str], env: &[(&str, &str)]) -> Serving {
         .next()
         .unwrap()
         .to_owned();
+    // A server on every address is reached on loopback.
+    let address = address.replace("0.0.0.0:", "127.0.0.1:");
     Serving {
         child,
         endpoint: format!("http://{address}"),
         stdout,
         stderr,
     }
+}
+
+/// The status line of an unsigned `GET path` to the server at `endpoint` (`http://HOST:PORT`).
+pub fn status_line(endpoint: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let address = endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer.lines().next().unwrap_or_default().to_owned()
 }
 
 /// Stops the server with SIGTERM and returns what it printed on stdout.

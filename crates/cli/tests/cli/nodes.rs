@@ -17,8 +17,8 @@ use crate::common::{Serving, market_buy, run_json, serve_with, signet, stop};
 const WORKERS: usize = 9;
 const MASTER_KEY: &str = "4e6f64657320736861726520746869732074657374206b6579206f6e6c792e2e";
 
-/// A new database on the test server, or `None` to skip.
-fn fresh_database(runtime: &tokio::runtime::Runtime) -> Option<String> {
+/// A new database `<name>_<pid>` on the test server, or `None` to skip.
+pub fn fresh_database(runtime: &tokio::runtime::Runtime, name: &str) -> Option<String> {
     let Ok(admin_url) = std::env::var("SIGNET_TEST_POSTGRES_URL") else {
         assert!(
             std::env::var("SIGNET_REQUIRE_SERVICES").as_deref() != Ok("1"),
@@ -27,7 +27,7 @@ fn fresh_database(runtime: &tokio::runtime::Runtime) -> Option<String> {
         eprintln!("skipped: no SIGNET_TEST_POSTGRES_URL");
         return None;
     };
-    let name = format!("signet_nodes_{}", std::process::id());
+    let name = format!("{name}_{}", std::process::id());
     runtime.block_on(async {
         let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
             .await
@@ -49,7 +49,7 @@ fn fresh_database(runtime: &tokio::runtime::Runtime) -> Option<String> {
 #[test]
 fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let Some(url) = fresh_database(&runtime) else {
+    let Some(url) = fresh_database(&runtime, "signet_nodes") else {
         return;
     };
     let env = [("SIGNET_MASTER_KEY", MASTER_KEY), ("SIGNET_DATABASE_URL", url.as_str())];

@@ -8,6 +8,7 @@ pub mod path;
 use rust_decimal::Decimal;
 
 use self::clock::Session;
+use crate::trading::spec::{MAX_PRICE, MAX_QUANTITY};
 
 /// A quote, in dollars.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +99,54 @@ impl Quote {
     }
 }
 
+/// A quote pinned by a test or an operator (`signet market set`) until it is released: what
+/// orders meet instead of the simulated price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pin {
+    pub last: Decimal,
+    pub bid: Decimal,
+    pub ask: Decimal,
+    /// Shares shown at the bid and at the ask.
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PinError {
+    #[error("a pinned price (price, bid, ask) must be more than 0 and at most {MAX_PRICE}, with at most 4 decimals")]
+    Price,
+    #[error("a pinned bid must be below its ask")]
+    Crossed,
+    #[error("a pinned size must be from 1 to {MAX_QUANTITY} shares")]
+    Size,
+}
+
+impl Pin {
+    /// `last`, with a bid and an ask a cent either side and 10,000 shares unless they are given.
+    /// Prices and sizes are bounded as an order's are ([`MAX_PRICE`], [`MAX_QUANTITY`]), so that
+    /// what a fill at them is worth stays far inside what the arithmetic holds: an unbounded pin
+    /// overflowed the quote's spread in every tick of the engine.
+    pub fn new(last: Decimal, bid: Option<Decimal>, ask: Option<Decimal>, size: Option<u64>) -> Result<Pin, PinError> {
+        let in_bounds =
+            |price: Decimal| price > Decimal::ZERO && price <= Decimal::from(MAX_PRICE) && price.scale() <= 4;
+        if ![Some(last), bid, ask].into_iter().flatten().all(in_bounds) {
+            return Err(PinError::Price);
+        }
+        let bid = bid.unwrap_or(last - TICK);
+        let ask = ask.unwrap_or(last + TICK);
+        if bid <= Decimal::ZERO {
+            return Err(PinError::Price);
+        }
+        if bid >= ask {
+            return Err(PinError::Crossed);
+        }
+        let size = size.unwrap_or(10_000);
+        if size == 0 || size > MAX_QUANTITY {
+            return Err(PinError::Size);
+        }
+        Ok(Pin { last, bid, ask, size })
+    }
+}
+
 /// An instrument the simulator quotes.
 #[derive(Debug, Clone)]
 pub struct Listing {
@@ -160,6 +209,46 @@ mod tests {
             ["0.02", "0.01"]
         );
         assert_eq!(asks.len(), 5);
+    }
+
+    #[test]
+    fn a_pin_is_bounded_as_an_order_is() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        let pin = Pin::new(d("400"), None, None, None).unwrap();
+        assert_eq!((pin.bid, pin.ask, pin.size), (d("399.99"), d("400.01"), 10_000));
+        assert!(
+            Pin::new(
+                d("10000000"),
+                Some(d("9999999.99")),
+                Some(d("10000000")),
+                Some(10_000_000)
+            )
+            .is_ok()
+        );
+        for (last, bid, ask) in [
+            ("0", None, None),
+            ("0.01", None, None),
+            ("10000000.01", None, None),
+            ("1000000000000000000000", Some("1"), Some("2")),
+            (
+                "79228162514264337593543950000",
+                Some("1"),
+                Some("79228162514264337593543950000"),
+            ),
+            ("1.00001", None, None),
+            ("400", Some("-1"), None),
+            ("400", None, Some("20000000")),
+        ] {
+            let pinned = Pin::new(d(last), bid.map(d), ask.map(d), None);
+            assert_eq!(pinned, Err(PinError::Price), "{last} {bid:?} {ask:?}");
+        }
+        assert_eq!(
+            Pin::new(d("400"), Some(d("401")), Some(d("400")), None),
+            Err(PinError::Crossed)
+        );
+        for size in [0, 10_000_001, u64::MAX] {
+            assert_eq!(Pin::new(d("400"), None, None, Some(size)), Err(PinError::Size));
+        }
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub const MAX_QUANTITY: u64 = 10_000_000;
 const MAX_CASH_AMOUNT: u64 = 100_000_000;
 /// The largest price (limit, stop, trailing amount): with [`MAX_QUANTITY`], what an order is
 /// worth stays far inside what the arithmetic holds (found by the `order_body` fuzz target).
-const MAX_PRICE: u64 = 10_000_000;
+pub const MAX_PRICE: u64 = 10_000_000;
 
 impl OrderSpec {
     /// An AMOUNT order's quantity at `price`: the shares the amount pays for, to the millionth

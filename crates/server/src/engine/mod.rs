@@ -2,6 +2,7 @@
 //! stops of stop orders, and matches open orders against the simulator's quotes.
 
 pub mod book;
+mod ticker;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -190,19 +191,16 @@ impl Engine {
 }
 
 /// Ticks four times a second of real time (a clock that is not manual) until `stop`, which a
-/// tick under way finishes first.
-pub async fn run_ticker(engine: Arc<Engine>, stop: tokio::sync::oneshot::Receiver<()>) {
-    let mut ticker = tokio::time::interval(Duration::from_millis(250));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut stop = std::pin::pin!(stop);
-    loop {
-        tokio::select! {
-            _ = ticker.tick() => {}
-            _ = &mut stop => return,
-        }
-        let now = engine.market.now_ms();
-        if let Err(e) = engine.tick(now).await {
-            tracing::warn!(error = %e, "market tick failed");
-        }
-    }
+/// tick under way finishes first. A tick that panics is logged and counted in `metrics`, and
+/// the next tick runs ([`ticker::run`]).
+pub async fn run_ticker(
+    engine: Arc<Engine>,
+    metrics: Arc<crate::metrics::Metrics>,
+    stop: tokio::sync::oneshot::Receiver<()>,
+) {
+    let tick = move || {
+        let engine = engine.clone();
+        async move { engine.tick(engine.market.now_ms()).await }
+    };
+    ticker::run(tick, move || metrics.tick_panicked(), stop).await;
 }

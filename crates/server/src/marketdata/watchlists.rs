@@ -7,8 +7,8 @@ use serde::Deserialize;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::format_ms;
 use signet_model::watchlists::{
-    CreateWatchlist, InstrumentRef, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId, WatchlistInstrument,
-    WatchlistInstruments, WatchlistInstrumentsChange,
+    CreateWatchlist, InstrumentRef, MAX_SORT, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId,
+    WatchlistInstrument, WatchlistInstruments, WatchlistInstrumentsChange,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{NewWatchlistItem, WatchlistRecord};
@@ -63,6 +63,17 @@ fn name(value: Option<&str>) -> Result<String, ApiError> {
     Ok(name.to_owned())
 }
 
+/// A given `sort` within ±[`MAX_SORT`], so that "at the top" (the highest plus one) always fits,
+/// and every client reads it back as it was given.
+fn checked_sort(value: Option<i64>) -> Result<Option<i64>, ApiError> {
+    match value {
+        Some(sort) if !(-MAX_SORT..=MAX_SORT).contains(&sort) => Err(ApiError::illegal_parameter(format!(
+            "sort must be from -{MAX_SORT} to {MAX_SORT}"
+        ))),
+        _ => Ok(value),
+    }
+}
+
 fn not_found() -> ApiError {
     ApiError::new(
         ErrorCode::WatchlistNotFound,
@@ -110,11 +121,12 @@ async fn create(
     JsonBody(request): JsonBody<CreateWatchlist>,
 ) -> Result<Json<Watchlist>, ApiError> {
     let name = name(request.name.as_deref())?;
+    let sort = checked_sort(request.sort)?;
     let limit = state.config.watchlists.watchlists_per_app;
     let id = random_hex::<8>()?;
     let created = state
         .store
-        .create_watchlist(&caller.app_key, &id, &name, request.sort, limit, wall_clock_ms())
+        .create_watchlist(&caller.app_key, &id, &name, sort, limit, wall_clock_ms())
         .await?
         .ok_or_else(|| {
             ApiError::new(
@@ -140,13 +152,14 @@ async fn update(
     JsonBody(request): JsonBody<UpdateWatchlist>,
 ) -> Result<Json<Watchlist>, ApiError> {
     let name = request.name.as_deref().map(|n| name(Some(n))).transpose()?;
+    let sort = checked_sort(request.sort)?;
     let updated = state
         .store
         .update_watchlist(
             &caller.app_key,
             request.watchlist_id.trim(),
             name.as_deref(),
-            request.sort,
+            sort,
             wall_clock_ms(),
         )
         .await?
@@ -286,7 +299,7 @@ async fn add(
         items.push(NewWatchlistItem {
             instrument_id,
             category,
-            sort: i.sort,
+            sort: checked_sort(i.sort)?,
         });
     }
     let limit = state.config.watchlists.instruments_per_watchlist;
@@ -347,9 +360,8 @@ async fn sort(
     let watchlist = owned(&state, &caller, &request.watchlist_id).await?;
     let mut sorts = Vec::new();
     for (id, _, i) in resolve(&state, &request.instruments).await? {
-        let sort = i
-            .sort
-            .ok_or_else(|| ApiError::illegal_parameter("every instrument needs its new sort"))?;
+        let sort =
+            checked_sort(i.sort)?.ok_or_else(|| ApiError::illegal_parameter("every instrument needs its new sort"))?;
         sorts.extend(id.map(|id| (id, sort)));
     }
     state

@@ -475,9 +475,10 @@ async fn placement(
         orders.push(p);
     }
     let kind = combo::kind_of(&orders.iter().map(|p| p.spec.combo_type).collect::<Vec<_>>())?;
+    // Optional on a single order, but checked as a combination's is: it is stored and echoed.
     let client_combo_order_id = match kind {
-        None => client_combo_order_id.filter(|c| !c.is_empty()).map(str::to_owned),
-        Some(_) => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
+        None if client_combo_order_id.is_none_or(|c| c.trim().is_empty()) => None,
+        _ => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
     };
     if kind.is_some() {
         distinct_ids(&orders, "two orders of the combination share a client_order_id")?;

@@ -245,3 +245,73 @@ async fn a_simulated_day_is_stored_as_bars_once_over_and_the_screeners_follow() 
     }
     assert_eq!(store.latest_bar_day().await.unwrap(), Some(day));
 }
+
+/// An extreme pin (a price of 10^21, or near the largest decimal) once overflowed the quote's
+/// spread in the engine's tick, which ended the ticker: no order filled again until a restart.
+/// Pins are now bounded as an order's prices are, and the market goes on ticking.
+#[tokio::test]
+async fn extreme_pins_are_refused_and_the_market_keeps_ticking() {
+    let server =
+        TestServer::start_market_with("2013-02-25", 1, |c| c.market.clock = ClockMode::Running { speed: 1.0 }).await;
+    let ops = server.ops().await;
+    let account = &server.app.account_ids[0];
+    let resting = serde_json::json!({
+        "client_order_id": "rests", "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY",
+        "order_type": "LIMIT", "limit_price": "1", "time_in_force": "GTC", "entrust_type": "QTY",
+        "quantity": "1", "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    });
+    let _: serde_json::Value = server
+        .client()
+        .post(
+            "/trading/orders/place",
+            &serde_json::json!({"account_id": account, "new_orders": [resting]}),
+        )
+        .await
+        .unwrap();
+
+    for (price, bid, ask, size) in [
+        ("1000000000000000000000", None, None, None),
+        (
+            "79228162514264337593543950000",
+            Some("1"),
+            Some("79228162514264337593543950000"),
+            None,
+        ),
+        ("79228162514264337593543950335", None, None, None),
+        ("10000000.01", None, None, None),
+        ("0.00001", None, None, None),
+        ("400", None, None, Some(u64::MAX)),
+    ] {
+        let refused = ops.market().set("AAPL", price, bid, ask, size).await.unwrap_err();
+        assert_eq!(refused.code(), Some(ErrorCode::IllegalParameter), "{price}: {refused}");
+        assert!(
+            refused.to_string().contains("10000000"),
+            "the message gives the bounds: {refused}"
+        );
+    }
+    assert!(!ops.market().quote("AAPL").await.unwrap().pinned);
+
+    // The ticker still runs: a pin under the resting buy's limit fills it within a few ticks.
+    ops.market()
+        .set("AAPL", "0.50", Some("0.49"), Some("0.51"), None)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let order = server.client().orders().get(account, "rests").await.unwrap();
+        if order.orders[0].status == signet_model::orders::OrderStatus::Filled {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the market stopped ticking: {order:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let text = crate::common::scrape_metrics(&server.endpoint).await;
+    assert_eq!(
+        crate::common::metric(&text, "signet_tick_panics_total", &[]),
+        Some(0.0),
+        "{text}"
+    );
+}

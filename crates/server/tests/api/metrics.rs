@@ -154,3 +154,44 @@ async fn metrics_on_their_own_address_are_not_served_on_the_interface() {
         "{text}"
     );
 }
+
+/// Each scrape counted the orders table; anyone who reaches `/metrics` could make the database
+/// scan it as often as they liked. Scrapes in one second now share one count.
+#[tokio::test]
+async fn scrapes_count_the_orders_at_most_once_a_second() {
+    let server = TestServer::start().await;
+    let counts = |text: &str| sample(text, "signet_order_counts_total", &[]).expect("the counter");
+    let first = counts(&scrape(&server.endpoint).await);
+    let started = std::time::Instant::now();
+    let mut scrapes = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let endpoint = server.endpoint.clone();
+        scrapes.spawn(async move { scrape(&endpoint).await });
+    }
+    let mut last = first;
+    while let Some(text) = scrapes.join_next().await {
+        last = last.max(counts(&text.unwrap()));
+    }
+    // One count serves a second (the first scrape's), and each second after that one more.
+    let seconds = started.elapsed().as_secs_f64().ceil();
+    assert!(
+        last - first <= seconds,
+        "50 scrapes in {seconds} s counted {} times",
+        last - first
+    );
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let text = scrape(&server.endpoint).await;
+    assert_eq!(
+        counts(&text),
+        last + 1.0,
+        "a second later the orders are counted again\n{text}"
+    );
+}
+
+#[tokio::test]
+async fn metrics_switched_off_are_not_served_on_the_interface() {
+    let server = TestServer::start_with(|c| c.metrics = false).await;
+    let refused = crate::common::http().get(server.url("/metrics")).send().await.unwrap();
+    assert_eq!(refused.status(), 401, "an unknown path, as any other unsigned one");
+}

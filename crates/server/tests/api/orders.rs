@@ -612,6 +612,54 @@ impl Desk {
     }
 }
 
+/// A single order's `client_combo_order_id` was stored as sent, of any length and content, and
+/// echoed by every later detail and page of the account's orders (200 KB on each order made each
+/// page of ten 2 MB). It is checked as a combination's is; empty or absent, there is none.
+#[tokio::test]
+async fn a_single_orders_client_combo_order_id_is_checked_as_a_combinations_is() {
+    let desk = desk().await;
+    let account = desk.cash_account.clone();
+    let single = |id: &str| vec![order(id, "BUY", "LIMIT", "1", Some("300"))];
+    for bad in [
+        "x".repeat(200_000),
+        "a".repeat(33),
+        "tab\there".into(),
+        "caf\u{e9}".into(),
+    ] {
+        let shown = &bad[..bad.len().min(40)];
+        match desk.place_combination(&account, Some(&bad), single("odd")).await {
+            Ok(_) => panic!("{shown:?} ({} bytes) was accepted", bad.len()),
+            Err(refused) => assert_eq!(code(refused), ErrorCode::IllegalParameter, "{shown:?}"),
+        }
+    }
+    assert!(
+        desk.server
+            .database
+            .store
+            .order(&account, "odd")
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    let named = desk
+        .place_combination(&account, Some("mine-1"), single("named"))
+        .await
+        .unwrap();
+    assert_eq!(named["client_combo_order_id"], "mine-1");
+    for (id, blank) in [("blank", Some("")), ("spaces", Some("  ")), ("absent", None)] {
+        let ack = desk.place_combination(&account, blank, single(id)).await.unwrap();
+        assert_eq!(ack["client_combo_order_id"], Value::Null, "{id}");
+    }
+    let page: OrderPage = desk
+        .client
+        .get("/trading/orders/open-orders/list", &[("account_id", account.as_str())])
+        .await
+        .unwrap();
+    let combo_ids: Vec<Option<&str>> = page.data.iter().map(|o| o.client_combo_order_id.as_deref()).collect();
+    assert_eq!(combo_ids, [None, None, None, Some("mine-1")], "newest first");
+}
+
 #[tokio::test]
 async fn an_otoco_bracket_works_once_its_master_fills_and_its_legs_cancel_each_other() {
     let desk = desk().await;

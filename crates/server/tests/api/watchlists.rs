@@ -269,3 +269,44 @@ async fn concurrent_adds_lose_nothing_and_duplicate_nothing() {
     expected.sort();
     assert_eq!(held, expected);
 }
+
+/// A `sort` at `i64::MAX` was accepted, after which "at the top" (the highest plus one)
+/// overflowed: every later watchlist or instrument created without a sort failed with 500. A
+/// sort is now within ±(2^53 - 1), and the top stays at that bound.
+#[tokio::test]
+async fn a_sort_is_bounded_so_that_the_top_always_fits() {
+    use signet_model::watchlists::MAX_SORT;
+    let server = server(|_| {}).await;
+    let client = server.client();
+    for sort in [i64::MAX, i64::MIN, MAX_SORT + 1, -MAX_SORT - 1] {
+        let refused = code(create(&client, "far", Some(sort)).await.unwrap_err());
+        assert_eq!(refused, (400, ErrorCode::IllegalParameter), "{sort}");
+    }
+    let top = create(&client, "top", Some(MAX_SORT)).await.unwrap();
+    create(&client, "bottom", Some(-MAX_SORT)).await.unwrap();
+    // Created a moment later, so that the tie is broken by the creation time.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let next = create(&client, "next", None).await.unwrap();
+    assert_eq!(next.sort, MAX_SORT, "at the top, level with the highest");
+    let list = client.watchlists().list().await.unwrap();
+    let names: Vec<&str> = list.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["next", "top", "bottom"], "a tie lists the newest first");
+    let refused = client
+        .watchlists()
+        .update(&top.watchlist_id, None, Some(i64::MAX))
+        .await;
+    assert_eq!(code(refused.unwrap_err()), (400, ErrorCode::IllegalParameter));
+
+    let id = top.watchlist_id.as_str();
+    change(&client, "add", id, json!([{"symbol": "AAPL", "sort": MAX_SORT}]))
+        .await
+        .unwrap();
+    change(&client, "add", id, json!([{"symbol": "MSFT"}])).await.unwrap();
+    for (what, symbol) in [("add", "IBM"), ("update", "AAPL")] {
+        let far = change(&client, what, id, json!([{"symbol": symbol, "sort": i64::MAX}])).await;
+        assert_eq!(code(far.unwrap_err()), (400, ErrorCode::IllegalParameter), "{what}");
+    }
+    let mut sorted = contents(&client, id).await.unwrap();
+    sorted.sort();
+    assert_eq!(sorted, [("AAPL".to_owned(), MAX_SORT), ("MSFT".to_owned(), MAX_SORT)]);
+}

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use signet_model::watchlists::MAX_SORT;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
@@ -64,9 +65,12 @@ impl WatchlistStore for SqlStore {
         // The app's row serializes its watchlist creations, so that concurrent ones cannot pass
         // `max` together.
         lock(&mut tx, "apps", "app_key", app_key).await?;
+        // At the top: the highest sort plus one, or the highest a sort takes (a tie, the newest
+        // listed first), so that the sum never overflows.
         let row = query(format!(
             "INSERT INTO watchlists ({WATCHLIST_COLUMNS})
-             SELECT $1, $2, $3, COALESCE($4, (SELECT COALESCE(MAX(sort), 0) + 1 FROM watchlists WHERE app_key = $2)), $5, $5
+             SELECT $1, $2, $3, COALESCE($4, (SELECT CASE WHEN MAX(sort) >= $7 THEN $7 ELSE COALESCE(MAX(sort), 0) + 1 END
+                                              FROM watchlists WHERE app_key = $2)), $5, $5
              WHERE (SELECT COUNT(*) FROM watchlists WHERE app_key = $2) < $6
              RETURNING {WATCHLIST_COLUMNS}"
         ))
@@ -76,6 +80,7 @@ impl WatchlistStore for SqlStore {
         .bind(sort)
         .bind(now_ms)
         .bind(i64::from(max))
+        .bind(MAX_SORT)
         .fetch_optional(&mut tx)
         .await?;
         tx.commit().await?;
@@ -165,7 +170,7 @@ impl WatchlistStore for SqlStore {
                 .await?;
         for item in new {
             let sort = item.sort.unwrap_or_else(|| {
-                top += 1;
+                top = top.saturating_add(1).min(MAX_SORT);
                 top
             });
             query(
