@@ -3,7 +3,8 @@
 //! a replay window, a limit holds across three nodes, and a Redis that does not answer means 503.
 //!
 //! Needs `SIGNET_TEST_REDIS_URL` (see `scripts/services.sh`); without it each test says so and
-//! passes, unless `SIGNET_REQUIRE_SERVICES=1`. Each test uses keys of its own random prefix.
+//! passes, unless `SIGNET_REQUIRE_SERVICES=1`. Each test uses keys of its own random prefix. The
+//! tests of several nodes run in the PostgreSQL pass: nodes share a PostgreSQL database.
 
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,16 @@ fn redis_url() -> Option<String> {
             None
         }
     }
+}
+
+/// Redis for several nodes, which share a PostgreSQL database (one server serves a SQLite
+/// file): the PostgreSQL pass.
+fn redis_url_for_nodes() -> Option<String> {
+    if std::env::var("SIGNET_TEST_BACKEND").as_deref() != Ok("postgres") {
+        eprintln!("several nodes share PostgreSQL: test skipped on SQLite, run in the PostgreSQL pass");
+        return None;
+    }
+    redis_url()
 }
 
 fn random_prefix() -> String {
@@ -111,7 +122,7 @@ async fn delete_prefix(url: &str, prefix: &str) -> usize {
 
 #[tokio::test]
 async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
-    let Some(url) = redis_url() else { return };
+    let Some(url) = redis_url_for_nodes() else { return };
     let prefix = random_prefix();
     let nodes = nodes(&url, &prefix, None, 3).await;
     let signer = signer(&nodes[0]);
@@ -153,7 +164,7 @@ async fn of_copies_sent_to_three_nodes_at_once_exactly_one_passes() {
 
 #[tokio::test]
 async fn a_redis_that_lost_its_keys_refuses_requests_signed_before() {
-    let Some(url) = redis_url() else { return };
+    let Some(url) = redis_url_for_nodes() else { return };
     let prefix = random_prefix();
     let nodes = nodes(&url, &prefix, None, 2).await;
     let signer = signer(&nodes[0]);
@@ -214,7 +225,7 @@ fn now_ms() -> i64 {
 
 #[tokio::test]
 async fn a_rate_limit_holds_across_three_nodes() {
-    let Some(url) = redis_url() else { return };
+    let Some(url) = redis_url_for_nodes() else { return };
     let prefix = random_prefix();
     let limits = RateLimits::published().with(
         Group::Other,
@@ -349,7 +360,7 @@ async fn the_shared_limiter_decides_as_the_one_in_process() {
 #[tokio::test]
 async fn the_cap_on_open_event_streams_counts_every_nodes_streams() {
     use crate::events::{next, nonce, subscribe_with};
-    let Some(url) = redis_url() else { return };
+    let Some(url) = redis_url_for_nodes() else { return };
     let prefix = random_prefix();
     started_long_ago(&url, &prefix).await;
     let capped = |config: &mut ServerConfig| {
