@@ -85,6 +85,8 @@ error_codes! {
     PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413),
     /// The request's headers together are over the server's limit (16 KiB by default).
     HeadersTooLarge = ("HEADERS_TOO_LARGE", 431),
+    /// The request target (path and query) is over the server's limit (8 KiB by default).
+    UriTooLong = ("URI_TOO_LONG", 414),
     IncorrectSign = ("INCORRECT_SIGN", 401),
     /// A reused nonce; the misspelling is the established code.
     DuplicatedRequest = ("DUPPLICATED_REQUEST", 401),

@@ -135,6 +135,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state.clone());
 
     let max_header_bytes = state.config.max_header_bytes;
+    let max_uri_bytes = state.config.max_uri_bytes;
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     let events = state.clone();
     let mut unsigned = Router::from(unsigned);
@@ -156,7 +157,8 @@ pub fn router(state: AppState) -> Router {
                 .layer(CatchPanicLayer::custom(|_| {
                     ApiError::internal("a handler panicked").into_response()
                 }))
-                .layer(middleware::from_fn_with_state(max_header_bytes, limit_headers)),
+                .layer(middleware::from_fn_with_state(max_header_bytes, limit_headers))
+                .layer(middleware::from_fn_with_state(max_uri_bytes, limit_target)),
         );
     // gRPC (the trade-events subscription) on the same address: told apart by its content type.
     Router::new().fallback_service(tower::service_fn(move |request: Request| {
@@ -183,6 +185,20 @@ pub fn events_router(state: AppState) -> Router {
             })
         }
     }))
+}
+
+/// Refuses a request target (path and query) over the limit, before any other work: the
+/// console's ring, the trace span and the string to sign would otherwise hold or copy it.
+async fn limit_target(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
+    let length = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
+    if length > limit {
+        return ApiError::new(
+            ErrorCode::UriTooLong,
+            format!("the request's path and query are {length} bytes long; at most {limit} are accepted"),
+        )
+        .into_response();
+    }
+    next.run(request).await
 }
 
 /// Refuses headers whose names and values together exceed the limit, before any other work.

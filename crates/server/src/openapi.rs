@@ -163,7 +163,7 @@ fn header_parameters() -> Vec<(&'static str, &'static str, Value, &'static str)>
 }
 
 /// The error answers every signed operation may give: (status, component name, description).
-const ERRORS: [(&str, &str, &str); 10] = [
+const ERRORS: [(&str, &str, &str); 11] = [
     (
         "400",
         "BadRequest",
@@ -188,6 +188,11 @@ const ERRORS: [(&str, &str, &str); 10] = [
         "413",
         "PayloadTooLarge",
         "PAYLOAD_TOO_LARGE: the body is over --max-body-bytes (256 KiB by default)",
+    ),
+    (
+        "414",
+        "UriTooLong",
+        "URI_TOO_LONG: the path and query are over --max-uri-bytes (8 KiB by default)",
     ),
     (
         "415",
