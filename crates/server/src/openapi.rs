@@ -163,7 +163,7 @@ fn header_parameters() -> Vec<(&'static str, &'static str, Value, &'static str)>
 }
 
 /// The error answers every signed operation may give: (status, component name, description).
-const ERRORS: [(&str, &str, &str); 11] = [
+const ERRORS: [(&str, &str, &str); 12] = [
     (
         "400",
         "BadRequest",
@@ -183,6 +183,11 @@ const ERRORS: [(&str, &str, &str); 11] = [
         "405",
         "MethodNotAllowed",
         "METHOD_NOT_ALLOWED: the path does not accept this method",
+    ),
+    (
+        "408",
+        "RequestTimeout",
+        "REQUEST_TIMEOUT: the body did not all arrive within 30 s of the server starting to read it",
     ),
     (
         "413",
