@@ -97,6 +97,10 @@ pub struct ServeArgs {
     /// Largest accepted total of a request's header names and values, in bytes
     #[arg(long, env = "SIGNET_MAX_HEADER_BYTES", default_value_t = 16 * 1024)]
     max_header_bytes: usize,
+    /// Largest accepted request target (path and query), in bytes; a longer one is answered 414
+    /// URI_TOO_LONG
+    #[arg(long, env = "SIGNET_MAX_URI_BYTES", default_value_t = 8 * 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    max_uri_bytes: u64,
     /// Seconds a client has to send a request's head (from connecting, or from the previous
     /// answer); idle and trickling connections are closed after it
     #[arg(long, env = "SIGNET_HEADER_TIMEOUT", default_value_t = 10)]
@@ -264,6 +268,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,
+        max_uri_bytes: usize::try_from(args.max_uri_bytes).unwrap_or(usize::MAX),
         connections: ConnectionLimits {
             header_timeout: Duration::from_secs(args.header_timeout.max(1)),
             ..ConnectionLimits::default()

@@ -85,6 +85,10 @@ error_codes! {
     PayloadTooLarge = ("PAYLOAD_TOO_LARGE", 413),
     /// The request's headers together are over the server's limit (16 KiB by default).
     HeadersTooLarge = ("HEADERS_TOO_LARGE", 431),
+    /// The request target (path and query) is over the server's limit (8 KiB by default).
+    UriTooLong = ("URI_TOO_LONG", 414),
+    /// The request's body did not arrive in time (30 s by default).
+    RequestTimeout = ("REQUEST_TIMEOUT", 408),
     IncorrectSign = ("INCORRECT_SIGN", 401),
     /// A reused nonce; the misspelling is the established code.
     DuplicatedRequest = ("DUPPLICATED_REQUEST", 401),

@@ -134,32 +134,15 @@ pub fn router(state: AppState) -> Router {
         })))
         .with_state(state.clone());
 
-    let max_header_bytes = state.config.max_header_bytes;
-    let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
-    let events = state.clone();
     let mut unsigned = Router::from(unsigned);
     if state.console.is_some() {
         unsigned = unsigned.merge(crate::console::router());
     }
-    let http = unsigned
-        .with_state(state)
-        .fallback_service(signed)
-        .layer(
-            ServiceBuilder::new()
-                .option_layer(metrics.map(|(record, _)| record))
-                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
-                .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                    let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
-                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = id, app_key = tracing::field::Empty)
-                }))
-                .layer(PropagateRequestIdLayer::new(request_id))
-                .layer(CatchPanicLayer::custom(|_| {
-                    ApiError::internal("a handler panicked").into_response()
-                }))
-                .layer(middleware::from_fn_with_state(max_header_bytes, limit_headers)),
-        );
-    // gRPC (the trade-events subscription) on the same address: told apart by its content type.
-    Router::new().fallback_service(tower::service_fn(move |request: Request| {
+    let http = unsigned.with_state(state.clone()).fallback_service(signed);
+    // gRPC (the trade-events subscription) on the same address: told apart by its content type,
+    // once past the guards every request passes.
+    let events = state.clone();
+    let split = Router::new().fallback_service(tower::service_fn(move |request: Request| {
         let (http, events) = (http.clone(), events.clone());
         async move {
             if crate::events::is_grpc(&request) {
@@ -168,13 +151,15 @@ pub fn router(state: AppState) -> Router {
                 tower::ServiceExt::oneshot(http, request).await
             }
         }
-    }))
+    }));
+    guarded(&state, split)
 }
 
 /// The subscription alone, for `--events-listen`: anything but gRPC is answered 404.
 pub fn events_router(state: AppState) -> Router {
-    Router::new().fallback_service(tower::service_fn(move |request: Request| {
-        let state = state.clone();
+    let events = state.clone();
+    let only = Router::new().fallback_service(tower::service_fn(move |request: Request| {
+        let state = events.clone();
         async move {
             Ok::<_, std::convert::Infallible>(if crate::events::is_grpc(&request) {
                 crate::events::handle(state, request).await
@@ -182,7 +167,43 @@ pub fn events_router(state: AppState) -> Router {
                 ApiError::not_found("this address serves the trade-events subscription (gRPC) only").into_response()
             })
         }
-    }))
+    }));
+    guarded(&state, only)
+}
+
+/// What every request passes first, HTTP or gRPC: the metrics, a request id (answered in
+/// `x-request-id`), a trace span, the panic catcher, and the limits on the head's size.
+fn guarded(state: &AppState, inner: Router) -> Router {
+    let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
+    inner.layer(
+        ServiceBuilder::new()
+            .option_layer(crate::metrics::layers(state).map(|(record, _)| record))
+            .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+            .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
+                tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = id, app_key = tracing::field::Empty)
+            }))
+            .layer(PropagateRequestIdLayer::new(request_id))
+            .layer(CatchPanicLayer::custom(|_| {
+                ApiError::internal("a handler panicked").into_response()
+            }))
+            .layer(middleware::from_fn_with_state(state.config.max_header_bytes, limit_headers))
+            .layer(middleware::from_fn_with_state(state.config.max_uri_bytes, limit_target)),
+    )
+}
+
+/// Refuses a request target (path and query) over the limit, before any other work: the
+/// console's ring, the trace span and the string to sign would otherwise hold or copy it.
+async fn limit_target(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
+    let length = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
+    if length > limit {
+        return ApiError::new(
+            ErrorCode::UriTooLong,
+            format!("the request's path and query are {length} bytes long; at most {limit} are accepted"),
+        )
+        .into_response();
+    }
+    next.run(request).await
 }
 
 /// Refuses headers whose names and values together exceed the limit, before any other work.

@@ -24,6 +24,8 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     /// Largest accepted total of the header names and values (431 `HEADERS_TOO_LARGE`).
     pub max_header_bytes: usize,
+    /// Largest accepted request target, its path and query (414 `URI_TOO_LONG`).
+    pub max_uri_bytes: usize,
     /// What one connection may cost: its header timeout, head buffer and shutdown grace.
     pub connections: crate::serve::ConnectionLimits,
     /// Every call other than the start-up calls must carry an approved `x-access-token`.
@@ -85,6 +87,7 @@ impl Default for ServerConfig {
             timestamp_window: Duration::from_secs(300),
             max_body_bytes: 256 * 1024,
             max_header_bytes: 16 * 1024,
+            max_uri_bytes: 8 * 1024,
             connections: crate::serve::ConnectionLimits::default(),
             require_token: false,
             token_ttl: Duration::from_secs(15 * 24 * 3600),

@@ -163,7 +163,7 @@ fn header_parameters() -> Vec<(&'static str, &'static str, Value, &'static str)>
 }
 
 /// The error answers every signed operation may give: (status, component name, description).
-const ERRORS: [(&str, &str, &str); 10] = [
+const ERRORS: [(&str, &str, &str); 12] = [
     (
         "400",
         "BadRequest",
@@ -185,9 +185,19 @@ const ERRORS: [(&str, &str, &str); 10] = [
         "METHOD_NOT_ALLOWED: the path does not accept this method",
     ),
     (
+        "408",
+        "RequestTimeout",
+        "REQUEST_TIMEOUT: the body did not all arrive within 30 s of the server starting to read it",
+    ),
+    (
         "413",
         "PayloadTooLarge",
         "PAYLOAD_TOO_LARGE: the body is over --max-body-bytes (256 KiB by default)",
+    ),
+    (
+        "414",
+        "UriTooLong",
+        "URI_TOO_LONG: the path and query are over --max-uri-bytes (8 KiB by default)",
     ),
     (
         "415",

@@ -7,5 +7,6 @@ mod common;
 mod commands;
 mod crash;
 mod creation;
+mod flood;
 mod import_beside;
 mod nodes;

@@ -136,26 +136,33 @@ fn count_legacy(state: &AppState, parts: &Parts, headers: &AuthHeaders<'_>, enco
 /// Before any signature work: the limit per client address, so that a flood of requests (signed
 /// or not) costs little.
 pub async fn limit_addresses(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let address = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip());
-    if let (Some(limiter), Some(address)) = (&state.limiter, address) {
-        let d = limiter.check_address(address);
-        if !d.allowed {
-            state.metrics.rate_limited("address");
-            let mut refused = ApiError::new(
-                ErrorCode::TooManyRequests,
-                format!("too many requests from this address: retry in {} s", d.retry_after_secs),
-            )
-            .into_response();
-            refused
-                .headers_mut()
-                .insert(header::RETRY_AFTER, d.retry_after_secs.into());
-            return refused;
-        }
+    if let Some(d) = address_refused(&state, &request) {
+        let mut refused = ApiError::new(
+            ErrorCode::TooManyRequests,
+            format!("too many requests from this address: retry in {} s", d.retry_after_secs),
+        )
+        .into_response();
+        refused
+            .headers_mut()
+            .insert(header::RETRY_AFTER, d.retry_after_secs.into());
+        return refused;
     }
     next.run(request).await
+}
+
+/// Counts `request` against its address's limit: the refusal's decision when the limit is spent.
+pub fn address_refused(state: &AppState, request: &Request) -> Option<crate::ratelimit::Decision> {
+    let address = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+        .0
+        .ip();
+    let d = state.limiter.as_ref()?.check_address(address);
+    if d.allowed {
+        return None;
+    }
+    state.metrics.rate_limited("address");
+    Some(d)
 }
 
 /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds), and `Retry-After` on a refusal.
@@ -204,6 +211,10 @@ async fn read_body(parts: &Parts, body: Body, limit: usize) -> Result<Bytes, Api
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) if crate::serve::is_body_timeout(&*e) => Err(ApiError::new(
+            ErrorCode::RequestTimeout,
+            "the body did not arrive in time: send it whole without pausing",
+        )),
         Err(_) => Err(ApiError::illegal_parameter(
             "the request body could not be read completely",
         )),

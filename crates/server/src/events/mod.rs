@@ -12,6 +12,11 @@
 //! a `Ping` every [`EventsConfig::ping_interval`], and every order event of the accounts, until
 //! the client goes, falls behind, the server stops, or the app is revoked (on any node: an
 //! `AuthError` then `UNAUTHENTICATED`, ahead of what the client had not read, so that it stops).
+//!
+//! Before that, a subscription passes what every request of the address passes (the request id,
+//! the trace span, the panic catcher, the limits on the head) and the limit per client address;
+//! its message is at most [`MAX_SUBSCRIBE_BYTES`] (refused from its declared length, unread) and
+//! names at most [`MAX_ACCOUNTS`] accounts, each counted once.
 
 pub mod hub;
 pub mod proto;
@@ -76,12 +81,32 @@ pub fn is_grpc(request: &Request) -> bool {
         .is_some_and(|v| v.starts_with("application/grpc"))
 }
 
-/// Answers one gRPC request: the subscription, or `UNIMPLEMENTED` for any other method.
+/// The largest subscribe message accepted (it is a few bytes): a larger one is refused from its
+/// declared length, before it is read.
+pub const MAX_SUBSCRIBE_BYTES: usize = 64 * 1024;
+/// The most accounts a subscription may name, once duplicates are removed.
+pub const MAX_ACCOUNTS: usize = 100;
+
+/// Answers one gRPC request: the subscription, or `UNIMPLEMENTED` for any other method. The
+/// limit per client address applies first, as for HTTP.
 pub async fn handle(state: AppState, request: Request) -> Response {
+    if let Some(d) = crate::auth::address_refused(&state, &request) {
+        let mut refused: Response = Status::resource_exhausted(format!(
+            "too many requests from this address: retry in {} s",
+            d.retry_after_secs
+        ))
+        .into_http();
+        refused
+            .headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, d.retry_after_secs.into());
+        return refused;
+    }
     if request.uri().path() != SUBSCRIBE_PATH {
         return Status::unimplemented(format!("no gRPC method {}", request.uri().path())).into_http();
     }
-    let mut grpc = tonic::server::Grpc::new(RawRequestCodec);
+    // The message's 5-byte frame header, then the message: nothing more is read.
+    let request = request.map(|body| Body::new(http_body_util::Limited::new(body, MAX_SUBSCRIBE_BYTES + 5)));
+    let mut grpc = tonic::server::Grpc::new(RawRequestCodec).max_decoding_message_size(MAX_SUBSCRIBE_BYTES);
     let service = tower::service_fn(move |request: tonic::Request<Bytes>| subscribe(state.clone(), request));
     grpc.server_streaming(service, request).await.map(Body::new)
 }
@@ -204,6 +229,7 @@ async fn authenticate(
         .active(h.app_key)
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
+    tracing::Span::current().record("app_key", &*app.app_key);
     let signed = GrpcSigningMetadata {
         app_key: h.app_key,
         algorithm: h.algorithm.name(),
@@ -252,13 +278,23 @@ async fn authenticate(
         error: ApiError::illegal_parameter("the SubscribeRequest does not decode"),
         code: Code::InvalidArgument,
     })?;
+    let requested = distinct(request.accounts);
+    if requested.len() > MAX_ACCOUNTS {
+        return Err(Refusal {
+            error: ApiError::illegal_parameter(format!(
+                "a subscription names at most {MAX_ACCOUNTS} accounts; this one names {} (none means all the app's accounts)",
+                requested.len()
+            )),
+            code: Code::InvalidArgument,
+        });
+    }
     let caller = Caller {
         app_key: app.app_key.clone(),
         user_id: app.user_id.clone(),
         admin: app.admin,
         version: ApiVersion::V3,
     };
-    let accounts = if request.accounts.is_empty() {
+    let accounts = if requested.is_empty() {
         state
             .store
             .accounts(Some(&app.app_key))
@@ -268,13 +304,19 @@ async fn authenticate(
             .map(|a| a.account_id)
             .collect()
     } else {
-        let mut accounts = Vec::with_capacity(request.accounts.len());
-        for id in &request.accounts {
+        let mut accounts = Vec::with_capacity(requested.len());
+        for id in &requested {
             accounts.push(crate::trading::orders::account(state, &caller, id).await?.account_id);
         }
         accounts
     };
     Ok((app.app_key.clone(), accounts, request.subscribe_type))
+}
+
+/// `accounts` without their repetitions, in their order.
+fn distinct(accounts: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::with_capacity(accounts.len());
+    accounts.into_iter().filter(|id| seen.insert(id.clone())).collect()
 }
 
 /// Responses a subscription holds that its client has not taken yet.
@@ -440,6 +482,13 @@ mod tests {
     async fn next(stream: &mut EventStream) -> Option<Result<SubscribeResponse, Status>> {
         let next = std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await;
         next.map(|r| r.map(|bytes| <SubscribeResponse as prost::Message>::decode(bytes).unwrap()))
+    }
+
+    #[test]
+    fn accounts_named_twice_count_once_in_their_order() {
+        let named = |ids: &[&str]| ids.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(distinct(named(&["B", "A", "B", "C", "A"])), named(&["B", "A", "C"]));
+        assert!(distinct(Vec::new()).is_empty());
     }
 
     #[tokio::test]

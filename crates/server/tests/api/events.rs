@@ -27,7 +27,7 @@ pub fn nonce() -> String {
 }
 
 /// What `TradeEventsClient` asks for: order, position and option events.
-const EVERY_TYPE: u32 = 7;
+pub const EVERY_TYPE: u32 = 7;
 
 /// Subscribes as `TradeEventsClient.do_subscribe(accounts)` does, with `nonce`, to the server at
 /// `addr` (`HOST:PORT`).
@@ -44,7 +44,7 @@ pub async fn subscribe_with(
 
 /// The subscription `TradeEventsClient.do_subscribe(accounts)` sends, signed, asking for
 /// `subscribe_type` (a bit set: 1 orders, 2 positions).
-fn signed_request(
+pub fn signed_request(
     app_key: &str,
     secret: &str,
     accounts: &[&str],
@@ -147,7 +147,7 @@ pub async fn next_event(stream: &mut Streaming<SubscribeResponse>) -> (Subscribe
 }
 
 /// The refusal: one AuthError message with the HTTP error body, then `code`.
-async fn assert_refused(result: Result<Streaming<SubscribeResponse>, Status>, error_code: &str, code: Code) {
+pub async fn assert_refused(result: Result<Streaming<SubscribeResponse>, Status>, error_code: &str, code: Code) {
     let mut stream = result.expect("the refusal is streamed");
     let m = next(&mut stream).await.unwrap().expect("an AuthError message");
     assert_eq!(m.event_type, 2, "{m:?}");

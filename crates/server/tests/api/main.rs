@@ -14,6 +14,7 @@ mod auth;
 mod claims;
 mod fundamentals;
 mod fuzz_corpus;
+mod guards;
 mod hostile;
 mod import;
 mod legacy;

@@ -8,7 +8,7 @@ use signet_domain::times::format_ms;
 use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::layout::{ConsoleError, Tab, page};
-use crate::console::requests::Entry;
+use crate::console::requests::{EXPLAINED, Entry, KEPT};
 
 #[derive(Deserialize)]
 pub struct RequestFilter {
@@ -25,6 +25,7 @@ pub async fn requests(
     let console = state.console.as_ref().ok_or(ConsoleError::NotFound)?;
     let code = filter.code.as_deref().map(str::trim).filter(|c| !c.is_empty());
     let app = filter.app.as_deref().map(str::trim).filter(|a| !a.is_empty());
+    let held = console.requests.kept_bytes();
     let entries = console.requests.entries(500, |e| {
         code.is_none_or(|c| e.error_code == Some(c)) && app.is_none_or(|a| e.app_key() == Some(a))
     });
@@ -36,7 +37,7 @@ pub async fn requests(
             input #app name="app" value=(app.unwrap_or("")) size="34";
             button type="submit" { "Filter" }
         }
-        p { "The last " (crate::console::requests::KEPT) " requests to the interface are kept in memory; 500 at most are shown." }
+        p { "The last " (KEPT) " requests to the interface are kept in memory (now " (held.0) ", in " (held.1 / 1024) " KiB), with the explanation of the last " (EXPLAINED) " refused signatures; 500 at most are shown." }
         div #requests data-live { (request_table(&entries)) }
     };
     Ok(page("Requests", Tab::Requests, Some(&session.csrf()), body))
@@ -90,13 +91,16 @@ pub async fn request(
                 section aria-label=(format!("Host value {}", i + 1)) {
                     h3 { "Host " code { (d.host) } }
                     h4 { "String to sign (str3)" }
+                    @if d.str3.len() < d.str3_len {
+                        p { "Its first " (d.str3.len()) " bytes of " (d.str3_len) ", and their encoding, are kept." }
+                    }
                     pre { (d.str3) }
                     h4 { "Encoded" }
-                    pre { (d.encoded) }
+                    pre { (d.encoded()) }
                 }
             }
         } @else {
-            p { "Only a refused signature is explained." }
+            p { "Only a refused signature is explained, while it is among the last " (EXPLAINED) "." }
         }
     };
     Ok(page("Request", Tab::Requests, Some(&session.csrf()), body))
