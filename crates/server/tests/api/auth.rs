@@ -295,6 +295,10 @@ async fn a_replay_is_refused_after_a_restart() {
 
 #[tokio::test]
 async fn nonces_in_memory_refuse_replays_and_what_was_signed_before_a_restart() {
+    // Nonces in one node's memory are refused on a database nodes share: the SQLite pass.
+    if std::env::var("SIGNET_TEST_BACKEND").as_deref() == Ok("postgres") {
+        return;
+    }
     let server = TestServer::start_with(|c| c.memory_nonces = true).await;
     let request = accounts_request(&server);
     assert_eq!(send(request.clone()).await.status, 200);
