@@ -241,29 +241,47 @@ async fn follow(
         return Ok(view_of(&followed.known, except, price_now));
     }
     let read_ticket = ticket();
-    let changes = store
-        .order_changes(Some(account_id), follower.as_ref().and_then(|f| f.cursor))
-        .await?;
-    let positions = store.positions(account_id).await?;
-    let account = store.account(account_id).await?.ok_or_else(gone)?;
-    followers
-        .rows
-        .lock()
-        .expect("followers lock")
-        .insert(account_id.to_owned(), account.clone());
-    let followed = match follower.as_mut() {
-        Some(followed) => {
-            followed.known.account = account;
-            followed.known.positions = positions;
+    let since = follower.as_ref().and_then(|f| f.cursor);
+    let changes = store.order_changes(Some(account_id), since).await?;
+    // Cash and positions change only by fills, and each fill changes its order: unless an order
+    // may have filled since the last read of the changes, they are as that read left them. (A
+    // read without a cursor lists only the open orders, and says nothing of fills. Read after
+    // the orders, as here, cash and positions are never older than the claims.)
+    let unchanged = since.is_some()
+        && follower
+            .as_ref()
+            .is_some_and(|f| !changes.orders.iter().any(|o| f.known.open.may_have_filled(o)));
+    let rows = match unchanged {
+        true => None,
+        false => {
+            let positions = store.positions(account_id).await?;
+            let account = store.account(account_id).await?.ok_or_else(gone)?;
+            followers
+                .rows
+                .lock()
+                .expect("followers lock")
+                .insert(account_id.to_owned(), account.clone());
+            Some((account, positions))
+        }
+    };
+    let followed = match (follower.as_mut(), rows) {
+        (Some(followed), rows) => {
+            if let Some((account, positions)) = rows {
+                followed.known.account = account;
+                followed.known.positions = positions;
+            }
             followed.cursor = changes.cursor;
             followed.read_ticket = read_ticket;
             followed
         }
-        None => follower.insert(Followed {
-            known: Known::new(account, positions),
-            cursor: changes.cursor,
-            read_ticket,
-        }),
+        (None, rows) => {
+            let (account, positions) = rows.expect("a first read reads the rows");
+            follower.insert(Followed {
+                known: Known::new(account, positions),
+                cursor: changes.cursor,
+                read_ticket,
+            })
+        }
     };
     for order in &changes.orders {
         followed.known.open.follow(order);

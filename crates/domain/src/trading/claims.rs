@@ -165,6 +165,16 @@ impl OpenClaims {
         }
     }
 
+    /// Whether `order`, as it is now, may have filled since it was last followed here: it is
+    /// known open with more left than now or no longer open, or unknown and filled in part.
+    /// (A cancel or a replacement answers yes too: asking again costs a read, never a fill.)
+    pub fn may_have_filled(&self, order: &Order) -> bool {
+        match self.orders.get(&order.order_id) {
+            Some(known) => known.remaining != order.remaining() || !is_open(order.status),
+            None => !order.filled_quantity.is_zero(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.orders.len()
     }
@@ -218,6 +228,35 @@ mod tests {
         let claims = claims(open.iter(), |_| Decimal::ZERO);
         assert_eq!(claims.cash, Decimal::from(50 + 20));
         assert_eq!(claims.selling[&7], Decimal::from(4 + 1));
+    }
+
+    #[test]
+    fn an_order_may_have_filled_when_less_is_left_or_it_ended() {
+        use crate::trading::order::Order;
+        use signet_model::orders::{OrderStatus, OrderType};
+        let open = Order::sample("A", Side::Buy, OrderType::Limit);
+        let mut claims = OpenClaims::default();
+        claims.add(Reserved::of(&open));
+        assert!(!claims.may_have_filled(&open), "as known");
+        let part = Order {
+            filled_quantity: Decimal::ONE,
+            status: OrderStatus::PartialFilled,
+            ..open.clone()
+        };
+        assert!(claims.may_have_filled(&part));
+        let ended = Order {
+            status: OrderStatus::Cancelled,
+            ..open.clone()
+        };
+        assert!(claims.may_have_filled(&ended), "a cancel asks again too");
+        let placed_elsewhere = Order::sample("B", Side::Buy, OrderType::Limit);
+        assert!(!claims.may_have_filled(&placed_elsewhere), "new, nothing filled");
+        let filled_elsewhere = Order {
+            filled_quantity: Decimal::TEN,
+            status: OrderStatus::Filled,
+            ..placed_elsewhere
+        };
+        assert!(claims.may_have_filled(&filled_elsewhere));
     }
 
     proptest::proptest! {
