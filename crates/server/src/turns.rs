@@ -55,23 +55,30 @@ impl<T: Send + 'static> Turns<T> {
     }
 
     /// Queues `item` for the account's next turn, in which `run` receives every item queued
-    /// by then, in the order they came. The turn runs in a task of its own, so that a caller who
-    /// goes away abandons neither its placement half-done nor the others queued with it; `item`
-    /// carries what `run` answers it with.
-    pub fn queue<F, Fut>(&self, account_id: &str, item: T, run: F)
+    /// by then, in the order they came. `run` answers what finishes after the turn: the turn
+    /// ends when `run` does, and what it answered then runs beside the next turn (waiting for
+    /// the disk before the answers go out, say). The turn runs in a task of its own, so that a
+    /// caller who goes away abandons neither its placement half-done nor the others queued with
+    /// it; `item` carries what `run` answers it with.
+    pub fn queue<F, Fut, After>(&self, account_id: &str, item: T, run: F)
     where
         F: FnOnce(Vec<T>) -> Fut + Send + 'static,
-        Fut: Future<Output = ()> + Send,
+        Fut: Future<Output = After> + Send,
+        After: Future<Output = ()> + Send,
     {
         let turn = self.turn(account_id);
         turn.waiting.lock().unwrap_or_else(PoisonError::into_inner).push(item);
         tokio::spawn(async move {
-            let _held = turn.held.lock().await;
-            let items = std::mem::take(&mut *turn.waiting.lock().unwrap_or_else(PoisonError::into_inner));
-            // Empty when an earlier turn took this item with its own.
-            if !items.is_empty() {
-                run(items).await;
-            }
+            let after = {
+                let _held = turn.held.lock().await;
+                let items = std::mem::take(&mut *turn.waiting.lock().unwrap_or_else(PoisonError::into_inner));
+                // Empty when an earlier turn took this item with its own.
+                if items.is_empty() {
+                    return;
+                }
+                run(items).await
+            };
+            after.await;
         });
     }
 }
@@ -127,6 +134,7 @@ mod tests {
             items.into_iter().for_each(|answer| {
                 let _ = answer.send(());
             });
+            std::future::ready(())
         });
         started.await.unwrap();
         let mut rx = rx;

@@ -30,6 +30,7 @@ use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
 pub use self::snapshots::refresh_snapshots;
+pub use self::sql::placements::Written;
 pub use self::sql::{Durability, SqlStore};
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -412,23 +413,15 @@ pub enum FillOutcome {
 /// An account's turn to raise what its open orders claim ([`TradingStore::begin_turn`]), held
 /// from the buying-power check until the placements it allowed are stored, so that two
 /// placements never both pass a check that only one of them would pass. End it with
-/// [`AccountTurn::end`]; dropped, it gives the turn up and keeps nothing written in it.
+/// [`AccountTurn::end`], and answer what it accepted once [`Written::on_disk`] returns; dropped,
+/// it gives the turn up and keeps nothing written in it.
 #[must_use = "a turn holds back every other placement on the account until it ends"]
 pub struct AccountTurn {
     /// PostgreSQL: the transaction holding the account's advisory lock, which every node
-    /// respects; the placements are written in it, so its commit stores them and ends the turn
-    /// at once. SQLite: none, as one server serves a SQLite file and takes turns in its memory.
-    locked: Option<sql::query::Tx>,
-}
-
-impl AccountTurn {
-    /// Stores what was written in the turn and gives the turn up.
-    pub async fn end(self) -> Result<(), StoreError> {
-        match self.locked {
-            Some(tx) => tx.commit().await,
-            None => Ok(()),
-        }
-    }
+    /// respects (the placements are written in it, so its commit stores them and ends the turn
+    /// at once), and the pool it came from. SQLite: none, as one server serves a SQLite file and
+    /// takes turns in its memory. See `sql/placements.rs`.
+    locked: Option<(sql::query::Tx, sql::query::Pool)>,
 }
 
 /// The answer to one placement of [`TradingStore::insert_placements`]: each order's `seq`, or

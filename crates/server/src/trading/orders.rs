@@ -24,7 +24,7 @@ use signet_model::orders::{
     OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds};
+use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
@@ -290,26 +290,38 @@ async fn place_in_turn(state: &AppState, account: &AccountRecord, orders: ToPlac
         .map_err(|_| ApiError::internal("a placement's turn ended without answering it"))?
 }
 
-/// One turn of an account's placements, each answered.
-async fn placement_turn(state: AppState, account: AccountRecord, queued: Vec<Queued>) {
+/// One turn of an account's placements: checked and stored in the turn, then answered once
+/// what the turn wrote is on disk, beside the next turn.
+async fn placement_turn(
+    state: AppState,
+    account: AccountRecord,
+    queued: Vec<Queued>,
+) -> impl Future<Output = ()> + Send {
     let (batch, answers): (Vec<ToPlace>, Vec<_>) = queued.into_iter().map(|q| (q.orders, q.answer)).unzip();
-    let answered = match check_and_store(&state, &account, batch).await {
-        Ok(answered) => answered,
-        Err(e) => vec![Err(e); answers.len()],
-    };
-    for (answer, result) in answers.into_iter().zip(answered) {
-        let _ = answer.send(result);
+    let stored = check_and_store(&state, &account, batch).await;
+    async move {
+        let answered = match stored {
+            Ok((answered, written)) => match written.on_disk().await {
+                Ok(()) => answered,
+                Err(e) => vec![Err(e.into()); answers.len()],
+            },
+            Err(e) => vec![Err(e); answers.len()],
+        };
+        for (answer, result) in answers.into_iter().zip(answered) {
+            let _ = answer.send(result);
+        }
     }
 }
 
 /// Checks each placement of a turn against the account as the turn found it and the placements
 /// accepted before it in the turn ([`buying_power::check_turn`]); stores those that fit
-/// together, and ends the turn once they are stored. The answer of each.
+/// together, and ends the turn once they are stored. The answer of each, to give once what the
+/// turn wrote is on disk.
 async fn check_and_store(
     state: &AppState,
     account: &AccountRecord,
     batch: Vec<ToPlace>,
-) -> Result<Vec<Result<Vec<Order>, ApiError>>, ApiError> {
+) -> Result<(Vec<Result<Vec<Order>, ApiError>>, Written), ApiError> {
     let mut turn = state.store.begin_turn(&account.account_id).await?;
     let (standing, _) = standing(state, &account.account_id, None).await?;
     let now = state.market.now_ms();
@@ -361,7 +373,7 @@ async fn check_and_store(
         }
     }
     let placed = state.store.insert_placements(&mut turn, &accepted).await?;
-    turn.end().await?;
+    let written = turn.end().await?;
     let mut stored = accepted.into_iter().zip(placed);
     for answer in answers.iter_mut().filter(|a| a.is_ok()) {
         let (mut orders, placed) = stored.next().expect("an answer per accepted placement");
@@ -384,7 +396,7 @@ async fn check_and_store(
         };
     }
     state.events.wake();
-    Ok(answers)
+    Ok((answers, written))
 }
 
 /// Which client id of a placement is taken.
@@ -864,7 +876,8 @@ async fn replace(
         )
         .await;
     forget_open_orders(&state, &account.account_id);
-    // Nothing was written in the turn: ending it only lets the next change of the account go.
+    // Nothing was written in the turn: ending it only lets the next change of the account go
+    // (the replacement's own commit waited for the disk, and for what it saw before it).
     if let Err(e) = turn.end().await {
         tracing::warn!(error = %e, "ending an account's turn after a replacement");
     }

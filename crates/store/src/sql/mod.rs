@@ -23,7 +23,7 @@ mod marketdata;
 mod meta;
 pub mod migrate;
 mod nonces;
-mod placements;
+pub mod placements;
 pub mod query;
 mod screeners;
 mod staged_import;
