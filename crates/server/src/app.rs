@@ -187,36 +187,52 @@ fn guarded(state: &AppState, inner: Router) -> Router {
             .layer(CatchPanicLayer::custom(|_| {
                 ApiError::internal("a handler panicked").into_response()
             }))
-            .layer(middleware::from_fn_with_state(state.config.max_header_bytes, limit_headers))
-            .layer(middleware::from_fn_with_state(state.config.max_uri_bytes, limit_target)),
+            .layer(middleware::from_fn_with_state(
+                HeadLimits {
+                    target: state.config.max_uri_bytes,
+                    headers: state.config.max_header_bytes,
+                },
+                limit_head,
+            )),
     )
 }
 
-/// Refuses a request target (path and query) over the limit, before any other work: the
-/// console's ring, the trace span and the string to sign would otherwise hold or copy it.
-async fn limit_target(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
-    let length = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
-    if length > limit {
+/// The sizes of a request's head that [`limit_head`] holds it to.
+#[derive(Debug, Clone, Copy)]
+struct HeadLimits {
+    /// The request target (path and query), in bytes.
+    target: usize,
+    /// Header names and values together, in bytes.
+    headers: usize,
+}
+
+/// Refuses a request target (path and query) or headers over their limits, before any other
+/// work: the console's ring, the trace span and the string to sign would otherwise hold or copy
+/// them.
+async fn limit_head(State(limits): State<HeadLimits>, request: Request, next: middleware::Next) -> Response {
+    let target = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
+    if target > limits.target {
         return ApiError::new(
             ErrorCode::UriTooLong,
-            format!("the request's path and query are {length} bytes long; at most {limit} are accepted"),
+            format!(
+                "the request's path and query are {target} bytes long; at most {} are accepted",
+                limits.target
+            ),
         )
         .into_response();
     }
-    next.run(request).await
-}
-
-/// Refuses headers whose names and values together exceed the limit, before any other work.
-async fn limit_headers(State(limit): State<usize>, request: Request, next: middleware::Next) -> Response {
-    let total: usize = request
+    let headers: usize = request
         .headers()
         .iter()
         .map(|(name, value)| name.as_str().len() + value.len())
         .sum();
-    if total > limit {
+    if headers > limits.headers {
         return ApiError::new(
             ErrorCode::HeadersTooLarge,
-            format!("the request's headers add up to {total} bytes; at most {limit} are accepted"),
+            format!(
+                "the request's headers add up to {headers} bytes; at most {} are accepted",
+                limits.headers
+            ),
         )
         .into_response();
     }
