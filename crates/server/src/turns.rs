@@ -85,32 +85,39 @@ impl<T: Send + 'static> Turns<T> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
     use tokio::sync::oneshot;
 
     use super::*;
 
+    type Item = (u32, oneshot::Sender<usize>);
+
+    /// A turn of 20 ms, which fails if another is under way, and whose items are answered
+    /// (with the turn's size) 20 ms after it, beside the next turn.
+    async fn a_turn(items: Vec<Item>, running: Arc<AtomicBool>) -> impl Future<Output = ()> + Send {
+        assert!(!running.swap(true, Ordering::SeqCst), "turns overlap");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        running.store(false, Ordering::SeqCst);
+        async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let size = items.len();
+            for (_, answer) in items {
+                let _ = answer.send(size);
+            }
+        }
+    }
+
     #[tokio::test]
     async fn items_queued_during_a_turn_share_the_next_one_and_turns_never_overlap() {
-        let turns: Arc<Turns<(u32, oneshot::Sender<usize>)>> = Arc::default();
-        let running = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let turns: Arc<Turns<Item>> = Arc::default();
+        let running = Arc::new(AtomicBool::new(false));
         let mut answers = Vec::new();
         for n in 0..20 {
             let (tx, rx) = oneshot::channel();
             let running = running.clone();
-            turns.queue("A", (n, tx), move |items| async move {
-                assert!(
-                    !running.swap(true, std::sync::atomic::Ordering::SeqCst),
-                    "turns overlap"
-                );
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                let size = items.len();
-                for (_, answer) in items {
-                    let _ = answer.send(size);
-                }
-                running.store(false, std::sync::atomic::Ordering::SeqCst);
-            });
+            turns.queue("A", (n, tx), move |items| a_turn(items, running));
             answers.push(rx);
         }
         let mut sizes = Vec::new();
@@ -123,21 +130,26 @@ mod tests {
         assert!(turns_taken < 20.0, "{sizes:?}");
     }
 
+    /// A turn of 50 ms that says when it starts and answers its items as it ends.
+    async fn a_long_turn(
+        items: Vec<oneshot::Sender<()>>,
+        started: oneshot::Sender<()>,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = started.send(());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        items.into_iter().for_each(|answer| {
+            let _ = answer.send(());
+        });
+        std::future::ready(())
+    }
+
     #[tokio::test]
     async fn an_exclusive_turn_waits_for_the_turn_under_way() {
         let turns: Arc<Turns<oneshot::Sender<()>>> = Arc::default();
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         let (started_tx, started) = oneshot::channel::<()>();
-        turns.queue("A", tx, move |items| async move {
-            let _ = started_tx.send(());
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            items.into_iter().for_each(|answer| {
-                let _ = answer.send(());
-            });
-            std::future::ready(())
-        });
+        turns.queue("A", tx, move |items| a_long_turn(items, started_tx));
         started.await.unwrap();
-        let mut rx = rx;
         let _held = turns.take("A").await;
         assert!(
             rx.try_recv().is_ok(),

@@ -15,7 +15,7 @@
 //! A turn's commit does not wait for the disk (`synchronous_commit` off for that transaction
 //! alone): the lock goes to the next turn, on any node, while this one's commit record is being
 //! written, so that one account's turns overlap their disk writes instead of queueing behind
-//! each one. Before anything of the turn is answered, [`AccountTurn::end`] waits for the disk
+//! each one. Before anything of the turn is answered, [`Written::on_disk`] waits for the disk
 //! with a transaction of its own whose commit follows the turn's in the write-ahead log: an
 //! answer is given only once what the turn wrote, and what it saw of the turns before it, is on
 //! disk. A crash before that loses only placements nobody was told about.
