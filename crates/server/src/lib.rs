@@ -7,7 +7,6 @@
 //! `signet_store`. Every refusal is an [`ApiError`].
 
 pub mod admin;
-pub mod app;
 pub mod auth;
 pub mod config;
 pub mod console;
@@ -24,10 +23,12 @@ pub mod openapi;
 pub mod pagination;
 pub mod ratelimit;
 pub mod reservations;
+pub mod router;
 pub mod secrets;
 pub mod serve;
 pub mod simulator;
 pub mod startup;
+pub mod state;
 pub mod streaming;
 pub mod tokens;
 pub mod trading;

@@ -16,12 +16,12 @@ use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
 use crate::simulator::Simulator;
+use crate::state::AppState;
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
 #[derive(IntoResponses)]

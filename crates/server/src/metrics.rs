@@ -31,7 +31,7 @@ use prometheus_client::registry::Registry;
 use signet_model::ErrorCode;
 use signet_store::Store;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {

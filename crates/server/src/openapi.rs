@@ -3,7 +3,8 @@
 //! with `SIGNET_UPDATE_OPENAPI=1 cargo test -p signet-server --test api openapi`).
 //!
 //! Each operation is described by the `#[utoipa::path]` attribute on its handler, which its
-//! area's router mounts with `routes!` ([`crate::app::documented_routes`]); each body by the
+//! area's router mounts with `routes!` and [`crate::router`] gathers (`documented_routes`, handed
+//! to [`document`]); each body by the
 //! `ToSchema` derive on its wire type in `signet-model`. What every signed operation shares is
 //! added here, once: the seven headers of section 5.1, the signature as the security scheme,
 //! and the error answers of the authentication layer.
@@ -227,21 +228,20 @@ const ERRORS: [(&str, &str, &str); 12] = [
 ];
 
 /// The document, as served and committed: pretty-printed JSON with its keys sorted, and a final
-/// newline.
-pub fn json() -> &'static str {
+/// newline. Made once, from the routes `routes` gives.
+pub fn json(routes: fn() -> utoipa::openapi::OpenApi) -> &'static str {
     static JSON: OnceLock<String> = OnceLock::new();
     JSON.get_or_init(|| {
-        let mut text = serde_json::to_string_pretty(&document()).expect("the document serializes");
+        let mut text = serde_json::to_string_pretty(&document(routes())).expect("the document serializes");
         text.push('\n');
         text
     })
 }
 
-/// The document as JSON: what utoipa derives from the handlers and wire types, with what every
-/// signed operation shares.
-pub fn document() -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi().merge_from(crate::app::documented_routes()))
-        .expect("the document serializes");
+/// The document as JSON: what utoipa derives from the handlers (`routes`, every operation a server
+/// may mount) and wire types, with what every signed operation shares.
+pub fn document(routes: utoipa::openapi::OpenApi) -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi().merge_from(routes)).expect("the document serializes");
     doc["info"]["version"] = json!(env!("CARGO_PKG_VERSION"));
     let components = doc["components"].as_object_mut().expect("components");
     components.insert(
@@ -336,9 +336,8 @@ fn sort_keys(value: &mut Value) {
     }
 }
 
-/// Every operation of the document, as (method in upper case, path).
-pub fn operations() -> Vec<(String, String)> {
-    let doc = document();
+/// Every operation of a document, as (method in upper case, path).
+pub fn operations(doc: &Value) -> Vec<(String, String)> {
     let mut operations = Vec::new();
     for (path, item) in doc["paths"].as_object().into_iter().flatten() {
         for (method, _) in item.as_object().into_iter().flatten() {

@@ -12,7 +12,6 @@ use signet_store::redis::{Redis, RedisArrivals, RedisNonces, RedisStreams};
 use signet_store::{NonceStore, StoreError};
 use tokio::net::TcpListener;
 
-use crate::app::{AppState, router};
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::apps::AppDirectory;
 use crate::config::{ConfigError, ServerConfig};
@@ -22,7 +21,9 @@ use crate::engine::{Engine, run_ticker};
 use crate::metrics::Metrics;
 use crate::ratelimit::Limiter;
 use crate::reservations::Reservations;
+use crate::router::router;
 use crate::simulator::Simulator;
+use crate::state::AppState;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -205,11 +206,11 @@ impl Server {
         );
         let limits = self.state.config.connections;
         let events_only = self.events_listener.map(|listener| {
-            let app = crate::app::events_router(self.state.clone());
+            let app = crate::router::events_router(self.state.clone());
             tokio::spawn(crate::serve::serve(listener, app, limits, until_closing()))
         });
         let metrics = self.metrics_listener.map(|listener| {
-            let app = crate::app::metrics_router(self.state.clone());
+            let app = crate::router::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
         });
         let feed = self.mqtt_listener.map(|listener| {

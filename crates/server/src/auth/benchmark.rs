@@ -7,9 +7,9 @@ use axum::middleware::Next;
 use axum::response::Response;
 use signet_model::ErrorCode;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
+use crate::state::AppState;
 
 pub async fn unverified(state: AppState, mut request: Request, next: Next) -> Result<Response, ApiError> {
     let app_key = request

@@ -28,11 +28,11 @@ use signet_signing::{Encoding, SigningHeaders, StringToSign, decode_query, perce
 
 use self::apps::ActiveApp;
 use self::headers::AuthHeaders;
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::legacy::{ApiVersion, Compat};
 use crate::metrics::Legacy;
+use crate::state::AppState;
 
 /// Kept past the request's window so that a nonce is remembered as long as its request could
 /// still be accepted, plus a margin for clocks of several nodes.

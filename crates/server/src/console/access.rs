@@ -22,8 +22,8 @@ use signet_domain::ratelimit::{Limit, admit, peek};
 use signet_domain::simulator::clock::wall_clock_ms;
 
 use super::layout::ConsoleError;
-use crate::app::AppState;
 use crate::secrets::random_hex;
+use crate::state::AppState;
 use crate::tokens::hash_token;
 
 const COOKIE: &str = "signet_console";

@@ -20,7 +20,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// A session ends after this long without a page.
 pub const IDLE: Duration = Duration::from_secs(12 * 3600);

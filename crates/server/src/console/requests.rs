@@ -19,8 +19,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use signet_model::ErrorCode;
 
-use crate::app::AppState;
 use crate::error::Explanation;
+use crate::state::AppState;
 
 /// Requests kept for the Requests page.
 pub const KEPT: usize = 2_000;

@@ -39,12 +39,12 @@ use tokio::sync::{mpsc, oneshot};
 use tonic::{Code, Status};
 
 use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
-use crate::app::AppState;
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::headers::AuthHeaders;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::legacy::ApiVersion;
+use crate::state::AppState;
 
 /// The subscription's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

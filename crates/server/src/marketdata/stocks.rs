@@ -26,12 +26,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::bar_rows::{self, BarRow};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::simulator::MarketError;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

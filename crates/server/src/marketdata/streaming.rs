@@ -16,9 +16,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::stocks::{DEFAULT_DEPTH, MAX_DEPTH, check_category};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
+use crate::state::AppState;
 use crate::streaming::feed;
 use crate::streaming::sessions::{Session, kind};
 

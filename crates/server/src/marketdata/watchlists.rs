@@ -16,11 +16,11 @@ use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::secrets::random_hex;
+use crate::state::AppState;
 
 /// WATCHLIST_NOT_FOUND: no watchlist of the calling app has this id
 #[derive(IntoResponses)]

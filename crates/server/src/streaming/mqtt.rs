@@ -30,7 +30,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
 use super::sessions::{ConnectRefusal, Session, UnboundRefusal, UnboundSlot};
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Accepts connections until the task is dropped. One that finds no place among the unbound
 /// connections is dropped at once: it costs neither a task nor a buffer.

@@ -14,11 +14,11 @@ use signet_store::TokenRecord;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::JsonBody;
 use crate::secrets::random_hex;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -17,11 +17,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::orders::{AccountDenied, AccountParam, account, last_price, standing};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::legacy::ApiVersion;
 use crate::pagination;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -18,11 +18,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::orders::{AccountDenied, AccountParam, account};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::pagination;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list))

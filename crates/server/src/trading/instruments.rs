@@ -12,10 +12,10 @@ use signet_store::InstrumentQuery;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(profiles))

@@ -9,7 +9,7 @@ pub mod orders;
 
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     accounts::routes()

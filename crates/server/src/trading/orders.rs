@@ -30,7 +30,6 @@ use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
@@ -39,6 +38,7 @@ use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::reservations::View;
 use crate::secrets::random_hex;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

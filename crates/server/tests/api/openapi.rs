@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use reqwest::Method;
-use signet_server::app::Mounted;
 use signet_server::config::ServerConfig;
 use signet_server::legacy::Compat;
+use signet_server::router::Mounted;
 
 use crate::common::TestServer;
 
@@ -76,16 +76,19 @@ fn operations_of(api: &utoipa::openapi::OpenApi) -> BTreeSet<(String, String)> {
 /// them all and nothing else, but for the routes another configuration mounts.
 #[test]
 fn every_route_is_documented_and_every_operation_routed() {
-    let documented: BTreeSet<(String, String)> = signet_server::openapi::operations().into_iter().collect();
+    let documented: BTreeSet<(String, String)> =
+        signet_server::openapi::operations(&signet_server::router::openapi_document())
+            .into_iter()
+            .collect();
     assert_eq!(
-        operations_of(&signet_server::app::documented_routes()),
+        operations_of(&signet_server::router::documented_routes()),
         documented,
         "the document describes what the routers declare"
     );
     let mounted = |adjust: fn(&mut ServerConfig)| {
         let mut config = ServerConfig::default();
         adjust(&mut config);
-        let Mounted { unsigned, signed } = signet_server::app::mounted(&config);
+        let Mounted { unsigned, signed } = signet_server::router::mounted(&config);
         (
             operations_of(unsigned.get_openapi()),
             operations_of(signed.get_openapi()),
@@ -122,7 +125,7 @@ fn every_route_is_documented_and_every_operation_routed() {
 
 #[test]
 fn every_signed_operation_describes_the_headers_the_scheme_and_the_errors() {
-    let doc = signet_server::openapi::document();
+    let doc = signet_server::router::openapi_document();
     let mut signed = 0;
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for (method, operation) in item.as_object().expect("a path item") {
@@ -169,7 +172,7 @@ fn every_signed_operation_describes_the_headers_the_scheme_and_the_errors() {
         }
     }
     assert!(signed >= 60, "{signed} signed operations");
-    let operations = signet_server::openapi::operations();
+    let operations = signet_server::openapi::operations(&signet_server::router::openapi_document());
     let ids: BTreeSet<&str> = doc["paths"]
         .as_object()
         .unwrap()
@@ -194,7 +197,7 @@ fn every_reference_resolves() {
             _ => {}
         }
     }
-    let doc = signet_server::openapi::document();
+    let doc = signet_server::router::openapi_document();
     let mut found = Vec::new();
     refs(&doc, &mut found);
     assert!(!found.is_empty());
@@ -213,7 +216,7 @@ fn every_reference_resolves() {
 async fn every_documented_operation_reaches_its_handler() {
     let server = TestServer::start_with(|c| c.compat = Compat::Legacy).await;
     let client = server.client();
-    for (method, path) in signet_server::openapi::operations() {
+    for (method, path) in signet_server::openapi::operations(&signet_server::router::openapi_document()) {
         if signet_server::openapi::UNSIGNED.contains(&path.as_str()) {
             let response = crate::common::http().get(server.url(&path)).send().await.expect("sent");
             assert_eq!(response.status(), 200, "GET {path}");

@@ -13,10 +13,10 @@ use signet_model::wire::WireEnum;
 use signet_store::{OrderQuery, TimelineEvent};
 
 use super::{FILLS_READ, f64_of, given, money, valued};
-use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::charts;
 use crate::console::layout::{ConsoleError, Tab, page};
+use crate::state::AppState;
 
 /// Orders an account page lists.
 const ORDERS_SHOWN: u32 = 50;

@@ -12,9 +12,9 @@ use signet_store::TokenSelector;
 
 use super::csrf_field;
 use crate::admin::Admin;
-use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::layout::{ConsoleError, Tab, page};
+use crate::state::AppState;
 
 /// `/console/apps`: apps, their accounts and tokens, and the forms that change them.
 pub async fn apps(State(state): State<AppState>, session: Session) -> Result<Markup, ConsoleError> {

@@ -13,10 +13,10 @@ use signet_domain::trading::valuation::PastFill;
 use signet_store::AccountRecord;
 
 use super::{FILLS_READ, csrf_field, f64_of, given};
-use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::charts::{self, Mark};
 use crate::console::layout::{ConsoleError, Tab, page};
+use crate::state::AppState;
 
 /// Fills a price chart marks, the newest.
 const MARKS_SHOWN: usize = 200;

@@ -23,7 +23,7 @@ use signet_domain::trading::valuation::{self, Book, PastFill};
 use signet_store::AccountRecord;
 
 use super::layout::ConsoleError;
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Fills the charts and today's P&L read, newest first: an account with more shows its
 /// recent history only (and today's P&L counts only these of today's).

@@ -6,10 +6,10 @@ use axum::extract::State;
 use maud::{Markup, html};
 
 use super::{money, valued};
-use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::charts;
 use crate::console::layout::{ConsoleError, Tab, page};
+use crate::state::AppState;
 
 /// `/console/`: apps and their accounts, and the interface's traffic.
 pub async fn overview(State(state): State<AppState>, session: Session) -> Result<Markup, ConsoleError> {

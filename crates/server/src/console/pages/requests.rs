@@ -5,10 +5,10 @@ use maud::{Markup, html};
 use serde::Deserialize;
 use signet_domain::times::format_ms;
 
-use crate::app::AppState;
 use crate::console::access::Session;
 use crate::console::layout::{ConsoleError, Tab, page};
 use crate::console::requests::{EXPLAINED, Entry, KEPT};
+use crate::state::AppState;
 
 #[derive(Deserialize)]
 pub struct RequestFilter {

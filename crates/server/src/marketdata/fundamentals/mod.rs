@@ -39,10 +39,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::screeners::params::{LegacyPage, param};
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{QueryParams, given};
 use crate::pagination;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

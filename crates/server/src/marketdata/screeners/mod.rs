@@ -38,10 +38,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use self::params::*;
-use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::pagination;
+use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

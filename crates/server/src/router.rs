@@ -1,7 +1,6 @@
 //! The router: unsigned probes, then the authentication layer in front of every area, with
 //! answers for unknown and retired paths.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Request, State};
@@ -10,7 +9,6 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use signet_model::ErrorCode;
-use signet_store::{NonceStore, Store};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -18,40 +16,9 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
-use crate::simulator::Simulator;
-
-/// What every handler and the authentication layer share.
-#[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<ServerConfig>,
-    pub store: Arc<dyn Store>,
-    pub nonces: Arc<dyn NonceStore>,
-    pub apps: Arc<AppDirectory>,
-    pub market: Arc<Simulator>,
-    /// The engine's ticks, which the simulator's step also drives.
-    pub engine: Arc<crate::engine::Engine>,
-    /// What open orders hold back, per account, between placements.
-    pub reservations: Arc<crate::reservations::Reservations>,
-    /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<crate::turns::Turns<crate::trading::orders::Queued>>,
-    /// The open orders the engine's ticks match.
-    pub book: Arc<crate::engine::book::Book>,
-    pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
-    pub metrics: Arc<crate::metrics::Metrics>,
-    /// This node's order events, for the trade-events subscriptions.
-    pub events: Arc<crate::events::hub::EventHub>,
-    /// The apps' open trade-events streams, counted against `--events-max-streams`.
-    pub event_slots: Arc<crate::events::slots::StreamSlots>,
-    /// The sessions of the quotes feed over MQTT on this node.
-    pub streams: Arc<crate::streaming::Streams>,
-    /// The master key, for what the console administers (apps' secrets are sealed with it).
-    pub key: Arc<crate::secrets::MasterKey>,
-    /// The operator console's memory; `None` when the console is off.
-    pub console: Option<Arc<crate::console::Console>>,
-}
+use crate::state::AppState;
 
 /// `/health` and `/openapi.json`: unsigned.
 fn probes() -> OpenApiRouter<AppState> {
@@ -115,6 +82,11 @@ pub fn mounted(config: &ServerConfig) -> Mounted {
 /// describes. The legacy paths are among them although only `--compat legacy` mounts them.
 pub fn documented_routes() -> utoipa::openapi::OpenApi {
     probes().merge(metrics()).merge(signed()).merge(legacy()).into_openapi()
+}
+
+/// The interface's OpenAPI document ([`crate::openapi`]), of every route a server may mount.
+pub fn openapi_document() -> serde_json::Value {
+    crate::openapi::document(documented_routes())
 }
 
 pub fn router(state: AppState) -> Router {
@@ -271,7 +243,7 @@ async fn health(State(state): State<AppState>) -> Response {
 async fn openapi_json() -> Response {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
-        crate::openapi::json(),
+        crate::openapi::json(documented_routes),
     )
         .into_response()
 }
