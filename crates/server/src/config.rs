@@ -69,7 +69,7 @@ pub struct ServerConfig {
     /// single node; after a restart, requests signed before it are refused for one window.
     pub memory_nonces: bool,
     /// The trade-events subscription over gRPC: ping interval, subscriber buffer.
-    pub events: crate::events::EventsConfig,
+    pub events: crate::events::config::EventsConfig,
     /// Where the quotes feed's MQTT endpoint listens; off when `None`.
     pub mqtt_listen: Option<SocketAddr>,
     /// The quotes feed's limits.
@@ -108,7 +108,7 @@ impl Default for ServerConfig {
             redis_url: None,
             redis_key_prefix: "signet:".into(),
             memory_nonces: false,
-            events: crate::events::EventsConfig::default(),
+            events: crate::events::config::EventsConfig::default(),
             mqtt_listen: None,
             streaming: crate::streaming::StreamingConfig::default(),
             console: true,

@@ -18,9 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{self, HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{MatchedPath, Request};
+use axum::http::{self, Method, StatusCode};
 use pin_project_lite::pin_project;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
@@ -31,7 +30,7 @@ use prometheus_client::registry::Registry;
 use signet_model::ErrorCode;
 use signet_store::Store;
 
-use crate::state::AppState;
+use crate::config::ServerConfig;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -449,7 +448,7 @@ impl Metrics {
     /// Sets `signet_orders` from the database, unless it was read less than
     /// [`ORDER_COUNT_INTERVAL`] ago: a scrape that arrives while another counts waits for that
     /// count instead of scanning the table again.
-    async fn count_orders(&self, store: &dyn Store) {
+    pub async fn count_orders(&self, store: &dyn Store) {
         let mut counted_at = self.orders_counted_at.lock().await;
         if counted_at.is_some_and(|at| at.elapsed() < ORDER_COUNT_INTERVAL) {
             return;
@@ -478,12 +477,14 @@ impl Metrics {
 
 /// The two layers that count requests, or none in a benchmark build run with
 /// `--benchmark-no-metrics` (the baseline of what they cost).
-pub fn layers(state: &AppState) -> Option<(RecordLayer, TagLayer)> {
+pub fn layers(metrics: &Arc<Metrics>, config: &ServerConfig) -> Option<(RecordLayer, TagLayer)> {
     #[cfg(feature = "benchmark-no-auth")]
-    if state.config.benchmark_no_metrics {
+    if config.benchmark_no_metrics {
         return None;
     }
-    Some((RecordLayer(state.metrics.clone()), TagLayer(state.metrics.clone())))
+    #[cfg(not(feature = "benchmark-no-auth"))]
+    let _ = config;
+    Some((RecordLayer(metrics.clone()), TagLayer(metrics.clone())))
 }
 
 /// What a layer keeps for one endpoint: axum's `Router::layer` wraps each route (and each
@@ -659,27 +660,6 @@ impl<F: Future<Output = Result<http::Response<B>, E>>, B, E> Future for Tagged<F
         }
         Poll::Ready(Ok(response))
     }
-}
-
-/// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now, unless a
-/// scrape read them less than a second ago.
-#[utoipa::path(
-    get,
-    path = "/metrics",
-    operation_id = "metrics",
-    summary = "Prometheus metrics",
-    tag = "service",
-    description = "Prometheus metrics in the OpenMetrics text format, unsigned. Served here when the server listens on a loopback address (`--metrics auto`, the default) or runs with `--metrics on`, and never with `--metrics-listen`, which serves them on its own address only.",
-    responses((status = 200, description = "The metrics", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String))
-)]
-pub async fn scrape(State(state): State<AppState>) -> Response {
-    state.metrics.count_orders(state.store.as_ref()).await;
-    let mut response = state.metrics.encode().into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-    );
-    response
 }
 
 #[cfg(test)]

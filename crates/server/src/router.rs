@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderName, Method, StatusCode};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
@@ -29,7 +29,7 @@ fn probes() -> OpenApiRouter<AppState> {
 
 /// `/metrics`: unsigned, on the main address or alone on `--metrics-listen`.
 fn metrics() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(crate::metrics::scrape))
+    OpenApiRouter::new().routes(routes!(scrape))
 }
 
 /// The signed operations of the interface, area by area (the legacy paths are in
@@ -91,7 +91,7 @@ pub fn openapi_document() -> serde_json::Value {
 
 pub fn router(state: AppState) -> Router {
     let Mounted { unsigned, signed } = mounted(&state.config);
-    let metrics = crate::metrics::layers(&state);
+    let metrics = crate::metrics::layers(&state.metrics, &state.config);
     let signed = Router::from(signed)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
@@ -101,8 +101,8 @@ pub fn router(state: AppState) -> Router {
             crate::auth::limit_addresses,
         ))
         .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
-        .layer(tower::util::option_layer(state.console.is_some().then(|| {
-            middleware::from_fn_with_state(state.clone(), crate::console::requests::record)
+        .layer(tower::util::option_layer(state.console.clone().map(|console| {
+            middleware::from_fn_with_state(console, crate::console::requests::record)
         })))
         .with_state(state.clone());
 
@@ -149,7 +149,7 @@ fn guarded(state: &AppState, inner: Router) -> Router {
     let request_id = HeaderName::from_static(signet_model::headers::REQUEST_ID);
     inner.layer(
         ServiceBuilder::new()
-            .option_layer(crate::metrics::layers(state).map(|(record, _)| record))
+            .option_layer(crate::metrics::layers(&state.metrics, &state.config).map(|(record, _)| record))
             .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
             .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
                 let id = request.headers().get(signet_model::headers::REQUEST_ID).and_then(|v| v.to_str().ok());
@@ -242,10 +242,31 @@ async fn health(State(state): State<AppState>) -> Response {
 )]
 async fn openapi_json() -> Response {
     (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        [(header::CONTENT_TYPE, "application/json")],
         crate::openapi::json(documented_routes),
     )
         .into_response()
+}
+
+/// `GET /metrics`: unsigned, like `/health`. Counts that need the database are read now, unless a
+/// scrape read them less than a second ago.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    summary = "Prometheus metrics",
+    tag = "service",
+    description = "Prometheus metrics in the OpenMetrics text format, unsigned. Served here when the server listens on a loopback address (`--metrics auto`, the default) or runs with `--metrics on`, and never with `--metrics-listen`, which serves them on its own address only.",
+    responses((status = 200, description = "The metrics", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String))
+)]
+pub async fn scrape(State(state): State<AppState>) -> Response {
+    state.metrics.count_orders(state.store.as_ref()).await;
+    let mut response = state.metrics.encode().into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    response
 }
 
 /// Areas the interface no longer offers (spec section 1; catalog section 10).

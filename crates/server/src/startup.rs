@@ -141,7 +141,9 @@ impl Server {
             event_slots,
             streams,
             key: database.key.clone(),
-            console: config.console.then(|| Arc::new(crate::console::Console::default())),
+            console: config
+                .console
+                .then(|| Arc::new(crate::console::memory::Console::default())),
             config: Arc::new(config),
         };
         Ok(Server {

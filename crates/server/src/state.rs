@@ -36,5 +36,5 @@ pub struct AppState {
     /// The master key, for what the console administers (apps' secrets are sealed with it).
     pub key: Arc<crate::secrets::MasterKey>,
     /// The operator console's memory; `None` when the console is off.
-    pub console: Option<Arc<crate::console::Console>>,
+    pub console: Option<Arc<crate::console::memory::Console>>,
 }

@@ -6,10 +6,8 @@
 //! deployment accepts them. A session's CSRF token is an HMAC of its cookie value: nothing more
 //! is stored, and a page of another site, which cannot read the cookie, cannot make it.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, FromRequestParts, Query, State};
 use axum::http::request::Parts;
@@ -18,7 +16,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 use hmac::{KeyInit, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
-use signet_domain::ratelimit::{Limit, admit, peek};
 use signet_domain::simulator::clock::wall_clock_ms;
 
 use super::layout::ConsoleError;
@@ -28,52 +25,8 @@ use crate::tokens::hash_token;
 
 const COOKIE: &str = "signet_console";
 
-/// Failed logins an address may make in a minute.
-const FAILED_LOGINS: Limit = Limit {
-    requests: 5,
-    window: Duration::from_secs(60),
-};
-
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// Failed logins per client address (GCRA, as the interface's rate limits).
-pub struct LoginLimiter {
-    started: Instant,
-    failures: Mutex<HashMap<IpAddr, u64>>,
-}
-
-impl Default for LoginLimiter {
-    fn default() -> Self {
-        LoginLimiter {
-            started: Instant::now(),
-            failures: Mutex::new(HashMap::new()),
-        }
-    }
-}
-
-impl LoginLimiter {
-    fn now_ms(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Seconds until `address` may try again, when it has failed too often.
-    fn blocked(&self, address: IpAddr) -> Option<u64> {
-        let failures = self.failures.lock().expect("login limiter");
-        let decision = peek(&failures, &address, FAILED_LOGINS, self.now_ms());
-        (!decision.allowed).then_some(decision.retry_after_secs)
-    }
-
-    fn failed(&self, address: IpAddr) {
-        let now = self.now_ms();
-        admit(
-            &mut self.failures.lock().expect("login limiter"),
-            address,
-            FAILED_LOGINS,
-            now,
-        );
-    }
 }
 
 #[derive(Deserialize)]

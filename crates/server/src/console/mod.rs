@@ -10,6 +10,7 @@
 pub mod access;
 mod charts;
 mod layout;
+pub mod memory;
 mod pages;
 pub mod requests;
 
@@ -22,17 +23,12 @@ use axum::routing::{get, post};
 
 use crate::state::AppState;
 
+pub use memory::Console;
+
 /// A session ends after this long without a page.
 pub const IDLE: Duration = Duration::from_secs(12 * 3600);
 /// How long a login link works unless told otherwise.
 pub const LINK_TTL: Duration = Duration::from_secs(600);
-
-/// What the console keeps in memory: the traffic it shows and the failed logins it limits.
-#[derive(Default)]
-pub struct Console {
-    pub requests: requests::Recorder,
-    pub logins: access::LoginLimiter,
-}
 
 /// Every page and action of the console.
 pub fn router() -> Router<AppState> {

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::mem::size_of;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{Request, State};
@@ -19,8 +19,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use signet_model::ErrorCode;
 
+use super::memory::Console;
 use crate::error::Explanation;
-use crate::state::AppState;
 
 /// Requests kept for the Requests page.
 pub const KEPT: usize = 2_000;
@@ -247,10 +247,7 @@ impl Recorder {
 }
 
 /// The layer in front of the signed interface: records each request once its answer is known.
-pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(console) = state.console.clone() else {
-        return next.run(request).await;
-    };
+pub async fn record(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let arrived = Arrived::of(&request);
     let response = next.run(request).await;

@@ -18,9 +18,12 @@
 //! its message is at most [`MAX_SUBSCRIBE_BYTES`] (refused from its declared length, unread) and
 //! names at most [`MAX_ACCOUNTS`] accounts, each counted once.
 
+pub mod config;
 pub mod hub;
 pub mod proto;
 pub mod slots;
+
+pub use config::EventsConfig;
 
 use std::future::Future as _;
 use std::pin::Pin;
@@ -45,32 +48,6 @@ use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::legacy::ApiVersion;
 use crate::state::AppState;
-
-/// The subscription's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EventsConfig {
-    /// Also serve the subscription on this address (gRPC only), beside the HTTP address.
-    pub listen: Option<std::net::SocketAddr>,
-    /// How often an open stream receives a `Ping`.
-    pub ping_interval: Duration,
-    /// How many events a subscriber may fall behind before its stream is ended with
-    /// `UNAVAILABLE`.
-    pub buffer: usize,
-    /// Open streams per app, on every node sharing Redis (else on this node); one more is
-    /// refused with `NumOfConnExceed`.
-    pub max_streams_per_app: usize,
-}
-
-impl Default for EventsConfig {
-    fn default() -> Self {
-        EventsConfig {
-            listen: None,
-            ping_interval: Duration::from_secs(15),
-            buffer: 1024,
-            max_streams_per_app: 10,
-        }
-    }
-}
 
 /// Whether a request is gRPC (`application/grpc`, with or without `+proto` and parameters).
 pub fn is_grpc(request: &Request) -> bool {
