@@ -9,10 +9,10 @@ use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
+use signet_server::broker::simulator::MarketConfig;
 use signet_server::legacy::Compat;
 use signet_server::ratelimit::{self, RateLimits};
 use signet_server::serve::ConnectionLimits;
-use signet_server::simulator::MarketConfig;
 use signet_server::{Admin, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use signet_domain::trading::accounting::Commission;
 
-use crate::simulator::MarketConfig;
+use crate::broker::simulator::MarketConfig;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]

@@ -10,8 +10,8 @@ use signet_model::error::SignatureDebug;
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::StoreError;
 
+use crate::broker::simulator::MarketError;
 use crate::secrets::KeyError;
-use crate::simulator::MarketError;
 
 /// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
 /// that helps an honest client fix its request.

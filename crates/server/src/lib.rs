@@ -8,10 +8,10 @@
 
 pub mod admin;
 pub mod auth;
+pub mod broker;
 pub mod config;
 pub mod console;
 pub mod database;
-pub mod engine;
 pub mod error;
 pub mod events;
 pub mod extract;
@@ -22,17 +22,14 @@ pub mod metrics;
 pub mod openapi;
 pub mod pagination;
 pub mod ratelimit;
-pub mod reservations;
 pub mod router;
 pub mod secrets;
 pub mod serve;
-pub mod simulator;
 pub mod startup;
 pub mod state;
 pub mod streaming;
 pub mod tokens;
 pub mod trading;
-pub mod turns;
 
 pub use admin::{Admin, AdminError, Credentials};
 pub use config::ServerConfig;

@@ -16,11 +16,11 @@ use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::broker::simulator::Simulator;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
-use crate::simulator::Simulator;
 use crate::state::AppState;
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
@@ -96,10 +96,10 @@ async fn quote(
     let symbol = p
         .symbol
         .ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
-    state.market.sync().await?;
+    state.simulator.sync().await?;
     Ok(Json(to_wire(
-        &state.market,
-        &state.market.quote(&symbol.to_ascii_uppercase())?,
+        &state.simulator,
+        &state.simulator.quote(&symbol.to_ascii_uppercase())?,
     )))
 }
 
@@ -130,7 +130,7 @@ async fn set(
     require_admin(&caller)?;
     let symbol = request.symbol.trim().to_ascii_uppercase();
     let quote = if request.release {
-        state.market.release(&symbol)?
+        state.simulator.release(&symbol)?
     } else {
         let price = decimal("price", request.price.as_deref())?
             .ok_or_else(|| ApiError::illegal_parameter("price is required (or release: true)"))?;
@@ -138,11 +138,11 @@ async fn set(
             decimal("bid", request.bid.as_deref())?,
             decimal("ask", request.ask.as_deref())?,
         );
-        state.market.pin(&symbol, price, bid, ask, request.size)?
+        state.simulator.pin(&symbol, price, bid, ask, request.size)?
     };
     // Pushed at once to the sessions that receive it, without waiting for a tick.
-    state.engine.announce(state.market.now_ms());
-    Ok(Json(to_wire(&state.market, &quote)))
+    state.engine.announce(state.simulator.now_ms());
+    Ok(Json(to_wire(&state.simulator, &quote)))
 }
 
 #[utoipa::path(
@@ -182,13 +182,13 @@ async fn clock(State(state): State<AppState>, caller: Caller) -> Result<Json<Mar
 }
 
 pub(crate) fn clock_view(state: &AppState) -> MarketClock {
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let ny = NewYork::of(now);
     MarketClock {
         time: format_ms(now),
         date: format_day(ny.day),
         session: ny.session().as_str().to_owned(),
-        mode: match state.market.clock_mode() {
+        mode: match state.simulator.clock_mode() {
             ClockMode::Real => "REAL",
             ClockMode::Running { .. } => "RUNNING",
             ClockMode::Manual => "MANUAL",

@@ -14,15 +14,15 @@ use tokio::net::TcpListener;
 
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::apps::AppDirectory;
+use crate::broker::claims::ClaimsCache;
+use crate::broker::engine::book::Book;
+use crate::broker::engine::{Engine, run_ticker};
+use crate::broker::simulator::Simulator;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
-use crate::engine::book::Book;
-use crate::engine::{Engine, run_ticker};
 use crate::metrics::Metrics;
 use crate::ratelimit::Limiter;
-use crate::reservations::Reservations;
 use crate::router::router;
-use crate::simulator::Simulator;
 use crate::state::AppState;
 
 #[derive(Debug, thiserror::Error)]
@@ -92,17 +92,17 @@ impl Server {
                 None => Limiter::new(limits),
             })
         });
-        let market = Simulator::start(store.clone(), config.market).await?;
-        let reservations = Arc::new(match shared {
-            true => Reservations::shared(),
-            false => Reservations::default(),
+        let simulator = Simulator::start(store.clone(), config.market).await?;
+        let claims = Arc::new(match shared {
+            true => ClaimsCache::shared(),
+            false => ClaimsCache::default(),
         });
         let book = Arc::new(match shared {
             true => Book::shared(),
             false => Book::default(),
         });
         let metrics: Arc<Metrics> = Arc::default();
-        let events = Arc::new(crate::events::hub::EventHub::new(config.events.buffer));
+        let events = Arc::new(crate::broker::hub::EventHub::new(config.events.buffer));
         let event_slots = Arc::new(crate::events::slots::StreamSlots::new(
             redis.clone().map(RedisStreams::new),
         ));
@@ -111,9 +111,9 @@ impl Server {
             Engine::new(
                 events.clone(),
                 store.clone(),
-                market.clone(),
+                simulator.clone(),
                 book.clone(),
-                reservations.clone(),
+                claims.clone(),
                 config.commission,
                 move || metrics.fill(),
             )
@@ -130,9 +130,9 @@ impl Server {
             )),
             nonces,
             store,
-            market,
+            simulator,
             engine: Arc::new(engine),
-            reservations,
+            claims,
             turns: Arc::default(),
             book,
             limiter,
@@ -217,14 +217,15 @@ impl Server {
         });
         let feed = self.mqtt_listener.map(|listener| {
             let state = &self.state;
-            let feed = crate::streaming::feed::run(state.market.clone(), state.streams.clone(), state.engine.ticks());
+            let feed =
+                crate::streaming::feed::run(state.simulator.clone(), state.streams.clone(), state.engine.ticks());
             (
                 tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone())),
                 tokio::spawn(feed),
             )
         });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
-        let ticker = (self.state.market.clock_mode() != ClockMode::Manual).then(|| {
+        let ticker = (self.state.simulator.clock_mode() != ClockMode::Manual).then(|| {
             let (engine, metrics) = (self.state.engine.clone(), self.state.metrics.clone());
             tokio::spawn(run_ticker(engine, metrics, ticks_stopped))
         });

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use signet_store::{NonceStore, Store};
 
 use crate::auth::apps::AppDirectory;
+use crate::broker::simulator::Simulator;
 use crate::config::ServerConfig;
-use crate::simulator::Simulator;
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]
@@ -16,19 +16,19 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub nonces: Arc<dyn NonceStore>,
     pub apps: Arc<AppDirectory>,
-    pub market: Arc<Simulator>,
+    pub simulator: Arc<Simulator>,
     /// The engine's ticks, which the simulator's step also drives.
-    pub engine: Arc<crate::engine::Engine>,
+    pub engine: Arc<crate::broker::engine::Engine>,
     /// What open orders hold back, per account, between placements.
-    pub reservations: Arc<crate::reservations::Reservations>,
+    pub claims: Arc<crate::broker::claims::ClaimsCache>,
     /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<crate::turns::Turns<crate::trading::orders::Queued>>,
+    pub turns: Arc<crate::broker::turns::Turns<crate::trading::orders::Queued>>,
     /// The open orders the engine's ticks match.
-    pub book: Arc<crate::engine::book::Book>,
+    pub book: Arc<crate::broker::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.
-    pub events: Arc<crate::events::hub::EventHub>,
+    pub events: Arc<crate::broker::hub::EventHub>,
     /// The apps' open trade-events streams, counted against `--events-max-streams`.
     pub event_slots: Arc<crate::events::slots::StreamSlots>,
     /// The sessions of the quotes feed over MQTT on this node.

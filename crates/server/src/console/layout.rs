@@ -106,8 +106,8 @@ impl From<StoreError> for ConsoleError {
     }
 }
 
-impl From<crate::simulator::MarketError> for ConsoleError {
-    fn from(e: crate::simulator::MarketError) -> Self {
+impl From<crate::broker::simulator::MarketError> for ConsoleError {
+    fn from(e: crate::broker::simulator::MarketError) -> Self {
         ConsoleError::Api(e.into())
     }
 }

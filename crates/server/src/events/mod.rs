@@ -19,7 +19,6 @@
 //! names at most [`MAX_ACCOUNTS`] accounts, each counted once.
 
 pub mod config;
-pub mod hub;
 pub mod proto;
 pub mod slots;
 
@@ -307,7 +306,7 @@ const OUTGOING: usize = 16;
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
-    mut subscription: hub::Subscription,
+    mut subscription: crate::broker::hub::Subscription,
     sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Cut>,
     revoked: impl Future<Output = ()>,
@@ -429,11 +428,11 @@ mod tests {
 
     use super::*;
 
-    fn event(account: &str, n: usize) -> hub::TradeEvent {
-        hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
+    fn event(account: &str, n: usize) -> crate::broker::hub::TradeEvent {
+        crate::broker::hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
     }
 
-    fn open(hub: &hub::EventHub) -> EventStream {
+    fn open(hub: &crate::broker::hub::EventHub) -> EventStream {
         let (sender, receiver) = mpsc::channel(OUTGOING);
         let (cut, cut_off) = oneshot::channel();
         let config = EventsConfig {
@@ -470,7 +469,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_subscriber_that_does_not_read_is_cut_off_and_the_others_get_every_event() {
-        let hub = hub::EventHub::new(8);
+        let hub = crate::broker::hub::EventHub::new(8);
         let mut reader = open(&hub);
         let mut sleeper = open(&hub);
         assert_eq!(

@@ -26,11 +26,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::bar_rows::{self, BarRow};
+use crate::broker::simulator::MarketError;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
-use crate::simulator::MarketError;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -121,11 +121,11 @@ fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
 
 /// The quotes of `symbols` now, in the order asked; every unknown symbol named in one refusal.
 pub(crate) async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Quote>, ApiError> {
-    state.market.sync().await?;
+    state.simulator.sync().await?;
     let mut found = Vec::with_capacity(symbols.len());
     let mut unknown = Vec::new();
     for symbol in symbols {
-        match state.market.quote(symbol) {
+        match state.simulator.quote(symbol) {
             Ok(quote) => found.push(quote),
             Err(MarketError::UnknownSymbol(_)) => unknown.push(symbol.chars().take(16).collect::<String>()),
             Err(e) => return Err(e.into()),
@@ -229,7 +229,14 @@ async fn snapshots(
     Ok(Json(
         quotes
             .iter()
-            .map(|q| to_snapshot(q, state.market.session(q.instrument_id, q.time_ms), extended, overnight))
+            .map(|q| {
+                to_snapshot(
+                    q,
+                    state.simulator.session(q.instrument_id, q.time_ms),
+                    extended,
+                    overnight,
+                )
+            })
             .collect(),
     ))
 }
@@ -338,11 +345,11 @@ async fn ticks(
     let ny = NewYork::of(now.time_ms);
     let mut result = Vec::new();
     if let Some(plan) = state
-        .market
+        .simulator
         .plan_today(now.instrument_id)
         .filter(|p| core && p.day == ny.day)
     {
-        result = ticks_before(state.market.seed(), &plan, now.instrument_id, ny.second + 1, count);
+        result = ticks_before(state.simulator.seed(), &plan, now.instrument_id, ny.second + 1, count);
     }
     Ok(Json(Ticks {
         symbol: now.symbol,
@@ -443,7 +450,7 @@ async fn bars(
                 let mut rows = Vec::new();
                 for plan in trading_days(&state, id, &range).await? {
                     let until = range.until(&state, &plan);
-                    let candles = state.market.candles(id, &plan, span, until);
+                    let candles = state.simulator.candles(id, &plan, span, until);
                     let open_ms = utc_ms_of(plan.day, CORE_OPEN);
                     let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
                     rows.extend(
@@ -487,7 +494,7 @@ impl Range {
     /// Where `plan`'s trades stop for this call: at the simulator's second now (this second
     /// included), or at the close of a day that is over.
     fn until(&self, state: &AppState, plan: &DayPlan) -> i64 {
-        let now = NewYork::of(state.market.now_ms());
+        let now = NewYork::of(state.simulator.now_ms());
         if plan.day == now.day {
             now.second + 1
         } else {
@@ -501,13 +508,13 @@ impl Range {
 /// from its daily bar, so a day the simulator drew is rebuilt from the bar it stored), up to
 /// [`INTRADAY_DAYS`] in all and none after `range`'s end.
 async fn trading_days(state: &AppState, instrument_id: i64, range: &Range) -> Result<Vec<DayPlan>, ApiError> {
-    let today = NewYork::of(state.market.now_ms()).day;
+    let today = NewYork::of(state.simulator.now_ms()).day;
     let last = range.end_ms.map_or(today, |e| NewYork::of(e).day.min(today));
     let first = range.start_ms.map_or(i32::MIN, |s| NewYork::of(s).day);
     let mut plans = Vec::with_capacity(INTRADAY_DAYS);
     if last == today
         // An instrument that has no bar on a day of the history does not trade that day.
-        && let Some(plan) = state.market.plan_today(instrument_id).filter(|p| p.day == today && p.volume > 0.0)
+        && let Some(plan) = state.simulator.plan_today(instrument_id).filter(|p| p.day == today && p.volume > 0.0)
     {
         plans.push(plan);
     }
@@ -526,7 +533,7 @@ async fn trading_days(state: &AppState, instrument_id: i64, range: &Range) -> Re
 
 /// The 400 for a range in which a symbol has no bars, naming the simulator's days.
 async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
-    let today = NewYork::of(state.market.now_ms()).day;
+    let today = NewYork::of(state.simulator.now_ms()).day;
     let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
     let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
     Ok(ApiError::illegal_parameter(format!(
@@ -546,7 +553,7 @@ async fn day_bars(
     range: &Range,
     count: usize,
 ) -> Result<Vec<BarRow>, ApiError> {
-    let today = NewYork::of(state.market.now_ms()).day;
+    let today = NewYork::of(state.simulator.now_ms()).day;
     let (from, to) = (
         range.start_ms.map_or(i32::MIN, day_number_of),
         range.end_ms.map_or(today, |t| day_number_of(t).min(today)),
@@ -559,7 +566,7 @@ async fn day_bars(
         && to == today
         && range.unfinished
         && let Some(c) = state
-            .market
+            .simulator
             .session(quote.instrument_id, quote.time_ms)
             .filter(|c| c.volume > 0)
     {
@@ -640,7 +647,7 @@ async fn footprints(
         let mut rows = Vec::new();
         for plan in trading_days(&state, id, &range).await?.into_iter().filter(|_| core) {
             let until = range.until(&state, &plan);
-            let trades = intraday::trades(&plan, state.market.seed(), id, CORE_OPEN, until);
+            let trades = intraday::trades(&plan, state.simulator.seed(), id, CORE_OPEN, until);
             let sided = intraday::sides(trades, cents(plan.prev_close));
             let prints = intraday::footprints(plan.day, sided, span);
             let finished = |f: &&Footprint| range.unfinished || f.start + span <= until;

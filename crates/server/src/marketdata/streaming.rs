@@ -131,11 +131,11 @@ async fn subscribe(
     if names.is_empty() {
         return Err(ApiError::illegal_parameter("symbols is required"));
     }
-    state.market.sync().await?;
+    state.simulator.sync().await?;
     let mut found = Vec::with_capacity(names.len());
     let mut unknown = Vec::new();
     for name in names {
-        match state.market.instrument_id(&name) {
+        match state.simulator.instrument_id(&name) {
             Some(id) => found.push((id, name)),
             None => unknown.push(name.chars().take(16).collect::<String>()),
         }
@@ -150,7 +150,7 @@ async fn subscribe(
     let fresh = state.streams.subscribe(&session, &found, kinds, depth)?;
     let first: Vec<_> = fresh
         .iter()
-        .flat_map(|(id, subscription)| feed::current(&state.market, *id, subscription))
+        .flat_map(|(id, subscription)| feed::current(&state.simulator, *id, subscription))
         .collect();
     if !first.is_empty() {
         state.streams.queue(&session, first);
@@ -188,7 +188,7 @@ async fn unsubscribe(
             "name the symbols, the sub_types, or both, or send unsubscribe_all: true",
         ));
     }
-    let ids: Vec<i64> = names.iter().filter_map(|n| state.market.instrument_id(n)).collect();
+    let ids: Vec<i64> = names.iter().filter_map(|n| state.simulator.instrument_id(n)).collect();
     let instruments = (!names.is_empty()).then_some(ids.as_slice());
     state
         .streams

@@ -67,7 +67,7 @@ async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdi
 /// [`Holdings`] of an account already found (the console's, which has no caller).
 pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Result<Holdings, ApiError> {
     let (standing, positions) = standing(state, &account.account_id, None).await?;
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let positions = positions
         .into_iter()
         .map(|p| {

@@ -172,7 +172,7 @@ async fn fetch(
 
 /// Whether the simulator quotes it: then orders for it are taken and filled.
 fn trades(state: &AppState, instrument: &Instrument) -> bool {
-    state.market.instrument_id(&instrument.symbol).is_some()
+    state.simulator.instrument_id(&instrument.symbol).is_some()
 }
 
 fn row(state: &AppState, i: &Instrument, legacy: bool) -> StockInstrument {

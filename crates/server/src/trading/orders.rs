@@ -30,13 +30,13 @@ use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::broker::claims::View;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
-use crate::reservations::View;
 use crate::secrets::random_hex;
 use crate::state::AppState;
 
@@ -101,7 +101,7 @@ const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 /// The caller's account, or 403 whether it exists or not.
 pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
     let account_id = account_id.trim();
-    let known = match state.reservations.account(account_id) {
+    let known = match state.claims.account(account_id) {
         Some(known) => Some(known),
         None => state.store.account(account_id).await?,
     };
@@ -118,13 +118,13 @@ pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str)
 /// AMOUNT order's quantity at that price.
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
-    let instrument_id = state.market.instrument_id(&spec.symbol).ok_or_else(|| {
+    let instrument_id = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
         ApiError::new(
             ErrorCode::InstrumentNotFound,
             format!("no instrument has the symbol {:?}", spec.symbol),
         )
     })?;
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     if let Some(day) = spec.expire_day
         && day < NewYork::of(now).day
     {
@@ -132,7 +132,7 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
             "expire_date is in the past (of the market's clock)",
         ));
     }
-    let quote = state.market.quote_of(instrument_id, now);
+    let quote = state.simulator.quote_of(instrument_id, now);
     let market_price = quote
         .as_ref()
         .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
@@ -173,14 +173,14 @@ pub(crate) async fn standing(
     account_id: &str,
     replacing: Option<&str>,
 ) -> Result<(Standing, Vec<PositionRecord>), ApiError> {
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
     let View {
         account,
         positions,
         claims: Claims { cash, selling },
     } = state
-        .reservations
+        .claims
         .view(&*state.store, account_id, replacing, price_now)
         .await?;
     let standing = Standing {
@@ -204,7 +204,7 @@ pub(crate) async fn standing(
 /// placement prices positions and market orders at.
 pub(crate) fn last_price(state: &AppState, instrument_id: i64, now: i64) -> Decimal {
     state
-        .market
+        .simulator
         .quote_of(instrument_id, now)
         .map(|q| q.last)
         .unwrap_or_default()
@@ -260,7 +260,7 @@ fn ack(o: &Order) -> OrderAck {
     }
 }
 
-/// A placement waiting for its account's turn ([`crate::turns`]).
+/// A placement waiting for its account's turn ([`crate::broker::turns`]).
 pub struct Queued {
     orders: ToPlace,
     answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
@@ -324,7 +324,7 @@ async fn check_and_store(
 ) -> Result<(Vec<Result<Vec<Order>, ApiError>>, Written), ApiError> {
     let mut turn = state.store.begin_turn(&account.account_id).await?;
     let (standing, _) = standing(state, &account.account_id, None).await?;
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
     let placings: Vec<Placing<'_>> = batch
         .iter()
@@ -383,7 +383,7 @@ async fn check_and_store(
                     order.seq = seq;
                 }
                 state
-                    .reservations
+                    .claims
                     .placed(&account.account_id, orders.iter().map(Reserved::of));
                 state.book.placed(&orders);
                 Ok(orders)
@@ -533,7 +533,7 @@ impl Placement {
 
     /// Checks the placement in its account's turn and stores it if it fits.
     async fn place(self, state: &AppState, account: &AccountRecord) -> Result<Vec<Order>, ApiError> {
-        let orders = self.orders(account, state.market.now_ms())?;
+        let orders = self.orders(account, state.simulator.now_ms())?;
         let to_place = ToPlace {
             priced: self.orders,
             kind: self.kind,
@@ -683,7 +683,7 @@ async fn batch_place(
         prepared.push(p);
     }
     distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
-    let sim_now = state.market.now_ms();
+    let sim_now = state.simulator.now_ms();
     let orders = prepared
         .iter()
         .map(|p| new_order(&account, p, None, sim_now))
@@ -702,7 +702,7 @@ async fn batch_place(
 /// An open order changed outside placements and the engine's ticks: the account's claims and
 /// the engine's book are read again from the database.
 fn forget_open_orders(state: &AppState, account_id: &str) {
-    state.reservations.forget(account_id);
+    state.claims.forget(account_id);
     state.book.forget();
 }
 
@@ -849,8 +849,8 @@ async fn replace(
         instrument_id: order.instrument_id,
         estimate: limit_price.or(stop_price).unwrap_or_else(|| {
             state
-                .market
-                .quote_of(order.instrument_id, state.market.now_ms())
+                .simulator
+                .quote_of(order.instrument_id, state.simulator.now_ms())
                 .map(|q| q.ask)
                 .unwrap_or_default()
         }),

@@ -11,8 +11,8 @@ use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::{ComparisonMetric, ReportType};
+use signet_server::broker::simulator::MarketConfig;
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::simulator::MarketConfig;
 
 use crate::common::TestServer;
 

@@ -17,9 +17,9 @@ use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
+use signet_server::broker::simulator::MarketConfig;
 use signet_server::legacy::{Compat, PATHS};
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::simulator::MarketConfig;
 use signet_store::refresh_snapshots;
 
 use crate::common::{Answer, TestServer};

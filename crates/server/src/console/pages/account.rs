@@ -170,12 +170,12 @@ fn event_detail(e: &TimelineEvent) -> String {
 /// The account's value on the simulator's clock, from its first fill (or the hour before) to
 /// now, at the simulator's prices.
 fn value_history(state: &AppState, now_held: &Book, fills: &[PastFill]) -> Vec<(i64, f64)> {
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let start = fills.first().map_or(now - 3_600_000, |f| f.time_ms.min(now - 60_000));
     let times: Vec<i64> = (0..=VALUE_POINTS)
         .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
-    let price = |id, t| state.market.quote_of(id, t).map(|q| q.last);
+    let price = |id, t| state.simulator.quote_of(id, t).map(|q| q.last);
     valuation::history(now_held, fills, &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))

@@ -43,7 +43,7 @@ pub async fn market(
         .as_deref()
         .and_then(|id| accounts.iter().find(|a| a.account_id == id))
         .or(accounts.first());
-    let instrument = state.market.instrument_id(&symbol);
+    let instrument = state.simulator.instrument_id(&symbol);
     let body = html! {
         section #clock data-live aria-labelledby="clock-title" {
             h2 #clock-title { "Clock" }
@@ -94,7 +94,7 @@ async fn search(state: &AppState, text: &str, account: Option<&AccountRecord>) -
         .await?
         .into_iter()
         .filter(|i| {
-            state.market.instrument_id(&i.symbol).is_some()
+            state.simulator.instrument_id(&i.symbol).is_some()
                 && (i.symbol.to_ascii_lowercase().starts_with(&wanted) || i.name.to_ascii_lowercase().contains(&wanted))
         })
         .take(20)
@@ -119,8 +119,8 @@ async fn quote_section(
     account: Option<&AccountRecord>,
     csrf: &str,
 ) -> Result<Markup, ConsoleError> {
-    let now_quote = state.market.quote(symbol)?;
-    let quote = crate::market::to_wire(&state.market, &now_quote);
+    let now_quote = state.simulator.quote(symbol)?;
+    let quote = crate::market::to_wire(&state.simulator, &now_quote);
     let fills = match account {
         Some(a) => {
             state
@@ -135,12 +135,12 @@ async fn quote_section(
         price: f64_of(f.price),
         buy: f.side == signet_model::orders::Side::Buy,
     };
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let today = NewYork::of(now).day;
     // The day's one-minute closes, then the quote now (a pinned price among them).
-    let mut intraday: Vec<(i64, f64)> = match state.market.plan_today(instrument_id) {
+    let mut intraday: Vec<(i64, f64)> = match state.simulator.plan_today(instrument_id) {
         Some(plan) => state
-            .market
+            .simulator
             .candles(instrument_id, &plan, 60, NewYork::of(now).second + 1)
             .iter()
             .map(|c| (utc_ms_of(c.day, c.start), cents(c.close)))
@@ -224,7 +224,7 @@ pub async fn market_set(
     session.verify(form.csrf.as_deref())?;
     let symbol = form.symbol.trim().to_ascii_uppercase();
     if form.release.is_some() {
-        state.market.release(&symbol)?;
+        state.simulator.release(&symbol)?;
         tracing::info!(target: "console", session = %session.who, %symbol, "console: released a price");
     } else {
         let price: Decimal = form
@@ -233,10 +233,10 @@ pub async fn market_set(
             .map(str::trim)
             .and_then(|p| p.parse().ok())
             .ok_or_else(|| ConsoleError::Invalid("the price is a decimal number, e.g. 187.25".into()))?;
-        state.market.pin(&symbol, price, None, None, None)?;
+        state.simulator.pin(&symbol, price, None, None, None)?;
         tracing::info!(target: "console", session = %session.who, %symbol, %price, "console: pinned a price");
     }
-    state.engine.announce(state.market.now_ms());
+    state.engine.announce(state.simulator.now_ms());
     Ok(Redirect::to(&format!("/console/market?symbol={symbol}")).into_response())
 }
 

@@ -69,7 +69,7 @@ pub(super) async fn valued(
     };
     // Today's P&L: the value now less the value at the start of the simulated day, of what the
     // account held then at the previous close.
-    let now = state.market.now_ms();
+    let now = state.simulator.now_ms();
     let day_start = utc_ms_of(NewYork::of(now).day, 0);
     let today_fills = match fills {
         Some(fills) => fills.iter().filter(|f| f.time_ms >= day_start).copied().collect(),
@@ -82,7 +82,7 @@ pub(super) async fn valued(
     };
     let at_start = book
         .before(&today_fills)
-        .value(|id| state.market.quote_of(id, now).map(|q| q.pre_close));
+        .value(|id| state.simulator.quote_of(id, now).map(|q| q.pre_close));
     let today = totals.net_liquidation - at_start;
     Ok(Valued {
         holdings,

@@ -179,7 +179,7 @@ fn opt(d: Option<Decimal>) -> Option<String> {
 }
 
 fn today(state: &AppState) -> i32 {
-    signet_domain::simulator::clock::day_number_of(state.market.now_ms())
+    signet_domain::simulator::clock::day_number_of(state.simulator.now_ms())
 }
 
 /// The records of a data set, newest (highest key) first.

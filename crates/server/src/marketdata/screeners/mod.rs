@@ -158,10 +158,10 @@ async fn intraday_list(
     sort_by: SortBy,
     direction: Direction,
 ) -> Result<Vec<ScreenerItem>, ApiError> {
-    let Some(window) = intraday::window(rank, state.market.now_ms()) else {
+    let Some(window) = intraday::window(rank, state.simulator.now_ms()) else {
         return Ok(Vec::new());
     };
-    let prices = state.market.moves(window.from.unwrap_or(window.to), window.to);
+    let prices = state.simulator.moves(window.from.unwrap_or(window.to), window.to);
     // Twice the list: the funds among them are not ranked.
     let moves = intraday::rank(window, prices, direction, index(2 * TOP));
     let rows = state

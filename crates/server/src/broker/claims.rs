@@ -49,7 +49,7 @@ impl Known {
 
 #[derive(Default)]
 struct Entry {
-    /// Bumped by every [`Reservations::forget`].
+    /// Bumped by every [`ClaimsCache::forget`].
     generation: u64,
     /// When known.
     orders: Option<Known>,
@@ -89,16 +89,16 @@ pub struct View {
 }
 
 #[derive(Default)]
-pub struct Reservations {
+pub struct ClaimsCache {
     accounts: Mutex<HashMap<String, Entry>>,
     /// On a database other nodes change too: the accounts followed through its change feed.
     followers: Option<Followers>,
 }
 
-impl Reservations {
-    /// Reservations for a database several nodes share, which follow its change feed.
+impl ClaimsCache {
+    /// ClaimsCache for a database several nodes share, which follow its change feed.
     pub fn shared() -> Self {
-        Reservations {
+        ClaimsCache {
             followers: Some(Followers::default()),
             ..Self::default()
         }
@@ -150,7 +150,7 @@ impl Reservations {
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
     /// to [`Self::keep`] with a list read from the database.
     pub fn with<R>(&self, account_id: &str, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
-        let accounts = self.accounts.lock().expect("reservations lock");
+        let accounts = self.accounts.lock().expect("claims lock");
         match accounts.get(account_id) {
             Some(Entry {
                 orders: Some(orders), ..
@@ -175,7 +175,7 @@ impl Reservations {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("reservations lock");
+        let mut accounts = self.accounts.lock().expect("claims lock");
         let entry = accounts.entry(account.account_id.clone()).or_default();
         if entry.generation != generation || entry.orders.is_some() {
             return;
@@ -192,7 +192,7 @@ impl Reservations {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("reservations lock");
+        let mut accounts = self.accounts.lock().expect("claims lock");
         let entry = accounts.entry(account_id.to_owned()).or_default();
         match &mut entry.orders {
             Some(known) => orders.into_iter().for_each(|o| known.open.add(o)),
@@ -206,7 +206,7 @@ impl Reservations {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("reservations lock");
+        let mut accounts = self.accounts.lock().expect("claims lock");
         let entry = accounts.entry(account_id.to_owned()).or_default();
         entry.generation += 1;
         entry.orders = None;
@@ -218,7 +218,7 @@ fn gone() -> StoreError {
     StoreError::Other("an account disappeared".into())
 }
 
-/// [`Reservations::view`] of a followed account: its changes since the last read applied, or
+/// [`ClaimsCache::view`] of a followed account: its changes since the last read applied, or
 /// its open orders read when it was not followed yet.
 async fn follow(
     followers: &Followers,
@@ -327,13 +327,13 @@ mod tests {
         }
     }
 
-    fn count(r: &Reservations) -> Option<usize> {
+    fn count(r: &ClaimsCache) -> Option<usize> {
         r.with("A", Known::len).ok()
     }
 
     #[test]
     fn reads_changes_and_placements_interleave_safely() {
-        let r = Reservations::default();
+        let r = ClaimsCache::default();
         let generation = r.with("A", |_| ()).unwrap_err();
         r.keep(generation, account(), Vec::new(), vec![reserved(1)]);
         assert_eq!(count(&r), Some(1));

@@ -17,17 +17,17 @@ use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
 
 use self::book::Book;
-use crate::events::hub::EventHub;
-use crate::reservations::Reservations;
-use crate::simulator::{MarketError, Simulator};
+use crate::broker::claims::ClaimsCache;
+use crate::broker::hub::EventHub;
+use crate::broker::simulator::{MarketError, Simulator};
 
 /// What the ticks work with: the store, the simulator's quotes, the open orders they match (the
 /// book), the claims a fill or an end makes stale, and a count of fills for the metrics.
 pub struct Engine {
     store: Arc<dyn Store>,
-    market: Arc<Simulator>,
+    simulator: Arc<Simulator>,
     book: Arc<Book>,
-    reservations: Arc<Reservations>,
+    claims: Arc<ClaimsCache>,
     commission: Commission,
     events: Arc<EventHub>,
     on_fill: Box<dyn Fn() + Send + Sync>,
@@ -41,17 +41,17 @@ impl Engine {
     pub fn new(
         events: Arc<EventHub>,
         store: Arc<dyn Store>,
-        market: Arc<Simulator>,
+        simulator: Arc<Simulator>,
         book: Arc<Book>,
-        reservations: Arc<Reservations>,
+        claims: Arc<ClaimsCache>,
         commission: Commission,
         on_fill: impl Fn() + Send + Sync + 'static,
     ) -> Self {
         Engine {
             store,
-            market,
+            simulator,
             book,
-            reservations,
+            claims,
             commission,
             events,
             on_fill: Box::new(on_fill),
@@ -80,7 +80,7 @@ impl Engine {
     /// order is expired, matched against its quote, or left as it is. Ticks never overlap.
     pub async fn tick(&self, now_ms: i64) -> Result<(), MarketError> {
         let _one_at_a_time = self.ticks.lock().await;
-        self.market.sync().await?;
+        self.simulator.sync().await?;
         let open = self.book.open(&*self.store).await?;
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
         for order in open {
@@ -94,7 +94,7 @@ impl Engine {
             }
             let quote = quotes
                 .entry(order.instrument_id)
-                .or_insert_with(|| self.market.quote_of(order.instrument_id, now_ms));
+                .or_insert_with(|| self.simulator.quote_of(order.instrument_id, now_ms));
             let Some(quote) = quote.as_ref() else { continue };
             let mut order = order;
             if let Some(stop) = matching::watch(&order, quote) {
@@ -103,7 +103,7 @@ impl Engine {
                     .store
                     .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
                     .await;
-                self.reservations.forget(&order.account_id);
+                self.claims.forget(&order.account_id);
                 moved?;
                 let changed = Arc::make_mut(&mut order);
                 changed.stop_price = Some(stop.stop_price);
@@ -119,9 +119,9 @@ impl Engine {
                     time_ms: wall_clock_ms(),
                     market_time_ms: now_ms,
                 };
-                let marks = |instrument_id: i64| self.market.quote_of(instrument_id, now_ms).map(|q| q.last);
+                let marks = |instrument_id: i64| self.simulator.quote_of(instrument_id, now_ms).map(|q| q.last);
                 let outcome = self.store.apply_fill(&fill, &marks).await;
-                self.reservations.forget(&order.account_id);
+                self.claims.forget(&order.account_id);
                 let outcome = outcome?;
                 if let FillOutcome::Applied(_) = &outcome {
                     (self.on_fill)();
@@ -161,7 +161,7 @@ impl Engine {
             .store
             .update_open_order(&order.order_id, event, Some(reason), None, now)
             .await;
-        self.reservations.forget(&order.account_id);
+        self.claims.forget(&order.account_id);
         let ended = ended?;
         if ended.is_some() {
             self.events.wake();
@@ -178,11 +178,11 @@ impl Engine {
         // Whole milliseconds, which is what the clock counts in.
         let per_tick =
             Duration::from_millis(u64::try_from((by / MAX_TICKS_PER_STEP).as_millis()).unwrap_or(u64::MAX - 1) + 1);
-        let tick_length = self.market.tick().max(per_tick);
+        let tick_length = self.simulator.tick().max(per_tick);
         let mut left = by;
         while !left.is_zero() {
             let this = left.min(tick_length);
-            let now = self.market.advance(this).await?;
+            let now = self.simulator.advance(this).await?;
             self.tick(now).await?;
             left -= this;
         }
@@ -200,7 +200,7 @@ pub async fn run_ticker(
 ) {
     let tick = move || {
         let engine = engine.clone();
-        async move { engine.tick(engine.market.now_ms()).await }
+        async move { engine.tick(engine.simulator.now_ms()).await }
     };
     ticker::run(tick, move || metrics.tick_panicked(), stop).await;
 }

@@ -1,0 +1,16 @@
+//! The paper broker behind the three doors: what HTTP handlers, the gRPC trade-events service
+//! and the MQTT quotes feed share, with no type of any of them.
+//!
+//! - [`simulator`]: the market, a pure function of (day plan, seed, second), with its clock.
+//! - [`engine`]: the paper-trading engine that fills open orders ([`engine::book`]) on the
+//!   simulator's ticks.
+//! - [`claims`]: what each account's open orders hold back, kept between placements.
+//! - [`turns`]: each account's turns to raise its claims, so that concurrent placements are
+//!   checked one after another.
+//! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
+
+pub mod claims;
+pub mod engine;
+pub mod hub;
+pub mod simulator;
+pub mod turns;
