@@ -8,9 +8,11 @@
 //! - [`turns`]: each account's turns to raise its claims, so that concurrent placements are
 //!   checked one after another.
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
+//! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
 
 pub mod claims;
 pub mod engine;
 pub mod hub;
+pub mod quotes;
 pub mod simulator;
 pub mod turns;

@@ -14,8 +14,8 @@ use tokio::sync::watch;
 
 use super::proto;
 use super::sessions::{Message, Streams, Subscription, kind};
+use crate::broker::quotes::{text, ticks_before, to_snapshot};
 use crate::broker::simulator::Simulator;
-use crate::marketdata::stocks::{text, ticks_before, to_snapshot};
 
 /// Ticks one push carries at most for a symbol (a clock stepped by more sends only the last).
 pub const MAX_TICKS_PER_PUSH: usize = 60;
