@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::json;
 use signet_model::{AccountType, TokenStatus};
-use signet_server::Admin;
+use signet_server::Operator;
 use signet_store::{AccountRecord, TokenSelector};
 
 use crate::DbArgs;
@@ -132,7 +132,7 @@ enum TokensCommand {
 
 pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
     let database = args.db.open().await?;
-    let admin = Admin::new(database.store.clone(), database.key.clone());
+    let admin = Operator::new(database.store.clone(), database.key.clone());
     let json = args.json;
     match args.command {
         AdminCommand::Apps(AppsCommand::Create {

@@ -13,7 +13,7 @@ use signet_server::broker::simulator::MarketConfig;
 use signet_server::legacy::Compat;
 use signet_server::ratelimit::{self, RateLimits};
 use signet_server::serve::ConnectionLimits;
-use signet_server::{Admin, Server, ServerConfig};
+use signet_server::{Operator, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 
 use crate::DbArgs;
@@ -202,7 +202,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
                 "demo dataset loaded"
             );
         }
-        let admin = Admin::new(database.store.clone(), database.key.clone());
+        let admin = Operator::new(database.store.clone(), database.key.clone());
         if admin.apps().await?.is_empty() {
             let app = admin.create_app_with_role("demo", Decimal::from(100_000), true).await?;
             println!("Demo app created in {} (shown once; keep it):", args.db.location());
@@ -221,7 +221,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let console = config.console;
     let server = Server::bind(config, &database).await?;
     if args.demo && console {
-        let admin = Admin::new(database.store.clone(), database.key.clone());
+        let admin = Operator::new(database.store.clone(), database.key.clone());
         let base = format!("http://{}", server.local_addr());
         let link = admin.console_link(&base, signet_server::console::LINK_TTL).await?;
         println!("Console (this link works once, for 10 minutes): {link}");

@@ -6,7 +6,7 @@
 //! which applies the rules of `signet_domain` and reads and writes through the storage traits of
 //! `signet_store`. Every refusal is an [`ApiError`].
 
-pub mod admin;
+pub mod admin_api;
 pub mod auth;
 pub mod broker;
 pub mod config;
@@ -16,10 +16,10 @@ pub mod error;
 pub mod events;
 pub mod extract;
 pub mod legacy;
-pub mod market;
 pub mod marketdata;
 pub mod metrics;
 pub mod openapi;
+pub mod operator;
 pub mod pagination;
 pub mod ratelimit;
 pub mod router;
@@ -31,9 +31,9 @@ pub mod streaming;
 pub mod tokens;
 pub mod trading;
 
-pub use admin::{Admin, AdminError, Credentials};
 pub use config::ServerConfig;
 pub use database::{Database, OpenError};
 pub use error::ApiError;
+pub use operator::{Credentials, Operator, OperatorError};
 pub use signet_store::Durability;
 pub use startup::{Server, StartupError};

@@ -43,7 +43,7 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::marketdata::stocks::routes())
         .merge(crate::marketdata::streaming::routes())
-        .merge(crate::market::routes())
+        .merge(crate::admin_api::routes())
 }
 
 /// The legacy paths' routes ([`crate::legacy`]), mounted only in legacy mode (and documented,

@@ -1,7 +1,7 @@
 //! Getting into the console: one-time login links, the session cookie they become, the CSRF
 //! token of every state-changing action, and the limit on failed logins per address.
 //!
-//! Links ([`crate::Admin::console_link`] makes them) and sessions are stored as SHA-256 hashes
+//! Links ([`crate::Operator::console_link`] makes them) and sessions are stored as SHA-256 hashes
 //! ([`signet_store::ConsoleStore`]), so a copy of the database lets nobody in, and any node of a
 //! deployment accepts them. A session's CSRF token is an HMAC of its cookie value: nothing more
 //! is stored, and a page of another site, which cannot read the cookie, cannot make it.

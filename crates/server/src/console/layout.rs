@@ -118,12 +118,12 @@ impl From<ApiError> for ConsoleError {
     }
 }
 
-impl From<crate::admin::AdminError> for ConsoleError {
-    fn from(e: crate::admin::AdminError) -> Self {
-        use crate::admin::AdminError;
+impl From<crate::operator::OperatorError> for ConsoleError {
+    fn from(e: crate::operator::OperatorError) -> Self {
+        use crate::operator::OperatorError;
         match e {
-            AdminError::Store(e) => e.into(),
-            AdminError::Key(e) => ConsoleError::internal(e),
+            OperatorError::Store(e) => e.into(),
+            OperatorError::Key(e) => ConsoleError::internal(e),
             other => ConsoleError::Invalid(other.to_string()),
         }
     }

@@ -13,7 +13,7 @@ use signet_model::ErrorBody;
 use signet_server::broker::simulator::MarketConfig;
 use signet_server::database::Location;
 use signet_server::marketdata::import::{Progress, import_file};
-use signet_server::{Admin, Credentials, Database, Durability, Server, ServerConfig};
+use signet_server::{Credentials, Database, Durability, Operator, Server, ServerConfig};
 use signet_store::refresh_snapshots;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -301,7 +301,7 @@ impl TestServer {
         self.client_for(&app)
     }
 
-    pub fn admin(&self) -> Admin {
+    pub fn admin(&self) -> Operator {
         admin(&self.database)
     }
 
@@ -319,8 +319,8 @@ impl TestServer {
     }
 }
 
-pub fn admin(database: &Database) -> Admin {
-    Admin::new(database.store.clone(), database.key.clone())
+pub fn admin(database: &Database) -> Operator {
+    Operator::new(database.store.clone(), database.key.clone())
 }
 
 /// What came back, with the error body decoded when there is one.

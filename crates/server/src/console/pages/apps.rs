@@ -11,9 +11,9 @@ use signet_model::AccountType;
 use signet_store::TokenSelector;
 
 use super::csrf_field;
-use crate::admin::Admin;
 use crate::console::access::Session;
 use crate::console::layout::{ConsoleError, Tab, page};
+use crate::operator::Operator;
 use crate::state::AppState;
 
 /// `/console/apps`: apps, their accounts and tokens, and the forms that change them.
@@ -97,8 +97,8 @@ pub async fn apps(State(state): State<AppState>, session: Session) -> Result<Mar
     Ok(page("Apps and tokens", Tab::Apps, Some(&csrf), body))
 }
 
-fn admin(state: &AppState) -> Admin {
-    Admin::new(state.store.clone(), state.key.clone())
+fn operator(state: &AppState) -> Operator {
+    Operator::new(state.store.clone(), state.key.clone())
 }
 
 fn cash(value: Option<&str>) -> Result<Decimal, ConsoleError> {
@@ -126,7 +126,7 @@ pub async fn create_app(
     Form(form): Form<CreateForm>,
 ) -> Result<Markup, ConsoleError> {
     session.verify(form.csrf.as_deref())?;
-    let credentials = admin(&state)
+    let credentials = operator(&state)
         .create_app_with_role(form.name.trim(), cash(form.cash.as_deref())?, form.admin.is_some())
         .await?;
     tracing::info!(target: "console", session = %session.who, app_key = %credentials.app_key, "console: created an app");
@@ -157,7 +157,7 @@ pub async fn revoke_app(
     Form(form): Form<AppForm>,
 ) -> Result<Response, ConsoleError> {
     session.verify(form.csrf.as_deref())?;
-    admin(&state).revoke_app(&form.app_key).await?;
+    operator(&state).revoke_app(&form.app_key).await?;
     tracing::info!(target: "console", session = %session.who, app_key = %form.app_key, "console: revoked an app");
     Ok(Redirect::to("/console/apps").into_response())
 }
@@ -169,7 +169,9 @@ pub async fn approve_tokens(
     Form(form): Form<AppForm>,
 ) -> Result<Response, ConsoleError> {
     session.verify(form.csrf.as_deref())?;
-    let approved = admin(&state).approve_tokens(TokenSelector::App(&form.app_key)).await?;
+    let approved = operator(&state)
+        .approve_tokens(TokenSelector::App(&form.app_key))
+        .await?;
     tracing::info!(target: "console", session = %session.who, app_key = %form.app_key, approved, "console: approved tokens");
     Ok(Redirect::to("/console/apps").into_response())
 }
@@ -185,7 +187,7 @@ pub async fn add_account(
         Some("MARGIN") => AccountType::Margin,
         _ => AccountType::Cash,
     };
-    let account = admin(&state)
+    let account = operator(&state)
         .create_account(&form.app_key, account_type, cash(form.cash.as_deref())?, None)
         .await?;
     tracing::info!(target: "console", session = %session.who, app_key = %form.app_key, account_id = %account.account_id, "console: added an account");

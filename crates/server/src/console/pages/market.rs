@@ -35,7 +35,7 @@ pub async fn market(
     Query(params): Query<MarketParams>,
 ) -> Result<Markup, ConsoleError> {
     let csrf = session.csrf();
-    let clock = crate::market::clock_view(&state);
+    let clock = crate::admin_api::market::clock_view(&state);
     let symbol = given(params.symbol.as_deref()).unwrap_or_else(|| "AAPL".to_owned());
     let accounts = state.store.accounts(None).await?;
     let account = params
@@ -120,7 +120,7 @@ async fn quote_section(
     csrf: &str,
 ) -> Result<Markup, ConsoleError> {
     let now_quote = state.simulator.quote(symbol)?;
-    let quote = crate::market::to_wire(&state.simulator, &now_quote);
+    let quote = crate::admin_api::market::to_wire(&state.simulator, &now_quote);
     let fills = match account {
         Some(a) => {
             state

@@ -1,4 +1,4 @@
-//! `/admin/market/...`: read and drive the simulator, for apps created with `--admin`.
+//! `/admin/market/...`: read and drive the market simulator.
 
 use std::time::Duration;
 

@@ -1,5 +1,6 @@
-//! Administration: what `signet admin` does, and what `serve --demo` does for a first app.
-//! These run beside a live server on the same database.
+//! What the operator does to apps, accounts and tokens, over the database: `signet admin`, the
+//! console's apps page and `serve --demo`'s first app. These run beside a live server on the
+//! same database.
 
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, Token
 use crate::secrets::{KeyError, MasterKey, random_hex};
 
 #[derive(Debug, thiserror::Error)]
-pub enum AdminError {
+pub enum OperatorError {
     #[error("no app has the key {0}")]
     UnknownApp(String),
     #[error("an app name is 1 to 64 characters without control characters")]
@@ -34,7 +35,7 @@ pub struct Credentials {
     pub account_ids: Vec<String>,
 }
 
-pub struct Admin {
+pub struct Operator {
     store: Arc<dyn Store>,
     key: Arc<MasterKey>,
 }
@@ -49,25 +50,25 @@ fn valid_text(s: &str) -> bool {
     (1..=64).contains(&s.chars().count()) && !s.chars().any(char::is_control)
 }
 
-impl Admin {
+impl Operator {
     pub fn new(store: Arc<dyn Store>, key: Arc<MasterKey>) -> Self {
-        Admin { store, key }
+        Operator { store, key }
     }
 
     /// Creates an app with one CASH and one MARGIN paper account holding `starting_cash` each.
-    pub async fn create_app(&self, name: &str, starting_cash: Decimal) -> Result<Credentials, AdminError> {
+    pub async fn create_app(&self, name: &str, starting_cash: Decimal) -> Result<Credentials, OperatorError> {
         self.create_app_with_role(name, starting_cash, false).await
     }
 
-    /// [`Admin::create_app`], for an app that may also drive the market simulator when `admin`.
+    /// [`Operator::create_app`], for an app that may also drive the market simulator when `admin`.
     pub async fn create_app_with_role(
         &self,
         name: &str,
         starting_cash: Decimal,
         admin: bool,
-    ) -> Result<Credentials, AdminError> {
+    ) -> Result<Credentials, OperatorError> {
         if !valid_text(name) {
-            return Err(AdminError::InvalidName);
+            return Err(OperatorError::InvalidName);
         }
         let app_key = random_hex::<16>()?;
         let app_secret = SecretString::from(random_hex::<16>()?);
@@ -93,16 +94,16 @@ impl Admin {
         })
     }
 
-    pub async fn apps(&self) -> Result<Vec<AppRecord>, AdminError> {
+    pub async fn apps(&self) -> Result<Vec<AppRecord>, OperatorError> {
         Ok(self.store.apps().await?)
     }
 
     /// Revokes an app: its requests are refused from then on (within the server's app cache time).
-    pub async fn revoke_app(&self, app_key: &str) -> Result<(), AdminError> {
+    pub async fn revoke_app(&self, app_key: &str) -> Result<(), OperatorError> {
         if self.store.set_app_status(app_key, AppStatus::Revoked).await? {
             Ok(())
         } else {
-            Err(AdminError::UnknownApp(app_key.to_owned()))
+            Err(OperatorError::UnknownApp(app_key.to_owned()))
         }
     }
 
@@ -112,25 +113,25 @@ impl Admin {
         account_type: AccountType,
         starting_cash: Decimal,
         label: Option<&str>,
-    ) -> Result<AccountRecord, AdminError> {
+    ) -> Result<AccountRecord, OperatorError> {
         if self.store.app(app_key).await?.is_none() {
-            return Err(AdminError::UnknownApp(app_key.to_owned()));
+            return Err(OperatorError::UnknownApp(app_key.to_owned()));
         }
         let account = new_account(app_key, account_type, starting_cash, label, now_ms())?;
         self.store.create_account(&account).await?;
         Ok(account)
     }
 
-    pub async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, AdminError> {
+    pub async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, OperatorError> {
         Ok(self.store.accounts(app_key).await?)
     }
 
-    pub async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, AdminError> {
+    pub async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, OperatorError> {
         Ok(self.store.tokens(app_key).await?)
     }
 
     /// A one-time login link to the console of the server at `base` (`http://HOST:PORT`).
-    pub async fn console_link(&self, base: &str, ttl: std::time::Duration) -> Result<String, AdminError> {
+    pub async fn console_link(&self, base: &str, ttl: std::time::Duration) -> Result<String, OperatorError> {
         let token = random_hex::<32>()?;
         let now = now_ms();
         let expires_at = now + i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
@@ -141,7 +142,7 @@ impl Admin {
     }
 
     /// Approves pending tokens (one token, or all of an app's); returns how many were approved.
-    pub async fn approve_tokens(&self, selector: TokenSelector<'_>) -> Result<u64, AdminError> {
+    pub async fn approve_tokens(&self, selector: TokenSelector<'_>) -> Result<u64, OperatorError> {
         Ok(self
             .store
             .set_token_status(selector, TokenStatus::Pending, TokenStatus::Normal)
@@ -155,12 +156,12 @@ fn new_account(
     cash: Decimal,
     label: Option<&str>,
     now: i64,
-) -> Result<AccountRecord, AdminError> {
+) -> Result<AccountRecord, OperatorError> {
     if cash.is_sign_negative() {
-        return Err(AdminError::NegativeCash);
+        return Err(OperatorError::NegativeCash);
     }
     let label = match label {
-        Some(l) if !valid_text(l) => return Err(AdminError::InvalidLabel),
+        Some(l) if !valid_text(l) => return Err(OperatorError::InvalidLabel),
         Some(l) => l.to_owned(),
         None => match account_type {
             AccountType::Cash => "Individual Cash".to_owned(),
