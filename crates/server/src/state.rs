@@ -6,6 +6,7 @@ use std::sync::Arc;
 use signet_store::{NonceStore, Store};
 
 use crate::auth::apps::AppDirectory;
+use crate::broker::accounts::Accounts;
 use crate::broker::simulator::Simulator;
 use crate::config::ServerConfig;
 
@@ -37,4 +38,15 @@ pub struct AppState {
     pub key: Arc<crate::secrets::MasterKey>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
+}
+
+impl AppState {
+    /// The broker's questions about accounts ([`Accounts`]), answered from this server's parts.
+    pub fn accounts(&self) -> Accounts<'_> {
+        Accounts {
+            store: &*self.store,
+            claims: &self.claims,
+            simulator: &self.simulator,
+        }
+    }
 }

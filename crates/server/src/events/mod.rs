@@ -44,8 +44,6 @@ use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeRe
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::headers::AuthHeaders;
 use crate::error::ApiError;
-use crate::extract::Caller;
-use crate::legacy::ApiVersion;
 use crate::state::AppState;
 
 /// Whether a request is gRPC (`application/grpc`, with or without `+proto` and parameters).
@@ -264,12 +262,6 @@ async fn authenticate(
             code: Code::InvalidArgument,
         });
     }
-    let caller = Caller {
-        app_key: app.app_key.clone(),
-        user_id: app.user_id.clone(),
-        admin: app.admin,
-        version: ApiVersion::V3,
-    };
     let accounts = if requested.is_empty() {
         state
             .store
@@ -282,7 +274,7 @@ async fn authenticate(
     } else {
         let mut accounts = Vec::with_capacity(requested.len());
         for id in &requested {
-            accounts.push(crate::trading::orders::account(state, &caller, id).await?.account_id);
+            accounts.push(state.accounts().owned_by(&app.app_key, id).await?.account_id);
         }
         accounts
     };

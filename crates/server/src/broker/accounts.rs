@@ -1,0 +1,80 @@
+//! Accounts as the broker sees them: whose they are, what their positions are worth, and what the
+//! buying-power check weighs. The trading handlers and the gRPC trade-events service ask here.
+
+use rust_decimal::Decimal;
+use signet_domain::trading::buying_power::{Position, Standing};
+use signet_domain::trading::claims::Claims;
+use signet_model::ErrorCode;
+use signet_store::{AccountRecord, PositionRecord, Store};
+
+use super::claims::{ClaimsCache, View};
+use super::simulator::Simulator;
+use crate::error::ApiError;
+
+/// What an account's questions read: the store, the claims cache and the simulator's prices.
+#[derive(Clone, Copy)]
+pub struct Accounts<'a> {
+    pub store: &'a dyn Store,
+    pub claims: &'a ClaimsCache,
+    pub simulator: &'a Simulator,
+}
+
+impl Accounts<'_> {
+    /// The account if it belongs to the app `app_key`; the same refusal whether it exists or
+    /// not, so that a caller learns nothing of other apps' accounts.
+    pub async fn owned_by(&self, app_key: &str, account_id: &str) -> Result<AccountRecord, ApiError> {
+        let account_id = account_id.trim();
+        let known = match self.claims.account(account_id) {
+            Some(known) => Some(known),
+            None => self.store.account(account_id).await?,
+        };
+        match known {
+            Some(a) if *a.app_key == *app_key => Ok(a),
+            _ => Err(ApiError::new(
+                ErrorCode::AccountNotFoundOrDenied,
+                "no account with this account_id belongs to the calling app",
+            )),
+        }
+    }
+
+    /// The account as the buying-power check weighs it now (cash, positions at the last prices,
+    /// the claims of its open orders but `replacing`), with its positions as stored. The balance
+    /// call reads the same, so that the buying power it shows is the one placement enforces.
+    pub async fn standing(
+        &self,
+        account_id: &str,
+        replacing: Option<&str>,
+    ) -> Result<(Standing, Vec<PositionRecord>), ApiError> {
+        let now = self.simulator.now_ms();
+        let price_now = |instrument_id: i64| self.last_price(instrument_id, now);
+        let View {
+            account,
+            positions,
+            claims: Claims { cash, selling },
+        } = self.claims.view(self.store, account_id, replacing, price_now).await?;
+        let standing = Standing {
+            account_type: account.account_type,
+            cash: account.cash,
+            positions: positions
+                .iter()
+                .map(|p| Position {
+                    instrument_id: p.instrument_id,
+                    quantity: p.holding.quantity,
+                    price: price_now(p.instrument_id),
+                })
+                .collect(),
+            reserved: cash,
+            selling,
+        };
+        Ok((standing, positions))
+    }
+
+    /// The simulator's last price of an instrument at `now` (zero when it quotes none): what
+    /// placement prices positions and market orders at.
+    pub fn last_price(&self, instrument_id: i64, now: i64) -> Decimal {
+        self.simulator
+            .quote_of(instrument_id, now)
+            .map(|q| q.last)
+            .unwrap_or_default()
+    }
+}
