@@ -17,11 +17,12 @@ use signet_domain::trading::buying_power::{self, Headroom, Placing, Position, Pr
 use signet_domain::trading::claims::{Claims, Reserved};
 use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
 use signet_domain::trading::expiry;
-use signet_domain::trading::order::{Event, Order};
-use signet_domain::trading::spec::{self, OrderSpec};
+use signet_domain::trading::order::{self, Event, Order};
+use signet_domain::trading::replace;
+use signet_domain::trading::spec;
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
-    OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
@@ -720,16 +721,6 @@ async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) 
         })
 }
 
-fn not_open(order: &Order) -> ApiError {
-    ApiError::new(
-        ErrorCode::OrderNotOpen,
-        format!(
-            "the order is {} and can no longer change",
-            signet_model::wire::WireEnum::as_str(order.status)
-        ),
-    )
-}
-
 #[utoipa::path(
     post, path = "/trading/orders/cancel", tag = "trading",
     operation_id = "cancelOrder", summary = "Cancel order", request_body = CancelOrderRequest,
@@ -757,7 +748,7 @@ async fn cancel(
         )
         .await;
     forget_open_orders(&state, &account.account_id);
-    let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
+    let cancelled = cancelled?.ok_or_else(|| order::not_open(&order))?;
     state.events.wake();
     Ok(Json(ack(&cancelled)))
 }
@@ -776,85 +767,17 @@ async fn replace(
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    let modify = match request.modify_orders.as_slice() {
-        [one] => one,
-        _ => return Err(ApiError::illegal_parameter("modify_orders must hold one order")),
-    };
-    let trailing_change = ["trailing_type", "trailing_stop_step"]
-        .iter()
-        .any(|k| modify.other.get(*k).is_some_and(|v| !v.is_null()));
-    if modify.order_type.is_some() || modify.time_in_force.is_some() || trailing_change {
-        return Err(ApiError::illegal_parameter(
-            "only quantity, limit_price and stop_price can be replaced: cancel and place a new order for the rest",
-        ));
-    }
+    let modify = replace::modification(&request.modify_orders)?;
     let order = find(&state, &account, &modify.client_order_id).await?;
-    if !signet_domain::trading::order::is_open(order.status) {
-        return Err(not_open(&order));
-    }
-    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
-    if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
-        return Err(ApiError::illegal_parameter(format!(
-            "quantity must be more than the {} already filled and at most {}, with at most 6 decimals",
-            order.filled_quantity,
-            spec::MAX_QUANTITY
-        )));
-    }
-    let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, ApiError> {
-        match spec::decimal(field, value)? {
-            None => Ok(None),
-            Some(_) => Ok(Some(spec::price(field, value, order.order_type)?)),
-        }
-    };
-    let limit_price = match (order.order_type, given("limit_price", modify.limit_price.as_ref())?) {
-        (OrderType::Limit | OrderType::StopLossLimit, new) => new.or(order.limit_price),
-        (_, Some(_)) => {
-            return Err(ApiError::illegal_parameter(
-                "only LIMIT and STOP_LOSS_LIMIT orders have a limit_price",
-            ));
-        }
-        (_, None) => None,
-    };
-    let stop_price = match (order.order_type, given("stop_price", modify.stop_price.as_ref())?) {
-        (OrderType::StopLoss | OrderType::StopLossLimit, Some(_)) if order.triggered_at.is_some() => {
-            return Err(ApiError::illegal_parameter(
-                "the stop was reached already: the order trades, and its stop_price no longer matters",
-            ));
-        }
-        (OrderType::StopLoss | OrderType::StopLossLimit, new) => new.or(order.stop_price),
-        (_, Some(_)) => {
-            return Err(ApiError::illegal_parameter(
-                "only STOP_LOSS and STOP_LOSS_LIMIT orders take a new stop_price (a trailing stop moves its own)",
-            ));
-        }
-        (_, None) => order.stop_price,
-    };
+    let replacement = replace::apply(&order, modify)?;
     // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = PricedOrder {
-        spec: OrderSpec {
-            client_order_id: order.client_order_id.clone(),
-            combo_type: ComboType::Normal,
-            symbol: order.symbol.clone(),
-            side: order.side,
-            order_type: order.order_type,
-            time_in_force: order.time_in_force,
-            quantity: quantity - order.filled_quantity,
-            cash_amount: None,
-            limit_price,
-            stop_price,
-            trailing: order.trailing,
-            expire_day: None,
-            session: order.session,
-        },
-        instrument_id: order.instrument_id,
-        estimate: limit_price.or(stop_price).unwrap_or_else(|| {
-            state
-                .simulator
-                .quote_of(order.instrument_id, state.simulator.now_ms())
-                .map(|q| q.ask)
-                .unwrap_or_default()
-        }),
-    };
+    let remaining = replacement.remaining(&order, || {
+        state
+            .simulator
+            .quote_of(order.instrument_id, state.simulator.now_ms())
+            .map(|q| q.ask)
+            .unwrap_or_default()
+    });
     // Checked and stored in the account's turn, as placements are: a replacement may raise
     // the order's claim.
     let _turn_here = state.turns.take(&account.account_id).await;
@@ -868,9 +791,9 @@ async fn replace(
             Event::Replace,
             None,
             Some(Replacement {
-                quantity,
-                limit_price,
-                stop_price,
+                quantity: replacement.quantity,
+                limit_price: replacement.limit_price,
+                stop_price: replacement.stop_price,
             }),
             now,
         )
@@ -881,7 +804,7 @@ async fn replace(
     if let Err(e) = turn.end().await {
         tracing::warn!(error = %e, "ending an account's turn after a replacement");
     }
-    let replaced = replaced?.ok_or_else(|| not_open(&order))?;
+    let replaced = replaced?.ok_or_else(|| order::not_open(&order))?;
     state.events.wake();
     Ok(Json(ack(&replaced)))
 }
