@@ -10,6 +10,7 @@ pub mod events;
 pub mod expiry;
 pub mod matching;
 pub mod order;
+pub mod placement;
 #[cfg(test)]
 mod properties;
 pub mod replace;

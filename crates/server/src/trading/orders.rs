@@ -15,14 +15,15 @@ use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, Placing, Position, PricedOrder, Standing, Verdict};
 use signet_domain::trading::claims::{Claims, Reserved};
-use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
+use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{self, Event, Order};
+use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
-    OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
+    OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
@@ -90,9 +91,6 @@ pub struct ListPageParams {
     pub last_client_order_id: Option<String>,
 }
 
-const MAX_BATCH: usize = 50;
-/// The most orders of a combination (OTOCO).
-const MAX_COMBINATION: usize = 3;
 const PAGE: u32 = 10;
 const MAX_PAGE: u32 = 100;
 /// The kind of the order listings' pagination keys: an order's sequence number.
@@ -457,26 +455,13 @@ fn taken_id<'a>(
         .then_some(Taken::Order)
 }
 
-/// `new_orders` parsed and priced: one order, or a combination with its id.
-struct Placement {
-    orders: Vec<PricedOrder>,
-    kind: Option<ComboKind>,
-    client_combo_order_id: Option<String>,
-}
-
+/// `new_orders` read and priced, as a [`Placement`].
 async fn placement(
     state: &AppState,
     new_orders: &[NewOrder],
     client_combo_order_id: Option<&str>,
 ) -> Result<Placement, ApiError> {
-    if new_orders.len() > MAX_COMBINATION {
-        return Err(ApiError::new(
-            ErrorCode::UnsupportedComboType,
-            format!(
-                "new_orders holds one order or a combination of at most {MAX_COMBINATION}: use /trading/orders/batch-place for independent orders"
-            ),
-        ));
-    }
+    combo::check_count(new_orders.len())?;
     let mut orders = Vec::with_capacity(new_orders.len());
     for (i, order) in new_orders.iter().enumerate() {
         let p = prepare(state, order).await.map_err(|mut e| {
@@ -487,84 +472,41 @@ async fn placement(
         })?;
         orders.push(p);
     }
-    let kind = combo::kind_of(&orders.iter().map(|p| p.spec.combo_type).collect::<Vec<_>>())?;
-    // Optional on a single order, but checked as a combination's is: it is stored and echoed.
-    let client_combo_order_id = match kind {
-        None if client_combo_order_id.is_none_or(|c| c.trim().is_empty()) => None,
-        _ => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
-    };
-    if kind.is_some() {
-        distinct_ids(&orders, "two orders of the combination share a client_order_id")?;
-        if orders.iter().any(|p| p.spec.time_in_force == TimeInForce::Ioc) {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedTimeInForce,
-                "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
-            ));
-        }
-        let legs: Vec<&PricedOrder> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
-        if let [a, b] = legs.as_slice()
-            && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
-        {
-            return Err(ApiError::illegal_parameter(
-                "the two legs of an OCO pair trade the same symbol on the same side",
-            ));
-        }
-    }
-    Ok(Placement {
+    Ok(Placement::new(orders, client_combo_order_id)?)
+}
+
+/// Checks a placement in its account's turn and stores it if it fits.
+async fn place_orders(state: &AppState, account: &AccountRecord, placement: Placement) -> Result<Vec<Order>, ApiError> {
+    let orders = to_store(&placement, account, state.simulator.now_ms())?;
+    let to_place = ToPlace {
+        priced: placement.orders,
+        kind: placement.kind,
         orders,
-        kind,
-        client_combo_order_id,
-    })
+    };
+    place_in_turn(state, account, to_place).await
 }
 
-fn distinct_ids(orders: &[PricedOrder], message: &'static str) -> Result<(), ApiError> {
-    let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|w| w[0] == w[1]) {
-        return Err(ApiError::new(ErrorCode::DuplicateClientOrderId, message));
-    }
-    Ok(())
-}
-
-impl Placement {
-    async fn check(&self, state: &AppState, account: &AccountRecord) -> Result<Headroom, ApiError> {
-        let orders: Vec<&PricedOrder> = self.orders.iter().collect();
-        check_account(state, account, &orders, self.kind, None).await
-    }
-
-    /// Checks the placement in its account's turn and stores it if it fits.
-    async fn place(self, state: &AppState, account: &AccountRecord) -> Result<Vec<Order>, ApiError> {
-        let orders = self.orders(account, state.simulator.now_ms())?;
-        let to_place = ToPlace {
-            priced: self.orders,
-            kind: self.kind,
-            orders,
-        };
-        place_in_turn(state, account, to_place).await
-    }
-
-    /// The orders to store: a combination is named by its first order, and in OTO and OTOCO
-    /// the others wait for it.
-    fn orders(&self, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
-        let mut orders = self
-            .orders
-            .iter()
-            .map(|p| new_order(account, p, self.client_combo_order_id.as_deref(), sim_now))
-            .collect::<Result<Vec<_>, _>>()?;
-        if let Some(kind) = self.kind {
-            let first = orders[0].order_id.clone();
-            for (i, o) in orders.iter_mut().enumerate() {
-                o.combo = Some(Combo {
-                    combo_order_id: first.clone(),
-                    kind,
-                });
-                if i > 0 && kind != ComboKind::Oco {
-                    o.waits_for = Some(first.clone());
-                }
+/// The orders of a placement to store: a combination is named by its first order, and in OTO
+/// and OTOCO the others wait for it.
+fn to_store(placement: &Placement, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
+    let mut orders = placement
+        .orders
+        .iter()
+        .map(|p| new_order(account, p, placement.client_combo_order_id.as_deref(), sim_now))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(kind) = placement.kind {
+        let first = orders[0].order_id.clone();
+        for (i, o) in orders.iter_mut().enumerate() {
+            o.combo = Some(Combo {
+                combo_order_id: first.clone(),
+                kind,
+            });
+            if i > 0 && kind != ComboKind::Oco {
+                o.waits_for = Some(first.clone());
             }
         }
-        Ok(orders)
     }
+    Ok(orders)
 }
 
 #[utoipa::path(
@@ -582,7 +524,7 @@ async fn place(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
-    let orders = placement.place(&state, &account).await?;
+    let orders = place_orders(&state, &account, placement).await?;
     let mut answer = ack(&orders[0]);
     if orders.len() > 1 {
         answer.orders = orders.iter().map(ack).collect();
@@ -618,7 +560,8 @@ async fn preview(
             ));
         }
     }
-    let headroom = placement.check(&state, &account).await?;
+    let orders: Vec<&PricedOrder> = placement.orders.iter().collect();
+    let headroom = check_account(&state, &account, &orders, placement.kind, None).await?;
     // The value and commission of what trades first: the order, the master of a combination, or
     // the larger leg of an OCO pair (after the master, the others trade instead of buying power).
     let first = match placement.kind {
@@ -662,28 +605,17 @@ async fn batch_place(
     JsonBody(request): JsonBody<BatchPlaceRequest>,
 ) -> Result<Json<BatchPlaceResponse>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    if request.batch_orders.is_empty() || request.batch_orders.len() > MAX_BATCH {
-        return Err(ApiError::illegal_parameter(format!(
-            "batch_orders must hold 1 to {MAX_BATCH} orders"
-        )));
-    }
+    placement::check_batch_size(request.batch_orders.len())?;
     let mut prepared = Vec::with_capacity(request.batch_orders.len());
     for (i, order) in request.batch_orders.iter().enumerate() {
         let p = prepare(&state, order).await.map_err(|mut e| {
             e.message = format!("batch_orders[{i}]: {}", e.message).into();
             e
         })?;
-        if p.spec.combo_type != ComboType::Normal {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedComboType,
-                format!(
-                    "batch_orders[{i}]: a batch holds independent NORMAL orders; place a combination with /trading/orders/place"
-                ),
-            ));
-        }
+        placement::check_batch_order(i, &p.spec)?;
         prepared.push(p);
     }
-    distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
+    placement::check_batch_ids(&prepared)?;
     let sim_now = state.simulator.now_ms();
     let orders = prepared
         .iter()
