@@ -1,16 +1,52 @@
-//! Placing new orders (catalog 3.2–3.7): what a `new_orders` list makes (one order, or a
-//! combination under its client id), and what a batch of independent orders may hold.
+//! Placing new orders (catalog 3.2–3.7): each order priced at the quote, what a `new_orders`
+//! list makes (one order, or a combination under its client id), and what a batch of
+//! independent orders may hold.
 
 use signet_model::ErrorCode;
-use signet_model::orders::ComboType;
+use signet_model::orders::{ComboType, Side};
 
 use super::buying_power::PricedOrder;
 use super::combo::{self, ComboKind};
 use super::spec::{self, OrderSpec};
 use crate::Rejection;
+use crate::simulator::Quote;
+use crate::simulator::clock::NewYork;
 
 /// The most orders of a batch.
 pub const MAX_BATCH: usize = 50;
+
+/// Prices `spec`, an order of `instrument_id`, at `quote` (the simulator's now, `None` when it
+/// quotes none) at the simulated time `sim_now`. A GTD order's last day is not past; a buy is
+/// expected to fill at the ask, a sell at the bid (zero without a quote), a limit or stop order at
+/// its limit, else its stop; a trailing stop starts its step away from the last price; an AMOUNT
+/// order's quantity is what its cash buys at the expected price.
+pub fn price(
+    mut spec: OrderSpec,
+    instrument_id: i64,
+    quote: Option<&Quote>,
+    sim_now: i64,
+) -> Result<PricedOrder, Rejection> {
+    if let Some(day) = spec.expire_day
+        && day < NewYork::of(sim_now).day
+    {
+        return Err(Rejection::illegal_parameter(
+            "expire_date is in the past (of the market's clock)",
+        ));
+    }
+    let market_price = quote
+        .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
+        .unwrap_or_default();
+    if let Some(trailing) = spec.trailing {
+        spec.stop_price = Some(trailing.stop_for(spec.side, quote.map_or(market_price, |q| q.last)));
+    }
+    let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
+    spec.quantity_for(estimate)?;
+    Ok(PricedOrder {
+        spec,
+        instrument_id,
+        estimate,
+    })
+}
 
 /// `new_orders` parsed and priced: one order, or a combination with its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,10 +108,131 @@ pub fn check_batch_ids(orders: &[PricedOrder]) -> Result<(), Rejection> {
 
 #[cfg(test)]
 mod tests {
-    use signet_model::orders::{Side, TimeInForce};
+    use rust_decimal::Decimal;
+    use serde_json::json;
+    use signet_model::orders::{NewOrder, TimeInForce};
 
     use super::*;
+    use crate::marketdata::units::parse_day;
     use crate::trading::buying_power::tests::order;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    /// An order as sent: a DAY limit buy of 10 AAPL at 100.5, with `fields` changed.
+    fn spec(fields: serde_json::Value) -> OrderSpec {
+        let mut base = json!({
+            "client_order_id": "a1", "symbol": "AAPL", "side": "BUY", "order_type": "LIMIT",
+            "quantity": "10", "limit_price": "100.5"
+        });
+        for (k, v) in fields.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        spec::parse(&serde_json::from_value::<NewOrder>(base).unwrap()).unwrap()
+    }
+
+    /// Noon in New York of `day` (yyyy-MM-dd).
+    fn noon(day: &str) -> i64 {
+        i64::from(parse_day(day).unwrap()) * 86_400_000 + 17 * 3_600_000
+    }
+
+    /// A quote of last 100, bid 99.99, ask 100.01.
+    fn quote() -> Quote {
+        Quote::sample(d("100"), 100)
+    }
+
+    fn priced(fields: serde_json::Value, quote: Option<&Quote>) -> Result<PricedOrder, Rejection> {
+        price(spec(fields), 7, quote, noon("2013-02-25"))
+    }
+
+    #[test]
+    fn an_order_is_expected_to_fill_at_its_limit_its_stop_or_the_quote() {
+        let limit = priced(json!({}), Some(&quote())).unwrap();
+        assert_eq!((limit.instrument_id, limit.estimate), (7, d("100.5")));
+        assert_eq!(limit.spec, spec(json!({})), "a limit order is priced as sent");
+        let stop = priced(
+            json!({"order_type": "STOP_LOSS", "side": "SELL", "stop_price": "95"}),
+            Some(&quote()),
+        )
+        .unwrap();
+        assert_eq!(stop.estimate, d("95"));
+        let stop_limit = priced(
+            json!({"order_type": "STOP_LOSS_LIMIT", "stop_price": "95", "limit_price": "96"}),
+            None,
+        )
+        .unwrap();
+        assert_eq!(stop_limit.estimate, d("96"), "the limit before the stop");
+        let buy = priced(json!({"order_type": "MARKET"}), Some(&quote())).unwrap();
+        assert_eq!(buy.estimate, d("100.01"), "a buy at the ask");
+        for side in ["SELL", "SHORT"] {
+            let sell = priced(json!({"order_type": "MARKET", "side": side}), Some(&quote())).unwrap();
+            assert_eq!(sell.estimate, d("99.99"), "a {side} at the bid");
+        }
+        let unquoted = priced(json!({"order_type": "MARKET"}), None).unwrap();
+        assert_eq!(unquoted.estimate, Decimal::ZERO, "nothing without a quote");
+    }
+
+    #[test]
+    fn a_trailing_stop_starts_its_step_from_the_last_price() {
+        let trailing = json!({
+            "order_type": "TRAILING_STOP_LOSS", "side": "SELL", "trailing_type": "AMOUNT", "trailing_stop_step": "5"
+        });
+        let sell = priced(trailing.clone(), Some(&quote())).unwrap();
+        assert_eq!((sell.spec.stop_price, sell.estimate), (Some(d("95")), d("95")));
+        let mut buy = trailing;
+        buy["side"] = json!("BUY");
+        buy["trailing_type"] = json!("PERCENTAGE");
+        buy["trailing_stop_step"] = json!("0.1");
+        let buy = priced(buy, Some(&quote())).unwrap();
+        assert_eq!((buy.spec.stop_price, buy.estimate), (Some(d("110")), d("110")));
+        let unquoted = priced(
+            json!({"order_type": "TRAILING_STOP_LOSS", "side": "SELL", "trailing_type": "AMOUNT", "trailing_stop_step": "5"}),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            unquoted.spec.stop_price,
+            Some(Decimal::ZERO),
+            "from zero, never below it"
+        );
+    }
+
+    #[test]
+    fn an_amount_order_buys_what_its_cash_pays_for_at_the_expected_price() {
+        let amount = json!({"entrust_type": "AMOUNT", "quantity": null, "total_cash_amount": "1000"});
+        let limit = priced(amount.clone(), None).unwrap();
+        assert_eq!(limit.spec.quantity, d("9.950248"), "at the limit, rounded down");
+        let mut market = amount;
+        market["order_type"] = json!("MARKET");
+        market["limit_price"] = json!(null);
+        assert_eq!(
+            priced(market.clone(), Some(&quote())).unwrap().spec.quantity,
+            d("9.999")
+        );
+        assert_eq!(
+            priced(market, None).unwrap_err(),
+            Rejection::illegal_parameter(
+                "there is no price yet to turn total_cash_amount into shares: give a quantity"
+            )
+        );
+    }
+
+    #[test]
+    fn a_gtd_order_ends_today_at_the_earliest() {
+        let gtd = |day: &str| spec(json!({"time_in_force": "GTD", "expire_date": day}));
+        let today = noon("2013-02-25");
+        assert!(price(gtd("2013-02-25"), 1, None, today).is_ok());
+        assert!(price(gtd("2013-03-01"), 1, None, today).is_ok());
+        assert_eq!(
+            price(gtd("2013-02-24"), 1, None, today).unwrap_err(),
+            Rejection::illegal_parameter("expire_date is in the past (of the market's clock)")
+        );
+        // The day is New York's: 02:00 UTC on the 26th is still the 25th there.
+        let late_evening = i64::from(parse_day("2013-02-26").unwrap()) * 86_400_000 + 2 * 3_600_000;
+        assert!(price(gtd("2013-02-25"), 1, None, late_evening).is_ok());
+        assert!(price(gtd("2013-02-25"), 1, None, late_evening + 4 * 3_600_000).is_err());
+    }
 
     fn with_id(mut order: PricedOrder, id: &str) -> PricedOrder {
         order.spec.client_order_id = id.into();

@@ -23,7 +23,7 @@ use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
-    OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
@@ -113,8 +113,8 @@ pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str)
     }
 }
 
-/// Parses and prices one new order: its instrument, the price it is expected to fill at, and an
-/// AMOUNT order's quantity at that price.
+/// Parses one new order, finds its instrument and prices it at the simulator's quote now
+/// ([`placement::price`]).
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
     let instrument_id = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
@@ -124,30 +124,8 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
         )
     })?;
     let now = state.simulator.now_ms();
-    if let Some(day) = spec.expire_day
-        && day < NewYork::of(now).day
-    {
-        return Err(ApiError::illegal_parameter(
-            "expire_date is in the past (of the market's clock)",
-        ));
-    }
     let quote = state.simulator.quote_of(instrument_id, now);
-    let market_price = quote
-        .as_ref()
-        .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
-        .unwrap_or_default();
-    let mut spec = spec;
-    // A trailing stop starts its distance away from the last price.
-    if let Some(trailing) = spec.trailing {
-        spec.stop_price = Some(trailing.stop_for(spec.side, quote.map_or(market_price, |q| q.last)));
-    }
-    let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
-    spec.quantity_for(estimate)?;
-    Ok(PricedOrder {
-        spec,
-        instrument_id,
-        estimate,
-    })
+    Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
 }
 
 /// Checks `orders` ([`buying_power::check`]) against the account as of now: its cash, its
