@@ -1,10 +1,12 @@
 //! Placing new orders (catalog 3.2–3.7): each order priced at the quote, what a `new_orders`
-//! list makes (one order, or a combination under its client id), and what a batch of
-//! independent orders may hold.
+//! list makes (one order, or a combination under its client id) and what a preview estimates it
+//! costs, and what a batch of independent orders may hold.
 
+use rust_decimal::Decimal;
 use signet_model::ErrorCode;
 use signet_model::orders::{ComboType, Side};
 
+use super::accounting::Commission;
 use super::buying_power::PricedOrder;
 use super::combo::{self, ComboKind};
 use super::spec::{self, OrderSpec};
@@ -76,6 +78,32 @@ impl Placement {
             client_combo_order_id,
         })
     }
+
+    /// What a preview says the placement costs: the value and commission of what trades first,
+    /// the order, the master of a combination, or the larger leg of an OCO pair (after the
+    /// master, the others trade instead of buying power).
+    pub fn estimate(&self, commission: Commission) -> Estimate {
+        let first = match self.kind {
+            Some(ComboKind::Oto | ComboKind::Otoco) => &self.orders[..1],
+            _ => &self.orders[..],
+        };
+        let (cost, commission) = first
+            .iter()
+            .map(|p| (p.spec.quantity * p.estimate, commission.of(p.spec.quantity, true)))
+            .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match self.kind {
+                Some(ComboKind::Oco) => total.max(this),
+                _ => (total.0 + this.0, total.1 + this.1),
+            });
+        Estimate { cost, commission }
+    }
+}
+
+/// What a placement is expected to cost ([`Placement::estimate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Estimate {
+    /// Quantity × expected price, unrounded.
+    pub cost: Decimal,
+    pub commission: Decimal,
 }
 
 /// Refuses a batch of no orders or more than [`MAX_BATCH`], before its orders are read.
@@ -304,6 +332,85 @@ mod tests {
         assert_eq!(
             Placement::new(Vec::new(), None).unwrap_err(),
             Rejection::illegal_parameter("new_orders is empty")
+        );
+    }
+
+    #[test]
+    fn a_preview_costs_what_trades_first() {
+        let fee = Commission {
+            per_share: d("0.005"),
+            per_order: Decimal::ONE,
+        };
+        let one = Placement::new(vec![order(1, Side::Buy, "10", "100.5", ComboType::Normal)], None).unwrap();
+        assert_eq!(
+            one.estimate(fee),
+            Estimate {
+                cost: d("1005"),
+                commission: d("1.05")
+            }
+        );
+        assert_eq!(
+            one.estimate(Commission::default()),
+            Estimate {
+                cost: d("1005"),
+                commission: Decimal::ZERO
+            }
+        );
+        let bracket = Placement::new(bracket(), Some("c")).unwrap();
+        assert_eq!(
+            bracket.estimate(fee),
+            Estimate {
+                cost: d("100"),
+                commission: d("1.00")
+            },
+            "the master only: its legs sell what it buys"
+        );
+        let mut oto = bracket.clone();
+        oto.orders.truncate(2);
+        oto.orders[1].spec.combo_type = ComboType::Oto;
+        oto.kind = Some(ComboKind::Oto);
+        assert_eq!(oto.estimate(fee).cost, d("100"), "the master only");
+    }
+
+    #[test]
+    fn an_oco_pair_costs_its_larger_leg() {
+        let fee = Commission {
+            per_share: d("0.005"),
+            per_order: Decimal::ONE,
+        };
+        let pair = |a: (&str, &str), b: (&str, &str)| {
+            Placement::new(
+                vec![
+                    with_id(order(1, Side::Buy, a.0, a.1, ComboType::Oco), "a"),
+                    with_id(order(1, Side::Buy, b.0, b.1, ComboType::Oco), "b"),
+                ],
+                Some("c"),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            pair(("1", "90"), ("1", "110")).estimate(fee),
+            Estimate {
+                cost: d("110"),
+                commission: d("1.00")
+            }
+        );
+        // Of two legs worth the same, the larger commission (1.01 for 2 shares, 1.005 rounded to
+        // 1.00 for one).
+        assert_eq!(
+            pair(("1", "100"), ("2", "50")).estimate(fee),
+            Estimate {
+                cost: d("100"),
+                commission: d("1.01")
+            }
+        );
+        // The larger value wins even with the smaller commission.
+        assert_eq!(
+            pair(("100", "1"), ("1", "101")).estimate(fee),
+            Estimate {
+                cost: d("101"),
+                commission: d("1.00")
+            }
         );
     }
 

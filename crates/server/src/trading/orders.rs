@@ -540,27 +540,10 @@ async fn preview(
     }
     let orders: Vec<&PricedOrder> = placement.orders.iter().collect();
     let headroom = check_account(&state, &account, &orders, placement.kind, None).await?;
-    // The value and commission of what trades first: the order, the master of a combination, or
-    // the larger leg of an OCO pair (after the master, the others trade instead of buying power).
-    let first = match placement.kind {
-        Some(ComboKind::Oto | ComboKind::Otoco) => &placement.orders[..1],
-        _ => &placement.orders[..],
-    };
-    let (value, commission) = first
-        .iter()
-        .map(|p| {
-            (
-                p.spec.quantity * p.estimate,
-                state.config.commission.of(p.spec.quantity, true),
-            )
-        })
-        .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match placement.kind {
-            Some(ComboKind::Oco) => total.max(this),
-            _ => (total.0 + this.0, total.1 + this.1),
-        });
+    let estimate = placement.estimate(state.config.commission);
     Ok(Json(PreviewResponse {
-        estimated_cost: value.round_dp(2).to_string(),
-        estimated_commission: commission.to_string(),
+        estimated_cost: estimate.cost.round_dp(2).to_string(),
+        estimated_commission: estimate.commission.to_string(),
         estimated_transaction_fee: "0".into(),
         estimated_exchange_fee: "0".into(),
         buying_power: headroom.before.round_dp(2).to_string(),
