@@ -9,6 +9,7 @@ use signet_model::orders::{ComboType, Side};
 use super::accounting::Commission;
 use super::buying_power::PricedOrder;
 use super::combo::{self, ComboKind};
+use super::order::Order;
 use super::spec::{self, OrderSpec};
 use crate::Rejection;
 use crate::simulator::Quote;
@@ -104,6 +105,59 @@ pub struct Estimate {
     /// Quantity × expected price, unrounded.
     pub cost: Decimal,
     pub commission: Decimal,
+}
+
+/// Which client id of a placement is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    Order,
+    Combination,
+}
+
+impl Taken {
+    /// The refusal of a placement whose client id was used before in the account: every order,
+    /// every combination needs a new one.
+    pub fn rejection(self) -> Rejection {
+        match self {
+            Taken::Combination => Rejection::new(
+                ErrorCode::DuplicateClientComboOrderId,
+                "this client_combo_order_id was used before in this account: every combination needs a new one",
+            ),
+            Taken::Order => Rejection::new(
+                ErrorCode::DuplicateClientOrderId,
+                "this client_order_id was used before in this account: every order needs a new one",
+            ),
+        }
+    }
+}
+
+/// The client combo order id an order stores, when it is part of a combination (one order alone
+/// may carry one, which does not count).
+pub fn combo_id(order: &Order) -> Option<&str> {
+    order.combo.as_ref().and(order.client_combo_order_id.as_deref())
+}
+
+/// Which client id of a placement's `orders` is taken: used before in the account (`used_ids`,
+/// `used_combo_ids`), or by one of `earlier`, the orders of placements accepted before it. Its
+/// combination's id is looked at first.
+pub fn taken<'a>(
+    orders: &[Order],
+    used_ids: &[String],
+    used_combo_ids: &[String],
+    earlier: impl Iterator<Item = &'a Order> + Clone,
+) -> Option<Taken> {
+    let combo = orders.first().and_then(combo_id);
+    if let Some(combo) = combo
+        && (used_combo_ids.iter().any(|u| u == combo) || earlier.clone().any(|o| combo_id(o) == Some(combo)))
+    {
+        return Some(Taken::Combination);
+    }
+    orders
+        .iter()
+        .any(|o| {
+            used_ids.contains(&o.client_order_id) || earlier.clone().any(|e| e.client_order_id == o.client_order_id)
+        })
+        .then_some(Taken::Order)
 }
 
 /// Refuses a batch of no orders or more than [`MAX_BATCH`], before its orders are read.
@@ -411,6 +465,73 @@ mod tests {
                 cost: d("101"),
                 commission: d("1.00")
             }
+        );
+    }
+
+    /// Stored orders with these client ids, of combination `combo` when given.
+    fn stored(ids: &[&str], combo: Option<&str>) -> Vec<Order> {
+        ids.iter()
+            .map(|id| Order {
+                client_combo_order_id: combo.map(str::to_owned),
+                combo: combo.map(|_| combo::Combo {
+                    combo_order_id: "M".into(),
+                    kind: ComboKind::Oco,
+                }),
+                ..Order::sample(id, Side::Buy, signet_model::orders::OrderType::Limit)
+            })
+            .collect()
+    }
+
+    fn ids(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|id| (*id).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_client_id_is_taken_when_used_before_or_earlier_in_the_turn() {
+        let none: &[Order] = &[];
+        let pair = stored(&["a", "b"], Some("c"));
+        assert_eq!(taken(&pair, &[], &[], none.iter()), None);
+        assert_eq!(taken(&pair, &ids(&["x", "b"]), &[], none.iter()), Some(Taken::Order));
+        assert_eq!(taken(&pair, &[], &ids(&["c"]), none.iter()), Some(Taken::Combination));
+        assert_eq!(
+            taken(&pair, &ids(&["a"]), &ids(&["c"]), none.iter()),
+            Some(Taken::Combination),
+            "the combination's id first"
+        );
+        let earlier = stored(&["x", "a"], None);
+        assert_eq!(taken(&pair, &[], &[], earlier.iter()), Some(Taken::Order));
+        let earlier = stored(&["x", "y"], Some("c"));
+        assert_eq!(taken(&pair, &[], &[], earlier.iter()), Some(Taken::Combination));
+        // One order alone may carry a client combo order id: it is no combination's.
+        let alone = stored(&["z"], None);
+        let alone_with_id: Vec<Order> = alone
+            .iter()
+            .map(|o| Order {
+                client_combo_order_id: Some("c".into()),
+                ..o.clone()
+            })
+            .collect();
+        assert_eq!(combo_id(&alone_with_id[0]), None);
+        assert_eq!(taken(&alone_with_id, &[], &ids(&["c"]), pair.iter()), None);
+        assert_eq!(taken(&pair, &[], &[], alone_with_id.iter()), None);
+        assert_eq!(combo_id(&pair[0]), Some("c"));
+    }
+
+    #[test]
+    fn a_taken_id_is_refused_by_its_kind() {
+        assert_eq!(
+            Taken::Order.rejection(),
+            Rejection::new(
+                ErrorCode::DuplicateClientOrderId,
+                "this client_order_id was used before in this account: every order needs a new one"
+            )
+        );
+        assert_eq!(
+            Taken::Combination.rejection(),
+            Rejection::new(
+                ErrorCode::DuplicateClientComboOrderId,
+                "this client_combo_order_id was used before in this account: every combination needs a new one"
+            )
         );
     }
 

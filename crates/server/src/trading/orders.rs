@@ -18,7 +18,7 @@ use signet_domain::trading::claims::{Claims, Reserved};
 use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{self, Event, Order};
-use signet_domain::trading::placement::{self, Placement};
+use signet_domain::trading::placement::{self, Placement, Taken};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
@@ -324,8 +324,13 @@ async fn check_and_store(
                 .iter()
                 .zip(before)
                 .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
-                .map(|(earlier, _)| earlier);
-            taken_id(&batch[i], &used, earlier)
+                .flat_map(|(earlier, _)| &earlier.orders);
+            placement::taken(
+                &batch[i].orders,
+                &used.client_order_ids,
+                &used.client_combo_order_ids,
+                earlier,
+            )
         };
         verdicts = buying_power::check_turn(
             &standing,
@@ -346,7 +351,7 @@ async fn check_and_store(
                 accepted.push(to_place.orders);
             }
             Some(Err(refused)) => answers.push(Err(refused.into())),
-            None => answers.push(Err(duplicate(taken[n].unwrap_or(Taken::Order)))),
+            None => answers.push(Err(taken[n].unwrap_or(Taken::Order).rejection().into())),
         }
     }
     let placed = state.store.insert_placements(&mut turn, &accepted).await?;
@@ -366,9 +371,9 @@ async fn check_and_store(
                 Ok(orders)
             }
             Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
-                Err(duplicate(Taken::Combination))
+                Err(Taken::Combination.rejection().into())
             }
-            Err(StoreError::Conflict(_)) => Err(duplicate(Taken::Order)),
+            Err(StoreError::Conflict(_)) => Err(Taken::Order.rejection().into()),
             Err(other) => Err(other.into()),
         };
     }
@@ -376,61 +381,12 @@ async fn check_and_store(
     Ok((answers, written))
 }
 
-/// Which client id of a placement is taken.
-#[derive(Debug, Clone, Copy)]
-enum Taken {
-    Order,
-    Combination,
-}
-
-fn duplicate(taken: Taken) -> ApiError {
-    match taken {
-        Taken::Combination => ApiError::new(
-            ErrorCode::DuplicateClientComboOrderId,
-            "this client_combo_order_id was used before in this account: every combination needs a new one",
-        ),
-        Taken::Order => ApiError::new(
-            ErrorCode::DuplicateClientOrderId,
-            "this client_order_id was used before in this account: every order needs a new one",
-        ),
-    }
-}
-
 /// The client ids of a turn's placements that the account used before.
 async fn used_ids(state: &AppState, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
     let orders = || batch.iter().flat_map(|c| &c.orders);
     let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
-    let combos: Vec<&str> = orders().filter_map(combo_id).collect();
+    let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();
     Ok(state.store.used_client_ids(&account.account_id, &ids, &combos).await?)
-}
-
-/// The client combo order id an order stores, when it is part of a combination.
-fn combo_id(order: &Order) -> Option<&str> {
-    order.combo.as_ref().and(order.client_combo_order_id.as_deref())
-}
-
-/// Which client id of `to_place` is taken: used before, or by one of `earlier`.
-fn taken_id<'a>(
-    to_place: &ToPlace,
-    used: &UsedIds,
-    earlier: impl Iterator<Item = &'a ToPlace> + Clone,
-) -> Option<Taken> {
-    let earlier_orders = || earlier.clone().flat_map(|c| &c.orders);
-    let combo = to_place.orders.first().and_then(combo_id);
-    if let Some(combo) = combo
-        && (used.client_combo_order_ids.iter().any(|u| u == combo)
-            || earlier_orders().any(|o| combo_id(o) == Some(combo)))
-    {
-        return Some(Taken::Combination);
-    }
-    to_place
-        .orders
-        .iter()
-        .any(|o| {
-            used.client_order_ids.contains(&o.client_order_id)
-                || earlier_orders().any(|e| e.client_order_id == o.client_order_id)
-        })
-        .then_some(Taken::Order)
 }
 
 /// `new_orders` read and priced, as a [`Placement`].
