@@ -1,6 +1,6 @@
 //! Orders: parsing a request into a specification, whether the account can take it, when it
-//! expires, the state machine, combinations, matching against a quote, and what a fill does to
-//! cash and positions.
+//! expires, the state machine, combinations, what a replacement may change, matching against a
+//! quote, and what a fill does to cash and positions.
 
 pub mod accounting;
 pub mod buying_power;
@@ -10,7 +10,9 @@ pub mod events;
 pub mod expiry;
 pub mod matching;
 pub mod order;
+pub mod placement;
 #[cfg(test)]
 mod properties;
+pub mod replace;
 pub mod spec;
 pub mod valuation;

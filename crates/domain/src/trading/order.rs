@@ -1,11 +1,14 @@
 //! An order as the engine keeps it, and the one table of its status transitions.
 
 use rust_decimal::Decimal;
+use signet_model::ErrorCode;
 use signet_model::orders::{
     ComboType, EntrustType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType,
 };
+use signet_model::wire::WireEnum;
 
 use super::combo::Combo;
+use crate::Rejection;
 
 /// What can happen to an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,6 +89,14 @@ pub fn transition(status: OrderStatus, event: Event) -> Option<OrderStatus> {
 
 pub fn is_open(status: OrderStatus) -> bool {
     matches!(status, OrderStatus::Submitted | OrderStatus::PartialFilled)
+}
+
+/// The refusal of a cancel or replacement of an order that is no longer open.
+pub fn not_open(order: &Order) -> Rejection {
+    Rejection::new(
+        ErrorCode::OrderNotOpen,
+        format!("the order is {} and can no longer change", order.status.as_str()),
+    )
 }
 
 /// An order as stored.
@@ -255,5 +266,28 @@ mod tests {
         for status in STATUSES {
             assert_eq!(is_open(status), transition(status, Event::Cancel).is_some());
         }
+    }
+
+    #[test]
+    fn a_closed_order_is_refused_by_its_status() {
+        let order = Order {
+            status: OrderStatus::Cancelled,
+            ..Order::sample("A", Side::Buy, OrderType::Limit)
+        };
+        assert_eq!(
+            not_open(&order),
+            Rejection::new(
+                ErrorCode::OrderNotOpen,
+                "the order is CANCELLED and can no longer change"
+            )
+        );
+        let filled = Order {
+            status: OrderStatus::Filled,
+            ..order
+        };
+        assert_eq!(
+            not_open(&filled).message,
+            "the order is FILLED and can no longer change"
+        );
     }
 }

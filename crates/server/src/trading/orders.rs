@@ -15,13 +15,15 @@ use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, Placing, Position, PricedOrder, Standing, Verdict};
 use signet_domain::trading::claims::{Claims, Reserved};
-use signet_domain::trading::combo::{self, Combo, ComboKind, Part, part};
+use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
-use signet_domain::trading::order::{Event, Order};
-use signet_domain::trading::spec::{self, OrderSpec};
+use signet_domain::trading::order::{self, Event, Order};
+use signet_domain::trading::placement::{self, Placement, Taken};
+use signet_domain::trading::replace;
+use signet_domain::trading::spec;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ComboType, NewOrder, OrderAck, OrderDetail, OrderPage,
-    OrderRecord, OrderStatus, OrderType, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
+    OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
@@ -89,9 +91,6 @@ pub struct ListPageParams {
     pub last_client_order_id: Option<String>,
 }
 
-const MAX_BATCH: usize = 50;
-/// The most orders of a combination (OTOCO).
-const MAX_COMBINATION: usize = 3;
 const PAGE: u32 = 10;
 const MAX_PAGE: u32 = 100;
 /// The kind of the order listings' pagination keys: an order's sequence number.
@@ -114,8 +113,8 @@ pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str)
     }
 }
 
-/// Parses and prices one new order: its instrument, the price it is expected to fill at, and an
-/// AMOUNT order's quantity at that price.
+/// Parses one new order, finds its instrument and prices it at the simulator's quote now
+/// ([`placement::price`]).
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
     let instrument_id = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
@@ -125,30 +124,8 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
         )
     })?;
     let now = state.simulator.now_ms();
-    if let Some(day) = spec.expire_day
-        && day < NewYork::of(now).day
-    {
-        return Err(ApiError::illegal_parameter(
-            "expire_date is in the past (of the market's clock)",
-        ));
-    }
     let quote = state.simulator.quote_of(instrument_id, now);
-    let market_price = quote
-        .as_ref()
-        .map(|q| if spec.side == Side::Buy { q.ask } else { q.bid })
-        .unwrap_or_default();
-    let mut spec = spec;
-    // A trailing stop starts its distance away from the last price.
-    if let Some(trailing) = spec.trailing {
-        spec.stop_price = Some(trailing.stop_for(spec.side, quote.map_or(market_price, |q| q.last)));
-    }
-    let estimate = spec.limit_price.or(spec.stop_price).unwrap_or(market_price);
-    spec.quantity_for(estimate)?;
-    Ok(PricedOrder {
-        spec,
-        instrument_id,
-        estimate,
-    })
+    Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
 }
 
 /// Checks `orders` ([`buying_power::check`]) against the account as of now: its cash, its
@@ -347,8 +324,13 @@ async fn check_and_store(
                 .iter()
                 .zip(before)
                 .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
-                .map(|(earlier, _)| earlier);
-            taken_id(&batch[i], &used, earlier)
+                .flat_map(|(earlier, _)| &earlier.orders);
+            placement::taken(
+                &batch[i].orders,
+                &used.client_order_ids,
+                &used.client_combo_order_ids,
+                earlier,
+            )
         };
         verdicts = buying_power::check_turn(
             &standing,
@@ -369,7 +351,7 @@ async fn check_and_store(
                 accepted.push(to_place.orders);
             }
             Some(Err(refused)) => answers.push(Err(refused.into())),
-            None => answers.push(Err(duplicate(taken[n].unwrap_or(Taken::Order)))),
+            None => answers.push(Err(taken[n].unwrap_or(Taken::Order).rejection().into())),
         }
     }
     let placed = state.store.insert_placements(&mut turn, &accepted).await?;
@@ -389,9 +371,9 @@ async fn check_and_store(
                 Ok(orders)
             }
             Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
-                Err(duplicate(Taken::Combination))
+                Err(Taken::Combination.rejection().into())
             }
-            Err(StoreError::Conflict(_)) => Err(duplicate(Taken::Order)),
+            Err(StoreError::Conflict(_)) => Err(Taken::Order.rejection().into()),
             Err(other) => Err(other.into()),
         };
     }
@@ -399,83 +381,21 @@ async fn check_and_store(
     Ok((answers, written))
 }
 
-/// Which client id of a placement is taken.
-#[derive(Debug, Clone, Copy)]
-enum Taken {
-    Order,
-    Combination,
-}
-
-fn duplicate(taken: Taken) -> ApiError {
-    match taken {
-        Taken::Combination => ApiError::new(
-            ErrorCode::DuplicateClientComboOrderId,
-            "this client_combo_order_id was used before in this account: every combination needs a new one",
-        ),
-        Taken::Order => ApiError::new(
-            ErrorCode::DuplicateClientOrderId,
-            "this client_order_id was used before in this account: every order needs a new one",
-        ),
-    }
-}
-
 /// The client ids of a turn's placements that the account used before.
 async fn used_ids(state: &AppState, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
     let orders = || batch.iter().flat_map(|c| &c.orders);
     let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
-    let combos: Vec<&str> = orders().filter_map(combo_id).collect();
+    let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();
     Ok(state.store.used_client_ids(&account.account_id, &ids, &combos).await?)
 }
 
-/// The client combo order id an order stores, when it is part of a combination.
-fn combo_id(order: &Order) -> Option<&str> {
-    order.combo.as_ref().and(order.client_combo_order_id.as_deref())
-}
-
-/// Which client id of `to_place` is taken: used before, or by one of `earlier`.
-fn taken_id<'a>(
-    to_place: &ToPlace,
-    used: &UsedIds,
-    earlier: impl Iterator<Item = &'a ToPlace> + Clone,
-) -> Option<Taken> {
-    let earlier_orders = || earlier.clone().flat_map(|c| &c.orders);
-    let combo = to_place.orders.first().and_then(combo_id);
-    if let Some(combo) = combo
-        && (used.client_combo_order_ids.iter().any(|u| u == combo)
-            || earlier_orders().any(|o| combo_id(o) == Some(combo)))
-    {
-        return Some(Taken::Combination);
-    }
-    to_place
-        .orders
-        .iter()
-        .any(|o| {
-            used.client_order_ids.contains(&o.client_order_id)
-                || earlier_orders().any(|e| e.client_order_id == o.client_order_id)
-        })
-        .then_some(Taken::Order)
-}
-
-/// `new_orders` parsed and priced: one order, or a combination with its id.
-struct Placement {
-    orders: Vec<PricedOrder>,
-    kind: Option<ComboKind>,
-    client_combo_order_id: Option<String>,
-}
-
+/// `new_orders` read and priced, as a [`Placement`].
 async fn placement(
     state: &AppState,
     new_orders: &[NewOrder],
     client_combo_order_id: Option<&str>,
 ) -> Result<Placement, ApiError> {
-    if new_orders.len() > MAX_COMBINATION {
-        return Err(ApiError::new(
-            ErrorCode::UnsupportedComboType,
-            format!(
-                "new_orders holds one order or a combination of at most {MAX_COMBINATION}: use /trading/orders/batch-place for independent orders"
-            ),
-        ));
-    }
+    combo::check_count(new_orders.len())?;
     let mut orders = Vec::with_capacity(new_orders.len());
     for (i, order) in new_orders.iter().enumerate() {
         let p = prepare(state, order).await.map_err(|mut e| {
@@ -486,84 +406,41 @@ async fn placement(
         })?;
         orders.push(p);
     }
-    let kind = combo::kind_of(&orders.iter().map(|p| p.spec.combo_type).collect::<Vec<_>>())?;
-    // Optional on a single order, but checked as a combination's is: it is stored and echoed.
-    let client_combo_order_id = match kind {
-        None if client_combo_order_id.is_none_or(|c| c.trim().is_empty()) => None,
-        _ => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
-    };
-    if kind.is_some() {
-        distinct_ids(&orders, "two orders of the combination share a client_order_id")?;
-        if orders.iter().any(|p| p.spec.time_in_force == TimeInForce::Ioc) {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedTimeInForce,
-                "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
-            ));
-        }
-        let legs: Vec<&PricedOrder> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
-        if let [a, b] = legs.as_slice()
-            && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
-        {
-            return Err(ApiError::illegal_parameter(
-                "the two legs of an OCO pair trade the same symbol on the same side",
-            ));
-        }
-    }
-    Ok(Placement {
+    Ok(Placement::new(orders, client_combo_order_id)?)
+}
+
+/// Checks a placement in its account's turn and stores it if it fits.
+async fn place_orders(state: &AppState, account: &AccountRecord, placement: Placement) -> Result<Vec<Order>, ApiError> {
+    let orders = to_store(&placement, account, state.simulator.now_ms())?;
+    let to_place = ToPlace {
+        priced: placement.orders,
+        kind: placement.kind,
         orders,
-        kind,
-        client_combo_order_id,
-    })
+    };
+    place_in_turn(state, account, to_place).await
 }
 
-fn distinct_ids(orders: &[PricedOrder], message: &'static str) -> Result<(), ApiError> {
-    let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|w| w[0] == w[1]) {
-        return Err(ApiError::new(ErrorCode::DuplicateClientOrderId, message));
-    }
-    Ok(())
-}
-
-impl Placement {
-    async fn check(&self, state: &AppState, account: &AccountRecord) -> Result<Headroom, ApiError> {
-        let orders: Vec<&PricedOrder> = self.orders.iter().collect();
-        check_account(state, account, &orders, self.kind, None).await
-    }
-
-    /// Checks the placement in its account's turn and stores it if it fits.
-    async fn place(self, state: &AppState, account: &AccountRecord) -> Result<Vec<Order>, ApiError> {
-        let orders = self.orders(account, state.simulator.now_ms())?;
-        let to_place = ToPlace {
-            priced: self.orders,
-            kind: self.kind,
-            orders,
-        };
-        place_in_turn(state, account, to_place).await
-    }
-
-    /// The orders to store: a combination is named by its first order, and in OTO and OTOCO
-    /// the others wait for it.
-    fn orders(&self, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
-        let mut orders = self
-            .orders
-            .iter()
-            .map(|p| new_order(account, p, self.client_combo_order_id.as_deref(), sim_now))
-            .collect::<Result<Vec<_>, _>>()?;
-        if let Some(kind) = self.kind {
-            let first = orders[0].order_id.clone();
-            for (i, o) in orders.iter_mut().enumerate() {
-                o.combo = Some(Combo {
-                    combo_order_id: first.clone(),
-                    kind,
-                });
-                if i > 0 && kind != ComboKind::Oco {
-                    o.waits_for = Some(first.clone());
-                }
+/// The orders of a placement to store: a combination is named by its first order, and in OTO
+/// and OTOCO the others wait for it.
+fn to_store(placement: &Placement, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
+    let mut orders = placement
+        .orders
+        .iter()
+        .map(|p| new_order(account, p, placement.client_combo_order_id.as_deref(), sim_now))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(kind) = placement.kind {
+        let first = orders[0].order_id.clone();
+        for (i, o) in orders.iter_mut().enumerate() {
+            o.combo = Some(Combo {
+                combo_order_id: first.clone(),
+                kind,
+            });
+            if i > 0 && kind != ComboKind::Oco {
+                o.waits_for = Some(first.clone());
             }
         }
-        Ok(orders)
     }
+    Ok(orders)
 }
 
 #[utoipa::path(
@@ -581,7 +458,7 @@ async fn place(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
-    let orders = placement.place(&state, &account).await?;
+    let orders = place_orders(&state, &account, placement).await?;
     let mut answer = ack(&orders[0]);
     if orders.len() > 1 {
         answer.orders = orders.iter().map(ack).collect();
@@ -617,28 +494,12 @@ async fn preview(
             ));
         }
     }
-    let headroom = placement.check(&state, &account).await?;
-    // The value and commission of what trades first: the order, the master of a combination, or
-    // the larger leg of an OCO pair (after the master, the others trade instead of buying power).
-    let first = match placement.kind {
-        Some(ComboKind::Oto | ComboKind::Otoco) => &placement.orders[..1],
-        _ => &placement.orders[..],
-    };
-    let (value, commission) = first
-        .iter()
-        .map(|p| {
-            (
-                p.spec.quantity * p.estimate,
-                state.config.commission.of(p.spec.quantity, true),
-            )
-        })
-        .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match placement.kind {
-            Some(ComboKind::Oco) => total.max(this),
-            _ => (total.0 + this.0, total.1 + this.1),
-        });
+    let orders: Vec<&PricedOrder> = placement.orders.iter().collect();
+    let headroom = check_account(&state, &account, &orders, placement.kind, None).await?;
+    let estimate = placement.estimate(state.config.commission);
     Ok(Json(PreviewResponse {
-        estimated_cost: value.round_dp(2).to_string(),
-        estimated_commission: commission.to_string(),
+        estimated_cost: estimate.cost.round_dp(2).to_string(),
+        estimated_commission: estimate.commission.to_string(),
         estimated_transaction_fee: "0".into(),
         estimated_exchange_fee: "0".into(),
         buying_power: headroom.before.round_dp(2).to_string(),
@@ -661,28 +522,17 @@ async fn batch_place(
     JsonBody(request): JsonBody<BatchPlaceRequest>,
 ) -> Result<Json<BatchPlaceResponse>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    if request.batch_orders.is_empty() || request.batch_orders.len() > MAX_BATCH {
-        return Err(ApiError::illegal_parameter(format!(
-            "batch_orders must hold 1 to {MAX_BATCH} orders"
-        )));
-    }
+    placement::check_batch_size(request.batch_orders.len())?;
     let mut prepared = Vec::with_capacity(request.batch_orders.len());
     for (i, order) in request.batch_orders.iter().enumerate() {
         let p = prepare(&state, order).await.map_err(|mut e| {
             e.message = format!("batch_orders[{i}]: {}", e.message).into();
             e
         })?;
-        if p.spec.combo_type != ComboType::Normal {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedComboType,
-                format!(
-                    "batch_orders[{i}]: a batch holds independent NORMAL orders; place a combination with /trading/orders/place"
-                ),
-            ));
-        }
+        placement::check_batch_order(i, &p.spec)?;
         prepared.push(p);
     }
-    distinct_ids(&prepared, "two orders of the batch share a client_order_id")?;
+    placement::check_batch_ids(&prepared)?;
     let sim_now = state.simulator.now_ms();
     let orders = prepared
         .iter()
@@ -720,16 +570,6 @@ async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) 
         })
 }
 
-fn not_open(order: &Order) -> ApiError {
-    ApiError::new(
-        ErrorCode::OrderNotOpen,
-        format!(
-            "the order is {} and can no longer change",
-            signet_model::wire::WireEnum::as_str(order.status)
-        ),
-    )
-}
-
 #[utoipa::path(
     post, path = "/trading/orders/cancel", tag = "trading",
     operation_id = "cancelOrder", summary = "Cancel order", request_body = CancelOrderRequest,
@@ -757,7 +597,7 @@ async fn cancel(
         )
         .await;
     forget_open_orders(&state, &account.account_id);
-    let cancelled = cancelled?.ok_or_else(|| not_open(&order))?;
+    let cancelled = cancelled?.ok_or_else(|| order::not_open(&order))?;
     state.events.wake();
     Ok(Json(ack(&cancelled)))
 }
@@ -776,85 +616,17 @@ async fn replace(
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = account(&state, &caller, &request.account_id).await?;
-    let modify = match request.modify_orders.as_slice() {
-        [one] => one,
-        _ => return Err(ApiError::illegal_parameter("modify_orders must hold one order")),
-    };
-    let trailing_change = ["trailing_type", "trailing_stop_step"]
-        .iter()
-        .any(|k| modify.other.get(*k).is_some_and(|v| !v.is_null()));
-    if modify.order_type.is_some() || modify.time_in_force.is_some() || trailing_change {
-        return Err(ApiError::illegal_parameter(
-            "only quantity, limit_price and stop_price can be replaced: cancel and place a new order for the rest",
-        ));
-    }
+    let modify = replace::modification(&request.modify_orders)?;
     let order = find(&state, &account, &modify.client_order_id).await?;
-    if !signet_domain::trading::order::is_open(order.status) {
-        return Err(not_open(&order));
-    }
-    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
-    if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
-        return Err(ApiError::illegal_parameter(format!(
-            "quantity must be more than the {} already filled and at most {}, with at most 6 decimals",
-            order.filled_quantity,
-            spec::MAX_QUANTITY
-        )));
-    }
-    let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, ApiError> {
-        match spec::decimal(field, value)? {
-            None => Ok(None),
-            Some(_) => Ok(Some(spec::price(field, value, order.order_type)?)),
-        }
-    };
-    let limit_price = match (order.order_type, given("limit_price", modify.limit_price.as_ref())?) {
-        (OrderType::Limit | OrderType::StopLossLimit, new) => new.or(order.limit_price),
-        (_, Some(_)) => {
-            return Err(ApiError::illegal_parameter(
-                "only LIMIT and STOP_LOSS_LIMIT orders have a limit_price",
-            ));
-        }
-        (_, None) => None,
-    };
-    let stop_price = match (order.order_type, given("stop_price", modify.stop_price.as_ref())?) {
-        (OrderType::StopLoss | OrderType::StopLossLimit, Some(_)) if order.triggered_at.is_some() => {
-            return Err(ApiError::illegal_parameter(
-                "the stop was reached already: the order trades, and its stop_price no longer matters",
-            ));
-        }
-        (OrderType::StopLoss | OrderType::StopLossLimit, new) => new.or(order.stop_price),
-        (_, Some(_)) => {
-            return Err(ApiError::illegal_parameter(
-                "only STOP_LOSS and STOP_LOSS_LIMIT orders take a new stop_price (a trailing stop moves its own)",
-            ));
-        }
-        (_, None) => order.stop_price,
-    };
+    let replacement = replace::apply(&order, modify)?;
     // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = PricedOrder {
-        spec: OrderSpec {
-            client_order_id: order.client_order_id.clone(),
-            combo_type: ComboType::Normal,
-            symbol: order.symbol.clone(),
-            side: order.side,
-            order_type: order.order_type,
-            time_in_force: order.time_in_force,
-            quantity: quantity - order.filled_quantity,
-            cash_amount: None,
-            limit_price,
-            stop_price,
-            trailing: order.trailing,
-            expire_day: None,
-            session: order.session,
-        },
-        instrument_id: order.instrument_id,
-        estimate: limit_price.or(stop_price).unwrap_or_else(|| {
-            state
-                .simulator
-                .quote_of(order.instrument_id, state.simulator.now_ms())
-                .map(|q| q.ask)
-                .unwrap_or_default()
-        }),
-    };
+    let remaining = replacement.remaining(&order, || {
+        state
+            .simulator
+            .quote_of(order.instrument_id, state.simulator.now_ms())
+            .map(|q| q.ask)
+            .unwrap_or_default()
+    });
     // Checked and stored in the account's turn, as placements are: a replacement may raise
     // the order's claim.
     let _turn_here = state.turns.take(&account.account_id).await;
@@ -868,9 +640,9 @@ async fn replace(
             Event::Replace,
             None,
             Some(Replacement {
-                quantity,
-                limit_price,
-                stop_price,
+                quantity: replacement.quantity,
+                limit_price: replacement.limit_price,
+                stop_price: replacement.stop_price,
             }),
             now,
         )
@@ -881,7 +653,7 @@ async fn replace(
     if let Err(e) = turn.end().await {
         tracing::warn!(error = %e, "ending an account's turn after a replacement");
     }
-    let replaced = replaced?.ok_or_else(|| not_open(&order))?;
+    let replaced = replaced?.ok_or_else(|| order::not_open(&order))?;
     state.events.wake();
     Ok(Json(ack(&replaced)))
 }

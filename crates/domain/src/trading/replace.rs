@@ -1,0 +1,346 @@
+//! Replacing an open order (catalog 3.9): its quantity, limit price and stop price may change,
+//! nothing else (a new order type, time in force or trailing step takes a cancel and a new
+//! order). The filled part stays: the new quantity must be more than what has filled, and the
+//! replaced order's unfilled part is checked against the account anew.
+
+use rust_decimal::Decimal;
+use signet_model::orders::{ComboType, ModifyOrder, OrderType};
+
+use super::buying_power::PricedOrder;
+use super::order::{Order, is_open, not_open};
+use super::spec::{self, OrderSpec};
+use crate::Rejection;
+
+/// New values for an order: its whole quantity (the filled part included), its limit and its
+/// stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replacement {
+    pub quantity: Decimal,
+    pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
+}
+
+/// The one order of `modify_orders`, if it asks to change only what a replacement may change.
+/// Checked before the order is looked up.
+pub fn modification(modify_orders: &[ModifyOrder]) -> Result<&ModifyOrder, Rejection> {
+    let modify = match modify_orders {
+        [one] => one,
+        _ => return Err(Rejection::illegal_parameter("modify_orders must hold one order")),
+    };
+    let trailing_change = ["trailing_type", "trailing_stop_step"]
+        .iter()
+        .any(|k| modify.other.get(*k).is_some_and(|v| !v.is_null()));
+    if modify.order_type.is_some() || modify.time_in_force.is_some() || trailing_change {
+        return Err(Rejection::illegal_parameter(
+            "only quantity, limit_price and stop_price can be replaced: cancel and place a new order for the rest",
+        ));
+    }
+    Ok(modify)
+}
+
+/// What `modify` makes of `order`: a field not given keeps the order's value. The order must be
+/// open; the quantity stays above what has filled; only a limit order (LIMIT, STOP_LOSS_LIMIT)
+/// takes a limit price, and only a stop order (STOP_LOSS, STOP_LOSS_LIMIT) whose stop has not
+/// been reached takes a stop price (a trailing stop moves its own).
+pub fn apply(order: &Order, modify: &ModifyOrder) -> Result<Replacement, Rejection> {
+    if !is_open(order.status) {
+        return Err(not_open(order));
+    }
+    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
+    if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
+        return Err(Rejection::illegal_parameter(format!(
+            "quantity must be more than the {} already filled and at most {}, with at most 6 decimals",
+            order.filled_quantity,
+            spec::MAX_QUANTITY
+        )));
+    }
+    let given = |field: &str, value: Option<&serde_json::Value>| -> Result<Option<Decimal>, Rejection> {
+        match spec::decimal(field, value)? {
+            None => Ok(None),
+            Some(_) => Ok(Some(spec::price(field, value, order.order_type)?)),
+        }
+    };
+    let limit_price = match (order.order_type, given("limit_price", modify.limit_price.as_ref())?) {
+        (OrderType::Limit | OrderType::StopLossLimit, new) => new.or(order.limit_price),
+        (_, Some(_)) => {
+            return Err(Rejection::illegal_parameter(
+                "only LIMIT and STOP_LOSS_LIMIT orders have a limit_price",
+            ));
+        }
+        (_, None) => None,
+    };
+    let stop_price = match (order.order_type, given("stop_price", modify.stop_price.as_ref())?) {
+        (OrderType::StopLoss | OrderType::StopLossLimit, Some(_)) if order.triggered_at.is_some() => {
+            return Err(Rejection::illegal_parameter(
+                "the stop was reached already: the order trades, and its stop_price no longer matters",
+            ));
+        }
+        (OrderType::StopLoss | OrderType::StopLossLimit, new) => new.or(order.stop_price),
+        (_, Some(_)) => {
+            return Err(Rejection::illegal_parameter(
+                "only STOP_LOSS and STOP_LOSS_LIMIT orders take a new stop_price (a trailing stop moves its own)",
+            ));
+        }
+        (_, None) => order.stop_price,
+    };
+    Ok(Replacement {
+        quantity,
+        limit_price,
+        stop_price,
+    })
+}
+
+impl Replacement {
+    /// The unfilled part of `order` as replaced, priced for the buying-power check, which counts
+    /// it anew: at its limit, else its stop, else `market_price` (asked for only then).
+    pub fn remaining(&self, order: &Order, market_price: impl FnOnce() -> Decimal) -> PricedOrder {
+        PricedOrder {
+            spec: OrderSpec {
+                client_order_id: order.client_order_id.clone(),
+                combo_type: ComboType::Normal,
+                symbol: order.symbol.clone(),
+                side: order.side,
+                order_type: order.order_type,
+                time_in_force: order.time_in_force,
+                quantity: self.quantity - order.filled_quantity,
+                cash_amount: None,
+                limit_price: self.limit_price,
+                stop_price: self.stop_price,
+                trailing: order.trailing,
+                expire_day: None,
+                session: order.session,
+            },
+            instrument_id: order.instrument_id,
+            estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use signet_model::ErrorCode;
+    use signet_model::orders::{OrderStatus, Side, TrailingType};
+
+    use super::*;
+    use crate::trading::order::Trailing;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn modify(fields: serde_json::Value) -> ModifyOrder {
+        let mut base = json!({"client_order_id": "A"});
+        for (k, v) in fields.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    /// An open order of 10 of `order_type` at limit 100 and stop 90, as its type has them.
+    fn order(order_type: OrderType) -> Order {
+        let mut order = Order::sample("A", Side::Buy, order_type);
+        if matches!(order_type, OrderType::Limit | OrderType::StopLossLimit) {
+            order.limit_price = Some(d("100"));
+        }
+        if matches!(order_type, OrderType::StopLoss | OrderType::StopLossLimit) {
+            order.stop_price = Some(d("90"));
+        }
+        if order_type == OrderType::TrailingStopLoss {
+            order.trailing = Some(Trailing {
+                kind: TrailingType::Amount,
+                step: d("5"),
+            });
+            order.stop_price = Some(d("105"));
+        }
+        order
+    }
+
+    fn refused(order: &Order, fields: serde_json::Value) -> Rejection {
+        apply(order, &modify(fields)).unwrap_err()
+    }
+
+    #[test]
+    fn a_request_replaces_one_order_and_only_its_quantity_and_prices() {
+        let one = [modify(
+            json!({"quantity": "2", "other_field": 1, "trailing_type": null}),
+        )];
+        assert_eq!(modification(&one).unwrap(), &one[0]);
+        for many in [&[][..], &[modify(json!({})), modify(json!({}))]] {
+            assert_eq!(
+                modification(many).unwrap_err(),
+                Rejection::illegal_parameter("modify_orders must hold one order")
+            );
+        }
+        for fields in [
+            json!({"order_type": "MARKET"}),
+            json!({"time_in_force": "GTC"}),
+            json!({"trailing_type": "AMOUNT"}),
+            json!({"trailing_stop_step": "1"}),
+        ] {
+            assert_eq!(
+                modification(&[modify(fields.clone())]).unwrap_err(),
+                Rejection::illegal_parameter(
+                    "only quantity, limit_price and stop_price can be replaced: cancel and place a new order for the rest"
+                ),
+                "{fields}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_not_given_stays() {
+        let limit = order(OrderType::Limit);
+        assert_eq!(
+            apply(&limit, &modify(json!({}))).unwrap(),
+            Replacement {
+                quantity: d("10"),
+                limit_price: Some(d("100")),
+                stop_price: None
+            }
+        );
+        assert_eq!(
+            apply(&limit, &modify(json!({"quantity": "12", "limit_price": 101.5}))).unwrap(),
+            Replacement {
+                quantity: d("12"),
+                limit_price: Some(d("101.5")),
+                stop_price: None
+            }
+        );
+        let stop_limit = order(OrderType::StopLossLimit);
+        assert_eq!(
+            apply(&stop_limit, &modify(json!({"stop_price": "95.00"}))).unwrap(),
+            Replacement {
+                quantity: d("10"),
+                limit_price: Some(d("100")),
+                stop_price: Some(d("95"))
+            }
+        );
+        let trailing = order(OrderType::TrailingStopLoss);
+        assert_eq!(
+            apply(&trailing, &modify(json!({"quantity": "3"}))).unwrap(),
+            Replacement {
+                quantity: d("3"),
+                limit_price: None,
+                stop_price: Some(d("105"))
+            },
+            "a trailing stop keeps the stop it has moved to"
+        );
+    }
+
+    #[test]
+    fn only_an_open_order_changes() {
+        let mut order = order(OrderType::Limit);
+        order.status = OrderStatus::Filled;
+        assert_eq!(
+            refused(&order, json!({"quantity": "1"})),
+            Rejection::new(ErrorCode::OrderNotOpen, "the order is FILLED and can no longer change")
+        );
+        order.status = OrderStatus::PartialFilled;
+        order.filled_quantity = d("4");
+        assert_eq!(
+            apply(&order, &modify(json!({"quantity": "5"}))).unwrap().quantity,
+            d("5")
+        );
+    }
+
+    #[test]
+    fn the_quantity_stays_above_what_has_filled() {
+        let mut order = order(OrderType::Limit);
+        order.status = OrderStatus::PartialFilled;
+        order.filled_quantity = d("4");
+        for quantity in ["4", "3", "10000000.5", "5.0000001"] {
+            assert_eq!(
+                refused(&order, json!({ "quantity": quantity })),
+                Rejection::illegal_parameter(
+                    "quantity must be more than the 4 already filled and at most 10000000, with at most 6 decimals"
+                ),
+                "{quantity}"
+            );
+        }
+        assert_eq!(
+            refused(&order, json!({"quantity": "ten"})),
+            Rejection::illegal_parameter("quantity \"ten\" is not a decimal number")
+        );
+    }
+
+    #[test]
+    fn each_price_belongs_to_its_order_types() {
+        for order_type in [OrderType::Market, OrderType::StopLoss, OrderType::TrailingStopLoss] {
+            assert_eq!(
+                refused(&order(order_type), json!({"limit_price": "1"})),
+                Rejection::illegal_parameter("only LIMIT and STOP_LOSS_LIMIT orders have a limit_price"),
+                "{order_type:?}"
+            );
+        }
+        for order_type in [OrderType::Market, OrderType::Limit, OrderType::TrailingStopLoss] {
+            assert_eq!(
+                refused(&order(order_type), json!({"stop_price": "1"})),
+                Rejection::illegal_parameter(
+                    "only STOP_LOSS and STOP_LOSS_LIMIT orders take a new stop_price (a trailing stop moves its own)"
+                ),
+                "{order_type:?}"
+            );
+        }
+        let mut triggered = order(OrderType::StopLoss);
+        triggered.triggered_at = Some(1);
+        assert_eq!(
+            refused(&triggered, json!({"stop_price": "80"})),
+            Rejection::illegal_parameter(
+                "the stop was reached already: the order trades, and its stop_price no longer matters"
+            )
+        );
+        assert_eq!(
+            apply(&triggered, &modify(json!({"quantity": "11"})))
+                .unwrap()
+                .stop_price,
+            Some(d("90")),
+            "a triggered stop still takes a new quantity"
+        );
+        assert_eq!(
+            refused(&order(OrderType::Limit), json!({"limit_price": "0"})),
+            Rejection::illegal_parameter(
+                "limit_price must be more than 0 and at most 10000000, with at most 4 decimals"
+            )
+        );
+        assert_eq!(
+            refused(&order(OrderType::StopLoss), json!({"stop_price": "1.00001"})),
+            Rejection::illegal_parameter(
+                "stop_price must be more than 0 and at most 10000000, with at most 4 decimals"
+            )
+        );
+        assert_eq!(
+            apply(
+                &order(OrderType::Market),
+                &modify(json!({"limit_price": "", "stop_price": null}))
+            )
+            .unwrap(),
+            Replacement {
+                quantity: d("10"),
+                limit_price: None,
+                stop_price: None
+            },
+            "an empty price is no price"
+        );
+    }
+
+    #[test]
+    fn the_remaining_part_is_priced_at_its_limit_its_stop_or_the_market() {
+        let mut limit = order(OrderType::Limit);
+        limit.filled_quantity = d("4");
+        limit.status = OrderStatus::PartialFilled;
+        let replacement = apply(&limit, &modify(json!({"quantity": "12", "limit_price": "99"}))).unwrap();
+        let remaining = replacement.remaining(&limit, || unreachable!("a limit order is priced at its limit"));
+        assert_eq!(
+            (remaining.spec.quantity, remaining.estimate, remaining.spec.combo_type),
+            (d("8"), d("99"), ComboType::Normal)
+        );
+        let stop = order(OrderType::StopLoss);
+        let replacement = apply(&stop, &modify(json!({"stop_price": "91"}))).unwrap();
+        assert_eq!(replacement.remaining(&stop, || d("1")).estimate, d("91"));
+        let market = order(OrderType::Market);
+        let replacement = apply(&market, &modify(json!({"quantity": "2"}))).unwrap();
+        let remaining = replacement.remaining(&market, || d("123.45"));
+        assert_eq!((remaining.spec.quantity, remaining.estimate), (d("2"), d("123.45")));
+    }
+}
