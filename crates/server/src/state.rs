@@ -7,6 +7,7 @@ use signet_store::{NonceStore, Store};
 
 use crate::auth::apps::AppDirectory;
 use crate::broker::accounts::Accounts;
+use crate::broker::placements::Placements;
 use crate::broker::simulator::Simulator;
 use crate::config::ServerConfig;
 
@@ -23,7 +24,7 @@ pub struct AppState {
     /// What open orders hold back, per account, between placements.
     pub claims: Arc<crate::broker::claims::ClaimsCache>,
     /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<crate::broker::turns::Turns<crate::trading::orders::Queued>>,
+    pub turns: Arc<crate::broker::turns::Turns<crate::broker::placements::Queued>>,
     /// The open orders the engine's ticks match.
     pub book: Arc<crate::broker::engine::book::Book>,
     pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
@@ -47,6 +48,18 @@ impl AppState {
             store: &*self.store,
             claims: &self.claims,
             simulator: &self.simulator,
+        }
+    }
+
+    /// Placing new orders in their accounts' turns ([`Placements`]).
+    pub fn placements(&self) -> Placements {
+        Placements {
+            store: self.store.clone(),
+            simulator: self.simulator.clone(),
+            claims: self.claims.clone(),
+            turns: self.turns.clone(),
+            book: self.book.clone(),
+            hub: self.events.clone(),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! - [`claims`]: what each account's open orders hold back, kept between placements.
 //! - [`turns`]: each account's turns to raise its claims, so that concurrent placements are
 //!   checked one after another.
+//! - [`placements`]: new orders, checked and stored in their account's turn.
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
 //! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
 
@@ -15,6 +16,7 @@ pub mod accounts;
 pub mod claims;
 pub mod engine;
 pub mod hub;
+pub mod placements;
 pub mod quotes;
 pub mod simulator;
 pub mod turns;

@@ -16,7 +16,7 @@ use signet_store::{AccountRecord, PositionRecord};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::orders::{AccountDenied, AccountParam, account, last_price, standing};
+use super::orders::{AccountDenied, AccountParam};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::legacy::ApiVersion;
@@ -61,17 +61,17 @@ async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdi
         .account_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    holdings_of(state, &account(state, caller, id).await?).await
+    holdings_of(state, &state.accounts().owned_by(&caller.app_key, id).await?).await
 }
 
 /// [`Holdings`] of an account already found (the console's, which has no caller).
 pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Result<Holdings, ApiError> {
-    let (standing, positions) = standing(state, &account.account_id, None).await?;
+    let (standing, positions) = state.accounts().standing(&account.account_id, None).await?;
     let now = state.simulator.now_ms();
     let positions = positions
         .into_iter()
         .map(|p| {
-            let valued = valuation::value(p.holding, last_price(state, p.instrument_id, now));
+            let valued = valuation::value(p.holding, state.accounts().last_price(p.instrument_id, now));
             (p, valued)
         })
         .collect();

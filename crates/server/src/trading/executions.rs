@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::orders::{AccountDenied, AccountParam, account};
+use super::orders::{AccountDenied, AccountParam};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams};
 use crate::legacy::ApiVersion;
@@ -82,7 +82,7 @@ async fn list(
         .account_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    let account = account(&state, &caller, id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, id).await?;
     let day = |name: &str, value: Option<&str>| -> Result<Option<i64>, ApiError> {
         match value.map(str::trim).filter(|v| !v.is_empty()) {
             None => Ok(None),

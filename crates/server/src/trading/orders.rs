@@ -13,12 +13,11 @@ use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::buying_power::{self, Headroom, Placing, Position, PricedOrder, Standing, Verdict};
-use signet_domain::trading::claims::{Claims, Reserved};
+use signet_domain::trading::buying_power::{self, Headroom, PricedOrder};
 use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
 use signet_domain::trading::order::{self, Event, Order};
-use signet_domain::trading::placement::{self, Placement, Taken};
+use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
@@ -26,13 +25,12 @@ use signet_model::orders::{
     OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery, PositionRecord, Replacement, StoreError, UsedIds, Written};
-use tokio::sync::oneshot;
+use signet_store::{AccountRecord, OrderQuery, Replacement};
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::broker::claims::View;
+use crate::broker::placements::ToPlace;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
@@ -97,22 +95,6 @@ const MAX_PAGE: u32 = 100;
 const KEY: char = 's';
 const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 
-/// The caller's account, or 403 whether it exists or not.
-pub(crate) async fn account(state: &AppState, caller: &Caller, account_id: &str) -> Result<AccountRecord, ApiError> {
-    let account_id = account_id.trim();
-    let known = match state.claims.account(account_id) {
-        Some(known) => Some(known),
-        None => state.store.account(account_id).await?,
-    };
-    match known {
-        Some(a) if *a.app_key == *caller.app_key => Ok(a),
-        _ => Err(ApiError::new(
-            ErrorCode::AccountNotFoundOrDenied,
-            "no account with this account_id belongs to the calling app",
-        )),
-    }
-}
-
 /// Parses one new order, finds its instrument and prices it at the simulator's quote now
 /// ([`placement::price`]).
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
@@ -138,53 +120,8 @@ async fn check_account(
     kind: Option<ComboKind>,
     replacing: Option<&str>,
 ) -> Result<Headroom, ApiError> {
-    let (standing, _) = standing(state, &account.account_id, replacing).await?;
+    let (standing, _) = state.accounts().standing(&account.account_id, replacing).await?;
     Ok(buying_power::check(standing, orders, kind)?)
-}
-
-/// The account as the buying-power check weighs it now (cash, positions at the last prices, the
-/// claims of its open orders but `replacing`), with its positions as stored. The balance call
-/// reads the same, so that the buying power it shows is the one placement enforces.
-pub(crate) async fn standing(
-    state: &AppState,
-    account_id: &str,
-    replacing: Option<&str>,
-) -> Result<(Standing, Vec<PositionRecord>), ApiError> {
-    let now = state.simulator.now_ms();
-    let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
-    let View {
-        account,
-        positions,
-        claims: Claims { cash, selling },
-    } = state
-        .claims
-        .view(&*state.store, account_id, replacing, price_now)
-        .await?;
-    let standing = Standing {
-        account_type: account.account_type,
-        cash: account.cash,
-        positions: positions
-            .iter()
-            .map(|p| Position {
-                instrument_id: p.instrument_id,
-                quantity: p.holding.quantity,
-                price: price_now(p.instrument_id),
-            })
-            .collect(),
-        reserved: cash,
-        selling,
-    };
-    Ok((standing, positions))
-}
-
-/// The simulator's last price of an instrument at `now` (zero when it quotes none): what
-/// placement prices positions and market orders at.
-pub(crate) fn last_price(state: &AppState, instrument_id: i64, now: i64) -> Decimal {
-    state
-        .simulator
-        .quote_of(instrument_id, now)
-        .map(|q| q.last)
-        .unwrap_or_default()
 }
 
 fn new_order(
@@ -237,158 +174,6 @@ fn ack(o: &Order) -> OrderAck {
     }
 }
 
-/// A placement waiting for its account's turn ([`crate::broker::turns`]).
-pub struct Queued {
-    orders: ToPlace,
-    answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
-}
-
-/// New orders of one account, priced for the buying-power check, and as they will be stored.
-struct ToPlace {
-    priced: Vec<PricedOrder>,
-    /// The combination they form, if any (a batch's orders are independent).
-    kind: Option<ComboKind>,
-    orders: Vec<Order>,
-}
-
-/// Checks new orders against the account in its turn and stores them if they fit; the orders
-/// as stored (with their `seq`). A client order id (or client combo order id) used before in
-/// the account is 409 and stores nothing.
-async fn place_in_turn(state: &AppState, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, ApiError> {
-    let (answer, answered) = oneshot::channel();
-    let (turn_state, turn_account) = (state.clone(), account.clone());
-    state
-        .turns
-        .queue(&account.account_id, Queued { orders, answer }, move |queued| {
-            placement_turn(turn_state, turn_account, queued)
-        });
-    answered
-        .await
-        .map_err(|_| ApiError::internal("a placement's turn ended without answering it"))?
-}
-
-/// One turn of an account's placements: checked and stored in the turn, then answered once
-/// what the turn wrote is on disk, beside the next turn.
-async fn placement_turn(
-    state: AppState,
-    account: AccountRecord,
-    queued: Vec<Queued>,
-) -> impl Future<Output = ()> + Send {
-    let (batch, answers): (Vec<ToPlace>, Vec<_>) = queued.into_iter().map(|q| (q.orders, q.answer)).unzip();
-    let stored = check_and_store(&state, &account, batch).await;
-    async move {
-        let answered = match stored {
-            Ok((answered, written)) => match written.on_disk().await {
-                Ok(()) => answered,
-                Err(e) => vec![Err(e.into()); answers.len()],
-            },
-            Err(e) => vec![Err(e); answers.len()],
-        };
-        for (answer, result) in answers.into_iter().zip(answered) {
-            let _ = answer.send(result);
-        }
-    }
-}
-
-/// Checks each placement of a turn against the account as the turn found it and the placements
-/// accepted before it in the turn ([`buying_power::check_turn`]); stores those that fit
-/// together, and ends the turn once they are stored. The answer of each, to give once what the
-/// turn wrote is on disk.
-async fn check_and_store(
-    state: &AppState,
-    account: &AccountRecord,
-    batch: Vec<ToPlace>,
-) -> Result<(Vec<Result<Vec<Order>, ApiError>>, Written), ApiError> {
-    let mut turn = state.store.begin_turn(&account.account_id).await?;
-    let (standing, _) = standing(state, &account.account_id, None).await?;
-    let now = state.simulator.now_ms();
-    let price_now = |instrument_id: i64| last_price(state, instrument_id, now);
-    let placings: Vec<Placing<'_>> = batch
-        .iter()
-        .map(|p| Placing {
-            priced: p.priced.iter().collect(),
-            kind: p.kind,
-            claims: p.orders.iter().map(Reserved::of).collect(),
-        })
-        .collect();
-    let mut verdicts = buying_power::check_turn(&standing, &placings, |_, _| false, price_now);
-    // A placement whose client id is taken (used before, or by a placement the turn accepts
-    // before it) is refused when stored: what it would claim must not refuse those after it (a
-    // client resending an order beside new ones). Looked up only when it could matter; the turn
-    // keeps other placements of the account out meanwhile.
-    let mut taken = vec![None; batch.len()];
-    if buying_power::refused_after_accepted(&verdicts) {
-        let used = used_ids(state, account, &batch).await?;
-        let taken_before = |i: usize, before: &[Verdict]| {
-            let earlier = batch[..i]
-                .iter()
-                .zip(before)
-                .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
-                .flat_map(|(earlier, _)| &earlier.orders);
-            placement::taken(
-                &batch[i].orders,
-                &used.client_order_ids,
-                &used.client_combo_order_ids,
-                earlier,
-            )
-        };
-        verdicts = buying_power::check_turn(
-            &standing,
-            &placings,
-            |i, before| taken_before(i, before).is_some(),
-            price_now,
-        );
-        for i in (0..batch.len()).filter(|&i| verdicts[i].is_none()) {
-            taken[i] = taken_before(i, &verdicts[..i]);
-        }
-    }
-    let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(batch.len());
-    let mut accepted: Vec<Vec<Order>> = Vec::new();
-    for (n, (to_place, verdict)) in batch.into_iter().zip(verdicts).enumerate() {
-        match verdict {
-            Some(Ok(_)) => {
-                answers.push(Ok(Vec::new()));
-                accepted.push(to_place.orders);
-            }
-            Some(Err(refused)) => answers.push(Err(refused.into())),
-            None => answers.push(Err(taken[n].unwrap_or(Taken::Order).rejection().into())),
-        }
-    }
-    let placed = state.store.insert_placements(&mut turn, &accepted).await?;
-    let written = turn.end().await?;
-    let mut stored = accepted.into_iter().zip(placed);
-    for answer in answers.iter_mut().filter(|a| a.is_ok()) {
-        let (mut orders, placed) = stored.next().expect("an answer per accepted placement");
-        *answer = match placed {
-            Ok(seqs) => {
-                for (order, seq) in orders.iter_mut().zip(seqs) {
-                    order.seq = seq;
-                }
-                state
-                    .claims
-                    .placed(&account.account_id, orders.iter().map(Reserved::of));
-                state.book.placed(&orders);
-                Ok(orders)
-            }
-            Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
-                Err(Taken::Combination.rejection().into())
-            }
-            Err(StoreError::Conflict(_)) => Err(Taken::Order.rejection().into()),
-            Err(other) => Err(other.into()),
-        };
-    }
-    state.events.wake();
-    Ok((answers, written))
-}
-
-/// The client ids of a turn's placements that the account used before.
-async fn used_ids(state: &AppState, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
-    let orders = || batch.iter().flat_map(|c| &c.orders);
-    let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
-    let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();
-    Ok(state.store.used_client_ids(&account.account_id, &ids, &combos).await?)
-}
-
 /// `new_orders` read and priced, as a [`Placement`].
 async fn placement(
     state: &AppState,
@@ -417,7 +202,7 @@ async fn place_orders(state: &AppState, account: &AccountRecord, placement: Plac
         kind: placement.kind,
         orders,
     };
-    place_in_turn(state, account, to_place).await
+    state.placements().place(account, to_place).await
 }
 
 /// The orders of a placement to store: a combination is named by its first order, and in OTO
@@ -456,7 +241,7 @@ async fn place(
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = account(&state, &caller, &request.account_id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
     let orders = place_orders(&state, &account, placement).await?;
     let mut answer = ack(&orders[0]);
@@ -479,7 +264,7 @@ async fn preview(
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<PreviewResponse>, ApiError> {
-    let account = account(&state, &caller, &request.account_id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
     for p in &placement.orders {
         if state
@@ -521,7 +306,7 @@ async fn batch_place(
     caller: Caller,
     JsonBody(request): JsonBody<BatchPlaceRequest>,
 ) -> Result<Json<BatchPlaceResponse>, ApiError> {
-    let account = account(&state, &caller, &request.account_id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     placement::check_batch_size(request.batch_orders.len())?;
     let mut prepared = Vec::with_capacity(request.batch_orders.len());
     for (i, order) in request.batch_orders.iter().enumerate() {
@@ -543,7 +328,7 @@ async fn batch_place(
         kind: None,
         orders,
     };
-    let orders = place_in_turn(&state, &account, to_place).await?;
+    let orders = state.placements().place(&account, to_place).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
@@ -583,7 +368,7 @@ async fn cancel(
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = account(&state, &caller, &request.account_id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let order = find(&state, &account, &request.client_order_id).await?;
     let now = wall_clock_ms();
     let cancelled = state
@@ -615,7 +400,7 @@ async fn replace(
     caller: Caller,
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = account(&state, &caller, &request.account_id).await?;
+    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let modify = replace::modification(&request.modify_orders)?;
     let order = find(&state, &account, &modify.client_order_id).await?;
     let replacement = replace::apply(&order, modify)?;
@@ -678,7 +463,7 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
         .account_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    account(state, caller, id).await
+    state.accounts().owned_by(&caller.app_key, id).await
 }
 
 #[utoipa::path(

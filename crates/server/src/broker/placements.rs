@@ -1,0 +1,190 @@
+//! Placing new orders. Each account's placements take turns ([`super::turns`]): those that
+//! arrive during a turn are checked together in the next, one after another against the account
+//! as the turn read it ([`buying_power::check_turn`]), and stored in one transaction, which on
+//! PostgreSQL holds the account's advisory lock so that every node takes the same turns.
+
+use std::sync::Arc;
+
+use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Verdict};
+use signet_domain::trading::claims::Reserved;
+use signet_domain::trading::combo::ComboKind;
+use signet_domain::trading::order::Order;
+use signet_domain::trading::placement::{self, Taken};
+use signet_store::{AccountRecord, Store, StoreError, UsedIds, Written};
+use tokio::sync::oneshot;
+
+use super::accounts::Accounts;
+use super::claims::ClaimsCache;
+use super::engine::book::Book;
+use super::hub::EventHub;
+use super::simulator::Simulator;
+use super::turns::Turns;
+use crate::error::ApiError;
+
+/// A placement waiting for its account's turn ([`crate::broker::turns`]).
+pub struct Queued {
+    orders: ToPlace,
+    answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
+}
+
+/// New orders of one account, priced for the buying-power check, and as they will be stored.
+pub struct ToPlace {
+    pub priced: Vec<PricedOrder>,
+    /// The combination they form, if any (a batch's orders are independent).
+    pub kind: Option<ComboKind>,
+    pub orders: Vec<Order>,
+}
+
+/// What placing reads and writes: the store, the prices, the claims cache, the turns, the book
+/// the engine matches and the event hub it wakes.
+#[derive(Clone)]
+pub struct Placements {
+    pub store: Arc<dyn Store>,
+    pub simulator: Arc<Simulator>,
+    pub claims: Arc<ClaimsCache>,
+    pub turns: Arc<Turns<Queued>>,
+    pub book: Arc<Book>,
+    pub hub: Arc<EventHub>,
+}
+
+impl Placements {
+    fn accounts(&self) -> Accounts<'_> {
+        Accounts {
+            store: &*self.store,
+            claims: &self.claims,
+            simulator: &self.simulator,
+        }
+    }
+
+    /// Checks new orders against the account in its turn and stores them if they fit; the orders
+    /// as stored (with their `seq`). A client order id (or client combo order id) used before in
+    /// the account is 409 and stores nothing.
+    pub async fn place(&self, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, ApiError> {
+        let (answer, answered) = oneshot::channel();
+        let (placements, turn_account) = (self.clone(), account.clone());
+        self.turns
+            .queue(&account.account_id, Queued { orders, answer }, move |queued| {
+                placements.turn(turn_account, queued)
+            });
+        answered
+            .await
+            .map_err(|_| ApiError::internal("a placement's turn ended without answering it"))?
+    }
+
+    /// One turn of an account's placements: checked and stored in the turn, then answered once
+    /// what the turn wrote is on disk, beside the next turn.
+    async fn turn(self, account: AccountRecord, queued: Vec<Queued>) -> impl Future<Output = ()> + Send {
+        let (batch, answers): (Vec<ToPlace>, Vec<_>) = queued.into_iter().map(|q| (q.orders, q.answer)).unzip();
+        let stored = self.check_and_store(&account, batch).await;
+        async move {
+            let answered = match stored {
+                Ok((answered, written)) => match written.on_disk().await {
+                    Ok(()) => answered,
+                    Err(e) => vec![Err(e.into()); answers.len()],
+                },
+                Err(e) => vec![Err(e); answers.len()],
+            };
+            for (answer, result) in answers.into_iter().zip(answered) {
+                let _ = answer.send(result);
+            }
+        }
+    }
+
+    /// Checks each placement of a turn against the account as the turn found it and the placements
+    /// accepted before it in the turn ([`buying_power::check_turn`]); stores those that fit
+    /// together, and ends the turn once they are stored. The answer of each, to give once what the
+    /// turn wrote is on disk.
+    async fn check_and_store(
+        &self,
+        account: &AccountRecord,
+        batch: Vec<ToPlace>,
+    ) -> Result<(Vec<Result<Vec<Order>, ApiError>>, Written), ApiError> {
+        let mut turn = self.store.begin_turn(&account.account_id).await?;
+        let accounts = self.accounts();
+        let (standing, _) = accounts.standing(&account.account_id, None).await?;
+        let now = self.simulator.now_ms();
+        let price_now = |instrument_id: i64| accounts.last_price(instrument_id, now);
+        let placings: Vec<Placing<'_>> = batch
+            .iter()
+            .map(|p| Placing {
+                priced: p.priced.iter().collect(),
+                kind: p.kind,
+                claims: p.orders.iter().map(Reserved::of).collect(),
+            })
+            .collect();
+        let mut verdicts = buying_power::check_turn(&standing, &placings, |_, _| false, price_now);
+        // A placement whose client id is taken (used before, or by a placement the turn accepts
+        // before it) is refused when stored: what it would claim must not refuse those after it (a
+        // client resending an order beside new ones). Looked up only when it could matter; the turn
+        // keeps other placements of the account out meanwhile.
+        let mut taken = vec![None; batch.len()];
+        if buying_power::refused_after_accepted(&verdicts) {
+            let used = self.used_ids(account, &batch).await?;
+            let taken_before = |i: usize, before: &[Verdict]| {
+                let earlier = batch[..i]
+                    .iter()
+                    .zip(before)
+                    .filter(|(_, verdict)| matches!(verdict, Some(Ok(_))))
+                    .flat_map(|(earlier, _)| &earlier.orders);
+                placement::taken(
+                    &batch[i].orders,
+                    &used.client_order_ids,
+                    &used.client_combo_order_ids,
+                    earlier,
+                )
+            };
+            verdicts = buying_power::check_turn(
+                &standing,
+                &placings,
+                |i, before| taken_before(i, before).is_some(),
+                price_now,
+            );
+            for i in (0..batch.len()).filter(|&i| verdicts[i].is_none()) {
+                taken[i] = taken_before(i, &verdicts[..i]);
+            }
+        }
+        let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(batch.len());
+        let mut accepted: Vec<Vec<Order>> = Vec::new();
+        for (n, (to_place, verdict)) in batch.into_iter().zip(verdicts).enumerate() {
+            match verdict {
+                Some(Ok(_)) => {
+                    answers.push(Ok(Vec::new()));
+                    accepted.push(to_place.orders);
+                }
+                Some(Err(refused)) => answers.push(Err(refused.into())),
+                None => answers.push(Err(taken[n].unwrap_or(Taken::Order).rejection().into())),
+            }
+        }
+        let placed = self.store.insert_placements(&mut turn, &accepted).await?;
+        let written = turn.end().await?;
+        let mut stored = accepted.into_iter().zip(placed);
+        for answer in answers.iter_mut().filter(|a| a.is_ok()) {
+            let (mut orders, placed) = stored.next().expect("an answer per accepted placement");
+            *answer = match placed {
+                Ok(seqs) => {
+                    for (order, seq) in orders.iter_mut().zip(seqs) {
+                        order.seq = seq;
+                    }
+                    self.claims.placed(&account.account_id, orders.iter().map(Reserved::of));
+                    self.book.placed(&orders);
+                    Ok(orders)
+                }
+                Err(StoreError::Conflict(constraint)) if constraint.contains("client_combo_order_id") => {
+                    Err(Taken::Combination.rejection().into())
+                }
+                Err(StoreError::Conflict(_)) => Err(Taken::Order.rejection().into()),
+                Err(other) => Err(other.into()),
+            };
+        }
+        self.hub.wake();
+        Ok((answers, written))
+    }
+
+    /// The client ids of a turn's placements that the account used before.
+    async fn used_ids(&self, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
+        let orders = || batch.iter().flat_map(|c| &c.orders);
+        let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
+        let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();
+        Ok(self.store.used_client_ids(&account.account_id, &ids, &combos).await?)
+    }
+}
