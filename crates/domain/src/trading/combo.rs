@@ -11,9 +11,8 @@
 //! without filling completely (cancelled, expired, failed) cancels the orders waiting for it.
 
 use signet_model::ErrorCode;
-use signet_model::orders::{ComboType, OrderStatus, TimeInForce};
+use signet_model::orders::{ComboType, OrderStatus};
 
-use super::buying_power::PricedOrder;
 use super::order::{Order, is_open};
 use crate::Rejection;
 
@@ -114,38 +113,6 @@ pub fn check_count(orders: usize) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// The orders of a combination, in the order placed: each with its own client order id, none
-/// IOC (a combination waits), and the two legs of an OCO pair on one instrument and side.
-pub fn check(orders: &[PricedOrder]) -> Result<(), Rejection> {
-    distinct_ids(orders, "two orders of the combination share a client_order_id")?;
-    if orders.iter().any(|p| p.spec.time_in_force == TimeInForce::Ioc) {
-        return Err(Rejection::new(
-            ErrorCode::UnsupportedTimeInForce,
-            "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
-        ));
-    }
-    let legs: Vec<&PricedOrder> = orders.iter().filter(|p| part(p.spec.combo_type) == Part::Leg).collect();
-    if let [a, b] = legs.as_slice()
-        && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
-    {
-        return Err(Rejection::illegal_parameter(
-            "the two legs of an OCO pair trade the same symbol on the same side",
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses orders placed together (a combination, a batch) of which two share a client order
-/// id, with `message`.
-pub fn distinct_ids(orders: &[PricedOrder], message: &'static str) -> Result<(), Rejection> {
-    let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
-    ids.sort_unstable();
-    if ids.windows(2).any(|w| w[0] == w[1]) {
-        return Err(Rejection::new(ErrorCode::DuplicateClientOrderId, message));
-    }
-    Ok(())
-}
-
 /// What an order's fill or end does to another open order of its combination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Consequence {
@@ -187,7 +154,6 @@ mod tests {
     use signet_model::orders::{OrderType, Side};
 
     use super::*;
-    use crate::trading::buying_power::tests::order as priced;
 
     fn order(id: &str, combo_type: ComboType, waits_for: Option<&str>) -> Order {
         Order {
@@ -263,19 +229,6 @@ mod tests {
         assert_eq!(consequence(&profit, &ended), None, "only open orders change");
     }
 
-    /// A bracket as placed: a master buy of 1, a take-profit and a stop-loss leg selling it.
-    fn bracket() -> Vec<PricedOrder> {
-        let mut orders = vec![
-            priced(1, Side::Buy, "1", "100", ComboType::Master),
-            priced(1, Side::Sell, "1", "110", ComboType::StopProfit),
-            priced(1, Side::Sell, "1", "90", ComboType::StopLoss),
-        ];
-        for (i, o) in orders.iter_mut().enumerate() {
-            o.spec.client_order_id = format!("b{i}");
-        }
-        orders
-    }
-
     #[test]
     fn a_list_holds_at_most_three_orders() {
         assert_eq!(check_count(1), Ok(()));
@@ -287,58 +240,5 @@ mod tests {
                 "new_orders holds one order or a combination of at most 3: use /trading/orders/batch-place for independent orders"
             )
         );
-    }
-
-    #[test]
-    fn a_bracket_combines_and_its_orders_each_have_their_own_id() {
-        assert_eq!(check(&bracket()), Ok(()));
-        let mut shared = bracket();
-        shared[2].spec.client_order_id = "b0".into();
-        assert_eq!(
-            check(&shared).unwrap_err(),
-            Rejection::new(
-                ErrorCode::DuplicateClientOrderId,
-                "two orders of the combination share a client_order_id"
-            )
-        );
-        assert_eq!(distinct_ids(&shared[1..], "b1 and b0 differ"), Ok(()));
-        assert_eq!(distinct_ids(&shared, "same").unwrap_err().message, "same");
-    }
-
-    #[test]
-    fn ioc_orders_do_not_combine() {
-        let mut ioc = bracket();
-        ioc[1].spec.time_in_force = TimeInForce::Ioc;
-        assert_eq!(
-            check(&ioc).unwrap_err(),
-            Rejection::new(
-                ErrorCode::UnsupportedTimeInForce,
-                "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD"
-            )
-        );
-        // The ids are checked first.
-        ioc[2].spec.client_order_id = "b1".into();
-        assert_eq!(check(&ioc).unwrap_err().code, ErrorCode::DuplicateClientOrderId);
-    }
-
-    #[test]
-    fn the_legs_of_a_pair_trade_one_symbol_on_one_side() {
-        let refusal =
-            Rejection::illegal_parameter("the two legs of an OCO pair trade the same symbol on the same side");
-        let mut other_symbol = bracket();
-        other_symbol[2].instrument_id = 2;
-        assert_eq!(check(&other_symbol).unwrap_err(), refusal);
-        let mut other_side = bracket();
-        other_side[1].spec.side = Side::Buy;
-        assert_eq!(check(&other_side).unwrap_err(), refusal);
-        // Only the legs: an OTO follower may trade another symbol than its master.
-        let mut oto = vec![
-            priced(1, Side::Buy, "1", "100", ComboType::Master),
-            priced(2, Side::Sell, "1", "50", ComboType::Oto),
-        ];
-        oto[1].spec.client_order_id = "f".into();
-        assert_eq!(check(&oto), Ok(()));
-        let pair = &bracket()[1..];
-        assert_eq!(check(pair), Ok(()));
     }
 }

@@ -4,11 +4,11 @@
 
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
-use signet_model::orders::{ComboType, Side};
+use signet_model::orders::{ComboType, Side, TimeInForce};
 
 use super::accounting::Commission;
 use super::buying_power::PricedOrder;
-use super::combo::{self, ComboKind};
+use super::combo::{self, ComboKind, Part};
 use super::order::Order;
 use super::spec::{self, OrderSpec};
 use crate::Rejection;
@@ -61,7 +61,7 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// The placement `orders` make, in the order placed ([`combo::kind_of`], [`combo::check`]),
+    /// The placement `orders` make, in the order placed ([`combo::kind_of`], [`check_combination`]),
     /// under `client_combo_order_id`: required of a combination, optional on one order alone but
     /// checked as a combination's is when given (it is stored and echoed).
     pub fn new(orders: Vec<PricedOrder>, client_combo_order_id: Option<&str>) -> Result<Placement, Rejection> {
@@ -71,7 +71,7 @@ impl Placement {
             _ => Some(spec::client_id("client_combo_order_id", client_combo_order_id)?),
         };
         if kind.is_some() {
-            combo::check(&orders)?;
+            check_combination(&orders)?;
         }
         Ok(Placement {
             orders,
@@ -183,9 +183,44 @@ pub fn check_batch_order(i: usize, order: &OrderSpec) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The orders of a combination, in the order placed: each with its own client order id, none
+/// IOC (a combination waits), and the two legs of an OCO pair on one instrument and side.
+pub fn check_combination(orders: &[PricedOrder]) -> Result<(), Rejection> {
+    distinct_ids(orders, "two orders of the combination share a client_order_id")?;
+    if orders.iter().any(|p| p.spec.time_in_force == TimeInForce::Ioc) {
+        return Err(Rejection::new(
+            ErrorCode::UnsupportedTimeInForce,
+            "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD",
+        ));
+    }
+    let legs: Vec<&PricedOrder> = orders
+        .iter()
+        .filter(|p| combo::part(p.spec.combo_type) == Part::Leg)
+        .collect();
+    if let [a, b] = legs.as_slice()
+        && (a.instrument_id != b.instrument_id || a.spec.side != b.spec.side)
+    {
+        return Err(Rejection::illegal_parameter(
+            "the two legs of an OCO pair trade the same symbol on the same side",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses orders placed together (a combination, a batch) of which two share a client order
+/// id, with `message`.
+pub fn distinct_ids(orders: &[PricedOrder], message: &'static str) -> Result<(), Rejection> {
+    let mut ids: Vec<&str> = orders.iter().map(|p| p.spec.client_order_id.as_str()).collect();
+    ids.sort_unstable();
+    if ids.windows(2).any(|w| w[0] == w[1]) {
+        return Err(Rejection::new(ErrorCode::DuplicateClientOrderId, message));
+    }
+    Ok(())
+}
+
 /// Refuses a batch of which two orders share a client order id.
 pub fn check_batch_ids(orders: &[PricedOrder]) -> Result<(), Rejection> {
-    combo::distinct_ids(orders, "two orders of the batch share a client_order_id")
+    distinct_ids(orders, "two orders of the batch share a client_order_id")
 }
 
 #[cfg(test)]
@@ -562,5 +597,61 @@ mod tests {
                 "two orders of the batch share a client_order_id"
             )
         );
+    }
+
+    #[test]
+    fn a_bracket_combines_and_its_orders_each_have_their_own_id() {
+        assert_eq!(check_combination(&bracket()), Ok(()));
+        let mut shared = bracket();
+        shared[2].spec.client_order_id = "m".into();
+        assert_eq!(
+            check_combination(&shared).unwrap_err(),
+            Rejection::new(
+                ErrorCode::DuplicateClientOrderId,
+                "two orders of the combination share a client_order_id"
+            )
+        );
+        assert_eq!(distinct_ids(&shared[1..], "p and m differ"), Ok(()));
+        assert_eq!(distinct_ids(&shared, "same").unwrap_err().message, "same");
+    }
+
+    #[test]
+    fn ioc_orders_do_not_combine() {
+        let mut ioc = bracket();
+        ioc[1].spec.time_in_force = TimeInForce::Ioc;
+        assert_eq!(
+            check_combination(&ioc).unwrap_err(),
+            Rejection::new(
+                ErrorCode::UnsupportedTimeInForce,
+                "IOC orders do not combine: give the orders of a combination DAY, GTC or GTD"
+            )
+        );
+        // The ids are checked first.
+        ioc[2].spec.client_order_id = "p".into();
+        assert_eq!(
+            check_combination(&ioc).unwrap_err().code,
+            ErrorCode::DuplicateClientOrderId
+        );
+    }
+
+    #[test]
+    fn the_legs_of_a_pair_trade_one_symbol_on_one_side() {
+        let refusal =
+            Rejection::illegal_parameter("the two legs of an OCO pair trade the same symbol on the same side");
+        let mut other_symbol = bracket();
+        other_symbol[2].instrument_id = 2;
+        assert_eq!(check_combination(&other_symbol).unwrap_err(), refusal);
+        let mut other_side = bracket();
+        other_side[1].spec.side = Side::Buy;
+        assert_eq!(check_combination(&other_side).unwrap_err(), refusal);
+        // Only the legs: an OTO follower may trade another symbol than its master.
+        let mut oto = vec![
+            order(1, Side::Buy, "1", "100", ComboType::Master),
+            order(2, Side::Sell, "1", "50", ComboType::Oto),
+        ];
+        oto[1].spec.client_order_id = "f".into();
+        assert_eq!(check_combination(&oto), Ok(()));
+        let pair = &bracket()[1..];
+        assert_eq!(check_combination(pair), Ok(()));
     }
 }
