@@ -1,7 +1,7 @@
 //! What the sessions receive: at each tick of the engine, for each instrument some session
 //! subscribed to, a `snapshot` when the snapshot changed, a `quote` when the book changed, and
 //! the `tick`s since the last push. The numbers are the HTTP calls' (the same functions of
-//! [`crate::marketdata::stocks`] make them), for the same simulated second.
+//! [`crate::broker::quotes`] make them), for the same simulated second.
 
 use std::collections::HashMap;
 use std::sync::Arc;
