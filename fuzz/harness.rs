@@ -14,10 +14,8 @@ use signet_domain::marketdata::fundamentals::layout::Record;
 use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
 use signet_domain::simulator::Listing;
 use signet_domain::trading::spec;
+use signet_import::{Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv};
 use signet_model::orders::{BatchPlaceRequest, NewOrder, OrderType, PlaceOrderRequest, Side};
-use signet_server::marketdata::import::{
-    Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv,
-};
 use signet_signing::{
     Algorithm, Request, SigningHeaders, StringToSign, decode_query, explain, format_timestamp, parse_timestamp,
     percent_encode, sign, verify,
