@@ -1,6 +1,6 @@
 //! The bodies of the fuzz targets, one function per target, shared by cargo-fuzz
 //! (`fuzz/fuzz_targets/*.rs`, nightly) and the replay of the committed corpus on stable
-//! (`crates/server/tests/fuzz_corpus.rs`). Each takes arbitrary bytes and panics only on a bug:
+//! (`crates/import/tests/fuzz_corpus.rs`). Each takes arbitrary bytes and panics only on a bug:
 //! a parser that panics, or a property that does not hold. Errors are fine.
 
 #![allow(dead_code)] // each fuzz target uses one of these functions
@@ -14,10 +14,8 @@ use signet_domain::marketdata::fundamentals::layout::Record;
 use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
 use signet_domain::simulator::Listing;
 use signet_domain::trading::spec;
+use signet_import::{Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv};
 use signet_model::orders::{BatchPlaceRequest, NewOrder, OrderType, PlaceOrderRequest, Side};
-use signet_server::marketdata::import::{
-    Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv,
-};
 use signet_signing::{
     Algorithm, Request, SigningHeaders, StringToSign, decode_query, explain, format_timestamp, parse_timestamp,
     percent_encode, sign, verify,
@@ -262,7 +260,7 @@ pub fn import_companyfacts(data: &[u8]) {
 }
 
 /// Detects the layout (which must not panic), then imports `data` as `format` into a store that
-/// only counts what it is sent. The parsers are private to the server: `import_file` is the
+/// only counts what it is sent. The parsers are private to signet-import: `import_file` is the
 /// way in, so the bytes go through a scratch file.
 fn import(data: &[u8], format: Format) {
     let _ = Format::detect(data);

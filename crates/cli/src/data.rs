@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_server::marketdata::import::{Format, ImportOptions, Progress, import_file, ohlcv};
+use signet_import::{Format, ImportOptions, Progress, import_file, ohlcv};
 use signet_store::MarketDataStore;
 use signet_store::refresh_snapshots;
 

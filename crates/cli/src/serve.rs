@@ -192,7 +192,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let database = args.db.open().await?;
     if args.demo {
         tracing::info!("checking the demo dataset");
-        if let Some(summary) = signet_server::marketdata::demo::ensure_loaded(database.store.clone()).await? {
+        if let Some(summary) = signet_import::demo::ensure_loaded(database.store.clone()).await? {
             tracing::info!(
                 instruments = summary.instruments,
                 generated_series = summary.generated_series,

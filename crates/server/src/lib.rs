@@ -5,6 +5,11 @@
 //! ([`auth`]), then the router to one area module ([`trading`], [`tokens`], [`marketdata`]),
 //! which applies the rules of `signet_domain` and reads and writes through the storage traits of
 //! `signet_store`. Every refusal is an [`ApiError`].
+//!
+//! Market-data files and the demo dataset come in beside the server, not through it: the CLI's
+//! `data import` and `serve --demo` write them into the store with `signet_import` (a crate of
+//! its own, which the server does not depend on). The server reads them from the store, and adds
+//! the bars of the simulated days that are over ([`broker::simulator`]).
 
 pub mod admin_api;
 pub mod auth;

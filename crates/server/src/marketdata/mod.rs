@@ -1,10 +1,9 @@
-//! The market-data area over HTTP: screeners, watchlists and fundamentals; and the import of
-//! market data and the demo dataset.
+//! The market-data area over HTTP: screeners, watchlists, fundamentals, stock quotes and the
+//! quotes feed's subscribe calls. The import of market data and the demo dataset are the
+//! `signet-import` crate's.
 
 pub mod bar_rows;
-pub mod demo;
 pub mod fundamentals;
-pub mod import;
 pub mod screeners;
 pub mod stocks;
 pub mod streaming;

@@ -10,9 +10,9 @@ use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
+use signet_import::{Progress, import_file};
 use signet_model::fundamentals::{ComparisonMetric, ReportType};
 use signet_server::broker::simulator::MarketConfig;
-use signet_server::marketdata::import::{Progress, import_file};
 
 use crate::common::TestServer;
 
@@ -179,7 +179,7 @@ async fn every_data_set_answers_on_the_demo() {
         }
     })
     .await;
-    signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
+    signet_import::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
         .expect("loaded");

@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::marketdata::{ActionKind, ActionSource, InstrumentType};
-use signet_server::marketdata::import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
+use signet_import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
 use signet_store::{MarketDataStatus, MarketDataStore, Store};
 
 fn repo(path: &str) -> PathBuf {

@@ -15,11 +15,11 @@ use serde_json::Value;
 use signet_client::Client;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
+use signet_import::{Progress, import_file};
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
 use signet_server::broker::simulator::MarketConfig;
 use signet_server::legacy::{Compat, PATHS};
-use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
 
 use crate::common::{Answer, TestServer};
@@ -680,7 +680,7 @@ async fn fund_dividends_page_through_the_current_rows() {
         }
     })
     .await;
-    signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
+    signet_import::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
         .expect("loaded");

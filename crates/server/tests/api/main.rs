@@ -13,7 +13,6 @@ mod assets;
 mod auth;
 mod claims;
 mod fundamentals;
-mod fuzz_corpus;
 mod guards;
 mod hostile;
 mod import;

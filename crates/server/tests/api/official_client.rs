@@ -244,7 +244,7 @@ async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() 
     let Some(python) = python() else { return };
     // Legacy mode changes nothing for the current calls, and lets the deprecated ones run too.
     let server = TestServer::start_with(|c| c.compat = signet_server::legacy::Compat::Legacy).await;
-    signet_server::marketdata::demo::ensure_loaded(server.database.store.clone())
+    signet_import::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
         .expect("loaded");
@@ -522,15 +522,10 @@ async fn the_official_client_makes_the_eight_watchlist_calls() {
     let Some(python) = python() else { return };
     let server = TestServer::start().await;
     let universe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/demo/us_listed_companies.csv");
-    let progress = std::sync::Arc::new(signet_server::marketdata::import::Progress::default());
-    signet_server::marketdata::import::import_file(
-        server.database.store.clone(),
-        &universe,
-        &Default::default(),
-        progress,
-    )
-    .await
-    .unwrap();
+    let progress = std::sync::Arc::new(signet_import::Progress::default());
+    signet_import::import_file(server.database.store.clone(), &universe, &Default::default(), progress)
+        .await
+        .unwrap();
     let out = run(&python, &server, "watchlists").await;
     assert_eq!(
         out["create"]["name"], "Tech 股票 <&>",

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::json;
+use signet_import::{Progress, import_file};
 use signet_model::orders::OrderAck;
 use signet_model::watchlists::Watchlist;
 use signet_server::legacy::Compat;
-use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
 
 use crate::common::TestServer;

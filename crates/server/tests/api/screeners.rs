@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use signet_client::Client;
 use signet_domain::marketdata::units::parse_day;
+use signet_import::{Progress, import_file};
 use signet_model::screeners::{ScreenerItem, SectorDetail, SectorPage};
-use signet_server::marketdata::import::{Progress, import_file};
 use signet_store::refresh_snapshots;
 
 use crate::common::TestServer;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
+use signet_import::{Progress, import_file};
 use signet_model::ErrorCode;
 use signet_model::watchlists::{Watchlist, WatchlistInstruments};
-use signet_server::marketdata::import::{Progress, import_file};
 
 use crate::common::TestServer;
 

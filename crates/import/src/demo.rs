@@ -28,7 +28,7 @@ use signet_domain::marketdata::{
 use signet_store::{Store, StoreError};
 use tokio::sync::mpsc;
 
-use super::import::{Chunk, ImportError, ImportMessage, ImportOptions, Progress, Source, import};
+use crate::{Chunk, ImportError, ImportMessage, ImportOptions, Progress, Source, import};
 
 /// The seed of every generated number.
 pub const SEED: u64 = 2013;
@@ -39,27 +39,27 @@ const META_KEY: &str = "demo_dataset";
 const FILES: [(&str, &[u8]); 6] = [
     (
         "data/demo/us_listed_companies.csv",
-        include_bytes!("../../../../data/demo/us_listed_companies.csv"),
+        include_bytes!("../../../data/demo/us_listed_companies.csv"),
     ),
     (
         "data/demo/daily_ohlcv_2000_2013.csv.gz",
-        include_bytes!("../../../../data/demo/daily_ohlcv_2000_2013.csv.gz"),
+        include_bytes!("../../../data/demo/daily_ohlcv_2000_2013.csv.gz"),
     ),
     (
         "data/demo/companyfacts_CIK0001640147.json.gz",
-        include_bytes!("../../../../data/demo/companyfacts_CIK0001640147.json.gz"),
+        include_bytes!("../../../data/demo/companyfacts_CIK0001640147.json.gz"),
     ),
     (
         "data/demo/etfs_nasdaqlisted.txt",
-        include_bytes!("../../../../data/demo/etfs_nasdaqlisted.txt"),
+        include_bytes!("../../../data/demo/etfs_nasdaqlisted.txt"),
     ),
     (
         "data/demo/etfs_otherlisted.txt",
-        include_bytes!("../../../../data/demo/etfs_otherlisted.txt"),
+        include_bytes!("../../../data/demo/etfs_otherlisted.txt"),
     ),
     (
         "data/demo/funds.jsonl",
-        include_bytes!("../../../../data/demo/funds.jsonl"),
+        include_bytes!("../../../data/demo/funds.jsonl"),
     ),
 ];
 

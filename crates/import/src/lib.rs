@@ -1,12 +1,18 @@
-//! `signet data import`: files in public layouts into instruments, bars, corporate actions and
-//! facts.
+//! Importing public market data, and loading the demo dataset: what `signet data import` and
+//! `signet serve --demo` run, and what the import fuzz targets reach. It needs a store
+//! (`signet_store`) and the market-data rules (`signet_domain`), not the server.
 //!
-//! A file is parsed on a blocking thread while the store writes what was parsed so far, all in
-//! one transaction: a bad file changes nothing, and the error names the file, the line and the
-//! column. Importing a file twice changes nothing the second time (every write is an upsert
+//! [`import_file`] reads files in public layouts into instruments, bars, corporate actions and
+//! facts. A file is parsed on a blocking thread while the store writes what was parsed so far,
+//! all in one transaction: a bad file changes nothing, and the error names the file, the line and
+//! the column. Importing a file twice changes nothing the second time (every write is an upsert
 //! that skips equal rows).
+//!
+//! [`demo::ensure_loaded`] loads the demo dataset once per database: the files of `data/demo/`,
+//! compiled in, through the same import, then what is generated from a fixed seed.
 
 mod companyfacts;
+pub mod demo;
 mod fundamentals;
 mod nasdaq;
 pub mod ohlcv;

@@ -1,8 +1,12 @@
 //! Replays the committed fuzz corpus (`fuzz/corpus/<target>/`) and the inputs of bugs the fuzzer
 //! found (`fuzz/regressions/<target>/`) through the fuzz targets' own bodies, on stable, in the
 //! normal test suite. Fuzzing itself is `cargo +nightly fuzz run <target>` (see fuzz/README.md).
+//!
+//! It lives here because the harness needs this crate and the crates below it, not the server:
+//! the signing and order-body targets use signet-signing, signet-model and signet-domain (this
+//! crate's dev-dependencies), the import targets this crate with a store of their own.
 
-#[path = "../../../../fuzz/harness.rs"]
+#[path = "../../../fuzz/harness.rs"]
 mod harness;
 
 use std::path::{Path, PathBuf};
