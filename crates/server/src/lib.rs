@@ -1,10 +1,13 @@
 //! The signet server as a library: the binary (`signet serve`) and the integration tests start
 //! it the same way.
 //!
-//! A request passes the request-id and trace layers, then the authentication layer
-//! ([`auth`]), then the router to one area module ([`trading`], [`tokens`], [`marketdata`]),
-//! which applies the rules of `signet_domain` and reads and writes through the storage traits of
-//! `signet_store`. Every refusal is an [`ApiError`].
+//! One core and three doors. The core is the paper broker ([`broker`]: the market simulator, the
+//! engine, the claims cache, account turns and placements, the event hub), which imports no
+//! type of any protocol. The doors share it through [`state::AppState`]: HTTP ([`router`], the
+//! authentication layer [`auth`], one module per area: [`trading`], [`tokens`], [`marketdata`],
+//! [`admin_api`]), gRPC ([`events`], the trade events) and MQTT ([`streaming`], the quotes
+//! feed); the [`console`] is a fourth, for people. Rules are `signet_domain`'s; data goes through
+//! the storage traits of `signet_store`. Every refusal is an [`ApiError`].
 //!
 //! Market-data files and the demo dataset come in beside the server, not through it: the CLI's
 //! `data import` and `serve --demo` write them into the store with `signet_import` (a crate of
