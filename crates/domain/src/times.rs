@@ -3,6 +3,27 @@
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+/// A moment on the simulator's clock, in milliseconds since the Unix epoch: what prices,
+/// sessions and the expiry of orders follow. Apart from [`WallTime`] where the two meet (an order
+/// is placed at both), so that passing one for the other does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub i64);
+
+/// A moment on this machine's clock, in milliseconds since the Unix epoch: when an order was
+/// stored, changed or filled, as the interface's order times show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WallTime(pub i64);
+
+impl WallTime {
+    pub fn now() -> WallTime {
+        WallTime(millis(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default(),
+        ))
+    }
+}
+
 /// A duration in whole milliseconds, saturating (at 292 million years).
 pub fn millis(duration: std::time::Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)

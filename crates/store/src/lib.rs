@@ -24,6 +24,7 @@ use signet_domain::marketdata::screeners::{Period, ScreenQuery, ScreenRow, Secto
 use signet_domain::marketdata::snapshot::{History, Snapshot, Summary};
 use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, InstrumentType};
 use signet_domain::simulator::Listing;
+use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
 use signet_domain::trading::order::{Event, Order};
 use signet_model::{AccountType, TokenStatus};
@@ -395,9 +396,10 @@ pub struct FillRequest {
     pub quantity: Decimal,
     pub price: Decimal,
     pub commission: Commission,
-    pub time_ms: i64,
-    /// The simulator's time of the tick that found the fill.
-    pub market_time_ms: i64,
+    /// When the engine found it.
+    pub time: WallTime,
+    /// The simulator's time of the tick that found the fill, which priced it.
+    pub market_time: SimTime,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -507,8 +509,8 @@ pub trait TradingStore: Send + Sync {
         &self,
         order_id: &str,
         stop_price: Decimal,
-        triggered_at: Option<i64>,
-        time_ms: i64,
+        triggered_at: Option<SimTime>,
+        time: WallTime,
     ) -> Result<bool, StoreError>;
     /// Applies a non-fill event to an open order (cancel, expire, fail, or replace with
     /// `replacement`); `None` when the order is not open any more. Like a fill, an order's end
@@ -519,7 +521,7 @@ pub trait TradingStore: Send + Sync {
         event: Event,
         reason: Option<&str>,
         replacement: Option<Replacement>,
-        time_ms: i64,
+        time: WallTime,
     ) -> Result<Option<Order>, StoreError>;
 }
 

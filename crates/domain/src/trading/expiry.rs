@@ -4,6 +4,7 @@
 use signet_model::orders::{TimeInForce, TradingSession};
 
 use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of};
+use crate::times::SimTime;
 
 /// The simulated moment (UTC milliseconds) an order placed at `now_sim_ms` expires; `None` for
 /// GTC and IOC orders (an IOC order ends at its first tick instead). `expire_day` is a GTD
@@ -12,10 +13,10 @@ pub fn expires_at(
     time_in_force: TimeInForce,
     session: TradingSession,
     expire_day: Option<i32>,
-    now_sim_ms: i64,
+    now: SimTime,
 ) -> Option<i64> {
     match time_in_force {
-        TimeInForce::Day => Some(day_order_expiry(now_sim_ms, session)),
+        TimeInForce::Day => Some(day_order_expiry(now.0, session)),
         TimeInForce::Gtd => expire_day.map(|day| utc_ms_of(day, session_close(session))),
         TimeInForce::Gtc | TimeInForce::Ioc => None,
     }
@@ -62,11 +63,11 @@ mod tests {
         // 2026-03-06 is a Friday.
         let morning = at("2026-03-06", 10, 0);
         assert_eq!(
-            expires_at(TimeInForce::Day, TradingSession::Core, None, morning),
+            expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(morning)),
             Some(at("2026-03-06", 16, 0))
         );
         assert_eq!(
-            expires_at(TimeInForce::Day, TradingSession::All, None, morning),
+            expires_at(TimeInForce::Day, TradingSession::All, None, SimTime(morning)),
             Some(at("2026-03-06", 20, 0))
         );
     }
@@ -75,12 +76,12 @@ mod tests {
     fn after_the_close_or_on_a_weekend_a_day_order_lasts_to_the_next_weekdays_close() {
         let friday_evening = at("2026-03-06", 16, 0);
         assert_eq!(
-            expires_at(TimeInForce::Day, TradingSession::Core, None, friday_evening),
+            expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(friday_evening)),
             Some(at("2026-03-09", 16, 0))
         );
         let sunday = at("2026-03-08", 12, 0);
         assert_eq!(
-            expires_at(TimeInForce::Day, TradingSession::Night, None, sunday),
+            expires_at(TimeInForce::Day, TradingSession::Night, None, SimTime(sunday)),
             Some(at("2026-03-09", 4, 0))
         );
     }
@@ -89,11 +90,17 @@ mod tests {
     fn a_gtd_order_expires_at_its_last_days_close_and_gtc_never() {
         let day = parse_day("2026-04-01").unwrap();
         assert_eq!(
-            expires_at(TimeInForce::Gtd, TradingSession::Core, Some(day), 0),
+            expires_at(TimeInForce::Gtd, TradingSession::Core, Some(day), SimTime(0)),
             Some(at("2026-04-01", 16, 0))
         );
-        assert_eq!(expires_at(TimeInForce::Gtc, TradingSession::Core, None, 0), None);
-        assert_eq!(expires_at(TimeInForce::Ioc, TradingSession::Core, None, 0), None);
+        assert_eq!(
+            expires_at(TimeInForce::Gtc, TradingSession::Core, None, SimTime(0)),
+            None
+        );
+        assert_eq!(
+            expires_at(TimeInForce::Ioc, TradingSession::Core, None, SimTime(0)),
+            None
+        );
     }
 
     proptest! {
@@ -102,7 +109,7 @@ mod tests {
         #[test]
         fn a_day_order_expires_soon_after_on_a_weekday(now in 0i64..4_000_000_000_000, all in any::<bool>()) {
             let session = if all { TradingSession::All } else { TradingSession::Core };
-            let expiry = expires_at(TimeInForce::Day, session, None, now).unwrap();
+            let expiry = expires_at(TimeInForce::Day, session, None, SimTime(now)).unwrap();
             prop_assert!(expiry > now);
             prop_assert!(expiry - now <= 4 * 86_400_000);
             let ny = NewYork::of(expiry);

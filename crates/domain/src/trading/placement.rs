@@ -14,6 +14,7 @@ use super::spec::{self, OrderSpec};
 use crate::Rejection;
 use crate::simulator::Quote;
 use crate::simulator::clock::NewYork;
+use crate::times::SimTime;
 
 /// The most orders of a batch.
 pub const MAX_BATCH: usize = 50;
@@ -27,10 +28,10 @@ pub fn price(
     mut spec: OrderSpec,
     instrument_id: i64,
     quote: Option<&Quote>,
-    sim_now: i64,
+    sim_now: SimTime,
 ) -> Result<PricedOrder, Rejection> {
     if let Some(day) = spec.expire_day
-        && day < NewYork::of(sim_now).day
+        && day < NewYork::of(sim_now.0).day
     {
         return Err(Rejection::illegal_parameter(
             "expire_date is in the past (of the market's clock)",
@@ -250,8 +251,8 @@ mod tests {
     }
 
     /// Noon in New York of `day` (yyyy-MM-dd).
-    fn noon(day: &str) -> i64 {
-        i64::from(parse_day(day).unwrap()) * 86_400_000 + 17 * 3_600_000
+    fn noon(day: &str) -> SimTime {
+        SimTime(i64::from(parse_day(day).unwrap()) * 86_400_000 + 17 * 3_600_000)
     }
 
     /// A quote of last 100, bid 99.99, ask 100.01.
@@ -346,9 +347,9 @@ mod tests {
             Rejection::illegal_parameter("expire_date is in the past (of the market's clock)")
         );
         // The day is New York's: 02:00 UTC on the 26th is still the 25th there.
-        let late_evening = i64::from(parse_day("2013-02-26").unwrap()) * 86_400_000 + 2 * 3_600_000;
+        let late_evening = SimTime(i64::from(parse_day("2013-02-26").unwrap()) * 86_400_000 + 2 * 3_600_000);
         assert!(price(gtd("2013-02-25"), 1, None, late_evening).is_ok());
-        assert!(price(gtd("2013-02-25"), 1, None, late_evening + 4 * 3_600_000).is_err());
+        assert!(price(gtd("2013-02-25"), 1, None, SimTime(late_evening.0 + 4 * 3_600_000)).is_err());
     }
 
     fn with_id(mut order: PricedOrder, id: &str) -> PricedOrder {

@@ -23,6 +23,7 @@ use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_c
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
 use signet_domain::simulator::{Listing, Pin, PinError, Quote, clock};
+use signet_domain::times::SimTime;
 use signet_store::{Store, StoreError};
 
 /// How the simulator runs (flags of `signet serve`).
@@ -178,6 +179,12 @@ impl Simulator {
 
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
+    }
+
+    /// The simulated now, typed apart from the wall clock for where the two meet (an order's
+    /// placement, a fill).
+    pub fn now(&self) -> SimTime {
+        SimTime(self.now_ms())
     }
 
     pub fn tick(&self) -> Duration {
@@ -460,12 +467,12 @@ impl Simulator {
     }
 
     /// Moves a manual or running clock forward; the caller runs the engine's ticks.
-    pub async fn advance(&self, by: Duration) -> Result<i64, MarketError> {
+    pub async fn advance(&self, by: Duration) -> Result<SimTime, MarketError> {
         if self.clock.mode() == ClockMode::Real {
             return Err(MarketError::RealClock);
         }
         let now = self.clock.step(by);
         self.sync().await?;
-        Ok(now)
+        Ok(SimTime(now))
     }
 }

@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
+use signet_domain::times::{SimTime, WallTime};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, PricedOrder};
 use signet_domain::trading::combo::{self, Combo, ComboKind};
@@ -105,8 +106,8 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
             format!("no instrument has the symbol {:?}", spec.symbol),
         )
     })?;
-    let now = state.simulator.now_ms();
-    let quote = state.simulator.quote_of(instrument_id, now);
+    let now = state.simulator.now();
+    let quote = state.simulator.quote_of(instrument_id, now.0);
     Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
 }
 
@@ -128,9 +129,9 @@ fn new_order(
     account: &AccountRecord,
     p: &PricedOrder,
     client_combo_order_id: Option<&str>,
-    sim_now: i64,
+    sim_now: SimTime,
+    placed_at: WallTime,
 ) -> Result<Order, ApiError> {
-    let now = wall_clock_ms();
     Ok(Order {
         seq: 0,
         order_id: random_hex::<8>()?.to_uppercase(),
@@ -157,9 +158,9 @@ fn new_order(
         filled_amount: Decimal::ZERO,
         reason: None,
         expires_at_sim: expiry::expires_at(p.spec.time_in_force, p.spec.session, p.spec.expire_day, sim_now),
-        place_time: now,
+        place_time: placed_at.0,
         fill_time: None,
-        update_time: now,
+        update_time: placed_at.0,
     })
 }
 
@@ -196,7 +197,7 @@ async fn placement(
 
 /// Checks a placement in its account's turn and stores it if it fits.
 async fn place_orders(state: &AppState, account: &AccountRecord, placement: Placement) -> Result<Vec<Order>, ApiError> {
-    let orders = to_store(&placement, account, state.simulator.now_ms())?;
+    let orders = to_store(&placement, account, state.simulator.now(), WallTime::now())?;
     let to_place = ToPlace {
         priced: placement.orders,
         kind: placement.kind,
@@ -207,11 +208,24 @@ async fn place_orders(state: &AppState, account: &AccountRecord, placement: Plac
 
 /// The orders of a placement to store: a combination is named by its first order, and in OTO
 /// and OTOCO the others wait for it.
-fn to_store(placement: &Placement, account: &AccountRecord, sim_now: i64) -> Result<Vec<Order>, ApiError> {
+fn to_store(
+    placement: &Placement,
+    account: &AccountRecord,
+    sim_now: SimTime,
+    placed_at: WallTime,
+) -> Result<Vec<Order>, ApiError> {
     let mut orders = placement
         .orders
         .iter()
-        .map(|p| new_order(account, p, placement.client_combo_order_id.as_deref(), sim_now))
+        .map(|p| {
+            new_order(
+                account,
+                p,
+                placement.client_combo_order_id.as_deref(),
+                sim_now,
+                placed_at,
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(kind) = placement.kind {
         let first = orders[0].order_id.clone();
@@ -318,10 +332,10 @@ async fn batch_place(
         prepared.push(p);
     }
     placement::check_batch_ids(&prepared)?;
-    let sim_now = state.simulator.now_ms();
+    let (sim_now, placed_at) = (state.simulator.now(), WallTime::now());
     let orders = prepared
         .iter()
-        .map(|p| new_order(&account, p, None, sim_now))
+        .map(|p| new_order(&account, p, None, sim_now, placed_at))
         .collect::<Result<Vec<_>, _>>()?;
     let to_place = ToPlace {
         priced: prepared,
@@ -370,7 +384,7 @@ async fn cancel(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let order = find(&state, &account, &request.client_order_id).await?;
-    let now = wall_clock_ms();
+    let now = WallTime::now();
     let cancelled = state
         .store
         .update_open_order(
@@ -417,7 +431,7 @@ async fn replace(
     let _turn_here = state.turns.take(&account.account_id).await;
     let turn = state.store.begin_turn(&account.account_id).await?;
     check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
-    let now = wall_clock_ms();
+    let now = WallTime::now();
     let replaced = state
         .store
         .update_open_order(

@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rust_decimal::Decimal;
+use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled, fill_order, filled_after};
 use signet_domain::trading::combo::{Consequence, consequence};
 use signet_domain::trading::events;
@@ -450,11 +451,11 @@ impl TradingStore for SqlStore {
              VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(&order.order_id)
-        .bind(fill.time_ms)
+        .bind(fill.time.0)
         .bind(fill.quantity.to_string())
         .bind(fill.price.to_string())
         .bind(effect.commission.to_string())
-        .bind(fill.market_time_ms)
+        .bind(fill.market_time.0)
         .execute(&mut tx)
         .await?;
         query(
@@ -464,7 +465,7 @@ impl TradingStore for SqlStore {
         .bind(effect.status.as_str())
         .bind(effect.filled_quantity.to_string())
         .bind(effect.filled_amount.to_string())
-        .bind(fill.time_ms)
+        .bind(fill.time.0)
         .bind(&order.order_id)
         .execute(&mut tx)
         .await?;
@@ -492,14 +493,14 @@ impl TradingStore for SqlStore {
         record_event(
             &mut tx,
             &updated,
-            fill.time_ms,
+            fill.time.0,
             order.status,
             effect.event,
             None,
             position,
         )
         .await?;
-        follow_combination(&mut tx, &updated, fill.time_ms).await?;
+        follow_combination(&mut tx, &updated, fill.time.0).await?;
         tx.commit().await?;
         Ok(FillOutcome::Applied(Box::new(updated)))
     }
@@ -508,16 +509,16 @@ impl TradingStore for SqlStore {
         &self,
         order_id: &str,
         stop_price: Decimal,
-        triggered_at: Option<i64>,
-        time_ms: i64,
+        triggered_at: Option<SimTime>,
+        time: WallTime,
     ) -> Result<bool, StoreError> {
         let moved = query(format!(
             "UPDATE orders SET stop_price = $1, triggered_at = COALESCE(triggered_at, $2), update_time = $3
              WHERE order_id = $4 AND {OPEN} AND triggered_at IS NULL"
         ))
         .bind(stop_price.to_string())
-        .bind(triggered_at)
-        .bind(time_ms)
+        .bind(triggered_at.map(|at| at.0))
+        .bind(time.0)
         .bind(order_id)
         .execute(&self.writer)
         .await?;
@@ -530,8 +531,9 @@ impl TradingStore for SqlStore {
         event: Event,
         reason: Option<&str>,
         replacement: Option<Replacement>,
-        time_ms: i64,
+        time: WallTime,
     ) -> Result<Option<Order>, StoreError> {
+        let time_ms = time.0;
         let Some(mut tx) = begin_account_change(self, order_id).await? else {
             return Ok(None);
         };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::Commission;
 use signet_domain::trading::matching;
 use signet_domain::trading::order::{Event, Order};
@@ -76,9 +76,10 @@ impl Engine {
 const MAX_TICKS_PER_STEP: u32 = 10_000;
 
 impl Engine {
-    /// One tick at simulated time `now_ms`: the plans follow the clock's day, then every open
+    /// One tick at simulated time `now`: the plans follow the clock's day, then every open
     /// order is expired, matched against its quote, or left as it is. Ticks never overlap.
-    pub async fn tick(&self, now_ms: i64) -> Result<(), MarketError> {
+    pub async fn tick(&self, now: SimTime) -> Result<(), MarketError> {
+        let now_ms = now.0;
         let _one_at_a_time = self.ticks.lock().await;
         self.simulator.sync().await?;
         let open = self.book.open(&*self.store).await?;
@@ -98,16 +99,16 @@ impl Engine {
             let Some(quote) = quote.as_ref() else { continue };
             let mut order = order;
             if let Some(stop) = matching::watch(&order, quote) {
-                let triggered_at = stop.triggered.then_some(now_ms);
+                let triggered_at = stop.triggered.then_some(now);
                 let moved = self
                     .store
-                    .move_stop(&order.order_id, stop.stop_price, triggered_at, wall_clock_ms())
+                    .move_stop(&order.order_id, stop.stop_price, triggered_at, WallTime::now())
                     .await;
                 self.claims.forget(&order.account_id);
                 moved?;
                 let changed = Arc::make_mut(&mut order);
                 changed.stop_price = Some(stop.stop_price);
-                changed.triggered_at = triggered_at;
+                changed.triggered_at = triggered_at.map(|at| at.0);
                 self.book.update(changed.clone());
             }
             if let Some((quantity, price)) = matching::fill(&order, quote) {
@@ -116,8 +117,8 @@ impl Engine {
                     quantity,
                     price,
                     commission: self.commission,
-                    time_ms: wall_clock_ms(),
-                    market_time_ms: now_ms,
+                    time: WallTime::now(),
+                    market_time: now,
                 };
                 let marks = |instrument_id: i64| self.simulator.quote_of(instrument_id, now_ms).map(|q| q.last);
                 let outcome = self.store.apply_fill(&fill, &marks).await;
@@ -156,10 +157,9 @@ impl Engine {
 
     /// Ends an open order with `event` (no-op when it ended meanwhile).
     async fn end(&self, order: &Order, event: Event, reason: &str) -> Result<(), MarketError> {
-        let now = wall_clock_ms();
         let ended = self
             .store
-            .update_open_order(&order.order_id, event, Some(reason), None, now)
+            .update_open_order(&order.order_id, event, Some(reason), None, WallTime::now())
             .await;
         self.claims.forget(&order.account_id);
         let ended = ended?;
@@ -200,7 +200,7 @@ pub async fn run_ticker(
 ) {
     let tick = move || {
         let engine = engine.clone();
-        async move { engine.tick(engine.simulator.now_ms()).await }
+        async move { engine.tick(engine.simulator.now()).await }
     };
     ticker::run(tick, move || metrics.tick_panicked(), stop).await;
 }
