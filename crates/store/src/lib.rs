@@ -27,6 +27,7 @@ use signet_domain::simulator::Listing;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
 use signet_domain::trading::order::{Event, Order};
+use signet_domain::trading::replace::Replacement;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
@@ -523,14 +524,6 @@ pub trait TradingStore: Send + Sync {
         replacement: Option<Replacement>,
         time: WallTime,
     ) -> Result<Option<Order>, StoreError>;
-}
-
-/// New values for the unfilled part of an order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Replacement {
-    pub quantity: Decimal,
-    pub limit_price: Option<Decimal>,
-    pub stop_price: Option<Decimal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]

@@ -26,7 +26,7 @@ use signet_model::orders::{
     OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery, Replacement};
+use signet_store::{AccountRecord, OrderQuery};
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -434,17 +434,7 @@ async fn replace(
     let now = WallTime::now();
     let replaced = state
         .store
-        .update_open_order(
-            &order.order_id,
-            Event::Replace,
-            None,
-            Some(Replacement {
-                quantity: replacement.quantity,
-                limit_price: replacement.limit_price,
-                stop_price: replacement.stop_price,
-            }),
-            now,
-        )
+        .update_open_order(&order.order_id, Event::Replace, None, Some(replacement), now)
         .await;
     forget_open_orders(&state, &account.account_id);
     // Nothing was written in the turn: ending it only lets the next change of the account go

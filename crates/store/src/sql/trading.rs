@@ -7,6 +7,7 @@ use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled
 use signet_domain::trading::combo::{Consequence, consequence};
 use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
+use signet_domain::trading::replace::Replacement;
 use signet_model::AccountType;
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
@@ -16,7 +17,7 @@ use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
     AccountTurn, ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges,
-    OrderQuery, Placed, PositionRecord, Replacement, StoreError, StoredEvent, TradingStore, UsedIds,
+    OrderQuery, Placed, PositionRecord, StoreError, StoredEvent, TradingStore, UsedIds,
 };
 
 /// Order events one read returns at most (SQLite).
