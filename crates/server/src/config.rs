@@ -6,7 +6,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use signet_domain::trading::accounting::Commission;
 
-use crate::broker::simulator::MarketConfig;
+use signet_core::simulator::MarketConfig;
 
 /// Settings of one server. [`ServerConfig::default`] gives the documented defaults.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub struct ServerConfig {
     pub watchlists: WatchlistLimits,
     /// Limits per app key and endpoint group; none by default here (the tests), the published
     /// ones by default in `signet serve`.
-    pub rate_limits: Option<crate::ratelimit::RateLimits>,
+    pub rate_limits: Option<signet_core::ratelimit::RateLimits>,
     /// No signature, timestamp or nonce checks (benchmark builds only).
     #[cfg(feature = "benchmark-no-auth")]
     pub benchmark_no_auth: bool,

@@ -139,7 +139,7 @@ impl Database {
 
     /// Claims a SQLite file for one server, until the answer is dropped: a server keeps what
     /// the file's open orders claim in its memory and takes each account's turns there
-    /// (`crate::broker::turns`), so a second server on the same file would accept what the first has
+    /// (`signet_core::turns`), so a second server on the same file would accept what the first has
     /// already promised. Several nodes share PostgreSQL instead. The admin commands open the
     /// file beside the server and are not concerned.
     pub fn claim_for_serving(&self) -> Result<Option<std::fs::File>, OpenError> {

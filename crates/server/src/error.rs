@@ -5,12 +5,13 @@ use std::borrow::Cow;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use signet_core::CoreError;
+use signet_core::simulator::MarketError;
 use signet_domain::Rejection;
 use signet_model::error::SignatureDebug;
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::StoreError;
 
-use crate::broker::simulator::MarketError;
 use crate::secrets::KeyError;
 
 /// A refusal: an error code (which fixes the status, see [`ErrorCode::status`]) and a message
@@ -80,6 +81,16 @@ impl From<StoreError> for ApiError {
                 )
             }
             other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<CoreError> for ApiError {
+    fn from(e: CoreError) -> Self {
+        match e {
+            CoreError::Store(e) => e.into(),
+            CoreError::Refused(r) => r.into(),
+            CoreError::Internal(detail) => ApiError::internal(detail),
         }
     }
 }

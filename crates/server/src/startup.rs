@@ -14,16 +14,16 @@ use tokio::net::TcpListener;
 
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::apps::AppDirectory;
-use crate::broker::claims::ClaimsCache;
-use crate::broker::engine::book::Book;
-use crate::broker::engine::{Engine, run_ticker};
-use crate::broker::simulator::Simulator;
 use crate::config::{ConfigError, ServerConfig};
 use crate::database::Database;
 use crate::metrics::Metrics;
-use crate::ratelimit::Limiter;
 use crate::router::router;
 use crate::state::AppState;
+use signet_core::claims::ClaimsCache;
+use signet_core::engine::book::Book;
+use signet_core::engine::{Engine, run_ticker};
+use signet_core::ratelimit::Limiter;
+use signet_core::simulator::Simulator;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -102,7 +102,7 @@ impl Server {
             false => Book::default(),
         });
         let metrics: Arc<Metrics> = Arc::default();
-        let events = Arc::new(crate::broker::hub::EventHub::new(config.events.buffer));
+        let events = Arc::new(signet_core::hub::EventHub::new(config.events.buffer));
         let event_slots = Arc::new(crate::events::slots::StreamSlots::new(
             redis.clone().map(RedisStreams::new),
         ));
@@ -227,7 +227,7 @@ impl Server {
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         let ticker = (self.state.simulator.clock_mode() != ClockMode::Manual).then(|| {
             let (engine, metrics) = (self.state.engine.clone(), self.state.metrics.clone());
-            tokio::spawn(run_ticker(engine, metrics, ticks_stopped))
+            tokio::spawn(run_ticker(engine, move || metrics.tick_panicked(), ticks_stopped))
         });
         let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;

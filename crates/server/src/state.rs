@@ -6,10 +6,10 @@ use std::sync::Arc;
 use signet_store::{NonceStore, Store};
 
 use crate::auth::apps::AppDirectory;
-use crate::broker::accounts::Accounts;
-use crate::broker::placements::Placements;
-use crate::broker::simulator::Simulator;
 use crate::config::ServerConfig;
+use signet_core::accounts::Accounts;
+use signet_core::placements::Placements;
+use signet_core::simulator::Simulator;
 
 /// What every handler and the authentication layer share.
 #[derive(Clone)]
@@ -20,17 +20,17 @@ pub struct AppState {
     pub apps: Arc<AppDirectory>,
     pub simulator: Arc<Simulator>,
     /// The engine's ticks, which the simulator's step also drives.
-    pub engine: Arc<crate::broker::engine::Engine>,
+    pub engine: Arc<signet_core::engine::Engine>,
     /// What open orders hold back, per account, between placements.
-    pub claims: Arc<crate::broker::claims::ClaimsCache>,
+    pub claims: Arc<signet_core::claims::ClaimsCache>,
     /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<crate::broker::turns::Turns<crate::broker::placements::Queued>>,
+    pub turns: Arc<signet_core::turns::Turns<signet_core::placements::Queued>>,
     /// The open orders the engine's ticks match.
-    pub book: Arc<crate::broker::engine::book::Book>,
-    pub limiter: Option<Arc<crate::ratelimit::Limiter>>,
+    pub book: Arc<signet_core::engine::book::Book>,
+    pub limiter: Option<Arc<signet_core::ratelimit::Limiter>>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.
-    pub events: Arc<crate::broker::hub::EventHub>,
+    pub events: Arc<signet_core::hub::EventHub>,
     /// The apps' open trade-events streams, counted against `--events-max-streams`.
     pub event_slots: Arc<crate::events::slots::StreamSlots>,
     /// The sessions of the quotes feed over MQTT on this node.

@@ -16,12 +16,12 @@ use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::broker::simulator::Simulator;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
 use crate::state::AppState;
+use signet_core::simulator::Simulator;
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
 #[derive(IntoResponses)]

@@ -151,7 +151,7 @@ pub async fn limit_addresses(State(state): State<AppState>, request: Request, ne
 }
 
 /// Counts `request` against its address's limit: the refusal's decision when the limit is spent.
-pub fn address_refused(state: &AppState, request: &Request) -> Option<crate::ratelimit::Decision> {
+pub fn address_refused(state: &AppState, request: &Request) -> Option<signet_core::ratelimit::Decision> {
     let address = request
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
@@ -166,7 +166,7 @@ pub fn address_refused(state: &AppState, request: &Request) -> Option<crate::rat
 }
 
 /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds), and `Retry-After` on a refusal.
-fn rate_limit_headers(headers: &mut HeaderMap, d: &crate::ratelimit::Decision) {
+fn rate_limit_headers(headers: &mut HeaderMap, d: &signet_core::ratelimit::Decision) {
     headers.insert("x-ratelimit-limit", d.limit.into());
     headers.insert("x-ratelimit-remaining", d.remaining.into());
     headers.insert("x-ratelimit-reset", d.reset_secs.into());

@@ -106,8 +106,8 @@ impl From<StoreError> for ConsoleError {
     }
 }
 
-impl From<crate::broker::simulator::MarketError> for ConsoleError {
-    fn from(e: crate::broker::simulator::MarketError) -> Self {
+impl From<signet_core::simulator::MarketError> for ConsoleError {
+    fn from(e: signet_core::simulator::MarketError) -> Self {
         ConsoleError::Api(e.into())
     }
 }

@@ -103,6 +103,12 @@ impl From<ApiError> for Refusal {
     }
 }
 
+impl From<signet_core::CoreError> for Refusal {
+    fn from(error: signet_core::CoreError) -> Self {
+        ApiError::from(error).into()
+    }
+}
+
 async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<tonic::Response<EventStream>, Status> {
     let (metadata, _, bytes) = request.into_parts();
     let (app_key, accounts, subscribe_type) = match authenticate(&state, metadata.into_headers(), &bytes).await {
@@ -298,7 +304,7 @@ const OUTGOING: usize = 16;
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
-    mut subscription: crate::broker::hub::Subscription,
+    mut subscription: signet_core::hub::Subscription,
     sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Cut>,
     revoked: impl Future<Output = ()>,
@@ -420,11 +426,11 @@ mod tests {
 
     use super::*;
 
-    fn event(account: &str, n: usize) -> crate::broker::hub::TradeEvent {
-        crate::broker::hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
+    fn event(account: &str, n: usize) -> signet_core::hub::TradeEvent {
+        signet_core::hub::TradeEvent::order(account.into(), n.to_string(), 0, format!("{{\"n\":\"{n}\"}}"))
     }
 
-    fn open(hub: &crate::broker::hub::EventHub) -> EventStream {
+    fn open(hub: &signet_core::hub::EventHub) -> EventStream {
         let (sender, receiver) = mpsc::channel(OUTGOING);
         let (cut, cut_off) = oneshot::channel();
         let config = EventsConfig {
@@ -461,7 +467,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_subscriber_that_does_not_read_is_cut_off_and_the_others_get_every_event() {
-        let hub = crate::broker::hub::EventHub::new(8);
+        let hub = signet_core::hub::EventHub::new(8);
         let mut reader = open(&hub);
         let mut sleeper = open(&hub);
         assert_eq!(

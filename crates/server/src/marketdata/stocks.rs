@@ -26,13 +26,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::bar_rows::{self, BarRow};
-use crate::broker::quotes::{text, ticks_before, to_snapshot};
-use crate::broker::simulator::MarketError;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::state::AppState;
+use signet_core::quotes::{text, ticks_before, to_snapshot};
+use signet_core::simulator::MarketError;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -1,7 +1,7 @@
 //! What the sessions receive: at each tick of the engine, for each instrument some session
 //! subscribed to, a `snapshot` when the snapshot changed, a `quote` when the book changed, and
 //! the `tick`s since the last push. The numbers are the HTTP calls' (the same functions of
-//! [`crate::broker::quotes`] make them), for the same simulated second.
+//! [`signet_core::quotes`] make them), for the same simulated second.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,8 +14,8 @@ use tokio::sync::watch;
 
 use super::proto;
 use super::sessions::{Message, Streams, Subscription, kind};
-use crate::broker::quotes::{text, ticks_before, to_snapshot};
-use crate::broker::simulator::Simulator;
+use signet_core::quotes::{text, ticks_before, to_snapshot};
+use signet_core::simulator::Simulator;
 
 /// Ticks one push carries at most for a symbol (a clock stepped by more sends only the last).
 pub const MAX_TICKS_PER_PUSH: usize = 60;

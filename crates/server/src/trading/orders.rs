@@ -31,7 +31,6 @@ use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::broker::placements::ToPlace;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
@@ -40,6 +39,7 @@ use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::secrets::random_hex;
 use crate::state::AppState;
+use signet_core::placements::ToPlace;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -203,7 +203,7 @@ async fn place_orders(state: &AppState, account: &AccountRecord, placement: Plac
         kind: placement.kind,
         orders,
     };
-    state.placements().place(account, to_place).await
+    Ok(state.placements().place(account, to_place).await?)
 }
 
 /// The orders of a placement to store: a combination is named by its first order, and in OTO
@@ -467,7 +467,7 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
         .account_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    state.accounts().owned_by(&caller.app_key, id).await
+    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
 }
 
 #[utoipa::path(

@@ -546,7 +546,7 @@ async fn another_apps_accounts_are_not_listed() {
 
 #[tokio::test]
 async fn rate_limits_count_signed_requests_per_app_and_group() {
-    use signet_server::ratelimit::{Group, Limit, RateLimits};
+    use signet_core::ratelimit::{Group, Limit, RateLimits};
 
     let limits = RateLimits::published().with(
         Group::Other,
@@ -596,7 +596,7 @@ async fn rate_limits_count_signed_requests_per_app_and_group() {
 
 #[tokio::test]
 async fn a_flood_from_one_address_is_refused_before_any_signature_work() {
-    use signet_server::ratelimit::{Limit, RateLimits};
+    use signet_core::ratelimit::{Limit, RateLimits};
 
     let mut limits = RateLimits::published();
     limits.per_address = Limit {

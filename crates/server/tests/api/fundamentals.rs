@@ -7,12 +7,12 @@ use std::io::Read;
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
+use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
 use signet_import::{Progress, import_file};
 use signet_model::fundamentals::{ComparisonMetric, ReportType};
-use signet_server::broker::simulator::MarketConfig;
 
 use crate::common::TestServer;
 

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use reqwest::Method;
 use serde_json::Value;
 use signet_client::Client;
+use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
 use signet_import::{Progress, import_file};
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
-use signet_server::broker::simulator::MarketConfig;
 use signet_server::legacy::{Compat, PATHS};
 use signet_store::refresh_snapshots;
 

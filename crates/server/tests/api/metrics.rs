@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use signet_server::ratelimit::{Group, Limit, RateLimits};
+use signet_core::ratelimit::{Group, Limit, RateLimits};
 
 use crate::common::{TestServer, metric as sample, scrape_metrics as scrape};
 

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use secrecy::ExposeSecret;
 use signet_client::{Client, SignedRequest};
+use signet_core::ratelimit::{Group, Limit, RateLimits};
 use signet_server::ServerConfig;
-use signet_server::ratelimit::{Group, Limit, RateLimits};
 
 use crate::common::{Answer, TestServer, send, send_together};
 

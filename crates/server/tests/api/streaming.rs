@@ -573,8 +573,8 @@ async fn a_session_that_does_not_read_loses_old_messages_instead_of_growing_the_
 /// Two nodes share a PostgreSQL database (one server serves a SQLite file): the PostgreSQL pass.
 #[tokio::test]
 async fn two_nodes_push_the_same_snapshot_for_the_same_second() {
+    use signet_core::simulator::MarketConfig;
     use signet_domain::simulator::clock::ClockMode;
-    use signet_server::broker::simulator::MarketConfig;
     if std::env::var("SIGNET_TEST_BACKEND").as_deref() != Ok("postgres") {
         return;
     }

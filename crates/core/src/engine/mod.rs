@@ -17,9 +17,9 @@ use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
 
 use self::book::Book;
-use crate::broker::claims::ClaimsCache;
-use crate::broker::hub::EventHub;
-use crate::broker::simulator::{MarketError, Simulator};
+use crate::claims::ClaimsCache;
+use crate::hub::EventHub;
+use crate::simulator::{MarketError, Simulator};
 
 /// What the ticks work with: the store, the simulator's quotes, the open orders they match (the
 /// book), the claims a fill or an end makes stale, and a count of fills for the metrics.
@@ -191,16 +191,16 @@ impl Engine {
 }
 
 /// Ticks four times a second of real time (a clock that is not manual) until `stop`, which a
-/// tick under way finishes first. A tick that panics is logged and counted in `metrics`, and
-/// the next tick runs ([`ticker::run`]).
+/// tick under way finishes first. A tick that panics is logged and reported to `panicked` (the
+/// server counts it in its metrics), and the next tick runs (`ticker::run`).
 pub async fn run_ticker(
     engine: Arc<Engine>,
-    metrics: Arc<crate::metrics::Metrics>,
+    panicked: impl Fn() + Send + 'static,
     stop: tokio::sync::oneshot::Receiver<()>,
 ) {
     let tick = move || {
         let engine = engine.clone();
         async move { engine.tick(engine.simulator.now()).await }
     };
-    ticker::run(tick, move || metrics.tick_panicked(), stop).await;
+    ticker::run(tick, panicked, stop).await;
 }

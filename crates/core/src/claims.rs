@@ -9,7 +9,7 @@
 //! during the read.
 //!
 //! On a database several nodes share, the others' changes are not seen: each account is then
-//! followed through the store's change feed instead ([`TradingStore::order_changes`]), and every
+//! followed through the store's change feed instead ([`signet_store::TradingStore::order_changes`]), and every
 //! placement first reads what changed since the last one.
 
 use std::collections::HashMap;
@@ -148,7 +148,7 @@ impl ClaimsCache {
     }
 
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
-    /// to [`Self::keep`] with a list read from the database.
+    /// to `keep` with a list read from the database.
     pub fn with<R>(&self, account_id: &str, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
         let accounts = self.accounts.lock().expect("claims lock");
         match accounts.get(account_id) {

@@ -5,7 +5,7 @@
 //! changes (fills, moved stops, expiries). Any other change (a cancel, a replace, what a fill or
 //! an end does to the rest of a combination) drops it and bumps the generation; a list read
 //! while such a change happened is not kept. The same protocol as
-//! the claims cache ([`crate::broker::claims`]). Like it, on a database several nodes share the book follows
+//! the claims cache ([`crate::claims`]). Like it, on a database several nodes share the book follows
 //! the store's change feed instead: each tick reads what changed since the last
 //! ([`Book::shared`]).
 

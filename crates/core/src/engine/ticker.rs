@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::broker::simulator::MarketError;
+use crate::simulator::MarketError;
 
 /// Real time between two ticks.
 const TICK_INTERVAL: Duration = Duration::from_millis(250);

@@ -13,18 +13,18 @@ use signet_domain::trading::placement::{self, Taken};
 use signet_store::{AccountRecord, Store, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
-use super::accounts::Accounts;
-use super::claims::ClaimsCache;
-use super::engine::book::Book;
-use super::hub::EventHub;
-use super::simulator::Simulator;
-use super::turns::Turns;
-use crate::error::ApiError;
+use crate::accounts::Accounts;
+use crate::claims::ClaimsCache;
+use crate::engine::book::Book;
+use crate::error::CoreError;
+use crate::hub::EventHub;
+use crate::simulator::Simulator;
+use crate::turns::Turns;
 
-/// A placement waiting for its account's turn ([`crate::broker::turns`]).
+/// A placement waiting for its account's turn ([`crate::turns`]).
 pub struct Queued {
     orders: ToPlace,
-    answer: oneshot::Sender<Result<Vec<Order>, ApiError>>,
+    answer: oneshot::Sender<Result<Vec<Order>, CoreError>>,
 }
 
 /// New orders of one account, priced for the buying-power check, and as they will be stored.
@@ -59,7 +59,7 @@ impl Placements {
     /// Checks new orders against the account in its turn and stores them if they fit; the orders
     /// as stored (with their `seq`). A client order id (or client combo order id) used before in
     /// the account is 409 and stores nothing.
-    pub async fn place(&self, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, ApiError> {
+    pub async fn place(&self, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, CoreError> {
         let (answer, answered) = oneshot::channel();
         let (placements, turn_account) = (self.clone(), account.clone());
         self.turns
@@ -68,7 +68,7 @@ impl Placements {
             });
         answered
             .await
-            .map_err(|_| ApiError::internal("a placement's turn ended without answering it"))?
+            .map_err(|_| CoreError::Internal("a placement's turn ended without answering it"))?
     }
 
     /// One turn of an account's placements: checked and stored in the turn, then answered once
@@ -98,7 +98,7 @@ impl Placements {
         &self,
         account: &AccountRecord,
         batch: Vec<ToPlace>,
-    ) -> Result<(Vec<Result<Vec<Order>, ApiError>>, Written), ApiError> {
+    ) -> Result<(Vec<Result<Vec<Order>, CoreError>>, Written), CoreError> {
         let mut turn = self.store.begin_turn(&account.account_id).await?;
         let accounts = self.accounts();
         let (standing, _) = accounts.standing(&account.account_id, None).await?;
@@ -143,7 +143,7 @@ impl Placements {
                 taken[i] = taken_before(i, &verdicts[..i]);
             }
         }
-        let mut answers: Vec<Result<Vec<Order>, ApiError>> = Vec::with_capacity(batch.len());
+        let mut answers: Vec<Result<Vec<Order>, CoreError>> = Vec::with_capacity(batch.len());
         let mut accepted: Vec<Vec<Order>> = Vec::new();
         for (n, (to_place, verdict)) in batch.into_iter().zip(verdicts).enumerate() {
             match verdict {
@@ -181,7 +181,7 @@ impl Placements {
     }
 
     /// The client ids of a turn's placements that the account used before.
-    async fn used_ids(&self, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, ApiError> {
+    async fn used_ids(&self, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, CoreError> {
         let orders = || batch.iter().flat_map(|c| &c.orders);
         let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
         let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();

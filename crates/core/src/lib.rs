@@ -1,5 +1,6 @@
-//! The paper broker behind the three doors: what HTTP handlers, the gRPC trade-events service
-//! and the MQTT quotes feed share, with no type of any of them.
+//! The paper broker behind signet's three doors: what the HTTP handlers, the gRPC trade-events
+//! service and the MQTT quotes feed share. It depends on no HTTP, gRPC or MQTT crate, so that no
+//! door's type can reach it; each door maps its [`CoreError`] to its own answer.
 //!
 //! - [`accounts`]: whose an account is, and what the buying-power check weighs of it.
 //! - [`simulator`]: the market, a pure function of (day plan, seed, second), with its clock.
@@ -11,12 +12,17 @@
 //! - [`placements`]: new orders, checked and stored in their account's turn.
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
 //! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
+//! - [`ratelimit`]: the per-app and per-address rate limits, on this node or shared in Redis.
 
 pub mod accounts;
 pub mod claims;
 pub mod engine;
+pub mod error;
 pub mod hub;
 pub mod placements;
 pub mod quotes;
+pub mod ratelimit;
 pub mod simulator;
 pub mod turns;
+
+pub use error::CoreError;

@@ -2,14 +2,15 @@
 //! buying-power check weighs. The trading handlers and the gRPC trade-events service ask here.
 
 use rust_decimal::Decimal;
+use signet_domain::Rejection;
 use signet_domain::trading::buying_power::{Position, Standing};
 use signet_domain::trading::claims::Claims;
 use signet_model::ErrorCode;
 use signet_store::{AccountRecord, PositionRecord, Store};
 
-use super::claims::{ClaimsCache, View};
-use super::simulator::Simulator;
-use crate::error::ApiError;
+use crate::claims::{ClaimsCache, View};
+use crate::error::CoreError;
+use crate::simulator::Simulator;
 
 /// What an account's questions read: the store, the claims cache and the simulator's prices.
 #[derive(Clone, Copy)]
@@ -22,7 +23,7 @@ pub struct Accounts<'a> {
 impl Accounts<'_> {
     /// The account if it belongs to the app `app_key`; the same refusal whether it exists or
     /// not, so that a caller learns nothing of other apps' accounts.
-    pub async fn owned_by(&self, app_key: &str, account_id: &str) -> Result<AccountRecord, ApiError> {
+    pub async fn owned_by(&self, app_key: &str, account_id: &str) -> Result<AccountRecord, CoreError> {
         let account_id = account_id.trim();
         let known = match self.claims.account(account_id) {
             Some(known) => Some(known),
@@ -30,10 +31,11 @@ impl Accounts<'_> {
         };
         match known {
             Some(a) if *a.app_key == *app_key => Ok(a),
-            _ => Err(ApiError::new(
+            _ => Err(Rejection::new(
                 ErrorCode::AccountNotFoundOrDenied,
                 "no account with this account_id belongs to the calling app",
-            )),
+            )
+            .into()),
         }
     }
 
@@ -44,7 +46,7 @@ impl Accounts<'_> {
         &self,
         account_id: &str,
         replacing: Option<&str>,
-    ) -> Result<(Standing, Vec<PositionRecord>), ApiError> {
+    ) -> Result<(Standing, Vec<PositionRecord>), CoreError> {
         let now = self.simulator.now_ms();
         let price_now = |instrument_id: i64| self.last_price(instrument_id, now);
         let View {
