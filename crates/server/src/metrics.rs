@@ -446,7 +446,7 @@ impl Metrics {
     }
 
     /// Sets `signet_orders` from the database, unless it was read less than
-    /// [`ORDER_COUNT_INTERVAL`] ago: a scrape that arrives while another counts waits for that
+    /// `ORDER_COUNT_INTERVAL` ago: a scrape that arrives while another counts waits for that
     /// count instead of scanning the table again.
     pub async fn count_orders(&self, store: &dyn Store) {
         let mut counted_at = self.orders_counted_at.lock().await;

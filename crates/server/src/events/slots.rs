@@ -1,7 +1,7 @@
 //! The per-app cap on open trade-events streams (`--events-max-streams`). Without Redis each
 //! node counts its own streams; with Redis every node counts in one sorted set per app
-//! ([`RedisStreams`]), each open stream refreshing its entry every [`REFRESH`], so that the
-//! streams of a node that died stop counting after [`TTL`].
+//! ([`RedisStreams`]), each open stream refreshing its entry every `REFRESH`, so that the
+//! streams of a node that died stop counting after `TTL`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -11,7 +11,7 @@
 //! | `week52-high-low/list` | new or near 52-week highs or lows (`rank_type`, NEW_HIGH), 200 at most | `sort_by` (CHANGE_RATIO_52W) |
 //!
 //! Only equities are ranked (`category` US_STOCK). The intraday rank types of gainers/losers
-//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices ([`intraday_list`]).
+//! (PRE_MARKET, AFTER_MARKET, MIN_3, MIN_5) rank the market simulator's prices (`intraday_list`).
 //!
 //! The retired paths under `/openapi/market-data/screener/` ([`legacy_routes`], served with
 //! `--compat legacy`) run the same rankings: each legacy handler parses `page_index` and
@@ -53,7 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(week52))
 }
 
-/// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes`],
+/// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes()`],
 /// paginated by `page_index` (from 1) and `page_size`, in the retired answers' shapes.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
