@@ -22,8 +22,8 @@ use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, NewOrder, OrderAck, OrderDetail, OrderPage, OrderRecord,
-    OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderDetail, OrderPage,
+    OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery};
@@ -176,7 +176,7 @@ fn ack(o: &Order) -> OrderAck {
 }
 
 /// `new_orders` read and priced, as a [`Placement`].
-async fn placement(
+pub(super) async fn placement(
     state: &AppState,
     new_orders: &[NewOrder],
     client_combo_order_id: Option<&str>,
@@ -196,7 +196,11 @@ async fn placement(
 }
 
 /// Checks a placement in its account's turn and stores it if it fits.
-async fn place_orders(state: &AppState, account: &AccountRecord, placement: Placement) -> Result<Vec<Order>, ApiError> {
+pub(super) async fn place_orders(
+    state: &AppState,
+    account: &AccountRecord,
+    placement: Placement,
+) -> Result<Vec<Order>, ApiError> {
     let orders = to_store(&placement, account, state.simulator.now(), WallTime::now())?;
     let to_place = ToPlace {
         priced: placement.orders,
@@ -356,7 +360,7 @@ fn forget_open_orders(state: &AppState, account_id: &str) {
 }
 
 /// The caller's order with this client order id, or 404.
-async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) -> Result<Order, ApiError> {
+pub(super) async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) -> Result<Order, ApiError> {
     state
         .store
         .order(&account.account_id, client_order_id.trim())
@@ -383,7 +387,17 @@ async fn cancel(
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let order = find(&state, &account, &request.client_order_id).await?;
+    let cancelled = cancel_order(&state, &account, &request.client_order_id).await?;
+    Ok(Json(ack(&cancelled)))
+}
+
+/// Cancels the account's open order with this client order id: the order as cancelled.
+pub(super) async fn cancel_order(
+    state: &AppState,
+    account: &AccountRecord,
+    client_order_id: &str,
+) -> Result<Order, ApiError> {
+    let order = find(state, account, client_order_id).await?;
     let now = WallTime::now();
     let cancelled = state
         .store
@@ -395,10 +409,10 @@ async fn cancel(
             now,
         )
         .await;
-    forget_open_orders(&state, &account.account_id);
+    forget_open_orders(state, &account.account_id);
     let cancelled = cancelled?.ok_or_else(|| order::not_open(&order))?;
     state.events.wake();
-    Ok(Json(ack(&cancelled)))
+    Ok(cancelled)
 }
 
 #[utoipa::path(
@@ -417,9 +431,20 @@ async fn replace(
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let modify = replace::modification(&request.modify_orders)?;
     let order = find(&state, &account, &modify.client_order_id).await?;
-    let replacement = replace::apply(&order, modify)?;
+    let replaced = replace_order(&state, &account, &order, modify).await?;
+    Ok(Json(ack(&replaced)))
+}
+
+/// Replaces `order`, an order of `account`, as `modify` asks: the order as replaced.
+pub(super) async fn replace_order(
+    state: &AppState,
+    account: &AccountRecord,
+    order: &Order,
+    modify: &ModifyOrder,
+) -> Result<Order, ApiError> {
+    let replacement = replace::apply(order, modify)?;
     // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = replacement.remaining(&order, || {
+    let remaining = replacement.remaining(order, || {
         state
             .simulator
             .quote_of(order.instrument_id, state.simulator.now_ms())
@@ -430,21 +455,21 @@ async fn replace(
     // the order's claim.
     let _turn_here = state.turns.take(&account.account_id).await;
     let turn = state.store.begin_turn(&account.account_id).await?;
-    check_account(&state, &account, &[&remaining], None, Some(&order.order_id)).await?;
+    check_account(state, account, &[&remaining], None, Some(&order.order_id)).await?;
     let now = WallTime::now();
     let replaced = state
         .store
         .update_open_order(&order.order_id, Event::Replace, None, Some(replacement), now)
         .await;
-    forget_open_orders(&state, &account.account_id);
+    forget_open_orders(state, &account.account_id);
     // Nothing was written in the turn: ending it only lets the next change of the account go
     // (the replacement's own commit waited for the disk, and for what it saw before it).
     if let Err(e) = turn.end().await {
         tracing::warn!(error = %e, "ending an account's turn after a replacement");
     }
-    let replaced = replaced?.ok_or_else(|| order::not_open(&order))?;
+    let replaced = replaced?.ok_or_else(|| order::not_open(order))?;
     state.events.wake();
-    Ok(Json(ack(&replaced)))
+    Ok(replaced)
 }
 
 #[derive(Debug, Deserialize)]
@@ -602,18 +627,37 @@ async fn legacy_page(
     from_ms: Option<i64>,
     to_ms: Option<i64>,
 ) -> Result<Response, ApiError> {
-    let before_seq = match p.last_client_order_id.as_deref().filter(|id| !id.is_empty()) {
-        None => None,
+    let before_seq = seq_after(state, account, p.last_client_order_id.as_deref()).await?;
+    let (orders, _) = fetch(
+        state,
+        account,
+        p.page_size.as_deref(),
+        open_only,
+        from_ms,
+        to_ms,
+        before_seq,
+    )
+    .await?;
+    Ok(Json(orders.iter().map(record).collect::<Vec<_>>()).into_response())
+}
+
+/// Where a page that follows `last_client_order_id` starts: that order's sequence number (it
+/// must be an order of the account); the first page when none is given.
+pub(super) async fn seq_after(
+    state: &AppState,
+    account: &AccountRecord,
+    last_client_order_id: Option<&str>,
+) -> Result<Option<i64>, ApiError> {
+    match last_client_order_id.map(str::trim).filter(|id| !id.is_empty()) {
+        None => Ok(None),
         Some(id) => {
             let last =
                 state.store.order(&account.account_id, id).await?.ok_or_else(|| {
                     ApiError::illegal_parameter("last_client_order_id is not an order of this account")
                 })?;
-            Some(last.seq)
+            Ok(Some(last.seq))
         }
-    };
-    let (orders, _) = fetch(state, account, p, open_only, from_ms, to_ms, before_seq).await?;
-    Ok(Json(orders.iter().map(record).collect::<Vec<_>>()).into_response())
+    }
 }
 
 async fn page(
@@ -625,7 +669,16 @@ async fn page(
     to_ms: Option<i64>,
 ) -> Result<Json<OrderPage>, ApiError> {
     let before_seq = pagination::decode(KEY, p.pagination_key.as_deref())?;
-    let (orders, more) = fetch(state, account, p, open_only, from_ms, to_ms, before_seq).await?;
+    let (orders, more) = fetch(
+        state,
+        account,
+        p.page_size.as_deref(),
+        open_only,
+        from_ms,
+        to_ms,
+        before_seq,
+    )
+    .await?;
     let pagination_key = if more {
         orders.last().map(|o| pagination::encode(KEY, o.seq))
     } else {
@@ -638,16 +691,16 @@ async fn page(
 }
 
 /// One page of `page_size` orders older than `before_seq`, and whether more follow.
-async fn fetch(
+pub(super) async fn fetch(
     state: &AppState,
     account: &AccountRecord,
-    p: &ListParams,
+    page_size: Option<&str>,
     open_only: bool,
     from_ms: Option<i64>,
     to_ms: Option<i64>,
     before_seq: Option<i64>,
 ) -> Result<(Vec<Order>, bool), ApiError> {
-    let limit = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
+    let limit = pagination::page_size(page_size, PAGE, MAX_PAGE)?;
     let mut orders = state
         .store
         .orders(&OrderQuery {
