@@ -4,7 +4,8 @@
 //! replaced order's unfilled part is checked against the account anew.
 
 use rust_decimal::Decimal;
-use signet_model::orders::{ComboType, ModifyOrder, OrderType};
+use signet_model::orders::{ComboType, ModifyOrder, OrderType, TradingSession};
+use signet_model::wire::WireEnum;
 
 use super::buying_power::PricedOrder;
 use super::order::{Order, is_open, not_open};
@@ -114,6 +115,43 @@ impl Replacement {
             estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),
         }
     }
+}
+
+/// What a v1 replacement repeats of its order (the official client's `replace_order` sends the
+/// instrument, side, type, time in force and sessions with the new quantity and prices).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Repeated<'a> {
+    pub instrument_id: Option<&'a str>,
+    pub side: Option<&'a str>,
+    pub order_type: Option<&'a str>,
+    pub time_in_force: Option<&'a str>,
+    pub extended_hours: Option<bool>,
+}
+
+/// Each field a v1 replacement repeats must be the order's own: only the quantity and the
+/// prices change, as in [`modification`].
+pub fn check_repeated(order: &Order, repeated: &Repeated<'_>) -> Result<(), Rejection> {
+    let instrument_id = order.instrument_id.to_string();
+    let extended = order.session != TradingSession::Core;
+    let fields = [
+        ("instrument_id", repeated.instrument_id, instrument_id.as_str()),
+        ("side", repeated.side, order.side.as_str()),
+        ("order_type", repeated.order_type, order.order_type.as_str()),
+        ("tif", repeated.time_in_force, order.time_in_force.as_str()),
+    ];
+    for (field, given, own) in fields {
+        if let Some(given) = given.map(str::trim).filter(|g| !g.eq_ignore_ascii_case(own)) {
+            return Err(Rejection::illegal_parameter(format!(
+                "{field} {given:?} is not the order's own ({own}): only qty, limit_price and stop_price can be replaced; cancel and place a new order for the rest"
+            )));
+        }
+    }
+    if repeated.extended_hours.is_some_and(|e| e != extended) {
+        return Err(Rejection::illegal_parameter(format!(
+            "extended_hours_trading is {extended} for this order: only qty, limit_price and stop_price can be replaced; cancel and place a new order for the rest"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -342,5 +380,49 @@ mod tests {
         let replacement = apply(&market, &modify(json!({"quantity": "2"}))).unwrap();
         let remaining = replacement.remaining(&market, || d("123.45"));
         assert_eq!((remaining.spec.quantity, remaining.estimate), (d("2"), d("123.45")));
+    }
+
+    #[test]
+    fn a_v1_replacement_repeats_the_orders_own_fields_or_is_refused() {
+        let order = order(OrderType::Limit);
+        let own = order.instrument_id.to_string();
+        let same = Repeated {
+            instrument_id: Some(&own),
+            side: Some("buy"),
+            order_type: Some("LIMIT"),
+            time_in_force: Some("GTC"),
+            extended_hours: Some(false),
+        };
+        assert_eq!(check_repeated(&order, &same), Ok(()));
+        assert_eq!(check_repeated(&order, &Repeated::default()), Ok(()));
+        for changed in [
+            Repeated {
+                side: Some("SELL"),
+                ..same
+            },
+            Repeated {
+                order_type: Some("MARKET"),
+                ..same
+            },
+            Repeated {
+                time_in_force: Some("DAY"),
+                ..same
+            },
+            Repeated {
+                instrument_id: Some("2"),
+                ..same
+            },
+            Repeated {
+                extended_hours: Some(true),
+                ..same
+            },
+        ] {
+            let refused = check_repeated(&order, &changed).unwrap_err();
+            assert_eq!(refused.code, ErrorCode::IllegalParameter);
+            assert!(
+                refused.message.contains("only qty, limit_price and stop_price"),
+                "{refused}"
+            );
+        }
     }
 }
