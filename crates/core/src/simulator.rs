@@ -278,6 +278,11 @@ impl Simulator {
         self.state().ids.get(symbol).copied()
     }
 
+    /// The symbol of an instrument the simulator quotes (the v1 calls place by instrument id).
+    pub fn symbol_of(&self, instrument_id: i64) -> Option<String> {
+        self.state().listings.get(&instrument_id).map(|l| l.symbol.clone())
+    }
+
     /// The quote of `symbol` now.
     pub fn quote(&self, symbol: &str) -> Result<Quote, MarketError> {
         let id = self

@@ -13,6 +13,7 @@ pub mod quotes;
 pub mod screeners;
 pub mod streaming;
 pub mod tokens;
+pub mod v1;
 pub mod watchlists;
 pub mod wire;
 

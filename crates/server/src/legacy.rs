@@ -26,7 +26,7 @@ pub enum ApiVersion {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [(&str, &str); 9] = [
+pub const PATHS: [(&str, &str); 10] = [
     (
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -60,6 +60,8 @@ pub const PATHS: [(&str, &str); 9] = [
         "/trading/instruments/stocks/profiles/list",
     ),
     ("/openapi/assets/position/details", "/trading/assets/positions/get"),
+    // The earlier account list (specification section 9).
+    ("/app/subscriptions/list", "/trading/accounts/list"),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.

@@ -67,6 +67,7 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
     tags(
         (name = "start-up", description = "The calls the official clients make when they start (catalog section 2)"),
         (name = "trading", description = "Accounts and orders (catalog section 3), balance, positions and executions (section 10)"),
+        (name = "trading (v1)", description = "The v1 calls of the official client's TradeClient.account and TradeClient.order: the same accounts and orders in the v1 shapes"),
         (name = "instruments", description = "The instruments orders name (catalog section 10.5)"),
         (name = "screeners", description = "Rankings of the market (catalog section 4)"),
         (name = "watchlists", description = "The calling app's watchlists (catalog section 5)"),

@@ -53,7 +53,7 @@ fn legacy() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::screeners::legacy_routes())
         .merge(crate::marketdata::fundamentals::legacy_routes())
         .merge(crate::trading::instruments::legacy_routes())
-        .merge(crate::trading::assets::legacy_routes())
+        .merge(crate::trading::legacy_routes())
 }
 
 /// What a server started with a configuration mounts, each route with its OpenAPI entry.

@@ -53,6 +53,8 @@ pub(crate) struct Holdings {
     pub account_currency: String,
     pub cash: Decimal,
     pub buying_power: Decimal,
+    /// The cash the account's open buys and short sales hold back.
+    pub reserved: Decimal,
     pub positions: Vec<(PositionRecord, Valued)>,
 }
 
@@ -75,18 +77,19 @@ pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Re
             (p, valued)
         })
         .collect();
-    let cash = standing.cash;
+    let (cash, reserved) = (standing.cash, standing.reserved);
     // Before any new order: the buying power placement checks a buy against.
     let buying_power = buying_power::check(standing, &[], None)?.before;
     Ok(Holdings {
         account_currency: account.currency.clone(),
         cash,
         buying_power,
+        reserved,
         positions,
     })
 }
 
-fn amount(d: Decimal) -> String {
+pub(super) fn amount(d: Decimal) -> String {
     d.normalize().to_string()
 }
 
@@ -262,6 +265,6 @@ async fn legacy_detail(
 }
 
 /// A position is the account's holding of one instrument: named by both.
-fn position_id(p: &PositionRecord) -> String {
+pub(super) fn position_id(p: &PositionRecord) -> String {
     format!("{}-{}", p.account_id, p.instrument_id)
 }

@@ -6,6 +6,7 @@ pub(crate) mod assets;
 mod executions;
 pub(crate) mod instruments;
 pub mod orders;
+pub mod v1;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -17,4 +18,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(assets::routes())
         .merge(executions::routes())
         .merge(instruments::routes())
+        .merge(v1::routes())
+}
+
+/// The retired trading paths, mounted only under `--compat legacy`.
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    assets::legacy_routes().merge(v1::legacy_routes())
 }

@@ -33,4 +33,5 @@ mod store;
 mod streaming;
 mod streaming_measure;
 mod tokens;
+mod v1_trading;
 mod watchlists;

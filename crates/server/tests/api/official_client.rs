@@ -431,6 +431,80 @@ async fn the_official_client_places_replaces_cancels_and_reads_orders() {
     assert_eq!(filled.orders[0].status, OrderStatus::Filled);
 }
 
+/// `TradeClient.order` and `TradeClient.account`, the v1 calls: an order placed through them is
+/// the v3 order, and the v1 balance is the v3 balance.
+#[tokio::test]
+async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    let placed = run(&python, &server, "v1-place").await;
+    let account = server.app.account_ids[0].clone();
+    assert_eq!(placed["account_id"], json!(account));
+    assert_eq!(placed["market"]["client_order_id"], "pyV1Buy");
+    assert_eq!(placed["replace_v2"]["client_order_id"], "pyV1Rest");
+    let v3 = server.client().orders().get(&account, "pyV1Buy").await.unwrap();
+    assert_eq!(
+        json!(v3.orders[0].order_id),
+        placed["market"]["order_id"],
+        "one order, two doors"
+    );
+    let resting = server.client().orders().get(&account, "pyV1Rest").await.unwrap();
+    assert_eq!(
+        (
+            resting.orders[0].total_quantity.as_str(),
+            resting.orders[0].limit_price.as_deref()
+        ),
+        ("7", Some("392")),
+        "replaced twice"
+    );
+    ops.market().step(1).await.unwrap();
+
+    let out = run(&python, &server, "v1").await;
+    let item = &out["detail"]["items"][0];
+    assert_eq!(
+        (
+            &item["order_status"],
+            &item["filled_qty"],
+            &item["filled_price"],
+            &item["instrument_id"]
+        ),
+        (
+            &json!("FILLED"),
+            &json!("10"),
+            &json!("400.01"),
+            &placed["instrument_id"]
+        )
+    );
+    assert_eq!(out["resting"]["items"][0]["order_status"], "SUBMITTED");
+    let today: Vec<&str> = out["today"]["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["client_order_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(today, ["pyV1Rest", "pyV1Buy"]);
+    assert_eq!(out["open"]["has_next"], json!(false));
+    assert_eq!(out["open"]["orders"][0]["client_order_id"], "pyV1Rest");
+    let (b, b3) = (&out["balance"], &out["balance_v3"]);
+    assert_eq!(b["total_cash_balance"], b3["total_cash_balance"]);
+    assert_eq!(b["total_market_value"], b3["total_market_value"]);
+    assert_eq!(b["total_asset"], b3["total_net_liquidation_value"]);
+    assert_eq!(
+        b["account_currency_assets"][0]["margin_power"],
+        b3["account_currency_assets"][0]["buying_power"]
+    );
+    let holding = &out["positions"]["holdings"][0];
+    assert_eq!((&holding["symbol"], &holding["qty"]), (&json!("AAPL"), &json!("10")));
+    assert_eq!(out["profile"]["account_type"], "CASH");
+    assert_eq!(out["cancel"]["client_order_id"], "pyV1Rest");
+    assert_eq!(out["open_after"]["orders"], json!([]));
+}
+
 #[tokio::test]
 async fn the_official_client_reads_balance_positions_executions_and_instruments_after_a_fill() {
     let Some(python) = python() else { return };

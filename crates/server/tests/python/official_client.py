@@ -33,6 +33,12 @@ Scenarios:
   revoked           TradeEventsClient and DataStreamingClient (as above, SNAPSHOT of AAPL), both
                     subscribed; prints a line, then reads one on stdin when the test has revoked
                     the app, and waits for both clients to stop: how and when each did
+  v1-place          TradeClient.order (v1): place_order, a market buy of 10 AAPL by instrument id
+                    in the CASH account, and place_order_v2 (the stock_order object) a resting
+                    limit buy, then replace_order and replace_order_v2 of that limit order
+  v1                once the test stepped the market: query_order_detail, list_today_orders,
+                    list_open_orders, cancel_order, and TradeClient.account (v1): get_account_profile,
+                    get_account_balance, get_account_position; with account_v2's balance beside
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends
@@ -109,6 +115,12 @@ def main():
         return
     if scenario == "companions":
         print(json.dumps(companions(api)))
+        return
+    if scenario == "v1-place":
+        print(json.dumps(v1_place(api)))
+        return
+    if scenario == "v1":
+        print(json.dumps(v1(api)))
         return
     trade = TradeClient(api)  # GET /openapi/config (+ token create and check)
     response = trade.account_v2.get_account_list()
@@ -469,6 +481,44 @@ def companions(api):
     instrument = DataClient(api).instrument
     out["instruments"] = instrument.list_instruments(symbols=["AAPL", "MSFT"]).json()
     out["all_instruments"] = instrument.list_instruments().json()
+    return out
+
+
+def v1_place(api):
+    from webull.data.data_client import DataClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]  # the CASH account
+    aapl = DataClient(api).instrument.list_instruments(symbols=["AAPL"]).json()["data"][0]["instrument_id"]
+    o = trade.order
+    out = {"account_id": account_id, "instrument_id": aapl}
+    out["market"] = o.place_order(account_id, "10", aapl, "BUY", "pyV1Buy", "MARKET", False, "DAY").json()
+    limit = {
+        "client_order_id": "pyV1Rest", "instrument_id": aapl, "qty": "5", "side": "BUY", "tif": "DAY",
+        "extended_hours_trading": False, "order_type": "LIMIT", "limit_price": "390",
+    }
+    out["limit"] = o.place_order_v2(account_id, limit).json()
+    out["replace"] = o.replace_order(account_id, "6", aapl, "BUY", "pyV1Rest", "LIMIT", False, "DAY",
+                                     limit_price="391").json()
+    out["replace_v2"] = o.replace_order_v2(account_id, dict(limit, qty="7", limit_price="392")).json()
+    return out
+
+
+def v1(api):
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]
+    o = trade.order
+    out = {"account_id": account_id}
+    out["detail"] = o.query_order_detail(account_id, "pyV1Buy").json()
+    out["resting"] = o.query_order_detail(account_id, "pyV1Rest").json()
+    out["today"] = o.list_today_orders(account_id).json()
+    out["open"] = o.list_open_orders(account_id, page_size=1).json()
+    out["balance"] = trade.account.get_account_balance(account_id, "USD").json()
+    out["balance_v3"] = trade.account_v2.get_account_balance(account_id).json()
+    out["positions"] = trade.account.get_account_position(account_id).json()
+    out["profile"] = trade.account.get_account_profile(account_id).json()
+    out["cancel"] = o.cancel_order(account_id, "pyV1Rest").json()
+    out["open_after"] = o.list_open_orders(account_id).json()
     return out
 
 
