@@ -25,43 +25,68 @@ pub enum ApiVersion {
     V2,
 }
 
+/// A legacy path: the method and path shipped clients still send, and the current call's path
+/// (same method) that replaced it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retired {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub current: &'static str,
+}
+
+const fn get(path: &'static str, current: &'static str) -> Retired {
+    Retired {
+        method: "GET",
+        path,
+        current,
+    }
+}
+
+const fn post(path: &'static str, current: &'static str) -> Retired {
+    Retired {
+        method: "POST",
+        path,
+        current,
+    }
+}
+
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [(&str, &str); 10] = [
-    (
+pub const PATHS: [Retired; 10] = [
+    get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
     ),
-    (
+    get(
         "/openapi/market-data/screener/top-active",
         "/market-data/screeners/top-actives/list",
     ),
-    (
+    get(
         "/openapi/market-data/screener/market-sectors",
         "/market-data/screeners/market-sectors/list",
     ),
-    (
+    get(
         "/openapi/market-data/screener/market-sectors-detail",
         "/market-data/screeners/market-sectors/get",
     ),
-    (
+    get(
         "/openapi/market-data/screener/high-dividend",
         "/market-data/screeners/high-dividend-ranks/list",
     ),
-    (
+    get(
         "/openapi/market-data/screener/52whl",
         "/market-data/screeners/week52-high-low/list",
     ),
-    (
+    get(
         "/openapi/fundamentals/fund/dividends",
         "/market-data/fundamentals/fund-dividends/get",
     ),
-    (
+    get(
         "/openapi/instrument/stock/list",
         "/trading/instruments/stocks/profiles/list",
     ),
-    ("/openapi/assets/position/details", "/trading/assets/positions/get"),
+    get("/openapi/assets/position/details", "/trading/assets/positions/get"),
     // The earlier account list (specification section 9).
-    ("/app/subscriptions/list", "/trading/accounts/list"),
+    get("/app/subscriptions/list", "/trading/accounts/list"),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.
@@ -74,15 +99,12 @@ pub const V2_SHARED_PATHS: [&str; 4] = [
 
 /// Whether `path` is a legacy path.
 pub fn is_legacy_path(path: &str) -> bool {
-    PATHS.iter().any(|(legacy, _)| *legacy == path)
+    replacement(path).is_some()
 }
 
-/// The current call that replaced a legacy path.
-pub fn replacement(path: &str) -> Option<&'static str> {
-    PATHS
-        .iter()
-        .find(|(legacy, _)| *legacy == path)
-        .map(|(_, current)| *current)
+/// The legacy path `path`, with the current call that replaced it.
+pub fn replacement(path: &str) -> Option<&'static Retired> {
+    PATHS.iter().find(|r| r.path == path)
 }
 
 /// Whether a request to `path` may carry `x-version: v2` in legacy mode.

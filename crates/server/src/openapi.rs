@@ -312,10 +312,11 @@ pub fn document(routes: utoipa::openapi::OpenApi) -> Value {
             }
             if legacy {
                 operation.insert("deprecated".into(), json!(true));
-                let current = crate::legacy::replacement(path).unwrap_or_default();
+                let current = crate::legacy::replacement(path).map(|r| format!("{} {}", r.method, r.current));
                 let own = operation.get("description").and_then(Value::as_str).unwrap_or_default();
                 let description = format!(
-                    "Retired: served only by a server started with `--compat legacy` (otherwise 404 NOT_FOUND naming the current call, GET {current}).\n\n{own}"
+                    "Retired: served only by a server started with `--compat legacy` (otherwise 404 NOT_FOUND naming the current call, {}).\n\n{own}",
+                    current.unwrap_or_default()
                 );
                 operation.insert("description".into(), json!(description.trim_end()));
             }

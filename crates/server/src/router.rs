@@ -292,9 +292,10 @@ async fn unknown_path(method: Method, request: Request) -> ApiError {
             ),
         );
     }
-    if let Some(current) = crate::legacy::replacement(path) {
+    if let Some(retired) = crate::legacy::replacement(path) {
         return ApiError::not_found(format!(
-            "{path} is a retired path, served only by a server started with --compat legacy; the current call is GET {current}"
+            "{path} is a retired path, served only by a server started with --compat legacy; the current call is {} {}",
+            retired.method, retired.current
         ));
     }
     if path == "/openapi/account/list" {

@@ -778,11 +778,20 @@ async fn fund_dividends_page_through_the_current_rows() {
 async fn without_compat_legacy_the_paths_are_not_found() {
     let server = TestServer::start().await;
     let client = server.client();
-    for (legacy, current) in PATHS {
-        let e = get(&client, legacy, &[("category", "US_STOCK"), ("symbol", "SPY")])
-            .await
-            .assert_error(404, "NOT_FOUND");
-        assert!(e.message.contains(current), "{legacy}: {}", e.message);
+    for retired in PATHS {
+        let method = Method::from_bytes(retired.method.as_bytes()).unwrap();
+        let body = (method == Method::POST).then(|| b"{}".to_vec());
+        let request = client
+            .prepare(
+                method,
+                retired.path,
+                &[("category", "US_STOCK"), ("symbol", "SPY")],
+                body,
+            )
+            .unwrap();
+        let e = crate::common::send(request).await.assert_error(404, "NOT_FOUND");
+        let current = format!("{} {}", retired.method, retired.current);
+        assert!(e.message.contains(&current), "{}: {}", retired.path, e.message);
     }
     // The current calls answer as ever.
     assert!(
