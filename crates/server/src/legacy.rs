@@ -51,7 +51,7 @@ const fn post(path: &'static str, current: &'static str) -> Retired {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [Retired; 10] = [
+pub const PATHS: [Retired; 17] = [
     get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -87,6 +87,14 @@ pub const PATHS: [Retired; 10] = [
     get("/openapi/assets/position/details", "/trading/assets/positions/get"),
     // The earlier account list (specification section 9).
     get("/app/subscriptions/list", "/trading/accounts/list"),
+    // The order calls' paths before the change of 2026-08-22 (the client's `order_v2`).
+    post("/openapi/trade/stock/order/preview", "/trading/orders/preview"),
+    post("/openapi/trade/stock/order/place", "/trading/orders/place"),
+    post("/openapi/trade/stock/order/replace", "/trading/orders/replace"),
+    post("/openapi/trade/stock/order/cancel", "/trading/orders/cancel"),
+    get("/openapi/trade/order/detail", "/trading/orders/get"),
+    get("/openapi/trade/order/open", "/trading/orders/open-orders/list"),
+    get("/openapi/trade/order/history", "/trading/orders/historical-orders/list"),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.

@@ -5,6 +5,7 @@ pub(crate) mod accounts;
 pub(crate) mod assets;
 mod executions;
 pub(crate) mod instruments;
+pub mod order_v2;
 pub mod orders;
 pub mod v1;
 
@@ -23,5 +24,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// The retired trading paths, mounted only under `--compat legacy`.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
-    assets::legacy_routes().merge(v1::legacy_routes())
+    assets::legacy_routes()
+        .merge(v1::legacy_routes())
+        .merge(order_v2::legacy_routes())
 }

@@ -32,8 +32,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::ApiError;
-use crate::extract::Caller;
-use crate::extract::{JsonBody, QueryParams};
+use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
@@ -254,7 +253,7 @@ fn to_store(
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
-async fn place(
+pub(super) async fn place(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
@@ -277,7 +276,7 @@ async fn place(
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
-async fn preview(
+pub(super) async fn preview(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
@@ -381,7 +380,7 @@ pub(super) async fn find(state: &AppState, account: &AccountRecord, client_order
         AccountDenied, OrderNotFound,
     )
 )]
-async fn cancel(
+pub(super) async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
@@ -423,7 +422,7 @@ pub(super) async fn cancel_order(
         AccountDenied, OrderNotFound,
     )
 )]
-async fn replace(
+pub(super) async fn replace(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
@@ -473,7 +472,7 @@ pub(super) async fn replace_order(
 }
 
 #[derive(Debug, Deserialize)]
-struct ListParams {
+pub(super) struct ListParams {
     account_id: Option<String>,
     client_order_id: Option<String>,
     start_time: Option<String>,
@@ -482,6 +481,9 @@ struct ListParams {
     page_size: Option<String>,
     /// x-version v2 (legacy mode): the page after this order.
     last_client_order_id: Option<String>,
+    /// The earlier paths' other cursor (`/openapi/trade/order/open`), which signet does not
+    /// page by: refused rather than ignored, so that a client does not read the first page again.
+    last_order_id: Option<String>,
     /// x-version v2 history: UTC days, yyyy-MM-dd.
     start_date: Option<String>,
     end_date: Option<String>,
@@ -504,7 +506,7 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
         AccountDenied, OrderNotFound,
     )
 )]
-async fn detail(
+pub(super) async fn detail(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -527,7 +529,7 @@ async fn detail(
         AccountDenied,
     )
 )]
-async fn open_orders(
+pub(super) async fn open_orders(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -555,7 +557,7 @@ async fn open_orders(
         AccountDenied,
     )
 )]
-async fn history(
+pub(super) async fn history(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -627,6 +629,11 @@ async fn legacy_page(
     from_ms: Option<i64>,
     to_ms: Option<i64>,
 ) -> Result<Response, ApiError> {
+    if given(p.last_order_id.as_deref()).is_some() && given(p.last_client_order_id.as_deref()).is_none() {
+        return Err(ApiError::illegal_parameter(
+            "last_order_id is not supported: page with last_client_order_id, the last order's client_order_id",
+        ));
+    }
     let before_seq = seq_after(state, account, p.last_client_order_id.as_deref()).await?;
     let (orders, _) = fetch(
         state,

@@ -358,6 +358,28 @@ fn check_legacy(out: &serde_json::Value) {
             .iter()
             .all(|d| d["dps"].is_string() && d["share_date"].is_string())
     );
+
+    // order_v2: the current calls under their earlier paths, the lists a bare array.
+    assert_eq!(out["v2_preview"]["estimated_cost"], "100", "{}", out["v2_preview"]);
+    assert_eq!(out["v2_place"]["client_order_id"], "pyV2a");
+    assert_eq!(out["v2_replace"]["client_order_id"], "pyV2a");
+    for detail in ["v2_detail", "v2_query_detail"] {
+        let order = &out[detail]["orders"][0];
+        assert_eq!(
+            (&order["client_order_id"], &order["total_quantity"], &order["status"]),
+            (&json!("pyV2a"), &json!("2"), &json!("SUBMITTED")),
+            "{detail}: {}",
+            out[detail]
+        );
+    }
+    assert_eq!(ids(&out["v2_open"]), ["pyV2a", "pyOld2"]);
+    assert_eq!(ids(&out["v2_open_next"]), ["pyOld1", "pyOld0"]);
+    for history in ["v2_history", "v2_history_request"] {
+        assert_eq!(ids(&out[history]), ["pyV2a", "pyOld2", "pyOld1", "pyOld0"], "{history}");
+    }
+    assert_eq!(out["v2_cancel"]["status"], "CANCELLED");
+    assert_eq!(out["v2_cancel_v2"]["client_order_id"], "pyOld0");
+    assert_eq!(ids(&out["v2_open_after"]), ["pyOld2", "pyOld1"]);
 }
 
 #[tokio::test]

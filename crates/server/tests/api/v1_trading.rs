@@ -380,3 +380,59 @@ async fn the_retired_account_list_is_served_only_under_compat_legacy() {
         .unwrap();
     assert_eq!(after_first.len(), accounts.len() - 1);
 }
+
+/// `TradeClient.order_v2`'s earlier paths: the current calls, under `--compat legacy` only.
+#[tokio::test]
+async fn the_earlier_order_paths_are_the_current_calls_under_compat_legacy() {
+    let (server, ops) = market(Compat::Legacy).await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    pin(&ops, "AAPL", "400.00", "399.99", "400.01").await;
+    let order = json!({
+        "client_order_id": "e1", "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY",
+        "order_type": "LIMIT", "limit_price": "390", "time_in_force": "DAY", "entrust_type": "QTY",
+        "quantity": "5", "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    });
+    let placed: Value = client
+        .post(
+            "/openapi/trade/stock/order/place",
+            &json!({"account_id": account, "new_orders": [order]}),
+        )
+        .await
+        .unwrap();
+    let v3 = client.orders().get(&account, "e1").await.unwrap();
+    assert_eq!(json!(v3.orders[0].order_id), placed["order_id"]);
+    let open: Vec<Value> = client
+        .get("/openapi/trade/order/open", &[("account_id", &account)])
+        .await
+        .unwrap();
+    assert_eq!(open.len(), 1, "a bare array whatever x-version says");
+    let alone = client
+        .get::<Value>(
+            "/openapi/trade/order/open",
+            &[("account_id", &account), ("last_order_id", &v3.orders[0].order_id)],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(alone), ErrorCode::IllegalParameter);
+    let cancelled: Value = client
+        .post(
+            "/openapi/trade/stock/order/cancel",
+            &json!({"account_id": account, "client_order_id": "e1"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(cancelled["status"], "CANCELLED");
+
+    let (strict, _) = market(Compat::Strict).await;
+    let e = strict
+        .client()
+        .post::<_, Value>(
+            "/openapi/trade/stock/order/place",
+            &json!({"account_id": account, "new_orders": []}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("POST /trading/orders/place"), "{e}");
+    assert_eq!(code(e), ErrorCode::NotFound);
+}

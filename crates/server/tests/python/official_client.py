@@ -41,7 +41,8 @@ Scenarios:
                     get_account_balance, get_account_position; with account_v2's balance beside
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
-                    screeners and get_fund_dividends
+                    screeners and get_fund_dividends, and the ten stock calls of order_v2 (the
+                    order calls' earlier paths)
 """
 
 import contextlib
@@ -656,6 +657,21 @@ def legacy(api):
     sector = out["sectors"]["body"][0]["id"]
     detail = s.get_market_sectors_detail(sector, "US_STOCK", page_index=1, page_size=2)
     out["sector"] = {"status": detail.status_code, "body": detail.json()}
+    # TradeClient.order_v2: the order calls' earlier paths.
+    o2 = trade.order_v2
+    v2 = dict(limit, client_order_id="pyV2a")
+    out["v2_preview"] = o2.preview_order(account_id, [v2]).json()
+    out["v2_place"] = o2.place_order(account_id, [v2]).json()
+    out["v2_replace"] = o2.replace_order(account_id, [{"client_order_id": "pyV2a", "quantity": "2"}]).json()
+    out["v2_detail"] = o2.get_order_detail(account_id, "pyV2a").json()
+    out["v2_query_detail"] = o2.query_order_detail(account_id, "pyV2a").json()
+    out["v2_open"] = o2.get_order_open(account_id, page_size=2).json()
+    out["v2_open_next"] = o2.get_order_open(account_id, page_size=2, last_client_order_id="pyOld2").json()
+    out["v2_history"] = o2.get_order_history(account_id, page_size=10).json()
+    out["v2_history_request"] = o2.get_order_history_request(account_id, page_size=10).json()
+    out["v2_cancel"] = o2.cancel_order(account_id, "pyV2a").json()
+    out["v2_cancel_v2"] = o2.cancel_order_v2(account_id, "pyOld0").json()
+    out["v2_open_after"] = o2.get_order_open(account_id).json()
     return out
 
 
