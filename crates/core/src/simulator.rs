@@ -18,6 +18,7 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
+use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN};
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
 use signet_domain::simulator::intraday::{self, Candle};
@@ -208,6 +209,8 @@ impl Simulator {
         let history_ends = self.store.latest_bar_day().await?.unwrap_or(i32::MIN);
         let mut finished = Vec::new();
         for day in from..=today {
+            // Within the history the market traded on the days with bars; beyond it, on the
+            // exchange's trading days.
             let weekday = (NewYork { day, second: 0 }).is_weekday();
             let bars = if weekday && day <= history_ends {
                 self.store.bars_between(day, day).await?
@@ -230,9 +233,12 @@ impl Simulator {
                         }),
                 );
             }
-            let holiday = day <= history_ends && bars.is_empty();
             state.day = day;
-            state.trading = weekday && !holiday;
+            state.trading = if day <= history_ends {
+                weekday && !bars.is_empty()
+            } else {
+                calendar::is_trading_day(day)
+            };
             if !state.trading {
                 continue;
             }

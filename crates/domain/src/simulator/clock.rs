@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use time::{Date, Month, Weekday};
 
+use super::calendar;
 use crate::marketdata::units::{date_of, day_number};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -66,17 +67,21 @@ impl NewYork {
         !matches!(date_of(self.day).weekday(), Weekday::Saturday | Weekday::Sunday)
     }
 
+    /// Whether the exchange trades on this day: a weekday but a holiday ([`calendar`]).
+    pub fn is_trading_day(self) -> bool {
+        calendar::is_trading_day(self.day)
+    }
+
+    /// The session at this moment of a trading day; the overnight session runs from the evening
+    /// before a trading day to its morning.
     pub fn session(self) -> Session {
-        let tomorrow = NewYork {
-            day: self.day + 1,
-            second: 0,
-        };
-        match (self.second, self.is_weekday()) {
+        let trading = self.is_trading_day();
+        match (self.second, trading) {
             (s, true) if s < PRE_OPEN => Session::Overnight,
             (s, true) if s < CORE_OPEN => Session::PreMarket,
             (s, true) if s < CORE_CLOSE => Session::Core,
             (s, true) if s < AFTER_CLOSE => Session::AfterHours,
-            _ if self.second >= AFTER_CLOSE && tomorrow.is_weekday() => Session::Overnight,
+            _ if self.second >= AFTER_CLOSE && calendar::is_trading_day(self.day + 1) => Session::Overnight,
             _ => Session::Closed,
         }
     }
@@ -173,11 +178,13 @@ pub fn wall_clock_ms() -> i64 {
     crate::times::millis(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default())
 }
 
-/// The core open of the first weekday on or after New York `day`.
-pub fn next_core_open(mut day: i32) -> i64 {
-    while !(NewYork { day, second: 0 }).is_weekday() {
-        day += 1;
-    }
+/// The core open of the first trading day on or after New York `day`.
+pub fn next_core_open(day: i32) -> i64 {
+    let day = if calendar::is_trading_day(day) {
+        day
+    } else {
+        calendar::next_trading_day(day)
+    };
     utc_ms_of(day, CORE_OPEN)
 }
 

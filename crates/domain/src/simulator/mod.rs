@@ -1,6 +1,7 @@
-//! The simulated market's rules: its clock and sessions ([`clock`]), the path an instrument's
+//! The simulated market's rules: its trading days ([`calendar`]), its clock and sessions ([`clock`]), the path an instrument's
 //! price follows through a day ([`path`]), and what it quotes.
 
+pub mod calendar;
 pub mod clock;
 pub mod intraday;
 pub mod path;

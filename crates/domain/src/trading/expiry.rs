@@ -3,6 +3,7 @@
 
 use signet_model::orders::{TimeInForce, TradingSession};
 
+use crate::simulator::calendar;
 use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of};
 use crate::times::SimTime;
 
@@ -22,17 +23,16 @@ pub fn expires_at(
     }
 }
 
-/// The next close of `session` on a weekday: today's when it is a weekday still before it.
+/// The next close of `session` on a trading day: today's when it is a trading day still before
+/// it.
 fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
     let close = session_close(session);
     let now = NewYork::of(now_sim_ms);
-    let mut day = now.day;
-    if !now.is_weekday() || now.second >= close {
-        day += 1;
-        while !(NewYork { day, second: 0 }).is_weekday() {
-            day += 1;
-        }
-    }
+    let day = if !now.is_trading_day() || now.second >= close {
+        calendar::next_trading_day(now.day)
+    } else {
+        now.day
+    };
     utc_ms_of(day, close)
 }
 
@@ -104,16 +104,16 @@ mod tests {
     }
 
     proptest! {
-        /// A DAY order expires after it is placed, within four days (a Friday evening's order
-        /// lasts to Monday), at a close on a weekday.
+        /// A DAY order expires after it is placed, within five days (a Friday evening's order
+        /// lasts to Monday, or Tuesday after a Monday holiday), at a close on a trading day.
         #[test]
         fn a_day_order_expires_soon_after_on_a_weekday(now in 0i64..4_000_000_000_000, all in any::<bool>()) {
             let session = if all { TradingSession::All } else { TradingSession::Core };
             let expiry = expires_at(TimeInForce::Day, session, None, SimTime(now)).unwrap();
             prop_assert!(expiry > now);
-            prop_assert!(expiry - now <= 4 * 86_400_000);
+            prop_assert!(expiry - now <= 5 * 86_400_000);
             let ny = NewYork::of(expiry);
-            prop_assert!(ny.is_weekday());
+            prop_assert!(ny.is_trading_day());
             prop_assert_eq!(ny.second, session_close(session));
         }
     }

@@ -32,10 +32,10 @@ pub struct Window {
 pub fn window(rank: Intraday, now_ms: i64) -> Option<Window> {
     let ny = NewYork::of(now_ms);
     let at = |second: i64| utc_ms_of(ny.day, second);
-    let open = ny.is_weekday() && ny.session() != Session::Closed;
+    let open = ny.is_trading_day() && ny.session() != Session::Closed;
     let (from, to) = match rank {
-        Intraday::PreMarket if ny.is_weekday() && ny.second >= PRE_OPEN => (None, at(ny.second.min(CORE_OPEN))),
-        Intraday::AfterMarket if ny.is_weekday() && ny.second >= CORE_CLOSE => {
+        Intraday::PreMarket if ny.is_trading_day() && ny.second >= PRE_OPEN => (None, at(ny.second.min(CORE_OPEN))),
+        Intraday::AfterMarket if ny.is_trading_day() && ny.second >= CORE_CLOSE => {
             (Some(at(CORE_CLOSE)), at(ny.second.min(AFTER_CLOSE)))
         }
         Intraday::Min3 if open => (Some(now_ms - 3 * 60_000), now_ms),
