@@ -1,5 +1,6 @@
-//! `signet balance`, `signet positions`, `signet executions` and `signet instruments`: what an
-//! account holds and has filled, and the instruments orders name, from a running server.
+//! `signet balance`, `signet positions`, `signet executions`, `signet instruments` and
+//! `signet calendar`: what an account holds and has filled, the instruments orders name, and the
+//! days the market trades, from a running server.
 
 use clap::Args;
 use signet_client::ExecutionFilter;
@@ -63,6 +64,17 @@ pub struct InstrumentsArgs {
     /// The `more:` key a previous page printed
     #[arg(long)]
     page: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Args)]
+#[command(after_help = "Example: signet calendar 2013-03-25 2013-04-05   (Good Friday, 2013-03-29, is left out)")]
+pub struct CalendarArgs {
+    /// The first day, yyyy-MM-dd
+    start: String,
+    /// The last day, yyyy-MM-dd, at most 30 days after the first
+    end: String,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -209,4 +221,27 @@ pub async fn instruments(args: InstrumentsArgs) -> anyhow::Result<()> {
         eprintln!("more: --page {key}");
     }
     Ok(())
+}
+
+pub async fn calendar(args: CalendarArgs) -> anyhow::Result<()> {
+    let days = args
+        .client
+        .client()?
+        .instruments()
+        .calendar(&args.start, &args.end)
+        .await?;
+    let session = |day: &signet_model::v1::TradeDay, name: &str| {
+        day.sessions
+            .iter()
+            .find(|s| s.session == name)
+            .map(|s| format!("{} to {}", s.start, s.end))
+            .unwrap_or_default()
+    };
+    list(
+        args.client.json,
+        &days,
+        &["DAY", "TYPE", "CORE SESSION (UTC)"],
+        |d| vec![d.trade_day.clone(), d.trade_date_type.clone(), session(d, "CORE")],
+        |d| serde_json::to_value(d).unwrap_or_default(),
+    )
 }

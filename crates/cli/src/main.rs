@@ -61,6 +61,8 @@ enum Command {
     Executions(assets::ExecutionsArgs),
     /// Look instruments up by symbol (their instrument ids, names, exchanges), or list them all
     Instruments(assets::InstrumentsArgs),
+    /// The US market's trading days between two dates (holidays left out), with their sessions
+    Calendar(assets::CalendarArgs),
     /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
     Market(market::MarketArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
@@ -201,6 +203,7 @@ fn main() -> ExitCode {
             Command::Positions(args) => assets::positions(args).await,
             Command::Executions(args) => assets::executions(args).await,
             Command::Instruments(args) => assets::instruments(args).await,
+            Command::Calendar(args) => assets::calendar(args).await,
             Command::Screeners(args) => screeners::run(args).await,
             Command::Quote(args) => stocks::quote(args).await,
             Command::Depth(args) => stocks::depth(args).await,

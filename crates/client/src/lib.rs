@@ -39,6 +39,7 @@ use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
 };
+use signet_model::v1::TradeDay;
 use signet_model::watchlists::{
     CreateWatchlist, InstrumentRef, UpdateWatchlist, Watchlist, WatchlistDeleted, WatchlistId, WatchlistInstruments,
     WatchlistInstrumentsChange,
@@ -396,6 +397,14 @@ impl Instruments<'_> {
         query.extend(pagination_key.map(|k| ("pagination_key", k)));
         self.client
             .get("/trading/instruments/stocks/profiles/list", &query)
+            .await
+    }
+
+    /// `GET /trade/calendar`: the US market's trading days from `start` to `end` (yyyy-MM-dd,
+    /// at most 30 days apart), each with its sessions.
+    pub async fn calendar(&self, start: &str, end: &str) -> Result<Vec<TradeDay>, Error> {
+        self.client
+            .get("/trade/calendar", &[("market", "US"), ("start", start), ("end", end)])
             .await
     }
 }

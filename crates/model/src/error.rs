@@ -113,6 +113,8 @@ error_codes! {
     /// Selling more than the account holds (and is not selling elsewhere).
     InsufficientPosition = ("INSUFFICIENT_POSITION", 400),
     UnsupportedMarket = ("UNSUPPORTED_MARKET", 400),
+    /// A date range over the call's documented maximum (the trade calendar's is 30 days).
+    DateRangeTooLong = ("DATE_RANGE_TOO_LONG", 400),
     UnsupportedInstrumentType = ("UNSUPPORTED_INSTRUMENT_TYPE", 400),
     UnsupportedOrderType = ("UNSUPPORTED_ORDER_TYPE", 400),
     UnsupportedTimeInForce = ("UNSUPPORTED_TIME_IN_FORCE", 400),

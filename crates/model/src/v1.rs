@@ -200,3 +200,24 @@ pub struct OrderPage {
     pub has_next: bool,
     pub orders: Vec<Order>,
 }
+
+/// An element of `GET /trade/calendar`: a day the exchange trades, with signet's addition of
+/// its four sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TradeDay {
+    /// yyyy-MM-dd, New York.
+    pub trade_day: String,
+    /// `FULL_DAY` (signet does not simulate the exchange's early closes).
+    pub trade_date_type: String,
+    /// The overnight session that ends on its morning, then pre-market, core and after-hours.
+    pub sessions: Vec<SessionHours>,
+}
+
+/// A session of a trading day, from `start` to `end` (UTC, yyyy-MM-ddTHH:mm:ss.SSSZ).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SessionHours {
+    /// `OVERNIGHT`, `PRE_MARKET`, `CORE` or `AFTER_HOURS`.
+    pub session: String,
+    pub start: String,
+    pub end: String,
+}

@@ -435,6 +435,15 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     assert_eq!(balance["account_currency_assets"][0]["currency"], "USD", "{balance}");
     let instruments = companion(&["instruments", "aapl", "MSFT"]);
     assert_eq!(instruments.as_array().map(Vec::len), Some(2), "{instruments}");
+    let calendar = companion(&["calendar", "2013-03-25", "2013-04-05"]);
+    let days: Vec<&str> = calendar
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["trade_day"].as_str().unwrap())
+        .collect();
+    assert_eq!(days.len(), 9, "{calendar}");
+    assert!(!days.contains(&"2013-03-29"), "Good Friday: {calendar}");
 
     // Exits make a bracket: the entry, then a take-profit and a stop-loss waiting for it.
     let mut bracket = signet();

@@ -3,6 +3,7 @@
 
 pub(crate) mod accounts;
 pub(crate) mod assets;
+mod calendar;
 mod executions;
 pub(crate) mod instruments;
 pub mod order_v2;
@@ -20,6 +21,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(executions::routes())
         .merge(instruments::routes())
         .merge(v1::routes())
+        .merge(calendar::routes())
 }
 
 /// The retired trading paths, mounted only under `--compat legacy`.

@@ -315,3 +315,81 @@ async fn extreme_pins_are_refused_and_the_market_keeps_ticking() {
         "{text}"
     );
 }
+
+/// Beyond the history the simulated market keeps the exchange's holidays: Good Friday 2013 is
+/// closed, a DAY order placed the evening before lasts to Monday's close, and the trade calendar
+/// answers the same.
+#[tokio::test]
+async fn good_friday_is_closed_in_the_market_and_missing_from_the_trade_calendar() {
+    let (server, client) = market("2013-03-28", 7).await;
+    let thursday = client.market().quote("AAPL").await.unwrap();
+    assert_eq!(
+        (thursday.session.as_str(), thursday.time.as_str()),
+        ("CORE", "2013-03-28T13:30:00.000Z")
+    );
+    let friday = client.market().step(24 * 3600).await.unwrap();
+    assert_eq!(
+        (friday.date.as_str(), friday.session.as_str()),
+        ("2013-03-29", "CLOSED")
+    );
+    let quote = client.market().quote("AAPL").await.unwrap();
+    assert_eq!(quote.session, "CLOSED");
+    let monday = client.market().step(3 * 24 * 3600).await.unwrap();
+    assert_eq!((monday.date.as_str(), monday.session.as_str()), ("2013-04-01", "CORE"));
+
+    let calendar: Vec<signet_model::v1::TradeDay> = server
+        .client()
+        .get(
+            "/trade/calendar",
+            &[("market", "US"), ("start", "2013-03-25"), ("end", "2013-04-05")],
+        )
+        .await
+        .unwrap();
+    let days: Vec<&str> = calendar.iter().map(|d| d.trade_day.as_str()).collect();
+    assert_eq!(
+        days,
+        [
+            "2013-03-25",
+            "2013-03-26",
+            "2013-03-27",
+            "2013-03-28",
+            "2013-04-01",
+            "2013-04-02",
+            "2013-04-03",
+            "2013-04-04",
+            "2013-04-05"
+        ]
+    );
+    // New York is on daylight-saving time: the core session is 13:30 to 20:00 UTC, and Monday's
+    // overnight session began on Sunday evening.
+    let monday = &calendar[4];
+    let hours: Vec<(&str, &str, &str)> = monday
+        .sessions
+        .iter()
+        .map(|s| (s.session.as_str(), s.start.as_str(), s.end.as_str()))
+        .collect();
+    assert_eq!(
+        hours,
+        [
+            ("OVERNIGHT", "2013-04-01T00:00:00.000Z", "2013-04-01T08:00:00.000Z"),
+            ("PRE_MARKET", "2013-04-01T08:00:00.000Z", "2013-04-01T13:30:00.000Z"),
+            ("CORE", "2013-04-01T13:30:00.000Z", "2013-04-01T20:00:00.000Z"),
+            ("AFTER_HOURS", "2013-04-01T20:00:00.000Z", "2013-04-02T00:00:00.000Z"),
+        ]
+    );
+    assert!(calendar.iter().all(|d| d.trade_date_type == "FULL_DAY"));
+
+    for (market, start, end, code) in [
+        ("US", "2013-03-01", "2013-04-01", ErrorCode::DateRangeTooLong),
+        ("HK", "2013-03-01", "2013-03-05", ErrorCode::UnsupportedMarket),
+        ("US", "2013-02-30", "2013-03-05", ErrorCode::IllegalParameter),
+        ("US", "2013-03-05", "2013-03-01", ErrorCode::IllegalParameter),
+    ] {
+        let refused = server
+            .client()
+            .get::<serde_json::Value>("/trade/calendar", &[("market", market), ("start", start), ("end", end)])
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Some(code), "{market} {start} {end}");
+    }
+}

@@ -525,6 +525,14 @@ async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3()
     assert_eq!(out["profile"]["account_type"], "CASH");
     assert_eq!(out["cancel"]["client_order_id"], "pyV1Rest");
     assert_eq!(out["open_after"]["orders"], json!([]));
+    let days: Vec<&str> = out["calendar"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["trade_day"].as_str().unwrap())
+        .collect();
+    assert_eq!(days.len(), 9, "{days:?}");
+    assert!(!days.contains(&"2013-03-29"), "Good Friday");
 }
 
 #[tokio::test]

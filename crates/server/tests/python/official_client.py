@@ -38,7 +38,8 @@ Scenarios:
                     limit buy, then replace_order and replace_order_v2 of that limit order
   v1                once the test stepped the market: query_order_detail, list_today_orders,
                     list_open_orders, cancel_order, and TradeClient.account (v1): get_account_profile,
-                    get_account_balance, get_account_position; with account_v2's balance beside
+                    get_account_balance, get_account_position; with account_v2's balance beside;
+                    and trade_calendar.get_trade_calendar around Good Friday 2013
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends, and the ten stock calls of order_v2 (the
@@ -520,6 +521,7 @@ def v1(api):
     out["profile"] = trade.account.get_account_profile(account_id).json()
     out["cancel"] = o.cancel_order(account_id, "pyV1Rest").json()
     out["open_after"] = o.list_open_orders(account_id).json()
+    out["calendar"] = trade.trade_calendar.get_trade_calendar("US", "2013-03-25", "2013-04-05").json()
     return out
 
 
