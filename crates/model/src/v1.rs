@@ -221,3 +221,22 @@ pub struct SessionHours {
     pub start: String,
     pub end: String,
 }
+
+/// `GET /trade/instrument`, `GET /trade/security` and the elements of
+/// `GET /trade/instrument/tradable/list`: an instrument as the v1 trade calls describe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TradeInstrument {
+    pub instrument_id: String,
+    pub symbol: String,
+    /// `STOCK` or `ETF`.
+    pub instrument_type: String,
+    /// `ALL` (buy and sell) when the simulator quotes it, `NONE` otherwise.
+    pub trade_policy: String,
+    /// The Reg T initial margin, `0.5`.
+    pub margin_ratio: String,
+    /// `YES`.
+    pub can_margin: String,
+    /// signet's additions: the name and listing exchange.
+    pub name: String,
+    pub exchange_code: String,
+}

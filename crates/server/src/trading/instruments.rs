@@ -31,7 +31,7 @@ const PAGE: u32 = 100;
 const LEGACY_PAGE: u32 = 1000;
 /// The kind of this listing's pagination keys: an instrument id.
 const KEY: char = 'i';
-const REG_T: &str = "0.5";
+pub(super) const REG_T: &str = "0.5";
 
 #[derive(Debug, Deserialize)]
 struct Params {

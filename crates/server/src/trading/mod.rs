@@ -8,6 +8,7 @@ mod executions;
 pub(crate) mod instruments;
 pub mod order_v2;
 pub mod orders;
+mod trade_instruments;
 pub mod v1;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -22,6 +23,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(instruments::routes())
         .merge(v1::routes())
         .merge(calendar::routes())
+        .merge(trade_instruments::routes())
 }
 
 /// The retired trading paths, mounted only under `--compat legacy`.

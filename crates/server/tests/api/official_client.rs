@@ -533,6 +533,10 @@ async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3()
         .collect();
     assert_eq!(days.len(), 9, "{days:?}");
     assert!(!days.contains(&"2013-03-29"), "Good Friday");
+    assert_eq!(out["instrument"]["symbol"], "AAPL");
+    assert_eq!(out["instrument"]["instrument_id"], placed["instrument_id"]);
+    assert_eq!(out["security"], out["instrument"]);
+    assert_eq!(out["tradable"].as_array().map(Vec::len), Some(3));
 }
 
 #[tokio::test]

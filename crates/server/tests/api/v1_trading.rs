@@ -436,3 +436,93 @@ async fn the_earlier_order_paths_are_the_current_calls_under_compat_legacy() {
     assert!(e.to_string().contains("POST /trading/orders/place"), "{e}");
     assert_eq!(code(e), ErrorCode::NotFound);
 }
+
+/// `TradeClient.trade_instrument`: one instrument by id or symbol, and the tradable ones by id.
+#[tokio::test]
+async fn the_v1_instrument_calls_describe_the_instruments_the_v3_lookup_lists() {
+    let (server, _ops) = market(Compat::Strict).await;
+    let client = server.client();
+    let aapl = instrument_id(&client, "AAPL").await;
+    let by_id: Value = client
+        .get("/trade/instrument", &[("instrument_id", &aapl)])
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &by_id["symbol"],
+            &by_id["instrument_type"],
+            &by_id["trade_policy"],
+            &by_id["can_margin"]
+        ),
+        (&json!("AAPL"), &json!("STOCK"), &json!("ALL"), &json!("YES"))
+    );
+    let by_symbol: Value = client
+        .get(
+            "/trade/security",
+            &[
+                ("symbol", "aapl"),
+                ("market", "US"),
+                ("instrument_super_type", "EQUITY"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_symbol, by_id);
+
+    let mut ids = Vec::new();
+    let mut last: Option<String> = None;
+    for _ in 0..10 {
+        let mut query = vec![("page_size", "2")];
+        if let Some(last) = &last {
+            query.push(("last_security_id", last.as_str()));
+        }
+        let page: Vec<Value> = client.get("/trade/instrument/tradable/list", &query).await.unwrap();
+        if page.is_empty() {
+            break;
+        }
+        assert!(page.len() <= 2);
+        ids.extend(
+            page.iter()
+                .map(|i| i["instrument_id"].as_str().unwrap().parse::<i64>().unwrap()),
+        );
+        last = page.last().map(|i| i["instrument_id"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(ids.len(), 5, "the five instruments of the test prices: {ids:?}");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+
+    for (path, query, expected) in [
+        (
+            "/trade/instrument",
+            vec![("instrument_id", "999999")],
+            ErrorCode::InstrumentNotFound,
+        ),
+        (
+            "/trade/instrument",
+            vec![("instrument_id", "AAPL")],
+            ErrorCode::IllegalParameter,
+        ),
+        (
+            "/trade/security",
+            vec![("symbol", "NOPE")],
+            ErrorCode::InstrumentNotFound,
+        ),
+        (
+            "/trade/security",
+            vec![("symbol", "AAPL"), ("instrument_super_type", "OPTION")],
+            ErrorCode::UnsupportedInstrumentType,
+        ),
+        (
+            "/trade/security",
+            vec![("symbol", "AAPL"), ("market", "HK")],
+            ErrorCode::UnsupportedMarket,
+        ),
+        (
+            "/trade/instrument/tradable/list",
+            vec![("page_size", "101")],
+            ErrorCode::IllegalParameter,
+        ),
+    ] {
+        let e = client.get::<Value>(path, &query).await.unwrap_err();
+        assert_eq!(code(e), expected, "{path} {query:?}");
+    }
+}

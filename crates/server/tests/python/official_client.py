@@ -39,7 +39,8 @@ Scenarios:
   v1                once the test stepped the market: query_order_detail, list_today_orders,
                     list_open_orders, cancel_order, and TradeClient.account (v1): get_account_profile,
                     get_account_balance, get_account_position; with account_v2's balance beside;
-                    and trade_calendar.get_trade_calendar around Good Friday 2013
+                    trade_calendar.get_trade_calendar around Good Friday 2013, and the three
+                    trade_instrument calls
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends, and the ten stock calls of order_v2 (the
@@ -522,6 +523,11 @@ def v1(api):
     out["cancel"] = o.cancel_order(account_id, "pyV1Rest").json()
     out["open_after"] = o.list_open_orders(account_id).json()
     out["calendar"] = trade.trade_calendar.get_trade_calendar("US", "2013-03-25", "2013-04-05").json()
+    ti = trade.trade_instrument
+    aapl = out["detail"]["items"][0]["instrument_id"]
+    out["instrument"] = ti.get_trade_instrument_detail(aapl).json()
+    out["security"] = ti.get_trade_security_detail("AAPL", "US", "EQUITY", "STOCK", None, None).json()
+    out["tradable"] = ti.get_tradeable_instruments(page_size=3).json()
     return out
 
 
