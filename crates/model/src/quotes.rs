@@ -198,3 +198,42 @@ pub struct FootprintRow {
     pub buy_detail: std::collections::BTreeMap<String, String>,
     pub sell_detail: std::collections::BTreeMap<String, String>,
 }
+
+/// An element of `GET /market-data/eod-bars`: one instrument's last daily bars, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct EodBars {
+    pub instrument_id: String,
+    pub symbol: String,
+    pub bars: Vec<EodBar>,
+}
+
+/// A trading day's bar: prices in dollars, as decimal strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct EodBar {
+    /// The New York trading day, yyyy-MM-dd.
+    pub time: String,
+    pub open: String,
+    pub high: String,
+    pub low: String,
+    pub close: String,
+    pub volume: String,
+}
+
+/// An element of `GET /instrument/corp-action`: a split or a dividend of an instrument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CorpAction {
+    pub instrument_id: String,
+    pub symbol: String,
+    /// `SPLIT`, `REVERSE_SPLIT` or `DIVIDEND`.
+    pub event_type: String,
+    /// The ex-date, yyyy-MM-dd.
+    pub ex_date: String,
+    /// Splits: shares after per share before (`2` for 2:1, `0.1` for 1:10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<String>,
+    /// Dividends: cash per share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
+    /// `DERIVED` (from the ratio of adjusted to unadjusted closes) or `GENERATED` (the demo's).
+    pub source: String,
+}

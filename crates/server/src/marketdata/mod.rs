@@ -3,6 +3,7 @@
 //! `signet-import` crate's.
 
 pub mod bar_rows;
+pub mod end_of_day;
 pub mod fundamentals;
 pub mod screeners;
 pub mod stocks;

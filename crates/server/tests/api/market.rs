@@ -393,3 +393,124 @@ async fn good_friday_is_closed_in_the_market_and_missing_from_the_trade_calendar
         assert_eq!(refused.code(), Some(code), "{market} {start} {end}");
     }
 }
+
+/// End-of-day bars are the stored daily bars, the simulated days once over included; corporate
+/// actions are the splits and dividends derived at import.
+#[tokio::test]
+async fn eod_bars_and_corporate_actions_come_from_the_stored_history() {
+    let (server, ops) = market("2013-03-04", 3).await;
+    let client = server.client();
+    let aapl: serde_json::Value = client
+        .get("/trading/instruments/stocks/profiles/list", &[("symbols", "AAPL")])
+        .await
+        .unwrap();
+    let aapl = aapl["data"][0]["instrument_id"].as_str().unwrap().to_owned();
+
+    let eod: Vec<signet_model::quotes::EodBars> = client
+        .get(
+            "/market-data/eod-bars",
+            &[
+                ("instrument_ids", aapl.as_str()),
+                ("date", "2013-03-01"),
+                ("count", "3"),
+            ],
+        )
+        .await
+        .unwrap();
+    let bars = &eod[0].bars;
+    let days: Vec<&str> = bars.iter().map(|b| b.time.as_str()).collect();
+    assert_eq!(days, ["2013-02-27", "2013-02-28", "2013-03-01"]);
+    assert_eq!(
+        (bars[2].close.as_str(), bars[2].volume.as_str()),
+        ("430.47", "19730300")
+    );
+    // The last finished day by default: once Monday 2013-03-04, a drawn day, is over, it is the
+    // last bar.
+    ops.market().step(24 * 3600).await.unwrap();
+    let latest: Vec<signet_model::quotes::EodBars> = client
+        .get(
+            "/market-data/eod-bars",
+            &[("instrument_ids", &format!("{aapl},999999"))],
+        )
+        .await
+        .unwrap();
+    assert_eq!(latest.len(), 1, "an unknown id is left out");
+    assert_eq!(latest[0].bars.len(), 1);
+    assert_eq!(latest[0].bars[0].time, "2013-03-04");
+
+    let actions: Vec<signet_model::quotes::CorpAction> = client
+        .get(
+            "/instrument/corp-action",
+            &[("instrument_ids", aapl.as_str()), ("event_types", "SPLIT")],
+        )
+        .await
+        .unwrap();
+    let splits: Vec<(&str, Option<&str>)> = actions
+        .iter()
+        .map(|a| (a.ex_date.as_str(), a.ratio.as_deref()))
+        .collect();
+    assert_eq!(splits, [("2000-06-21", Some("2")), ("2005-02-28", Some("2"))]);
+    let dividends: Vec<signet_model::quotes::CorpAction> = client
+        .get(
+            "/instrument/corp-action",
+            &[
+                ("instrument_ids", aapl.as_str()),
+                ("event_types", "DIVIDEND"),
+                ("start_date", "2012-01-01"),
+                ("end_date", "2012-12-31"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert!(!dividends.is_empty(), "AAPL paid dividends from August 2012");
+    assert!(
+        dividends
+            .iter()
+            .all(|d| d.event_type == "DIVIDEND" && d.amount.is_some() && d.ex_date.starts_with("2012-"))
+    );
+    let second_page: Vec<signet_model::quotes::CorpAction> = client
+        .get(
+            "/instrument/corp-action",
+            &[
+                ("instrument_ids", aapl.as_str()),
+                ("event_types", "SPLIT"),
+                ("page_size", "1"),
+                ("page_number", "2"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(second_page.len(), 1);
+    assert_eq!(second_page[0].ex_date, "2005-02-28");
+
+    for (path, query, expected) in [
+        (
+            "/market-data/eod-bars",
+            vec![("count", "1")],
+            ErrorCode::IllegalParameter,
+        ),
+        (
+            "/market-data/eod-bars",
+            vec![("instrument_ids", aapl.as_str()), ("count", "801")],
+            ErrorCode::IllegalParameter,
+        ),
+        (
+            "/market-data/eod-bars",
+            vec![("instrument_ids", "x")],
+            ErrorCode::IllegalParameter,
+        ),
+        (
+            "/instrument/corp-action",
+            vec![("instrument_ids", aapl.as_str()), ("event_types", "MERGER")],
+            ErrorCode::IllegalParameter,
+        ),
+        (
+            "/instrument/corp-action",
+            vec![("instrument_ids", aapl.as_str()), ("page_number", "0")],
+            ErrorCode::IllegalParameter,
+        ),
+    ] {
+        let e = client.get::<serde_json::Value>(path, &query).await.unwrap_err();
+        assert_eq!(e.code(), Some(expected), "{path} {query:?}");
+    }
+}

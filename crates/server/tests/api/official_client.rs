@@ -623,6 +623,22 @@ async fn the_official_client_reads_balance_positions_executions_and_instruments_
     assert_eq!(aapl["instrument_id"], p["instrument_id"], "the id positions use");
     assert_eq!(aapl["fractionable"], serde_json::json!(true));
     assert_eq!(out["all_instruments"]["data"].as_array().map(Vec::len), Some(5));
+    let eod = &out["eod"][0];
+    assert_eq!(eod["symbol"], "AAPL");
+    let days: Vec<&str> = eod["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["time"].as_str().unwrap())
+        .collect();
+    assert_eq!(days, ["2013-02-21", "2013-02-22"]);
+    let splits: Vec<&str> = out["corp_actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["ex_date"].as_str().unwrap())
+        .collect();
+    assert_eq!(splits, ["2000-06-21", "2005-02-28"]);
 }
 
 #[tokio::test]

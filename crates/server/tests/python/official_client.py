@@ -15,8 +15,9 @@ Scenarios:
   quotes            DataClient.market_data: get_snapshot (two symbols, extended hours asked) and
                     get_quotes (depth 3), get_tick (5) and get_batch_history_bar (2 daily)
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
-  companions        balance, positions and executions of that account (TradeClient) and the
-                    instrument lookup (DataClient.instrument.list_instruments)
+  companions        balance, positions and executions of that account (TradeClient), the
+                    instrument lookup (DataClient.instrument.list_instruments), and
+                    market_data.get_eod_bar and get_corp_action of the instrument held
   events            TradeEventsClient(key, secret, "us", host=HOST, port=PORT, tls_enable=False)
                     subscribed to the CASH account: a market buy's fill event (the test steps the
                     market meanwhile), a cancelled limit order's CANCEL_SUCCESS, and a wrong
@@ -484,6 +485,9 @@ def companions(api):
     instrument = DataClient(api).instrument
     out["instruments"] = instrument.list_instruments(symbols=["AAPL", "MSFT"]).json()
     out["all_instruments"] = instrument.list_instruments().json()
+    market_data = DataClient(api).market_data
+    out["eod"] = market_data.get_eod_bar(held, date="2013-02-22", count="2").json()
+    out["corp_actions"] = market_data.get_corp_action(held, "SPLIT").json()
     return out
 
 
