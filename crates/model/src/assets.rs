@@ -197,3 +197,25 @@ pub struct InstrumentPage {
     #[schema(nullable = false)]
     pub pagination_key: Option<String>,
 }
+
+/// `GET /trading/activities/transfer-activities/list`: an account's transfers in and out of the
+/// broker (ACATS), newest first. signet moves no money between institutions: always empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TransferPage {
+    pub data: Vec<Transfer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagination_key: Option<String>,
+}
+
+/// A transfer's summary, as the interface describes it (signet has none to show).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Transfer {
+    pub account_id: String,
+    pub transfer_id: String,
+    pub transfer_method: String,
+    /// `IN` or `OUT`.
+    pub direction: String,
+    pub status: String,
+    pub create_time: String,
+    pub update_time: String,
+}

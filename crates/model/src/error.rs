@@ -123,6 +123,8 @@ error_codes! {
     UnsupportedSide = ("UNSUPPORTED_SIDE", 400),
     /// Options legs, algorithmic orders and other features the server does not offer.
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
+    /// No transfer of the account has this id (signet moves no money between institutions).
+    TransferNotFound = ("TRANSFER_NOT_FOUND", 404),
     /// No watchlist of the calling app has this id.
     WatchlistNotFound = ("WATCHLIST_NOT_FOUND", 404),
     /// A configured limit (watchlists per app, instruments per watchlist, MQTT sessions per app

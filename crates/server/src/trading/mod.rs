@@ -9,6 +9,7 @@ pub(crate) mod instruments;
 pub mod order_v2;
 pub mod orders;
 mod trade_instruments;
+pub mod transfers;
 pub mod v1;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -24,6 +25,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(v1::routes())
         .merge(calendar::routes())
         .merge(trade_instruments::routes())
+        .merge(transfers::routes())
 }
 
 /// The retired trading paths, mounted only under `--compat legacy`.

@@ -537,6 +537,11 @@ async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3()
     assert_eq!(out["instrument"]["instrument_id"], placed["instrument_id"]);
     assert_eq!(out["security"], out["instrument"]);
     assert_eq!(out["tradable"].as_array().map(Vec::len), Some(3));
+    assert_eq!(out["transfers"], json!({"data": []}));
+    assert_eq!(
+        out["transfer"],
+        json!({"http_status": 404, "error_code": "TRANSFER_NOT_FOUND"})
+    );
 }
 
 #[tokio::test]

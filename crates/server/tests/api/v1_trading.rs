@@ -526,3 +526,38 @@ async fn the_v1_instrument_calls_describe_the_instruments_the_v3_lookup_lists() 
         assert_eq!(code(e), expected, "{path} {query:?}");
     }
 }
+
+/// signet moves no money between institutions: no transfers, every id unknown, and another
+/// app's account refused as everywhere.
+#[tokio::test]
+async fn transfer_activities_are_none_and_say_so() {
+    let (server, _ops) = market(Compat::Strict).await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    let page: Value = client
+        .get(
+            "/trading/activities/transfer-activities/list",
+            &[("account_id", account.as_str()), ("direction", "IN")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(page, json!({"data": []}));
+    let e = client
+        .get::<Value>(
+            "/trading/activities/transfer-activities/get",
+            &[("account_id", account.as_str()), ("transfer_id", "T1")],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), ErrorCode::TransferNotFound);
+    let other = server.admin().create_app("other", Decimal::from(1_000)).await.unwrap();
+    let e = server
+        .client_for(&other)
+        .get::<Value>(
+            "/trading/activities/transfer-activities/list",
+            &[("account_id", account.as_str())],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), ErrorCode::AccountNotFoundOrDenied);
+}

@@ -40,8 +40,8 @@ Scenarios:
   v1                once the test stepped the market: query_order_detail, list_today_orders,
                     list_open_orders, cancel_order, and TradeClient.account (v1): get_account_profile,
                     get_account_balance, get_account_position; with account_v2's balance beside;
-                    trade_calendar.get_trade_calendar around Good Friday 2013, and the three
-                    trade_instrument calls
+                    trade_calendar.get_trade_calendar around Good Friday 2013, the three
+                    trade_instrument calls and activity's two transfer calls
   legacy            the deprecated calls shipped code still makes (server with --compat legacy):
                     order_v3.get_order_open / get_order_history (x-version v2), the six get_*
                     screeners and get_fund_dividends, and the ten stock calls of order_v2 (the
@@ -532,6 +532,16 @@ def v1(api):
     out["instrument"] = ti.get_trade_instrument_detail(aapl).json()
     out["security"] = ti.get_trade_security_detail("AAPL", "US", "EQUITY", "STOCK", None, None).json()
     out["tradable"] = ti.get_tradeable_instruments(page_size=3).json()
+    from webull.core.exception.exceptions import ServerException
+    from webull.trade.common.transfer_activities_param import TransferActivitiesParam
+
+    activity = trade.activity
+    out["transfers"] = activity.list_transfers_activities(TransferActivitiesParam(account_id)).json()
+    try:
+        activity.get_transfer_activity_detail(account_id, "T1")
+        out["transfer"] = None
+    except ServerException as e:
+        out["transfer"] = {"http_status": e.http_status, "error_code": e.error_code}
     return out
 
 
