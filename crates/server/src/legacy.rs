@@ -1,6 +1,7 @@
 //! `signet serve --compat legacy`: what shipped clients still send although the interface
 //! retired it (catalog section 0, "legacy" rows, and section 9). Off by default; with it the
-//! server also accepts `x-version: v2` on the legacy calls, the legacy screener and
+//! server also accepts `x-version: v2` on the legacy calls, `x-version: v1` (the earlier SDK
+//! generation) on the v1 trade calls, the legacy screener and
 //! fund-dividend paths, HMAC-SHA1 signatures over an MD5 body digest, and strings to sign
 //! percent-encoded as Java's `URLEncoder` does. Each acceptance is counted in the metrics
 //! (`signet_legacy_acceptances_total`), so that an operator sees who still needs it.
@@ -113,6 +114,30 @@ pub fn is_legacy_path(path: &str) -> bool {
 /// The legacy path `path`, with the current call that replaced it.
 pub fn replacement(path: &str) -> Option<&'static Retired> {
     PATHS.iter().find(|r| r.path == path)
+}
+
+/// The v1 trade calls, which the earlier SDK generation sends with `x-version: v1`.
+pub const V1_PATHS: [&str; 14] = [
+    "/app/subscriptions/list",
+    "/account/profile",
+    "/account/balance",
+    "/account/positions",
+    "/trade/order/place",
+    "/trade/order/replace",
+    "/trade/order/cancel",
+    "/trade/order/detail",
+    "/trade/orders/list-open",
+    "/trade/orders/list-today",
+    "/trade/calendar",
+    "/trade/instrument",
+    "/trade/security",
+    "/trade/instrument/tradable/list",
+];
+
+/// Whether a request to `path` may carry `x-version: v1` in legacy mode: the v1 trade calls and
+/// the order calls' earlier paths.
+pub fn accepts_v1(path: &str) -> bool {
+    V1_PATHS.contains(&path) || (path.starts_with("/openapi/trade/") && is_legacy_path(path))
 }
 
 /// Whether a request to `path` may carry `x-version: v2` in legacy mode.

@@ -69,6 +69,8 @@ struct LegacyLabels {
 pub enum Legacy {
     /// `x-version: v2` on a call the spec retired.
     VersionV2,
+    /// `x-version: v1`, the earlier SDK generation, on the v1 trade calls.
+    VersionV1,
     /// An HMAC-SHA1 signature over an MD5 body digest.
     HmacSha1,
     /// A string to sign percent-encoded as Java's `URLEncoder` does (`*` kept, `~` encoded).
@@ -81,6 +83,7 @@ impl Legacy {
     fn label(self) -> &'static str {
         match self {
             Legacy::VersionV2 => "x_version_v2",
+            Legacy::VersionV1 => "x_version_v1",
             Legacy::HmacSha1 => "hmac_sha1",
             Legacy::JavaUrlEncoding => "java_url_encoding",
             Legacy::Path => "legacy_path",

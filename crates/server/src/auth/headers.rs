@@ -20,6 +20,9 @@ pub struct AuthHeaders<'a> {
     pub signature_version: &'a str,
     pub nonce: &'a str,
     pub version: ApiVersion,
+    /// `x-version: v1`, which the earlier SDK generation sends (legacy mode, on the v1 trade
+    /// calls only): answered as v3.
+    pub earlier_generation: bool,
 }
 
 /// The seven headers in the order their absence is reported.
@@ -72,9 +75,11 @@ impl<'a> AuthHeaders<'a> {
         ] = values;
 
         let legacy = compat == Compat::Legacy;
+        let earlier_generation = legacy && version == "v1";
         let version = match version {
             h::API_VERSION => ApiVersion::V3,
             "v2" if legacy => ApiVersion::V2,
+            "v1" if legacy => ApiVersion::V3,
             _ => {
                 return Err(ApiError::new(
                     ErrorCode::UnsupportedApiVersion,
@@ -145,6 +150,7 @@ impl<'a> AuthHeaders<'a> {
             signature_version,
             nonce,
             version,
+            earlier_generation,
         })
     }
 }
@@ -275,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn legacy_mode_accepts_v2_and_hmac_sha1_and_nothing_else_more() {
+    fn legacy_mode_accepts_v2_v1_and_hmac_sha1_and_nothing_else_more() {
         fn legacy(m: &HeaderMap) -> Result<AuthHeaders<'_>, ApiError> {
             AuthHeaders::parse(m, NOW, 300, Compat::Legacy)
         }
@@ -286,7 +292,14 @@ mod tests {
         assert_eq!(parsed.version, ApiVersion::V2);
         assert_eq!(parsed.algorithm, Algorithm::LegacyHmacSha1);
         assert_eq!(legacy(&valid()).unwrap().version, ApiVersion::V3);
+        assert!(!legacy(&valid()).unwrap().earlier_generation);
+        // The earlier SDK generation's v1: answered as v3, and marked so that the authentication
+        // layer keeps it to the v1 trade calls.
         m.insert(h::VERSION, HeaderValue::from_static("v1"));
+        let v1 = legacy(&m).unwrap();
+        assert!(v1.earlier_generation && v1.version == ApiVersion::V3);
+        assert_eq!(code(&m), ErrorCode::UnsupportedApiVersion, "strict refuses v1");
+        m.insert(h::VERSION, HeaderValue::from_static("v0"));
         assert_eq!(legacy(&m).unwrap_err().code, ErrorCode::UnsupportedApiVersion);
         let mut m = valid();
         m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-MD5"));

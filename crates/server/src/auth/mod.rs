@@ -50,6 +50,12 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     let (mut parts, body) = request.into_parts();
 
     let headers = AuthHeaders::parse(&parts.headers, now_secs, window_secs, config.compat)?;
+    if headers.earlier_generation && !crate::legacy::accepts_v1(parts.uri.path()) {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedApiVersion,
+            "x-version v1 is accepted only on the v1 trade calls (/account/*, /trade/*, /app/subscriptions/list) and the order calls' earlier paths: send v3",
+        ));
+    }
     if headers.version == ApiVersion::V2 && !crate::legacy::accepts_v2(parts.uri.path()) {
         return Err(ApiError::new(
             ErrorCode::UnsupportedApiVersion,
@@ -121,6 +127,9 @@ fn count_legacy(state: &AppState, parts: &Parts, headers: &AuthHeaders<'_>, enco
     let metrics = &state.metrics;
     if headers.version == ApiVersion::V2 {
         metrics.legacy(Legacy::VersionV2);
+    }
+    if headers.earlier_generation {
+        metrics.legacy(Legacy::VersionV1);
     }
     if headers.algorithm == signet_signing::Algorithm::LegacyHmacSha1 {
         metrics.legacy(Legacy::HmacSha1);

@@ -215,3 +215,42 @@ async fn v2_open_orders_and_history_page_by_the_last_client_order_id() {
         .await
         .assert_error(400, "ILLEGAL_PARAMETER");
 }
+
+/// The earlier SDK generation sends `x-version: v1` (and signs with HMAC-SHA1): under
+/// `--compat legacy` on the v1 trade calls only, counted; a strict server refuses it.
+#[tokio::test]
+async fn x_version_v1_is_the_earlier_generations_and_kept_to_the_v1_trade_calls() {
+    const V1: Scheme = Scheme {
+        algorithm: Algorithm::LegacyHmacSha1,
+        encoding: Encoding::Standard,
+        version: "v1",
+    };
+    let server = legacy_server().await;
+    let query = format!("account_id={}", server.app.account_ids[0]);
+    let profile = call(&server, V1, "/account/profile", &query, None).await;
+    assert_eq!(profile.status.as_u16(), 200, "{}", profile.body);
+    assert_eq!(profile.body["account_type"], json!("CASH"));
+    let calendar = call(
+        &server,
+        V1,
+        "/trade/calendar",
+        "end=2013-04-05&market=US&start=2013-03-25",
+        None,
+    )
+    .await;
+    assert_eq!(calendar.status.as_u16(), 200, "{}", calendar.body);
+    call(&server, V1, "/trading/accounts/list", "", None)
+        .await
+        .assert_error(400, "UNSUPPORTED_API_VERSION");
+    let text = scrape_metrics(&server.endpoint).await;
+    assert_eq!(
+        metric(&text, "signet_legacy_acceptances_total", &[("kind", "x_version_v1")]),
+        Some(2.0)
+    );
+
+    let strict = TestServer::start().await;
+    let query = format!("account_id={}", strict.app.account_ids[0]);
+    call(&strict, V1, "/account/profile", &query, None)
+        .await
+        .assert_error(400, "UNSUPPORTED_API_VERSION");
+}
