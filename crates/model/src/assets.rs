@@ -219,3 +219,31 @@ pub struct Transfer {
     pub create_time: String,
     pub update_time: String,
 }
+
+/// `GET /trading/activities/cash-activities/list`: an account's cash movements, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CashActivityPage {
+    pub data: Vec<CashActivity>,
+    /// Absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pagination_key: Option<String>,
+}
+
+/// One movement of an account's cash: positive in, negative out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CashActivity {
+    /// `D` for the opening deposit, `T<fill>` for a trade, `F<fill>` for its fee.
+    pub activity_id: String,
+    pub account_id: String,
+    /// `DEPOSIT`, `TRADE` or `FEES`.
+    pub activity_type: String,
+    pub amount: String,
+    pub currency: String,
+    /// UTC, yyyy-MM-ddTHH:mm:ss.SSSZ (wall-clock, as order times).
+    pub time: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_order_id: Option<String>,
+    pub description: String,
+}

@@ -52,7 +52,7 @@ const fn post(path: &'static str, current: &'static str) -> Retired {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [Retired; 17] = [
+pub const PATHS: [Retired; 18] = [
     get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -96,10 +96,16 @@ pub const PATHS: [Retired; 17] = [
     get("/openapi/trade/order/detail", "/trading/orders/get"),
     get("/openapi/trade/order/open", "/trading/orders/open-orders/list"),
     get("/openapi/trade/order/history", "/trading/orders/historical-orders/list"),
+    // The cash activities' earlier path (the client's `activity.get_activities`, x-version v2).
+    get(
+        "/openapi/trade/activities/cash",
+        "/trading/activities/cash-activities/list",
+    ),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.
-pub const V2_SHARED_PATHS: [&str; 4] = [
+pub const V2_SHARED_PATHS: [&str; 5] = [
+    "/trading/activities/cash-activities/list",
     "/trading/orders/open-orders/list",
     "/trading/orders/historical-orders/list",
     "/trading/orders/executions/list",

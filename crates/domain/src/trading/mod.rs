@@ -8,6 +8,7 @@ pub mod claims;
 pub mod combo;
 pub mod events;
 pub mod expiry;
+pub mod ledger;
 pub mod matching;
 pub mod order;
 pub mod placement;

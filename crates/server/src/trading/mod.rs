@@ -2,6 +2,7 @@
 //! account's balance, positions and executions, and the instrument lookup.
 
 pub(crate) mod accounts;
+pub mod activities;
 pub(crate) mod assets;
 mod calendar;
 mod executions;
@@ -9,7 +10,6 @@ pub(crate) mod instruments;
 pub mod order_v2;
 pub mod orders;
 mod trade_instruments;
-pub mod transfers;
 pub mod v1;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -25,7 +25,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(v1::routes())
         .merge(calendar::routes())
         .merge(trade_instruments::routes())
-        .merge(transfers::routes())
+        .merge(activities::routes())
 }
 
 /// The retired trading paths, mounted only under `--compat legacy`.
@@ -33,4 +33,5 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
     assets::legacy_routes()
         .merge(v1::legacy_routes())
         .merge(order_v2::legacy_routes())
+        .merge(activities::legacy_routes())
 }

@@ -628,3 +628,126 @@ async fn a_positions_detail_is_the_position_in_either_version_and_path() {
         .unwrap_err();
     assert_eq!(code(e), ErrorCode::AccountNotFoundOrDenied);
 }
+
+/// The cash activities: the opening deposit, each fill's trade amount and commission, adding up
+/// to the cash; by type, in pages, and in the earlier protocol under `--compat legacy`.
+#[tokio::test]
+async fn cash_activities_are_the_deposit_and_each_fill_and_add_up_to_the_cash() {
+    let (server, ops) = market(true).await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    pin(&ops, "AAPL", "400.00", "399.99", "400.01").await;
+    place(&client, &account, order("b1", "AAPL", "BUY", "10", Some("401")))
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+    place(&client, &account, order("s1", "AAPL", "SELL", "4", None))
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+
+    let page: Value = client
+        .get(
+            "/trading/activities/cash-activities/list",
+            &[("account_id", account.as_str())],
+        )
+        .await
+        .unwrap();
+    let rows: Vec<(String, String, Decimal)> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["activity_id"].as_str().unwrap().to_owned(),
+                a["activity_type"].as_str().unwrap().to_owned(),
+                d(a["amount"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    let kinds: Vec<&str> = rows.iter().map(|(_, k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["FEES", "TRADE", "FEES", "TRADE", "DEPOSIT"],
+        "newest first: {page}"
+    );
+    // Bought 10 at the ask (400.01) and sold 4 at the bid (399.99), 0.005 a share and 1 an order.
+    let amounts: Vec<Decimal> = rows.iter().map(|(_, _, a)| *a).collect();
+    assert_eq!(
+        amounts,
+        [d("-1.02"), d("1599.96"), d("-1.05"), d("-4000.1"), d("100000")]
+    );
+    let balance = client.accounts().balance(&account).await.unwrap();
+    assert_eq!(
+        amounts.iter().sum::<Decimal>(),
+        d(&balance.total_cash_balance),
+        "they add up to the cash"
+    );
+    assert_eq!(page["data"][1]["client_order_id"], json!("s1"));
+    assert_eq!(page["data"][1]["symbol"], json!("AAPL"));
+
+    let fees: Value = client
+        .get(
+            "/trading/activities/cash-activities/list",
+            &[
+                ("account_id", account.as_str()),
+                ("activity_types", "FEES"),
+                ("page_size", "1"),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(fees["data"].as_array().map(Vec::len), Some(1));
+    let key = fees["pagination_key"].as_str().expect("a second page").to_owned();
+    let next: Value = client
+        .get(
+            "/trading/activities/cash-activities/list",
+            &[
+                ("account_id", account.as_str()),
+                ("activity_types", "FEES"),
+                ("page_size", "1"),
+                ("pagination_key", key.as_str()),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(next["data"][0]["amount"], json!("-1.05"));
+    assert!(next.get("pagination_key").is_none(), "the last page");
+    let none: Value = client
+        .get(
+            "/trading/activities/cash-activities/list",
+            &[("account_id", account.as_str()), ("activity_types", "WITHDRAW")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(none["data"], json!([]));
+
+    // The earlier protocol: a bare array after `last_activity_id`.
+    let query = format!("account_id={account}&last_activity_id={}&page_size=2", rows[1].0);
+    let earlier = call(&server, V2, "/openapi/trade/activities/cash", &query, None).await;
+    assert_eq!(earlier.status.as_u16(), 200, "{}", earlier.body);
+    let ids: Vec<&str> = earlier
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["activity_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [rows[2].0.as_str(), rows[3].0.as_str()]);
+
+    for query in [
+        vec![("account_id", account.as_str()), ("activity_types", "BOGUS")],
+        vec![("account_id", account.as_str()), ("start_time", "yesterday")],
+        vec![
+            ("account_id", account.as_str()),
+            ("start_time", "2030-01-02"),
+            ("end_time", "2030-01-01"),
+        ],
+    ] {
+        let e = client
+            .get::<Value>("/trading/activities/cash-activities/list", &query)
+            .await
+            .unwrap_err();
+        assert_eq!(code(e), ErrorCode::IllegalParameter, "{query:?}");
+    }
+}

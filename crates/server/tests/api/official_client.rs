@@ -538,6 +538,14 @@ async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3()
     assert_eq!(out["security"], out["instrument"]);
     assert_eq!(out["tradable"].as_array().map(Vec::len), Some(3));
     assert_eq!(out["transfers"], json!({"data": []}));
+    // The cash ledger: the market buy of 10 at 400.01 (no commission here), then the deposit.
+    let activities: Vec<(&str, &str)> = out["activities"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["activity_type"].as_str().unwrap(), a["amount"].as_str().unwrap()))
+        .collect();
+    assert_eq!(activities, [("TRADE", "-4000.1"), ("DEPOSIT", "100000")]);
     assert_eq!(
         out["transfer"],
         json!({"http_status": 404, "error_code": "TRANSFER_NOT_FOUND"})
@@ -944,13 +952,10 @@ async fn every_trade_client_method_answers_or_is_refused_on_purpose() {
             })
             .collect()
     };
-    // Not served yet (the cash ledger), and one deliberate answer: signet has no transfers.
-    let always = [
-        ("activity.get_activities", "400 UNSUPPORTED_API_VERSION"),
-        ("activity.list_activities", "404 NOT_FOUND"),
-        ("activity.get_transfer_activity_detail", "404 TRANSFER_NOT_FOUND"),
-    ];
-    // Retired by the specification: served only under --compat legacy.
+    // One deliberate answer in both modes: signet has no transfers.
+    let always = [("activity.get_transfer_activity_detail", "404 TRANSFER_NOT_FOUND")];
+    // Retired by the specification: served only under --compat legacy (404 naming the current
+    // call; x-version v2 is refused before routing, 400).
     let retired_paths = [
         "account.get_app_subscriptions",
         "order_v2.preview_order",
@@ -965,6 +970,7 @@ async fn every_trade_client_method_answers_or_is_refused_on_purpose() {
         "order_v2.cancel_order_v2",
     ];
     let version_v2 = [
+        "activity.get_activities",
         "account_v2.get_account_position_details",
         "order_v3.get_order_open",
         "order_v3.get_order_history",

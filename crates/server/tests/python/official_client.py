@@ -41,7 +41,7 @@ Scenarios:
                     list_open_orders, cancel_order, and TradeClient.account (v1): get_account_profile,
                     get_account_balance, get_account_position; with account_v2's balance beside;
                     trade_calendar.get_trade_calendar around Good Friday 2013, the three
-                    trade_instrument calls and activity's two transfer calls
+                    trade_instrument calls, activity.list_activities and the two transfer calls
   sweep             every HTTP method of TradeClient but the option calls, one after another in
                     an order that makes each meaningful (placed before replaced, replaced before
                     cancelled): the status of each, or the error code of a refusal; and the
@@ -543,6 +543,7 @@ def v1(api):
     from webull.trade.common.transfer_activities_param import TransferActivitiesParam
 
     activity = trade.activity
+    out["activities"] = activity.list_activities(account_id, activity_types="DEPOSIT,TRADE").json()
     out["transfers"] = activity.list_transfers_activities(TransferActivitiesParam(account_id)).json()
     try:
         activity.get_transfer_activity_detail(account_id, "T1")

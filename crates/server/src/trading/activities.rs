@@ -1,0 +1,335 @@
+//! An account's activities (`TradeClient.activity`): its cash movements
+//! ([`signet_domain::trading::ledger`]: the opening deposit, each fill's trade amount and fee),
+//! and its transfers between the broker and other institutions. signet's accounts are funded when
+//! they are made and move nothing in or out: the transfer list is empty and no transfer id is
+//! known, after the account's ownership is checked as every account call checks it.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use signet_domain::marketdata::units::parse_day;
+use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::times::{format_ms, parse_ms};
+use signet_domain::trading::ledger::{self, Activity, Fill};
+use signet_model::ErrorCode;
+use signet_model::assets::{CashActivity, CashActivityPage, Transfer, TransferPage};
+use signet_store::{AccountRecord, ExecutionQuery};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::orders::{AccountDenied, AccountParam};
+use crate::error::ApiError;
+use crate::extract::{Caller, QueryParams, given};
+use crate::legacy::ApiVersion;
+use crate::pagination;
+use crate::state::AppState;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(cash_activities))
+        .routes(routes!(list))
+        .routes(routes!(get))
+}
+
+/// The cash activities' earlier path, mounted only under `--compat legacy`.
+pub fn legacy_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(legacy_cash_activities))
+}
+
+#[derive(Debug, Deserialize)]
+struct Params {
+    account_id: Option<String>,
+    transfer_id: Option<String>,
+    activity_types: Option<String>,
+    start_time: Option<String>,
+    end_time: Option<String>,
+    pagination_key: Option<String>,
+    /// The earlier protocol (x-version v2): the page after this activity, `page_size` a page.
+    last_activity_id: Option<String>,
+    page_size: Option<String>,
+}
+
+async fn account(state: &AppState, caller: &Caller, p: &Params) -> Result<AccountRecord, ApiError> {
+    let id = given(p.account_id.as_deref()).ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
+    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
+}
+
+async fn check_account(state: &AppState, caller: &Caller, p: &Params) -> Result<(), ApiError> {
+    account(state, caller, p).await.map(|_| ())
+}
+
+/// The activity types the interface names; signet's accounts have the first three.
+const TYPES: [&str; 8] = [
+    "DEPOSIT",
+    "TRADE",
+    "FEES",
+    "WITHDRAW",
+    "JOURNAL",
+    "TRANSFER",
+    "INTERESTS",
+    "EC_STATEMENT",
+];
+/// The default window, as the reference documents it.
+const DEFAULT_DAYS: i64 = 7;
+const DAY_MS: i64 = 24 * 3600 * 1000;
+const PAGE: u32 = 10;
+const MAX_PAGE: u32 = 100;
+/// The kind of the cash activities' pagination keys: a position in the ledger.
+const KEY: char = 'c';
+/// Fills read a page at a time to build the ledger.
+const FILLS_A_READ: u32 = 1000;
+
+/// Every fill of the account, oldest first, with the account as it was after the last of them:
+/// read again when a fill landed meanwhile, so that the cash and the fills agree.
+async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(AccountRecord, Vec<Fill>), ApiError> {
+    for _ in 0..3 {
+        let mut fills = Vec::new();
+        let mut before_fill_id = None;
+        loop {
+            let page = state
+                .store
+                .executions(&ExecutionQuery {
+                    account_id: account_id.to_owned(),
+                    client_order_id: None,
+                    from_ms: None,
+                    to_ms: None,
+                    before_fill_id,
+                    limit: FILLS_A_READ,
+                })
+                .await?;
+            let read = page.len();
+            before_fill_id = page.last().map(|e| e.fill_id);
+            fills.extend(page.into_iter().map(|e| Fill {
+                fill_id: e.fill_id,
+                time_ms: e.time_ms,
+                side: e.order.side,
+                quantity: e.quantity,
+                price: e.price,
+                commission: e.commission,
+                symbol: e.order.symbol,
+                client_order_id: e.order.client_order_id,
+            }));
+            if read < FILLS_A_READ as usize {
+                break;
+            }
+        }
+        fills.reverse();
+        let account = state
+            .store
+            .account(account_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("an account owned a moment ago is gone"))?;
+        let latest = state
+            .store
+            .executions(&ExecutionQuery {
+                account_id: account_id.to_owned(),
+                client_order_id: None,
+                from_ms: None,
+                to_ms: None,
+                before_fill_id: None,
+                limit: 1,
+            })
+            .await?;
+        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id) {
+            return Ok((account, fills));
+        }
+    }
+    Err(ApiError::new(
+        ErrorCode::ServiceNotAvailable,
+        "the account is filling faster than its ledger can be read: retry shortly",
+    ))
+}
+
+/// The account's ledger, newest first, of the types and window asked for.
+async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Result<Vec<Activity>, ApiError> {
+    let types: Vec<&str> = match given(p.activity_types.as_deref()) {
+        None => TYPES.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                TYPES
+                    .into_iter()
+                    .find(|known| known.eq_ignore_ascii_case(t))
+                    .ok_or_else(|| {
+                        ApiError::illegal_parameter(format!("activity type {t:?} is not one of {}", TYPES.join(", ")))
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let time = |name: &str, value: Option<&str>, end_of_day: bool| -> Result<Option<i64>, ApiError> {
+        let Some(v) = given(value) else { return Ok(None) };
+        parse_ms(v)
+            .or_else(|| parse_day(v).map(|day| i64::from(day) * DAY_MS + if end_of_day { DAY_MS - 1 } else { 0 }))
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::illegal_parameter(format!(
+                    "{name} is a UTC time yyyy-MM-ddTHH:mm:ss.SSSZ or a day yyyy-MM-dd"
+                ))
+            })
+    };
+    let (start, end) = (
+        time("start_time", p.start_time.as_deref(), false)?,
+        time("end_time", p.end_time.as_deref(), true)?,
+    );
+    let end = end.unwrap_or_else(wall_clock_ms);
+    let start = start.unwrap_or(end - DEFAULT_DAYS * DAY_MS);
+    if start > end {
+        return Err(ApiError::illegal_parameter("start_time is after end_time"));
+    }
+    let (account, fills) = account_and_fills(state, &account.account_id).await?;
+    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills)
+        .into_iter()
+        .filter(|a| types.contains(&a.kind.as_str()) && (start..=end).contains(&a.time_ms))
+        .collect();
+    ledger.reverse();
+    Ok(ledger)
+}
+
+fn to_wire(account: &AccountRecord, a: Activity) -> CashActivity {
+    let (symbol, client_order_id) = a.fill.unzip();
+    CashActivity {
+        activity_id: a.id,
+        account_id: account.account_id.clone(),
+        activity_type: a.kind.as_str().into(),
+        amount: a.amount.normalize().to_string(),
+        currency: account.currency.clone(),
+        time: format_ms(a.time_ms),
+        symbol,
+        client_order_id,
+        description: a.description,
+    }
+}
+
+/// The account's cash movements, newest first: its opening deposit, then each fill's trade
+/// amount (paid by a buy, received by a sale or short sale) and its commission, which add up to
+/// its cash. `activity_types` filters (DEPOSIT, TRADE, FEES; the interface's other types have
+/// none in signet); `start_time`/`end_time` (UTC, or days) the last 7 days by default; pages of
+/// 10 with `pagination_key`. With x-version v2 under `--compat legacy`, the earlier protocol.
+#[utoipa::path(
+    get, path = "/trading/activities/cash-activities/list", tag = "trading",
+    operation_id = "cashActivities", summary = "Cash activities",
+    params(
+        AccountParam,
+        ("activity_types" = Option<String>, Query, description = "DEPOSIT, TRADE, FEES, WITHDRAW, JOURNAL, TRANSFER, INTERESTS or EC_STATEMENT, comma-separated; all by default"),
+        ("start_time" = Option<String>, Query, description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ or yyyy-MM-dd; 7 days before end_time by default"),
+        ("end_time" = Option<String>, Query, description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ or yyyy-MM-dd; now by default"),
+        ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Activities a page, 10 by default"),
+    ),
+    responses((status = 200, description = "A page of the account's cash activities, newest first", body = CashActivityPage), AccountDenied)
+)]
+async fn cash_activities(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Response, ApiError> {
+    if caller.version == ApiVersion::V2 {
+        return legacy_page(&state, &caller, &p).await;
+    }
+    let size = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)? as usize;
+    let from = pagination::decode(KEY, p.pagination_key.as_deref())?.unwrap_or(0);
+    let from = usize::try_from(from).unwrap_or(usize::MAX);
+    let account = account(&state, &caller, &p).await?;
+    let all = activities(&state, &account, &p).await?;
+    let more = all.len() > from.saturating_add(size);
+    let data: Vec<CashActivity> = all
+        .into_iter()
+        .skip(from)
+        .take(size)
+        .map(|a| to_wire(&account, a))
+        .collect();
+    let pagination_key = more.then(|| pagination::encode(KEY, i64::try_from(from + size).unwrap_or(i64::MAX)));
+    Ok(Json(CashActivityPage { data, pagination_key }).into_response())
+}
+
+/// The earlier protocol: a bare array, `page_size` (10) after `last_activity_id`.
+async fn legacy_page(state: &AppState, caller: &Caller, p: &Params) -> Result<Response, ApiError> {
+    let size = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)? as usize;
+    let account = account(state, caller, p).await?;
+    let all = activities(state, &account, p).await?;
+    let from = match given(p.last_activity_id.as_deref()) {
+        None => 0,
+        Some(last) => all.iter().position(|a| a.id == last).map(|i| i + 1).ok_or_else(|| {
+            ApiError::illegal_parameter("last_activity_id is not an activity of this account in the window asked for")
+        })?,
+    };
+    let data: Vec<CashActivity> = all
+        .into_iter()
+        .skip(from)
+        .take(size)
+        .map(|a| to_wire(&account, a))
+        .collect();
+    Ok(Json(data).into_response())
+}
+
+/// The cash activities' earlier path (`TradeClient.activity.get_activities`, x-version v2): the
+/// earlier protocol whatever `x-version` says.
+#[utoipa::path(
+    get, path = "/openapi/trade/activities/cash", tag = "legacy",
+    operation_id = "legacyCashActivities", summary = "Cash activities (earlier path)",
+    params(
+        AccountParam,
+        ("activity_types" = Option<String>, Query, description = "As the current call"),
+        ("start_time" = Option<String>, Query, description = "As the current call"),
+        ("end_time" = Option<String>, Query, description = "As the current call"),
+        ("last_activity_id" = Option<String>, Query, description = "The page after this activity"),
+        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Activities a page, 10 by default"),
+    ),
+    responses((status = 200, description = "The account's cash activities, newest first", body = Vec<CashActivity>), AccountDenied)
+)]
+async fn legacy_cash_activities(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Response, ApiError> {
+    legacy_page(&state, &caller, &p).await
+}
+
+/// The account's transfers, newest first: none in signet. The filters the client sends
+/// (`transfer_method`, `direction`, `status`, `acats_transfer_types`, times, `pagination_key`)
+/// are accepted.
+#[utoipa::path(
+    get, path = "/trading/activities/transfer-activities/list", tag = "trading",
+    operation_id = "transferActivities", summary = "Transfer activities",
+    params(AccountParam),
+    responses((status = 200, description = "The account's transfers (none)", body = TransferPage), AccountDenied)
+)]
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<TransferPage>, ApiError> {
+    check_account(&state, &caller, &p).await?;
+    Ok(Json(TransferPage {
+        data: Vec::new(),
+        pagination_key: None,
+    }))
+}
+
+/// TRANSFER_NOT_FOUND: no transfer of the account has this id
+#[derive(utoipa::IntoResponses)]
+#[response(status = 404)]
+pub struct TransferNotFound(pub signet_model::ErrorBody);
+
+/// One transfer of the account: signet has none, so every id is 404 `TRANSFER_NOT_FOUND`.
+#[utoipa::path(
+    get, path = "/trading/activities/transfer-activities/get", tag = "trading",
+    operation_id = "transferActivity", summary = "Transfer activity",
+    params(AccountParam, ("transfer_id" = String, Query, description = "The transfer's id")),
+    responses((status = 200, description = "The transfer", body = Transfer), AccountDenied, TransferNotFound)
+)]
+async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Transfer>, ApiError> {
+    check_account(&state, &caller, &p).await?;
+    let id = given(p.transfer_id.as_deref()).ok_or_else(|| ApiError::illegal_parameter("transfer_id is required"))?;
+    Err(ApiError::new(
+        ErrorCode::TransferNotFound,
+        format!("no transfer of this account has the transfer_id {id:?}: signet moves no money between institutions"),
+    ))
+}
