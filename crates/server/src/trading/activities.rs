@@ -79,6 +79,9 @@ const MAX_PAGE: u32 = 100;
 const KEY: char = 'c';
 /// Fills read a page at a time to build the ledger.
 const FILLS_A_READ: u32 = 1000;
+/// The most fills a ledger is built from (it holds them all, about 200 bytes each): beyond,
+/// the call is refused rather than the server's memory spent.
+const MAX_LEDGER_FILLS: usize = 200_000;
 
 /// Every fill of the account, oldest first, with the account as it was after the last of them:
 /// read again when a fill landed meanwhile, so that the cash and the fills agree.
@@ -112,6 +115,14 @@ async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(Accoun
             }));
             if read < FILLS_A_READ as usize {
                 break;
+            }
+            if fills.len() > MAX_LEDGER_FILLS {
+                return Err(ApiError::new(
+                    ErrorCode::LimitExceeded,
+                    format!(
+                        "the cash ledger is built for accounts of up to {MAX_LEDGER_FILLS} fills; this one has more"
+                    ),
+                ));
             }
         }
         fills.reverse();
