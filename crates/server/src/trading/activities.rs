@@ -6,7 +6,6 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::wall_clock_ms;
@@ -30,6 +29,15 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(cash_activities))
         .routes(routes!(list))
         .routes(routes!(get))
+}
+
+/// The cash activities' answer: a page with x-version v3; a bare array with x-version v2 (only
+/// under `--compat legacy`).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum CashActivityAnswer {
+    Page(CashActivityPage),
+    Legacy(Vec<CashActivity>),
 }
 
 /// The cash activities' earlier path, mounted only under `--compat legacy`.
@@ -230,15 +238,17 @@ fn to_wire(account: &AccountRecord, a: Activity) -> CashActivity {
         ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),
         ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Activities a page, 10 by default"),
     ),
-    responses((status = 200, description = "A page of the account's cash activities, newest first", body = CashActivityPage), AccountDenied)
+    responses((status = 200, description = "A page of the account's cash activities, newest first (with x-version v2 under `--compat legacy`: a bare array)", body = CashActivityAnswer), AccountDenied)
 )]
 async fn cash_activities(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<CashActivityAnswer>, ApiError> {
     if caller.version == ApiVersion::V2 {
-        return legacy_page(&state, &caller, &p).await;
+        return Ok(Json(CashActivityAnswer::Legacy(
+            legacy_page(&state, &caller, &p).await?,
+        )));
     }
     let size = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)? as usize;
     let from = pagination::decode(KEY, p.pagination_key.as_deref())?.unwrap_or(0);
@@ -253,11 +263,14 @@ async fn cash_activities(
         .map(|a| to_wire(&account, a))
         .collect();
     let pagination_key = more.then(|| pagination::encode(KEY, i64::try_from(from + size).unwrap_or(i64::MAX)));
-    Ok(Json(CashActivityPage { data, pagination_key }).into_response())
+    Ok(Json(CashActivityAnswer::Page(CashActivityPage {
+        data,
+        pagination_key,
+    })))
 }
 
 /// The earlier protocol: a bare array, `page_size` (10) after `last_activity_id`.
-async fn legacy_page(state: &AppState, caller: &Caller, p: &Params) -> Result<Response, ApiError> {
+async fn legacy_page(state: &AppState, caller: &Caller, p: &Params) -> Result<Vec<CashActivity>, ApiError> {
     let size = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)? as usize;
     let account = account(state, caller, p).await?;
     let all = activities(state, &account, p).await?;
@@ -267,13 +280,12 @@ async fn legacy_page(state: &AppState, caller: &Caller, p: &Params) -> Result<Re
             ApiError::illegal_parameter("last_activity_id is not an activity of this account in the window asked for")
         })?,
     };
-    let data: Vec<CashActivity> = all
+    Ok(all
         .into_iter()
         .skip(from)
         .take(size)
         .map(|a| to_wire(&account, a))
-        .collect();
-    Ok(Json(data).into_response())
+        .collect())
 }
 
 /// The cash activities' earlier path (`TradeClient.activity.get_activities`, x-version v2): the
@@ -295,8 +307,8 @@ async fn legacy_cash_activities(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
-) -> Result<Response, ApiError> {
-    legacy_page(&state, &caller, &p).await
+) -> Result<Json<Vec<CashActivity>>, ApiError> {
+    Ok(Json(legacy_page(&state, &caller, &p).await?))
 }
 
 /// The account's transfers, newest first: none in signet. The filters the client sends
