@@ -1,9 +1,9 @@
-//! `signet balance`, `signet positions`, `signet executions`, `signet instruments` and
-//! `signet calendar`: what an account holds and has filled, the instruments orders name, and the
-//! days the market trades, from a running server.
+//! `signet balance`, `signet positions`, `signet executions`, `signet activities`,
+//! `signet instruments` and `signet calendar`: what an account holds, has filled and has moved
+//! in cash, the instruments orders name, and the days the market trades, from a running server.
 
 use clap::Args;
-use signet_client::ExecutionFilter;
+use signet_client::{ActivityFilter, ExecutionFilter};
 use signet_model::wire::WireEnum;
 
 use crate::ClientArgs;
@@ -61,6 +61,28 @@ pub struct ExecutionsArgs {
 pub struct InstrumentsArgs {
     /// Symbols to look up (up to 100); none lists every instrument, a page at a time
     symbols: Vec<String>,
+    /// The `more:` key a previous page printed
+    #[arg(long)]
+    page: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Args)]
+#[command(after_help = "Example: signet activities --account ID --types TRADE,FEES --start 2026-11-01")]
+pub struct ActivitiesArgs {
+    /// The account (see `signet accounts list`)
+    #[arg(long)]
+    account: String,
+    /// Only these types, comma-separated: DEPOSIT, TRADE, FEES
+    #[arg(long)]
+    types: Option<String>,
+    /// From this UTC day (yyyy-MM-dd) or time; the last 7 days by default
+    #[arg(long)]
+    start: Option<String>,
+    /// To this UTC day or time; now by default
+    #[arg(long)]
+    end: Option<String>,
     /// The `more:` key a previous page printed
     #[arg(long)]
     page: Option<String>,
@@ -244,4 +266,38 @@ pub async fn calendar(args: CalendarArgs) -> anyhow::Result<()> {
         |d| vec![d.trade_day.clone(), d.trade_date_type.clone(), session(d, "CORE")],
         |d| serde_json::to_value(d).unwrap_or_default(),
     )
+}
+
+pub async fn activities(args: ActivitiesArgs) -> anyhow::Result<()> {
+    let filter = ActivityFilter {
+        activity_types: args.types.as_deref(),
+        start_time: args.start.as_deref(),
+        end_time: args.end.as_deref(),
+        pagination_key: args.page.as_deref(),
+    };
+    let page = args
+        .client
+        .client()?
+        .accounts()
+        .cash_activities(&args.account, &filter)
+        .await?;
+    list(
+        args.client.json,
+        &page.data,
+        &["ID", "TIME", "TYPE", "AMOUNT", "DESCRIPTION"],
+        |a| {
+            vec![
+                a.activity_id.clone(),
+                a.time.clone(),
+                a.activity_type.clone(),
+                a.amount.clone(),
+                a.description.clone(),
+            ]
+        },
+        |a| serde_json::to_value(a).unwrap_or_default(),
+    )?;
+    if let Some(key) = page.pagination_key.filter(|_| !args.client.json) {
+        eprintln!("more: --page {key}");
+    }
+    Ok(())
 }

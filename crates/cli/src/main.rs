@@ -59,6 +59,8 @@ enum Command {
     Positions(assets::PositionsArgs),
     /// An account's fills, newest first (by order, by UTC day)
     Executions(assets::ExecutionsArgs),
+    /// An account's cash movements, newest first: its deposit, each fill's amount and commission
+    Activities(assets::ActivitiesArgs),
     /// Look instruments up by symbol (their instrument ids, names, exchanges), or list them all
     Instruments(assets::InstrumentsArgs),
     /// The US market's trading days between two dates (holidays left out), with their sessions
@@ -202,6 +204,7 @@ fn main() -> ExitCode {
             Command::Balance(args) => assets::balance(args).await,
             Command::Positions(args) => assets::positions(args).await,
             Command::Executions(args) => assets::executions(args).await,
+            Command::Activities(args) => assets::activities(args).await,
             Command::Instruments(args) => assets::instruments(args).await,
             Command::Calendar(args) => assets::calendar(args).await,
             Command::Screeners(args) => screeners::run(args).await,

@@ -21,7 +21,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use signet_model::assets::{AccountBalance, ExecutionPage, InstrumentPage, Position};
+use signet_model::assets::{AccountBalance, CashActivityPage, ExecutionPage, InstrumentPage, Position};
 use signet_model::fundamentals::{
     AnalystRating, BalanceSheet, CapitalFlow, CashFlowStatement, CompanyProfile, ComparisonMetric, DividendEvent,
     EarningsEvent, Filings, FinancialAlert, ForecastEps, FundAllocation, FundBrief, FundDividendPage, FundFile,
@@ -364,6 +364,34 @@ impl Accounts<'_> {
             .get("/trading/assets/positions/list", &[("account_id", account_id)])
             .await
     }
+
+    /// `GET /trading/activities/cash-activities/list`: a page of an account's cash movements,
+    /// newest first (the last 7 days unless `filter` says otherwise).
+    pub async fn cash_activities(
+        &self,
+        account_id: &str,
+        filter: &ActivityFilter<'_>,
+    ) -> Result<CashActivityPage, Error> {
+        let mut query = vec![("account_id", account_id)];
+        query.extend(filter.activity_types.map(|t| ("activity_types", t)));
+        query.extend(filter.start_time.map(|t| ("start_time", t)));
+        query.extend(filter.end_time.map(|t| ("end_time", t)));
+        query.extend(filter.pagination_key.map(|k| ("pagination_key", k)));
+        self.client
+            .get("/trading/activities/cash-activities/list", &query)
+            .await
+    }
+}
+
+/// Which cash activities to list ([`Accounts::cash_activities`]).
+#[derive(Debug, Clone, Default)]
+pub struct ActivityFilter<'a> {
+    /// Comma-separated: DEPOSIT, TRADE, FEES (and the interface's others, which signet has none of).
+    pub activity_types: Option<&'a str>,
+    /// UTC, `yyyy-MM-ddTHH:mm:ss.SSSZ` or a day `yyyy-MM-dd`.
+    pub start_time: Option<&'a str>,
+    pub end_time: Option<&'a str>,
+    pub pagination_key: Option<&'a str>,
 }
 
 /// Which executions to list ([`Orders::executions`]); all of the account's by default.

@@ -431,6 +431,19 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     let executions = companion(&["executions", "--account", &cash_account, "--order", "cli1"]);
     let fill = &executions[0];
     assert_eq!(fill["filled_price"], positions[0]["cost_price"], "{executions}");
+    let activities = companion(&["activities", "--account", &cash_account, "--types", "TRADE,DEPOSIT"]);
+    let kinds: Vec<&str> = activities
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["activity_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.last(),
+        Some(&"DEPOSIT"),
+        "newest first, the deposit last: {activities}"
+    );
+    assert!(kinds.contains(&"TRADE"), "{activities}");
     let balance = companion(&["balance", "--account", &cash_account]);
     assert_eq!(balance["account_currency_assets"][0]["currency"], "USD", "{balance}");
     let instruments = companion(&["instruments", "aapl", "MSFT"]);
