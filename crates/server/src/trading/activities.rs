@@ -59,8 +59,7 @@ struct Params {
 }
 
 async fn account(state: &AppState, caller: &Caller, p: &Params) -> Result<AccountRecord, ApiError> {
-    let id = given(p.account_id.as_deref()).ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
+    super::account_of(state, caller, p.account_id.as_deref()).await
 }
 
 async fn check_account(state: &AppState, caller: &Caller, p: &Params) -> Result<(), ApiError> {
@@ -94,21 +93,20 @@ const MAX_LEDGER_FILLS: usize = 200_000;
 /// Every fill of the account, oldest first, with the account as it was after the last of them:
 /// read again when a fill landed meanwhile, so that the cash and the fills agree.
 async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(AccountRecord, Vec<Fill>), ApiError> {
+    // The account's `limit` newest fills older than `before_fill_id`.
+    let newest = |before_fill_id, limit| ExecutionQuery {
+        account_id: account_id.to_owned(),
+        client_order_id: None,
+        from_ms: None,
+        to_ms: None,
+        before_fill_id,
+        limit,
+    };
     for _ in 0..3 {
         let mut fills = Vec::new();
         let mut before_fill_id = None;
         loop {
-            let page = state
-                .store
-                .executions(&ExecutionQuery {
-                    account_id: account_id.to_owned(),
-                    client_order_id: None,
-                    from_ms: None,
-                    to_ms: None,
-                    before_fill_id,
-                    limit: FILLS_A_READ,
-                })
-                .await?;
+            let page = state.store.executions(&newest(before_fill_id, FILLS_A_READ)).await?;
             let read = page.len();
             before_fill_id = page.last().map(|e| e.fill_id);
             fills.extend(page.into_iter().map(|e| Fill {
@@ -139,17 +137,7 @@ async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(Accoun
             .account(account_id)
             .await?
             .ok_or_else(|| ApiError::internal("an account owned a moment ago is gone"))?;
-        let latest = state
-            .store
-            .executions(&ExecutionQuery {
-                account_id: account_id.to_owned(),
-                client_order_id: None,
-                from_ms: None,
-                to_ms: None,
-                before_fill_id: None,
-                limit: 1,
-            })
-            .await?;
+        let latest = state.store.executions(&newest(None, 1)).await?;
         if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id) {
             return Ok((account, fills));
         }

@@ -59,11 +59,7 @@ pub(crate) struct Holdings {
 }
 
 async fn holdings(state: &AppState, caller: &Caller, p: &Params) -> Result<Holdings, ApiError> {
-    let id = p
-        .account_id
-        .as_deref()
-        .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    holdings_of(state, &state.accounts().owned_by(&caller.app_key, id).await?).await
+    holdings_of(state, &super::account_of(state, caller, p.account_id.as_deref()).await?).await
 }
 
 /// [`Holdings`] of an account already found (the console's, which has no caller).

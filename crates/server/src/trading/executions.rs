@@ -78,11 +78,7 @@ async fn list(
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<ExecutionListAnswer>, ApiError> {
-    let id = p
-        .account_id
-        .as_deref()
-        .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    let account = state.accounts().owned_by(&caller.app_key, id).await?;
+    let account = super::account_of(&state, &caller, p.account_id.as_deref()).await?;
     let day = |name: &str, value: Option<&str>| -> Result<Option<i64>, ApiError> {
         match value.map(str::trim).filter(|v| !v.is_empty()) {
             None => Ok(None),

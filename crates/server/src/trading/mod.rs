@@ -12,8 +12,11 @@ pub mod orders;
 mod trade_instruments;
 pub mod v1;
 
+use signet_store::AccountRecord;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::error::ApiError;
+use crate::extract::Caller;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -34,4 +37,15 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
         .merge(v1::legacy_routes())
         .merge(order_v2::legacy_routes())
         .merge(activities::legacy_routes())
+}
+
+/// The account a call's `account_id` names, if it is the calling app's: 400 when absent,
+/// 403 `ACCOUNT_NOT_FOUND_OR_DENIED` otherwise (whether it exists or not).
+pub(crate) async fn account_of(
+    state: &AppState,
+    caller: &Caller,
+    account_id: Option<&str>,
+) -> Result<AccountRecord, ApiError> {
+    let id = account_id.ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
+    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
 }

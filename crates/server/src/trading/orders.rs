@@ -490,11 +490,7 @@ pub(super) struct ListParams {
 }
 
 async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Result<AccountRecord, ApiError> {
-    let id = p
-        .account_id
-        .as_deref()
-        .ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
+    super::account_of(state, caller, p.account_id.as_deref()).await
 }
 
 #[utoipa::path(

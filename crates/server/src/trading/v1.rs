@@ -83,8 +83,7 @@ const MAX_PAGE: u32 = 100;
 const SUBSCRIPTIONS_PAGE: usize = 100;
 
 async fn account(state: &AppState, caller: &Caller, p: &Params) -> Result<AccountRecord, ApiError> {
-    let id = given(p.account_id.as_deref()).ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
+    super::account_of(state, caller, p.account_id.as_deref()).await
 }
 
 /// The calling app's accounts, 100 a page by account id, after `subscription_id`.
