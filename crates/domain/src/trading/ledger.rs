@@ -1,13 +1,17 @@
 //! An account's cash activities: every movement of its cash, derived from what changes it. In
-//! signet only fills move cash after an account is opened ([`super::accounting::apply_fill`]:
-//! a buy pays quantity × price, a sale or short sale receives it, each pays its commission), so
-//! the ledger is the opening deposit (the cash now less what the fills moved), then each fill's
-//! trade amount and its fee. The amounts of a ledger add up to the cash now, to the cent and
-//! beyond.
+//! signet two things move cash after an account is opened: fills
+//! ([`super::accounting::apply_fill`]: a buy pays quantity × price, a sale or short sale receives
+//! it, each pays its commission), and the splits and dividends applied to its positions
+//! ([`super::corporate`]). So the ledger is the opening deposit (the cash now less what those
+//! moved), then each fill's trade amount and its fee, and each dividend and split, in the order
+//! they happened. The amounts of a ledger add up to the cash now, to the cent and beyond.
 
 use rust_decimal::Decimal;
 use signet_model::orders::Side;
 use signet_model::wire::WireEnum;
+
+use super::corporate::Applied;
+use crate::marketdata::ActionKind;
 
 /// What moved the cash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +22,12 @@ pub enum ActivityKind {
     Trade,
     /// A fill's commission.
     Fees,
+    /// A cash dividend on a position held across its ex-date: paid to a long holder, by a short
+    /// seller. Not a type of the interface's reference, whose list has none for dividends.
+    Dividend,
+    /// A split of a position held across its ex-date: no cash but what a fraction of a share
+    /// was paid (cash in lieu). Not a type of the interface's reference either.
+    Split,
 }
 
 impl ActivityKind {
@@ -26,6 +36,8 @@ impl ActivityKind {
             ActivityKind::Deposit => "DEPOSIT",
             ActivityKind::Trade => "TRADE",
             ActivityKind::Fees => "FEES",
+            ActivityKind::Dividend => "DIVIDEND",
+            ActivityKind::Split => "SPLIT",
         }
     }
 }
@@ -46,14 +58,15 @@ pub struct Fill {
 /// One movement of cash: positive in, negative out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
-    /// `D` for the deposit, `T<fill id>` for a trade, `F<fill id>` for its fee: in the order
-    /// the ledger lists them.
+    /// `D` for the deposit, `T<fill id>` for a trade, `F<fill id>` for its fee, `A<entry id>`
+    /// for a dividend or split: in the order the ledger lists them.
     pub id: String,
     pub kind: ActivityKind,
     pub time_ms: i64,
     pub amount: Decimal,
-    /// The fill's, for trades and fees.
-    pub fill: Option<(String, String)>,
+    /// The symbol, and the fill's client order id, for trades and fees; the symbol alone for
+    /// dividends and splits.
+    pub fill: Option<(String, Option<String>)>,
     pub description: String,
 }
 
@@ -67,17 +80,43 @@ fn moved(fill: &Fill) -> (Decimal, Decimal) {
     (trade, -fill.commission)
 }
 
-/// The ledger of an account with `cash` now, opened at `opened_ms`, whose `fills` (in the order
-/// they were applied) are every change of its cash since: oldest first.
-pub fn ledger(cash: Decimal, opened_ms: i64, fills: &[Fill]) -> Vec<Activity> {
-    let moved_total: Decimal = fills
+/// One change of the cash, in the order they were applied.
+enum Change<'a> {
+    Fill(&'a Fill),
+    Action(&'a Applied),
+}
+
+impl Change<'_> {
+    fn time_ms(&self) -> i64 {
+        match self {
+            Change::Fill(f) => f.time_ms,
+            Change::Action(a) => a.time_ms,
+        }
+    }
+
+    fn moved(&self) -> Decimal {
+        match self {
+            Change::Fill(f) => {
+                let (trade, fee) = moved(f);
+                trade + fee
+            }
+            Change::Action(a) => a.cash,
+        }
+    }
+}
+
+/// The ledger of an account with `cash` now, opened at `opened_ms`, whose `fills` and `applied`
+/// actions (each in the order they were applied) are every change of its cash since: oldest
+/// first.
+pub fn ledger(cash: Decimal, opened_ms: i64, fills: &[Fill], applied: &[Applied]) -> Vec<Activity> {
+    // Both lists are in time order; a fill and an action of the same millisecond, fill first.
+    let mut changes: Vec<Change<'_>> = fills
         .iter()
-        .map(|f| {
-            let (trade, fee) = moved(f);
-            trade + fee
-        })
-        .sum();
-    let opening = cash - moved_total;
+        .map(Change::Fill)
+        .chain(applied.iter().map(Change::Action))
+        .collect();
+    changes.sort_by_key(Change::time_ms);
+    let opening = cash - changes.iter().map(Change::moved).sum::<Decimal>();
     let mut activities = vec![Activity {
         id: "D".into(),
         kind: ActivityKind::Deposit,
@@ -86,40 +125,84 @@ pub fn ledger(cash: Decimal, opened_ms: i64, fills: &[Fill]) -> Vec<Activity> {
         fill: None,
         description: "opening deposit".into(),
     }];
-    for f in fills {
-        let (trade, fee) = moved(f);
-        let order = Some((f.symbol.clone(), f.client_order_id.clone()));
-        activities.push(Activity {
-            id: format!("T{}", f.fill_id),
-            kind: ActivityKind::Trade,
-            time_ms: f.time_ms,
-            amount: trade,
-            fill: order.clone(),
-            description: format!(
-                "{} {} {} at {}",
-                f.side.as_str(),
-                f.quantity.normalize(),
-                f.symbol,
-                f.price
-            ),
-        });
-        if !fee.is_zero() {
-            activities.push(Activity {
-                id: format!("F{}", f.fill_id),
-                kind: ActivityKind::Fees,
-                time_ms: f.time_ms,
-                amount: fee,
-                fill: order,
-                description: format!(
-                    "commission on {} {} {}",
-                    f.side.as_str(),
-                    f.quantity.normalize(),
-                    f.symbol
-                ),
-            });
+    for change in changes {
+        match change {
+            Change::Fill(f) => fill_activities(f, &mut activities),
+            Change::Action(a) => activities.push(action_activity(a)),
         }
     }
     activities
+}
+
+fn fill_activities(f: &Fill, activities: &mut Vec<Activity>) {
+    let (trade, fee) = moved(f);
+    let order = Some((f.symbol.clone(), Some(f.client_order_id.clone())));
+    activities.push(Activity {
+        id: format!("T{}", f.fill_id),
+        kind: ActivityKind::Trade,
+        time_ms: f.time_ms,
+        amount: trade,
+        fill: order.clone(),
+        description: format!(
+            "{} {} {} at {}",
+            f.side.as_str(),
+            f.quantity.normalize(),
+            f.symbol,
+            f.price
+        ),
+    });
+    if !fee.is_zero() {
+        activities.push(Activity {
+            id: format!("F{}", f.fill_id),
+            kind: ActivityKind::Fees,
+            time_ms: f.time_ms,
+            amount: fee,
+            fill: order,
+            description: format!(
+                "commission on {} {} {}",
+                f.side.as_str(),
+                f.quantity.normalize(),
+                f.symbol
+            ),
+        });
+    }
+}
+
+fn action_activity(a: &Applied) -> Activity {
+    let (kind, description) = match a.kind {
+        ActionKind::Dividend => (
+            ActivityKind::Dividend,
+            format!(
+                "dividend of {} a share on {} {}",
+                a.value.normalize(),
+                a.quantity_before.normalize(),
+                a.symbol
+            ),
+        ),
+        ActionKind::Split => (
+            ActivityKind::Split,
+            format!(
+                "{} for 1 split of {}: {} shares became {}{}",
+                a.value.normalize(),
+                a.symbol,
+                a.quantity_before.normalize(),
+                a.quantity_after.normalize(),
+                if a.cash.is_zero() {
+                    ""
+                } else {
+                    ", the fraction paid in cash"
+                }
+            ),
+        ),
+    };
+    Activity {
+        id: format!("A{}", a.entry_id),
+        kind,
+        time_ms: a.time_ms,
+        amount: a.cash,
+        fill: Some((a.symbol.clone(), None)),
+        description,
+    }
 }
 
 #[cfg(test)]
@@ -151,7 +234,7 @@ mod tests {
             fill(2, Side::Sell, "4", "410", "0"),
         ];
         let cash = d("100000") - d("4000.10") - d("1.05") + d("1640");
-        let ledger = ledger(cash, 0, &fills);
+        let ledger = ledger(cash, 0, &fills, &[]);
         let amounts: Vec<(&str, &str, Decimal)> = ledger
             .iter()
             .map(|a| (a.id.as_str(), a.kind.as_str(), a.amount))
@@ -172,8 +255,52 @@ mod tests {
 
     #[test]
     fn a_short_sale_receives_its_proceeds() {
-        let ledger = ledger(d("1003"), 0, &[fill(7, Side::Short, "1", "4", "1")]);
+        let ledger = ledger(d("1003"), 0, &[fill(7, Side::Short, "1", "4", "1")], &[]);
         assert_eq!(ledger[0].amount, d("1000"));
         assert_eq!((ledger[1].amount, ledger[2].amount), (d("4"), d("-1")));
+    }
+
+    #[test]
+    fn dividends_and_splits_take_their_place_in_time() {
+        let fills = [
+            fill(1, Side::Buy, "10", "620", "0"),
+            fill(3, Side::Sell, "20", "320", "0"),
+        ];
+        let applied = |entry_id, time_ms, kind, value: &str, after: &str, cash: &str| Applied {
+            entry_id,
+            account_id: "A".into(),
+            instrument_id: 1,
+            symbol: "AAPL".into(),
+            ex_day: 0,
+            kind,
+            value: d(value),
+            quantity_before: d("10"),
+            quantity_after: d(after),
+            cash: d(cash),
+            time_ms,
+        };
+        let actions = [
+            applied(1, 1500, ActionKind::Dividend, "2.65", "10", "26.5"),
+            applied(2, 2000, ActionKind::Split, "2", "20", "0"),
+        ];
+        let cash = d("100000") - d("6200") + d("26.5") + d("6400");
+        let ledger = ledger(cash, 0, &fills, &actions);
+        let rows: Vec<(&str, &str, Decimal)> = ledger
+            .iter()
+            .map(|a| (a.id.as_str(), a.kind.as_str(), a.amount))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("D", "DEPOSIT", d("100000")),
+                ("T1", "TRADE", d("-6200")),
+                ("A1", "DIVIDEND", d("26.5")),
+                ("A2", "SPLIT", d("0")),
+                ("T3", "TRADE", d("6400")),
+            ]
+        );
+        assert_eq!(ledger[2].description, "dividend of 2.65 a share on 10 AAPL");
+        assert_eq!(ledger[3].description, "2 for 1 split of AAPL: 10 shares became 20");
+        assert_eq!(ledger[2].fill, Some(("AAPL".into(), None)));
     }
 }

@@ -1,11 +1,12 @@
 //! Orders: parsing a request into a specification, whether the account can take it, when it
 //! expires, the state machine, combinations, what a replacement may change, matching against a
-//! quote, and what a fill does to cash and positions.
+//! quote, what a fill does to cash and positions, and what a split or dividend does to them.
 
 pub mod accounting;
 pub mod buying_power;
 pub mod claims;
 pub mod combo;
+pub mod corporate;
 pub mod events;
 pub mod expiry;
 pub mod ledger;
