@@ -26,6 +26,7 @@ use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, Instrume
 use signet_domain::simulator::Listing;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
+use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::replace::Replacement;
 use signet_model::{AccountType, TokenStatus};
@@ -524,6 +525,28 @@ pub trait TradingStore: Send + Sync {
         replacement: Option<Replacement>,
         time: WallTime,
     ) -> Result<Option<Order>, StoreError>;
+    /// Brings the market's crossing of ex-dates to New York day `today`, once for all nodes:
+    /// when the days crossed so far (a mark in the database) end before it, the splits and cash
+    /// dividends whose ex-date lies after the mark and on or before `today` are applied to every
+    /// position held ([`signet_domain::trading::corporate::apply`]; a fraction of a share paid at
+    /// the last close before the split, divided by its ratio), each at most once per account, and
+    /// a split cancels the open orders of its instrument, whose prices it changed; then the mark
+    /// moves to `today` (back too, when the clock went back: what was applied stays applied). The
+    /// first call on a database only sets the mark. One transaction.
+    async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError>;
+    /// The splits and dividends applied to the account's positions, in the order they were.
+    async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError>;
+    /// Whether the account's row (its cash) changed since `since` (PostgreSQL's change feed, as
+    /// [`Self::order_changes`]).
+    async fn account_changed(&self, account_id: &str, since: ChangeCursor) -> Result<bool, StoreError>;
+}
+
+/// What a crossing of ex-dates did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Crossed {
+    pub applied: Vec<Applied>,
+    /// The open orders that splits cancelled, as they are now.
+    pub cancelled: Vec<Order>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]

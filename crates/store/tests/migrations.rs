@@ -12,7 +12,11 @@ use sqlx::postgres::PgPool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
 
 /// The columns only PostgreSQL has: the change feeds several nodes follow.
-const POSTGRES_ONLY: [(&str, &str); 2] = [("orders", "changed"), ("order_events", "changed")];
+const POSTGRES_ONLY: [(&str, &str); 3] = [
+    ("orders", "changed"),
+    ("order_events", "changed"),
+    ("accounts", "changed"),
+];
 
 /// A new, empty database on the test PostgreSQL server, or `None` when there is none.
 async fn fresh_postgres() -> Option<PgPool> {

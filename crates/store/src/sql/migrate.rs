@@ -1,8 +1,8 @@
 //! One migration history, followed step by step by both backends: `migrations/sqlite` and
 //! `migrations/postgres` hold the same numbered steps, each making the same tables and columns
 //! in its dialect (`tests/migrations.rs` compares them). The only columns one has and the other
-//! lacks are PostgreSQL's change feeds, which several nodes follow: `orders.changed` and
-//! `order_events.changed`.
+//! lacks are PostgreSQL's change feeds, which several nodes follow: `orders.changed`,
+//! `order_events.changed` and `accounts.changed`.
 //!
 //! PostgreSQL databases made before the histories were aligned recorded two steps, `schema`
 //! and `order changes`, whose result is the whole of steps 1 to 8; they are adopted into the

@@ -18,6 +18,7 @@
 
 mod apps;
 mod console;
+mod corporate;
 mod fundamentals;
 mod marketdata;
 mod meta;

@@ -5,6 +5,7 @@ use rust_decimal::Decimal;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled, fill_order, filled_after};
 use signet_domain::trading::combo::{Consequence, consequence};
+use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_domain::trading::replace::Replacement;
@@ -16,17 +17,17 @@ use super::SqlStore;
 use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
-    AccountTurn, ChangeCursor, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest, OrderChanges,
-    OrderQuery, Placed, PositionRecord, StoreError, StoredEvent, TradingStore, UsedIds,
+    AccountTurn, ChangeCursor, Crossed, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest,
+    OrderChanges, OrderQuery, Placed, PositionRecord, StoreError, StoredEvent, TradingStore, UsedIds,
 };
 
 /// Order events one read returns at most (SQLite).
 const EVENTS_PER_READ: usize = 10_000;
 
 /// The statuses of an open order, as SQL.
-const OPEN: &str = "status IN ('SUBMITTED', 'PARTIAL_FILLED')";
+pub(super) const OPEN: &str = "status IN ('SUBMITTED', 'PARTIAL_FILLED')";
 
-async fn order_by_id(tx: &mut Tx, order_id: &str) -> Result<Option<Order>, StoreError> {
+pub(super) async fn order_by_id(tx: &mut Tx, order_id: &str) -> Result<Option<Order>, StoreError> {
     let row: Option<Decoded<Order>> = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = $1"))
         .bind(order_id)
         .fetch_optional(tx)
@@ -58,7 +59,7 @@ async fn begin_account_change(store: &SqlStore, order_id: &str) -> Result<Option
 /// Records a transition in the order's history, with the payload the trade-events subscription
 /// sends for it ([`events::payload`]); `after` is the order as the transition left it, and
 /// `position` the payload of the position a fill left ([`events::position_payload`]).
-async fn record_event(
+pub(super) async fn record_event(
     tx: &mut Tx,
     after: &Order,
     time_ms: i64,
@@ -86,7 +87,7 @@ async fn record_event(
 
 /// Carries out, in the same transaction, what `changed` (just filled or ended) does to the other
 /// open orders of its combination.
-async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Result<(), StoreError> {
+pub(super) async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Result<(), StoreError> {
     let Some(combo) = &changed.combo else {
         return Ok(());
     };
@@ -128,6 +129,18 @@ async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Resul
 
 #[async_trait]
 impl TradingStore for SqlStore {
+    async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError> {
+        SqlStore::cross_ex_dates(self, today, time).await
+    }
+
+    async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError> {
+        SqlStore::applied_actions(self, account_id).await
+    }
+
+    async fn account_changed(&self, account_id: &str, since: ChangeCursor) -> Result<bool, StoreError> {
+        SqlStore::account_changed(self, account_id, since).await
+    }
+
     async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
         SqlStore::begin_turn(self, account_id).await
     }
@@ -573,7 +586,7 @@ impl TradingStore for SqlStore {
 }
 
 /// A position's decimal columns.
-fn holding(quantity: &str, average_cost: &str) -> Result<Holding, StoreError> {
+pub(super) fn holding(quantity: &str, average_cost: &str) -> Result<Holding, StoreError> {
     Ok(Holding {
         quantity: parse_column("quantity", quantity, |t| t.parse().ok())?,
         average_cost: parse_column("average cost", average_cost, |t| t.parse().ok())?,
