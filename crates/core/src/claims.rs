@@ -243,14 +243,19 @@ async fn follow(
     let read_ticket = ticket();
     let since = follower.as_ref().and_then(|f| f.cursor);
     let changes = store.order_changes(Some(account_id), since).await?;
-    // Cash and positions change only by fills, and each fill changes its order: unless an order
-    // may have filled since the last read of the changes, they are as that read left them. (A
-    // read without a cursor lists only the open orders, and says nothing of fills. Read after
-    // the orders, as here, cash and positions are never older than the claims.)
-    let unchanged = since.is_some()
+    // Cash and positions change by fills, each of which changes its order, and by splits and
+    // dividends, which change the account's row: unless an order may have filled or the row
+    // changed since the last read of the changes, they are as that read left them. (A read
+    // without a cursor lists only the open orders, and says nothing of fills. Read after the
+    // orders, as here, cash and positions are never older than the claims.)
+    let orders_unchanged = since.is_some()
         && follower
             .as_ref()
             .is_some_and(|f| !changes.orders.iter().any(|o| f.known.open.may_have_filled(o)));
+    let unchanged = match (orders_unchanged, since) {
+        (true, Some(since)) => !store.account_changed(account_id, since).await?,
+        _ => false,
+    };
     let rows = match unchanged {
         true => None,
         false => {

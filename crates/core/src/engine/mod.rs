@@ -1,14 +1,16 @@
 //! The paper-trading engine: on every tick of the market simulator it moves and triggers the
-//! stops of stop orders, and matches open orders against the simulator's quotes.
+//! stops of stop orders, and matches open orders against the simulator's quotes; when the
+//! clock enters a new day, it applies the splits and dividends whose ex-date the market crossed.
 
 pub mod book;
 mod ticker;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use signet_domain::simulator::Quote;
+use signet_domain::simulator::clock::NewYork;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::Commission;
 use signet_domain::trading::matching;
@@ -35,6 +37,9 @@ pub struct Engine {
     ticks: tokio::sync::Mutex<()>,
     /// The simulated time of the last tick (or change of a pinned quote), for the quotes feed.
     ticked: tokio::sync::watch::Sender<i64>,
+    /// The New York day up to which this node saw the ex-dates crossed: the store is asked again
+    /// only when the clock's day differs.
+    crossed: std::sync::Mutex<Option<i32>>,
 }
 
 impl Engine {
@@ -57,6 +62,7 @@ impl Engine {
             on_fill: Box::new(on_fill),
             ticks: tokio::sync::Mutex::new(()),
             ticked: tokio::sync::watch::Sender::new(0),
+            crossed: std::sync::Mutex::new(None),
         }
     }
 
@@ -82,6 +88,7 @@ impl Engine {
         let now_ms = now.0;
         let _one_at_a_time = self.ticks.lock().await;
         self.simulator.sync().await?;
+        self.cross_ex_dates(now_ms).await?;
         let open = self.book.open(&*self.store).await?;
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
         for order in open {
@@ -152,6 +159,38 @@ impl Engine {
             }
         }
         self.announce(now_ms);
+        Ok(())
+    }
+
+    /// Applies the splits and dividends of the days the clock entered since the last crossing
+    /// ([`signet_store::TradingStore::cross_ex_dates`]), once per day this node sees.
+    async fn cross_ex_dates(&self, now_ms: i64) -> Result<(), MarketError> {
+        let today = NewYork::of(now_ms).day;
+        if *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) == Some(today) {
+            return Ok(());
+        }
+        let crossed = self.store.cross_ex_dates(today, WallTime::now()).await;
+        // Whatever happened, the claims of the accounts it may have changed are read again.
+        if let Ok(crossed) = &crossed {
+            let accounts = crossed.applied.iter().map(|a| &a.account_id);
+            for account_id in accounts.chain(crossed.cancelled.iter().map(|o| &o.account_id)) {
+                self.claims.forget(account_id);
+            }
+        }
+        let crossed = crossed?;
+        if !crossed.cancelled.is_empty() {
+            self.book.forget();
+        }
+        if !crossed.applied.is_empty() || !crossed.cancelled.is_empty() {
+            tracing::info!(
+                day = today,
+                applied = crossed.applied.len(),
+                cancelled = crossed.cancelled.len(),
+                "splits and dividends applied to the positions held across their ex-dates"
+            );
+            self.events.wake();
+        }
+        *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) = Some(today);
         Ok(())
     }
 
