@@ -74,7 +74,7 @@ pub struct ActivitiesArgs {
     /// The account (see `signet accounts list`)
     #[arg(long)]
     account: String,
-    /// Only these types, comma-separated: DEPOSIT, TRADE, FEES
+    /// Only these types, comma-separated: DEPOSIT, TRADE, FEES, DIVIDEND, SPLIT
     #[arg(long)]
     types: Option<String>,
     /// From this UTC day (yyyy-MM-dd) or time; the last 7 days by default

@@ -386,7 +386,8 @@ impl Accounts<'_> {
 /// Which cash activities to list ([`Accounts::cash_activities`]).
 #[derive(Debug, Clone, Default)]
 pub struct ActivityFilter<'a> {
-    /// Comma-separated: DEPOSIT, TRADE, FEES (and the interface's others, which signet has none of).
+    /// Comma-separated: DEPOSIT, TRADE, FEES, DIVIDEND, SPLIT (and the interface's others, which
+    /// signet has none of).
     pub activity_types: Option<&'a str>,
     /// UTC, `yyyy-MM-ddTHH:mm:ss.SSSZ` or a day `yyyy-MM-dd`.
     pub start_time: Option<&'a str>,

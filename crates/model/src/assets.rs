@@ -232,10 +232,12 @@ pub struct CashActivityPage {
 /// One movement of an account's cash: positive in, negative out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CashActivity {
-    /// `D` for the opening deposit, `T<fill>` for a trade, `F<fill>` for its fee.
+    /// `D` for the opening deposit, `T<fill>` for a trade, `F<fill>` for its fee, `A<entry>` for
+    /// a dividend or split.
     pub activity_id: String,
     pub account_id: String,
-    /// `DEPOSIT`, `TRADE` or `FEES`.
+    /// `DEPOSIT`, `TRADE` or `FEES`; `DIVIDEND` or `SPLIT` (signet's: the interface's list has no
+    /// type for them).
     pub activity_type: String,
     pub amount: String,
     pub currency: String,

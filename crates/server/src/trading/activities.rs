@@ -10,6 +10,7 @@ use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::{format_ms, parse_ms};
+use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::ledger::{self, Activity, Fill};
 use signet_model::ErrorCode;
 use signet_model::assets::{CashActivity, CashActivityPage, Transfer, TransferPage};
@@ -66,11 +67,14 @@ async fn check_account(state: &AppState, caller: &Caller, p: &Params) -> Result<
     account(state, caller, p).await.map(|_| ())
 }
 
-/// The activity types the interface names; signet's accounts have the first three.
-const TYPES: [&str; 8] = [
+/// The activity types the interface names, of which signet's accounts have the first three, and
+/// signet's own two for what the interface's list has no type for (splits and dividends).
+const TYPES: [&str; 10] = [
     "DEPOSIT",
     "TRADE",
     "FEES",
+    "DIVIDEND",
+    "SPLIT",
     "WITHDRAW",
     "JOURNAL",
     "TRANSFER",
@@ -90,9 +94,17 @@ const FILLS_A_READ: u32 = 1000;
 /// the call is refused rather than the server's memory spent.
 const MAX_LEDGER_FILLS: usize = 200_000;
 
-/// Every fill of the account, oldest first, with the account as it was after the last of them:
-/// read again when a fill landed meanwhile, so that the cash and the fills agree.
-async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(AccountRecord, Vec<Fill>), ApiError> {
+/// Every change of the account's cash: its fills and the splits and dividends applied to it,
+/// oldest first, with the account as it was after the last of them.
+struct Changes {
+    account: AccountRecord,
+    fills: Vec<Fill>,
+    applied: Vec<Applied>,
+}
+
+/// The account's [`Changes`]: read again when a fill or an action landed meanwhile, so that the
+/// cash and what moved it agree.
+async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Changes, ApiError> {
     // The account's `limit` newest fills older than `before_fill_id`.
     let newest = |before_fill_id, limit| ExecutionQuery {
         account_id: account_id.to_owned(),
@@ -132,14 +144,21 @@ async fn account_and_fills(state: &AppState, account_id: &str) -> Result<(Accoun
             }
         }
         fills.reverse();
+        let applied = state.store.applied_actions(account_id).await?;
         let account = state
             .store
             .account(account_id)
             .await?
             .ok_or_else(|| ApiError::internal("an account owned a moment ago is gone"))?;
         let latest = state.store.executions(&newest(None, 1)).await?;
-        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id) {
-            return Ok((account, fills));
+        let applied_since = state.store.applied_actions(account_id).await?;
+        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id) && applied_since.len() == applied.len()
+        {
+            return Ok(Changes {
+                account,
+                fills,
+                applied,
+            });
         }
     }
     Err(ApiError::new(
@@ -186,8 +205,12 @@ async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Re
     if start > end {
         return Err(ApiError::illegal_parameter("start_time is after end_time"));
     }
-    let (account, fills) = account_and_fills(state, &account.account_id).await?;
-    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills)
+    let Changes {
+        account,
+        fills,
+        applied,
+    } = account_and_changes(state, &account.account_id).await?;
+    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills, &applied)
         .into_iter()
         .filter(|a| types.contains(&a.kind.as_str()) && (start..=end).contains(&a.time_ms))
         .collect();
@@ -197,6 +220,7 @@ async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Re
 
 fn to_wire(account: &AccountRecord, a: Activity) -> CashActivity {
     let (symbol, client_order_id) = a.fill.unzip();
+    let client_order_id = client_order_id.flatten();
     CashActivity {
         activity_id: a.id,
         account_id: account.account_id.clone(),
@@ -211,16 +235,17 @@ fn to_wire(account: &AccountRecord, a: Activity) -> CashActivity {
 }
 
 /// The account's cash movements, newest first: its opening deposit, then each fill's trade
-/// amount (paid by a buy, received by a sale or short sale) and its commission, which add up to
-/// its cash. `activity_types` filters (DEPOSIT, TRADE, FEES; the interface's other types have
-/// none in signet); `start_time`/`end_time` (UTC, or days) the last 7 days by default; pages of
+/// amount (paid by a buy, received by a sale or short sale) and its commission, and each dividend
+/// and split applied to a position held across its ex-date, which add up to its cash.
+/// `activity_types` filters (DEPOSIT, TRADE, FEES, and signet's DIVIDEND and SPLIT, for which the
+/// interface's list has no type; its other types have none in signet); `start_time`/`end_time` (UTC, or days) the last 7 days by default; pages of
 /// 10 with `pagination_key`. With x-version v2 under `--compat legacy`, the earlier protocol.
 #[utoipa::path(
     get, path = "/trading/activities/cash-activities/list", tag = "trading",
     operation_id = "cashActivities", summary = "Cash activities",
     params(
         AccountParam,
-        ("activity_types" = Option<String>, Query, description = "DEPOSIT, TRADE, FEES, WITHDRAW, JOURNAL, TRANSFER, INTERESTS or EC_STATEMENT, comma-separated; all by default"),
+        ("activity_types" = Option<String>, Query, description = "DEPOSIT, TRADE, FEES, DIVIDEND, SPLIT, WITHDRAW, JOURNAL, TRANSFER, INTERESTS or EC_STATEMENT, comma-separated; all by default"),
         ("start_time" = Option<String>, Query, description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ or yyyy-MM-dd; 7 days before end_time by default"),
         ("end_time" = Option<String>, Query, description = "UTC, yyyy-MM-ddTHH:mm:ss.SSSZ or yyyy-MM-dd; now by default"),
         ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),

@@ -47,7 +47,7 @@ async fn pin(ops: &Client, symbol: &str, price: &str, bid: &str, ask: &str) {
         .unwrap();
 }
 
-fn order(id: &str, symbol: &str, side: &str, quantity: &str, limit: Option<&str>) -> Value {
+pub(crate) fn order(id: &str, symbol: &str, side: &str, quantity: &str, limit: Option<&str>) -> Value {
     let mut o = json!({
         "client_order_id": id, "combo_type": "NORMAL", "symbol": symbol, "side": side,
         "order_type": if limit.is_some() { "LIMIT" } else { "MARKET" },
@@ -60,7 +60,7 @@ fn order(id: &str, symbol: &str, side: &str, quantity: &str, limit: Option<&str>
     o
 }
 
-async fn place(client: &Client, account: &str, order: Value) -> Result<Value, Error> {
+pub(crate) async fn place(client: &Client, account: &str, order: Value) -> Result<Value, Error> {
     client
         .post(
             "/trading/orders/place",

@@ -35,7 +35,7 @@ pub async fn sign_in(server: &TestServer) -> String {
     cookie.split(';').next().unwrap().to_owned()
 }
 
-async fn page(server: &TestServer, cookie: &str, path: &str) -> (StatusCode, String) {
+pub async fn page(server: &TestServer, cookie: &str, path: &str) -> (StatusCode, String) {
     let response = browser()
         .get(server.url(path))
         .header(COOKIE, cookie)

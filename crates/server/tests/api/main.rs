@@ -6,6 +6,7 @@ mod common;
 
 mod console;
 mod console_browser;
+mod corporate_actions;
 
 mod events;
 

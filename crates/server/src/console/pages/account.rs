@@ -1,10 +1,12 @@
-//! An account: balance, positions, value over time, and its orders with their events.
+//! An account: balance, positions, the splits and dividends applied to them, value over time,
+//! and its orders with their events.
 
 use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
 use maud::{Markup, html};
 use serde::Deserialize;
+use signet_domain::marketdata::units::format_day;
 use signet_domain::times::format_ms;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::valuation::{self, Book, PastFill};
@@ -57,6 +59,7 @@ pub async fn account(
             limit: ORDERS_SHOWN,
         })
         .await?;
+    let applied = state.store.applied_actions(&account.account_id).await?;
     let ids: Vec<String> = orders.iter().map(|o| o.order_id.clone()).collect();
     let mut timelines: HashMap<String, Vec<TimelineEvent>> = HashMap::new();
     for event in state.store.order_timelines(&ids).await? {
@@ -90,6 +93,29 @@ pub async fn account(
                             td.num.last { (money(pv.price)) }
                             td.num { (money(pv.market_value)) }
                             td.num.pl { (money(pv.unrealized)) }
+                        }
+                    } }
+                }
+            }
+        }
+        @if !applied.is_empty() {
+            section #actions aria-labelledby="actions-title" {
+                h2 #actions-title { "Splits and dividends" }
+                table {
+                    thead { tr {
+                        th scope="col" { "Applied" } th scope="col" { "Ex-date" } th scope="col" { "Symbol" }
+                        th scope="col" { "Action" } th.num scope="col" { "Shares before" } th.num scope="col" { "Shares after" }
+                        th.num scope="col" { "Cash" }
+                    } }
+                    tbody { @for a in applied.iter().rev() {
+                        tr {
+                            td { (format_ms(a.time_ms)) }
+                            td { (format_day(a.ex_day)) }
+                            td { (a.symbol) }
+                            td { (a.kind.as_str()) " " (a.value.normalize()) }
+                            td.num { (a.quantity_before.normalize()) }
+                            td.num { (a.quantity_after.normalize()) }
+                            td.num { (money(a.cash)) }
                         }
                     } }
                 }
