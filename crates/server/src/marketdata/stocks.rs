@@ -414,6 +414,26 @@ pub(crate) async fn bar_groups(
     Ok(result)
 }
 
+/// The bars request of a call that names one `symbol` in its query (the earlier generation's
+/// `/market-data/bars`), as the bars call's body would carry it.
+pub(crate) fn one_symbol_bars(p: &Params) -> Result<BarsRequest, ApiError> {
+    Ok(BarsRequest {
+        symbols: vec![one_symbol(p)?],
+        category: p.category.clone(),
+        timespan: given(p.timespan.as_deref())
+            .ok_or_else(|| ApiError::illegal_parameter("timespan is required"))?
+            .to_owned(),
+        count: p.count.clone().map(serde_json::Value::String),
+        // Absent, as the bars call takes it: today's unfinished bar included.
+        real_time_required: given(p.real_time_required.as_deref())
+            .map(|v| flag("real_time_required", Some(v)))
+            .transpose()?,
+        trading_sessions: p.trading_sessions.clone(),
+        start_time: None,
+        end_time: None,
+    })
+}
+
 /// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and
 /// whether today's unfinished bar is wanted.
 struct Range {
