@@ -4,7 +4,8 @@ against a signet server started with --compat legacy. Written for signet's tests
 trading platform built on it does: look a symbol up per category (US_STOCK, then US_ETF), place
 by instrument_id, read the order, the account and the market data.
 
-Usage: earlier_sdk.py SCENARIO HOST PORT, with SIGNET_APP_KEY and SIGNET_APP_SECRET set.
+Usage: earlier_sdk.py SCENARIO HOST PORT, with SIGNET_APP_KEY, SIGNET_APP_SECRET and
+SIGNET_ACCOUNT_ID (the account to trade, one of the app's) set.
   trade: the account list, the lookups, a market buy of SPY by instrument_id, its detail.
   read:  the account (profile, balance, positions), the orders of SIGNET_CLIENT_ORDER_ID's day
          and the market data of AAPL (SIGNET_AAPL_ID, its instrument_id).
@@ -64,10 +65,18 @@ def lookup(symbol):
     return None, None
 
 
-if scenario == "trade":
+def account():
+    """The account list, and the account the platform is set up to trade (SIGNET_ACCOUNT_ID)."""
     subscriptions = record("subscriptions", lambda: api.account.get_app_subscriptions())
-    account_id = subscriptions["body"][0]["account_id"]
-    out["account_id"] = account_id
+    ids = [s["account_id"] for s in subscriptions["body"]]
+    wanted = os.environ["SIGNET_ACCOUNT_ID"]
+    if wanted not in ids:
+        sys.exit("account %s is not among the subscriptions %r" % (wanted, ids))
+    return wanted
+
+
+if scenario == "trade":
+    account_id = account()
     out["aapl"] = lookup("AAPL")
     out["spy"] = lookup("SPY")
     category, spy_id = out["spy"]
@@ -89,8 +98,7 @@ if scenario == "trade":
     record("detail", lambda: api.order.query_order_detail(account_id, client_order_id))
     record("open", lambda: api.order.list_open_orders(account_id, page_size=10))
 elif scenario == "read":
-    subscriptions = record("subscriptions", lambda: api.account.get_app_subscriptions())
-    account_id = subscriptions["body"][0]["account_id"]
+    account_id = account()
     client_order_id = os.environ["SIGNET_CLIENT_ORDER_ID"]
     aapl_id = os.environ["SIGNET_AAPL_ID"]
     record("profile", lambda: api.account.get_account_profile(account_id))
