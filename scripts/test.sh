@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting and lints, the Rust suite (signing vectors and
 # properties, a real server on loopback ports, the CLI binary), and interoperability with the
-# official Python client, for which it prepares a virtualenv (.venv, or $SIGNET_VENV); then the
+# official Python client, for which it prepares a virtualenv (.venv, or $SIGNET_VENV), and with
+# the earlier SDK generation (.venv-sdk01, or $SIGNET_SDK01_VENV); then the
 # server's suite again on PostgreSQL, and the tests that need PostgreSQL and Redis together
 # (several nodes), on servers that scripts/services.sh installs and starts on loopback; the web
 # console in Debian's headless Chromium, which it installs too.
@@ -39,6 +40,19 @@ fi
 phase "schemathesis"
 "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 'hypothesis==6.170.15'
 export SIGNET_SCHEMATHESIS="$st_venv/bin/python"
+# The earlier SDK generation (tests/api/earlier_sdk.rs), in a virtualenv of its own: its packages
+# pin old versions of their dependencies (and a gRPC stack and RSA signing its HTTP calls never
+# import), so they are installed without them, with the two their imports need, pinned here.
+sdk01_venv="${SIGNET_SDK01_VENV:-$PWD/.venv-sdk01}"
+if [ ! -x "$sdk01_venv/bin/python" ]; then
+    phase "creating the Python virtualenv $sdk01_venv"
+    python3 -m venv "$sdk01_venv"
+fi
+phase "the earlier SDK generation (webull-python-sdk-core/-trade/-mdata 0.1.18)"
+"$sdk01_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+    'webull-python-sdk-core==0.1.18' 'webull-python-sdk-trade==0.1.18' 'webull-python-sdk-mdata==0.1.18' \
+    'jmespath==0.10.0' 'cachetools==5.2.0'
+export SIGNET_PYTHON_SDK01="$sdk01_venv/bin/python"
 export SIGNET_REQUIRE_INTEROP=1
 
 phase "cargo fmt"

@@ -1,8 +1,8 @@
 //! `signet serve --compat legacy`: what shipped clients still send although the interface
 //! retired it (catalog section 0, "legacy" rows, and section 9). Off by default; with it the
 //! server also accepts `x-version: v2` on the legacy calls, `x-version: v1` (the earlier SDK
-//! generation) on the v1 trade calls, the legacy screener and
-//! fund-dividend paths, HMAC-SHA1 signatures over an MD5 body digest, and strings to sign
+//! generation) on the v1 trade calls and that generation's market-data paths, the legacy
+//! screener and fund-dividend paths, HMAC-SHA1 signatures over an MD5 body digest, and strings to sign
 //! percent-encoded as Java's `URLEncoder` does. Each acceptance is counted in the metrics
 //! (`signet_legacy_acceptances_total`), so that an operator sees who still needs it.
 
@@ -26,12 +26,13 @@ pub enum ApiVersion {
     V2,
 }
 
-/// A legacy path: the method and path shipped clients still send, and the current call's path
-/// (same method) that replaced it.
+/// A legacy path: the method and path shipped clients still send, and the current call (method
+/// and path) that replaced it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retired {
     pub method: &'static str,
     pub path: &'static str,
+    pub current_method: &'static str,
     pub current: &'static str,
 }
 
@@ -39,6 +40,7 @@ const fn get(path: &'static str, current: &'static str) -> Retired {
     Retired {
         method: "GET",
         path,
+        current_method: "GET",
         current,
     }
 }
@@ -47,12 +49,23 @@ const fn post(path: &'static str, current: &'static str) -> Retired {
     Retired {
         method: "POST",
         path,
+        current_method: "POST",
+        current,
+    }
+}
+
+/// A GET path whose current call is a POST.
+const fn get_now_post(path: &'static str, current: &'static str) -> Retired {
+    Retired {
+        method: "GET",
+        path,
+        current_method: "POST",
         current,
     }
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [Retired; 18] = [
+pub const PATHS: [Retired; 24] = [
     get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -101,6 +114,13 @@ pub const PATHS: [Retired; 18] = [
         "/openapi/trade/activities/cash",
         "/trading/activities/cash-activities/list",
     ),
+    // The earlier SDK generation's market data (`webull-python-sdk-mdata` 0.1.x, x-version v1).
+    get("/instrument/list", "/trading/instruments/stocks/profiles/list"),
+    get("/market-data/snapshot", "/market-data/stocks/snapshots/list"),
+    get("/market-data/quotes", "/market-data/stocks/depths/list"),
+    get("/market-data/tick", "/market-data/stocks/ticks/list"),
+    get_now_post("/market-data/bars", "/market-data/stocks/bars/list"),
+    post("/market-data/batch-bars", "/market-data/stocks/bars/list"),
 ];
 
 /// The calls that share their path across versions, `x-version` choosing the pagination.
@@ -140,10 +160,25 @@ pub const V1_PATHS: [&str; 14] = [
     "/trade/instrument/tradable/list",
 ];
 
-/// Whether a request to `path` may carry `x-version: v1` in legacy mode: the v1 trade calls and
-/// the order calls' earlier paths.
+/// The earlier SDK generation's market-data calls, which it sends with `x-version: v1`: its own
+/// paths (legacy, in [`PATHS`]) and the end-of-day calls, which kept their paths.
+pub const V1_MARKET_DATA_PATHS: [&str; 8] = [
+    "/instrument/list",
+    "/market-data/snapshot",
+    "/market-data/quotes",
+    "/market-data/tick",
+    "/market-data/bars",
+    "/market-data/batch-bars",
+    "/market-data/eod-bars",
+    "/instrument/corp-action",
+];
+
+/// Whether a request to `path` may carry `x-version: v1` in legacy mode: the v1 trade calls, the
+/// earlier generation's market-data calls and the order calls' earlier paths.
 pub fn accepts_v1(path: &str) -> bool {
-    V1_PATHS.contains(&path) || (path.starts_with("/openapi/trade/") && is_legacy_path(path))
+    V1_PATHS.contains(&path)
+        || V1_MARKET_DATA_PATHS.contains(&path)
+        || (path.starts_with("/openapi/trade/") && is_legacy_path(path))
 }
 
 /// Whether a request to `path` may carry `x-version: v2` in legacy mode.

@@ -312,7 +312,7 @@ pub fn document(routes: utoipa::openapi::OpenApi) -> Value {
             }
             if legacy {
                 operation.insert("deprecated".into(), json!(true));
-                let current = crate::legacy::replacement(path).map(|r| format!("{} {}", r.method, r.current));
+                let current = crate::legacy::replacement(path).map(|r| format!("{} {}", r.current_method, r.current));
                 let own = operation.get("description").and_then(Value::as_str).unwrap_or_default();
                 let description = format!(
                     "Retired: served only by a server started with `--compat legacy` (otherwise 404 NOT_FOUND naming the current call, {}).\n\n{own}",

@@ -53,6 +53,7 @@ fn legacy() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(crate::marketdata::screeners::legacy_routes())
         .merge(crate::marketdata::fundamentals::legacy_routes())
+        .merge(crate::marketdata::earlier::legacy_routes())
         .merge(crate::trading::instruments::legacy_routes())
         .merge(crate::trading::legacy_routes())
 }
@@ -296,7 +297,7 @@ async fn unknown_path(method: Method, request: Request) -> ApiError {
     if let Some(retired) = crate::legacy::replacement(path) {
         return ApiError::not_found(format!(
             "{path} is a retired path, served only by a server started with --compat legacy; the current call is {} {}",
-            retired.method, retired.current
+            retired.current_method, retired.current
         ));
     }
     if path == "/openapi/account/list" {

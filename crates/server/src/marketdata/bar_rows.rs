@@ -166,17 +166,31 @@ pub fn answer(groups: &[(String, i64, Vec<BarRow>)]) -> Vec<u8> {
         serde_json::to_writer(&mut out, symbol).expect("a string serializes into memory");
         out.extend_from_slice(b",\"instrument_id\":\"");
         out.extend_from_slice(Text::whole(instrument_id.unsigned_abs()).bytes());
-        out.extend_from_slice(b"\",\"result\":[");
-        for (j, row) in rows.iter().enumerate() {
-            if j > 0 {
-                out.push(b',');
-            }
-            row.write_json(&mut out);
-        }
-        out.extend_from_slice(b"]}");
+        out.extend_from_slice(b"\",\"result\":");
+        write_rows(&mut out, rows);
+        out.push(b'}');
     }
     out.extend_from_slice(b"]}");
     out
+}
+
+/// One symbol's bars alone, a bare array of the model's `BarRow` (the earlier SDK generation's
+/// `/market-data/bars`).
+pub fn bare(rows: &[BarRow]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + 160 * rows.len());
+    write_rows(&mut out, rows);
+    out
+}
+
+fn write_rows(out: &mut Vec<u8>, rows: &[BarRow]) {
+    out.push(b'[');
+    for (j, row) in rows.iter().enumerate() {
+        if j > 0 {
+            out.push(b',');
+        }
+        row.write_json(out);
+    }
+    out.push(b']');
 }
 
 #[cfg(test)]

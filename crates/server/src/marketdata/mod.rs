@@ -1,8 +1,10 @@
 //! The market-data area over HTTP: screeners, watchlists, fundamentals, stock quotes and the
-//! quotes feed's subscribe calls. The import of market data and the demo dataset are the
+//! quotes feed's subscribe calls; under `--compat legacy` the earlier SDK generation's paths
+//! (`earlier`). The import of market data and the demo dataset are the
 //! `signet-import` crate's.
 
 pub mod bar_rows;
+pub mod earlier;
 pub mod end_of_day;
 pub mod fundamentals;
 pub mod screeners;

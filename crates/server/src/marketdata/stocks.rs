@@ -60,9 +60,10 @@ const MAX_FOOTPRINT_SYMBOLS: usize = 20;
 const INTRADAY_DAYS: usize = 30;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
-/// was not given as `None`, and booleans as Python writes them (`True`).
+/// was not given as `None`, and booleans as Python writes them (`True`). The earlier SDK
+/// generation's calls (`super::earlier`) send the same names.
 #[derive(Debug, Deserialize)]
-struct Params {
+pub(crate) struct Params {
     symbols: Option<String>,
     symbol: Option<String>,
     category: Option<String>,
@@ -163,24 +164,28 @@ async fn snapshots(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<Snapshot>>, ApiError> {
+    Ok(Json(snapshot_list(&state, &p).await?))
+}
+
+/// The snapshots a call asks for, in the order asked: this call's answer and the earlier
+/// generation's `/market-data/snapshot`.
+pub(crate) async fn snapshot_list(state: &AppState, p: &Params) -> Result<Vec<Snapshot>, ApiError> {
     check_category(p.category.as_deref())?;
     let extended = flag("extend_hour_required", p.extend_hour_required.as_deref())?;
     let overnight = flag("overnight_required", p.overnight_required.as_deref())?;
-    let symbols = symbol_list(&p, MAX_SYMBOLS)?;
-    let quotes = quotes(&state, &symbols).await?;
-    Ok(Json(
-        quotes
-            .iter()
-            .map(|q| {
-                to_snapshot(
-                    q,
-                    state.simulator.session(q.instrument_id, q.time_ms),
-                    extended,
-                    overnight,
-                )
-            })
-            .collect(),
-    ))
+    let symbols = symbol_list(p, MAX_SYMBOLS)?;
+    let quotes = quotes(state, &symbols).await?;
+    Ok(quotes
+        .iter()
+        .map(|q| {
+            to_snapshot(
+                q,
+                state.simulator.session(q.instrument_id, q.time_ms),
+                extended,
+                overnight,
+            )
+        })
+        .collect())
 }
 
 fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
@@ -218,20 +223,26 @@ async fn depths(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Depth>, ApiError> {
+    Ok(Json(depth_of(&state, &p).await?))
+}
+
+/// The book of the call's one symbol now: this call's answer and the earlier generation's
+/// `/market-data/quotes`.
+pub(crate) async fn depth_of(state: &AppState, p: &Params) -> Result<Depth, ApiError> {
     check_category(p.category.as_deref())?;
     flag("overnight_required", p.overnight_required.as_deref())?;
-    let symbol = one_symbol(&p)?;
+    let symbol = one_symbol(p)?;
     let levels = pagination::bounded("depth", given(p.depth.as_deref()), DEFAULT_DEPTH, MAX_DEPTH)?;
-    let quote = quotes(&state, &[symbol]).await?.remove(0);
+    let quote = quotes(state, &[symbol]).await?.remove(0);
     let (bids, asks) = quote.book(levels as usize);
-    Ok(Json(Depth {
+    Ok(Depth {
         symbol: quote.symbol.clone(),
         instrument_id: quote.instrument_id.to_string(),
         quote_time: quote.time_ms.to_string(),
         trading_session: quote.session.as_str().to_owned(),
         asks: to_levels(&asks),
         bids: to_levels(&bids),
-    }))
+    })
 }
 
 /// Whether `trading_sessions` (PRE, RTH, ATH, OVN, comma-separated; all when absent) includes the
@@ -279,11 +290,17 @@ async fn ticks(
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Ticks>, ApiError> {
+    Ok(Json(ticks_of(&state, &p).await?))
+}
+
+/// The call's one symbol's ticks of the day so far, newest first: this call's answer and the
+/// earlier generation's `/market-data/tick`.
+pub(crate) async fn ticks_of(state: &AppState, p: &Params) -> Result<Ticks, ApiError> {
     check_category(p.category.as_deref())?;
-    let symbol = one_symbol(&p)?;
+    let symbol = one_symbol(p)?;
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
     let core = wants_core(p.trading_sessions.as_deref())?;
-    let now = quotes(&state, &[symbol]).await?.remove(0);
+    let now = quotes(state, &[symbol]).await?.remove(0);
     let ny = NewYork::of(now.time_ms);
     let mut result = Vec::new();
     if let Some(plan) = state
@@ -293,11 +310,11 @@ async fn ticks(
     {
         result = ticks_before(state.simulator.seed(), &plan, now.instrument_id, ny.second + 1, count);
     }
-    Ok(Json(Ticks {
+    Ok(Ticks {
         symbol: now.symbol,
         instrument_id: now.instrument_id.to_string(),
         result,
-    }))
+    })
 }
 
 #[utoipa::path(
@@ -320,6 +337,17 @@ async fn bars(
     _caller: Caller,
     JsonBody(request): JsonBody<BarsRequest>,
 ) -> Result<Response, ApiError> {
+    let groups = bar_groups(&state, &request).await?;
+    Ok(([(CONTENT_TYPE, "application/json")], bar_rows::answer(&groups)).into_response())
+}
+
+/// Each symbol's bars a bars call asks for (symbol, instrument id, bars newest first), in the
+/// order asked: this call's answer and the earlier generation's `/market-data/bars` and
+/// `/market-data/batch-bars`.
+pub(crate) async fn bar_groups(
+    state: &AppState,
+    request: &BarsRequest,
+) -> Result<Vec<(String, i64, Vec<BarRow>)>, ApiError> {
     check_category(request.category.as_deref())?;
     let timespan = Timespan::parse(request.timespan.trim())
         .ok_or_else(|| ApiError::illegal_parameter(format!("timespan must be one of {}", Timespan::CODES)))?;
@@ -347,17 +375,17 @@ async fn bars(
     };
     let core = wants_core(request.trading_sessions.as_deref())?;
     let symbols: Vec<String> = request.symbols.iter().map(|s| s.trim().to_ascii_uppercase()).collect();
-    let quotes = quotes(&state, &symbols).await?;
+    let quotes = quotes(state, &symbols).await?;
     let mut result = Vec::with_capacity(quotes.len());
     for quote in &quotes {
         let id = quote.instrument_id;
         let rows = match timespan {
-            Timespan::Days(span) => day_bars(&state, quote, span, &range, count).await?,
+            Timespan::Days(span) => day_bars(state, quote, span, &range, count).await?,
             Timespan::Seconds(_) if !core => Vec::new(),
             Timespan::Seconds(span) => {
                 let mut rows = Vec::new();
-                for plan in trading_days(&state, id, &range).await? {
-                    let until = range.until(&state, &plan);
+                for plan in trading_days(state, id, &range).await? {
+                    let until = range.until(state, &plan);
                     let candles = state.simulator.candles(id, &plan, span, until);
                     let open_ms = utc_ms_of(plan.day, CORE_OPEN);
                     let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
@@ -379,11 +407,31 @@ async fn bars(
             }
         };
         if rows.is_empty() && (range.start_ms.is_some() || range.end_ms.is_some()) {
-            return Err(out_of_range(&state, quote).await?);
+            return Err(out_of_range(state, quote).await?);
         }
         result.push((quote.symbol.clone(), id, rows));
     }
-    Ok(([(CONTENT_TYPE, "application/json")], bar_rows::answer(&result)).into_response())
+    Ok(result)
+}
+
+/// The bars request of a call that names one `symbol` in its query (the earlier generation's
+/// `/market-data/bars`), as the bars call's body would carry it.
+pub(crate) fn one_symbol_bars(p: &Params) -> Result<BarsRequest, ApiError> {
+    Ok(BarsRequest {
+        symbols: vec![one_symbol(p)?],
+        category: p.category.clone(),
+        timespan: given(p.timespan.as_deref())
+            .ok_or_else(|| ApiError::illegal_parameter("timespan is required"))?
+            .to_owned(),
+        count: p.count.clone().map(serde_json::Value::String),
+        // Absent, as the bars call takes it: today's unfinished bar included.
+        real_time_required: given(p.real_time_required.as_deref())
+            .map(|v| flag("real_time_required", Some(v)))
+            .transpose()?,
+        trading_sessions: p.trading_sessions.clone(),
+        start_time: None,
+        end_time: None,
+    })
 }
 
 /// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and

@@ -1,5 +1,7 @@
-//! Instrument lookup (catalog 10.5), and the retired instrument list (10.6) under
-//! `--compat legacy`: the stored instruments, each with the id every other call uses. Every
+//! Instrument lookup (catalog 10.5), and under `--compat legacy` the retired instrument list
+//! (10.6) and the earlier SDK generation's `/instrument/list` (a trading platform looks a symbol
+//! up category by category, US_STOCK then US_ETF, and places by the id it finds): the stored
+//! instruments, each with the id every other call uses. Every
 //! instrument the simulator quotes trades (status OC), in every session, long or short, in whole
 //! or fractional shares, with one margin requirement (Reg T, 50 %).
 
@@ -21,9 +23,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(profiles))
 }
 
-/// The retired list, mounted only under `--compat legacy`.
+/// The retired list and the earlier generation's, mounted only under `--compat legacy`.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(legacy_list))
+    OpenApiRouter::new()
+        .routes(routes!(legacy_list))
+        .routes(routes!(earlier_list))
 }
 
 const MAX_SYMBOLS: usize = 100;
@@ -264,5 +268,48 @@ async fn legacy_list(
     };
     let limit = pagination::page_size(p.page_size.as_deref(), LEGACY_PAGE, LEGACY_PAGE)?;
     let (rows, _) = fetch(&state, &wanted, after_id, limit).await?;
+    Ok(Json(rows.iter().map(|i| row(&state, i, true)).collect()))
+}
+
+/// The earlier generation's lookup: the instruments of `symbols` in `category` alone, so that an
+/// ETF asked for as a US_STOCK is not found, and is under US_ETF.
+#[utoipa::path(
+    get, path = "/instrument/list", tag = "legacy",
+    operation_id = "earlierListInstruments", summary = "Instrument lookup (earlier generation)",
+    description = "The earlier SDK generation's instrument lookup (x-version v1): the instruments of `symbols` \
+        that are of `category`, in the retired list's shape (it holds the earlier reference's `name`, `symbol`, \
+        `instrument_id`, `exchange_code` and `currency`). A symbol of another category, or unknown, is left out.",
+    params(
+        ("symbols" = String, Query, description = "Up to 100 symbols, comma-separated", example = "AAPL,SPY"),
+        ("category" = String, Query, description = "US_STOCK (common stocks) or US_ETF (funds)"),
+    ),
+    responses(
+        (status = 200, description = "The instruments found, by instrument id", body = Vec<StockInstrument>),
+    )
+)]
+async fn earlier_list(
+    State(state): State<AppState>,
+    QueryParams(p): QueryParams<Params>,
+) -> Result<Json<Vec<StockInstrument>>, ApiError> {
+    let types = match non_empty(p.category.as_deref()) {
+        Some("US_STOCK") => Types::Only(InstrumentType::Equity),
+        Some("US_ETF") => Types::Only(InstrumentType::Etf),
+        None => return Err(ApiError::illegal_parameter("category is required: US_STOCK or US_ETF")),
+        Some(other) => {
+            return Err(ApiError::illegal_parameter(format!(
+                "category {:?} is not offered: signet lists US stocks and ETFs only (US_STOCK or US_ETF)",
+                other.chars().take(20).collect::<String>()
+            )));
+        }
+    };
+    if non_empty(p.symbols.as_deref()).is_none() {
+        return Err(ApiError::illegal_parameter("symbols is required, comma-separated"));
+    }
+    let wanted = Wanted {
+        types,
+        ..wanted(&p, true)?
+    };
+    // At most 100 symbols, so one page of 100 holds every instrument they name.
+    let (rows, _) = fetch(&state, &wanted, None, PAGE).await?;
     Ok(Json(rows.iter().map(|i| row(&state, i, true)).collect()))
 }

@@ -790,7 +790,7 @@ async fn without_compat_legacy_the_paths_are_not_found() {
             )
             .unwrap();
         let e = crate::common::send(request).await.assert_error(404, "NOT_FOUND");
-        let current = format!("{} {}", retired.method, retired.current);
+        let current = format!("{} {}", retired.current_method, retired.current);
         assert!(e.message.contains(&current), "{}: {}", retired.path, e.message);
     }
     // The current calls answer as ever.

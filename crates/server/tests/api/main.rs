@@ -13,6 +13,7 @@ mod events;
 mod assets;
 mod auth;
 mod claims;
+mod earlier_sdk;
 mod fundamentals;
 mod guards;
 mod hostile;
