@@ -65,7 +65,7 @@ const fn get_now_post(path: &'static str, current: &'static str) -> Retired {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [Retired; 24] = [
+pub const PATHS: [Retired; 34] = [
     get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -113,6 +113,21 @@ pub const PATHS: [Retired; 24] = [
     get(
         "/openapi/trade/activities/cash",
         "/trading/activities/cash-activities/list",
+    ),
+    // The earlier SDK generation's account and order calls (`webull-python-sdk-trade` 0.1.x,
+    // `account_v2` and `order_v2`, x-version v1).
+    get("/openapi/account/list", "/trading/accounts/list"),
+    get("/openapi/account/balance", "/trading/assets/balances/get"),
+    get("/openapi/account/positions", "/trading/assets/positions/list"),
+    get("/openapi/account/position/details", "/trading/assets/positions/get"),
+    post("/openapi/account/orders/preview", "/trading/orders/preview"),
+    post("/openapi/account/orders/place", "/trading/orders/place"),
+    post("/openapi/account/orders/replace", "/trading/orders/replace"),
+    post("/openapi/account/orders/cancel", "/trading/orders/cancel"),
+    get("/openapi/account/orders/detail", "/trading/orders/get"),
+    get(
+        "/openapi/account/orders/history",
+        "/trading/orders/historical-orders/list",
     ),
     // The earlier SDK generation's market data (`webull-python-sdk-mdata` 0.1.x, x-version v1).
     get("/instrument/list", "/trading/instruments/stocks/profiles/list"),
@@ -174,11 +189,11 @@ pub const V1_MARKET_DATA_PATHS: [&str; 8] = [
 ];
 
 /// Whether a request to `path` may carry `x-version: v1` in legacy mode: the v1 trade calls, the
-/// earlier generation's market-data calls and the order calls' earlier paths.
+/// earlier generation's account, order and market-data calls, and the order calls' earlier paths.
 pub fn accepts_v1(path: &str) -> bool {
     V1_PATHS.contains(&path)
         || V1_MARKET_DATA_PATHS.contains(&path)
-        || (path.starts_with("/openapi/trade/") && is_legacy_path(path))
+        || ((path.starts_with("/openapi/trade/") || path.starts_with("/openapi/account/")) && is_legacy_path(path))
 }
 
 /// Whether a request to `path` may carry `x-version: v2` in legacy mode.

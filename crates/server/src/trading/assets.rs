@@ -36,7 +36,7 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
 }
 
 #[derive(Debug, Deserialize)]
-struct Params {
+pub(super) struct Params {
     account_id: Option<String>,
     instrument_id: Option<String>,
     /// The detail's pages (v3: `pagination_key`; v2: `page_size` and `last_id`): with one row at
@@ -100,7 +100,7 @@ pub(super) fn amount(d: Decimal) -> String {
         AccountDenied,
     )
 )]
-async fn balance(
+pub(super) async fn balance(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
@@ -134,7 +134,7 @@ async fn balance(
         AccountDenied,
     )
 )]
-async fn positions(
+pub(super) async fn positions(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
@@ -252,7 +252,7 @@ async fn detail(
         AccountDenied,
     )
 )]
-async fn legacy_detail(
+pub(super) async fn legacy_detail(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,

@@ -7,6 +7,7 @@ pub(crate) mod assets;
 mod calendar;
 mod executions;
 pub(crate) mod instruments;
+mod openapi_account;
 pub mod order_v2;
 pub mod orders;
 mod trade_instruments;
@@ -36,6 +37,7 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
     assets::legacy_routes()
         .merge(v1::legacy_routes())
         .merge(order_v2::legacy_routes())
+        .merge(openapi_account::legacy_routes())
         .merge(activities::legacy_routes())
 }
 

@@ -166,7 +166,7 @@ async fn history(state: State<AppState>, caller: Caller, query: QueryParams<List
 }
 
 /// The caller, asking for the earlier pagination whatever `x-version` it sent.
-fn earlier(mut caller: Caller) -> Caller {
+pub(super) fn earlier(mut caller: Caller) -> Caller {
     caller.version = ApiVersion::V2;
     caller
 }

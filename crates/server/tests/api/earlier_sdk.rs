@@ -271,6 +271,59 @@ async fn the_earlier_sdk_looks_up_places_by_instrument_id_and_reads_the_account_
     .await;
     assert_eq!(ok(&out, "eod_bars"), &eod);
     ok(&out, "corp_action");
+
+    // The generation's account_v2 and order_v2 calls: the current calls under their paths, the
+    // account of an order call in the query.
+    let account = &server.app.account_ids[0];
+    let spy = spy_id;
+    let out = run(
+        &python,
+        &server,
+        "v2",
+        &[("SIGNET_CLIENT_ORDER_ID", "sdk01v2"), ("SIGNET_SPY_ID", spy)],
+    )
+    .await;
+    let listed: BTreeSet<&str> = ok(&out, "accounts")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["account_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, server.app.account_ids.iter().map(String::as_str).collect());
+    assert_eq!(
+        ok(&out, "balance"),
+        &current(
+            &client,
+            Method::GET,
+            "/trading/assets/balances/get",
+            &[("account_id", account)],
+            None
+        )
+        .await
+    );
+    assert_eq!(ok(&out, "positions")[0]["symbol"], json!("SPY"));
+    assert_eq!(ok(&out, "position_details")[0]["quantity"], json!("10"));
+    assert_eq!(decimal(&ok(&out, "preview")["estimated_cost"]), Decimal::from(600));
+    assert_eq!(ok(&out, "place")["client_order_id"], json!("sdk01v2"));
+    let replaced = &ok(&out, "detail")["orders"][0];
+    assert_eq!(
+        (
+            &replaced["total_quantity"],
+            &replaced["limit_price"],
+            &replaced["status"]
+        ),
+        (&json!("3"), &json!("301"), &json!("SUBMITTED")),
+        "{replaced}"
+    );
+    let history = ok(&out, "history")
+        .as_array()
+        .expect("the earlier protocol: a bare array");
+    assert!(
+        history.iter().any(|o| o["client_order_id"] == json!("sdk01v2")),
+        "{history:?}"
+    );
+    assert_eq!(ok(&out, "cancel")["client_order_id"], json!("sdk01v2"));
+    assert_eq!(ok(&out, "after")["orders"][0]["status"], json!("CANCELLED"));
 }
 
 /// A strict server refuses the earlier generation: its x-version v1 anywhere, and its market-data
@@ -299,6 +352,19 @@ async fn a_strict_server_refuses_the_earlier_generations_paths_and_version() {
         call(&strict, V1, path, "category=US_STOCK&symbols=AAPL", body)
             .await
             .assert_error(400, "UNSUPPORTED_API_VERSION");
+    }
+    // Its account_v2 and order_v2 calls too.
+    for retired in signet_server::legacy::PATHS
+        .iter()
+        .filter(|r| r.path.starts_with("/openapi/account/"))
+    {
+        let method = Method::from_bytes(retired.method.as_bytes()).unwrap();
+        let body = (method == Method::POST).then(|| b"{}".to_vec());
+        let request = client
+            .prepare(method, retired.path, &[("account_id", "x")], body)
+            .unwrap();
+        let e = crate::common::send(request).await.assert_error(404, "NOT_FOUND");
+        assert!(e.message.contains(retired.current), "{}: {}", retired.path, e.message);
     }
     call(&strict, V1, "/market-data/eod-bars", "count=1&instrument_ids=1", None)
         .await

@@ -552,6 +552,38 @@ async fn the_official_clients_v1_calls_trade_the_same_orders_and_balance_as_v3()
     );
 }
 
+/// AAPL went ex-dividend on 2012-08-09: a position the official client bought the day before,
+/// in a replayed 2012 day, is paid the dividend that `get_corp_action` lists, and
+/// `list_activities` shows it.
+#[tokio::test]
+async fn the_official_client_sees_the_2012_dividend_of_a_position_held_across_its_ex_date() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2012-08-08", 2012).await;
+    let ops = server.ops().await;
+    ops.market().step(1).await.unwrap();
+    run(&python, &server, "companions-buy").await;
+    ops.market().step(1).await.unwrap();
+    ops.market().step(15 * 3600).await.unwrap();
+    let out = run(&python, &server, "dividend").await;
+    let amount = out["corp_actions"][0]["amount"]
+        .as_str()
+        .expect("AAPL's dividend of 2012-08-09");
+    let per_share: rust_decimal::Decimal = amount.parse().unwrap();
+    let paid = (per_share * rust_decimal::Decimal::from(10))
+        .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let dividends = out["activities"]["data"].as_array().unwrap();
+    assert_eq!(dividends.len(), 1, "{out}");
+    assert_eq!(
+        (
+            &dividends[0]["activity_type"],
+            &dividends[0]["symbol"],
+            &dividends[0]["amount"]
+        ),
+        (&json!("DIVIDEND"), &json!("AAPL"), &json!(paid.normalize().to_string()))
+    );
+    assert_eq!(out["positions"][0]["quantity"], "10", "a dividend leaves the position");
+}
+
 #[tokio::test]
 async fn the_official_client_reads_balance_positions_executions_and_instruments_after_a_fill() {
     let Some(python) = python() else { return };

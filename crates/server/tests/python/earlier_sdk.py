@@ -9,6 +9,9 @@ SIGNET_ACCOUNT_ID (the account to trade, one of the app's) set.
   trade: the account list, the lookups, a market buy of SPY by instrument_id, its detail.
   read:  the account (profile, balance, positions), the orders of SIGNET_CLIENT_ORDER_ID's day
          and the market data of AAPL (SIGNET_AAPL_ID, its instrument_id).
+  v2:    the account_v2 calls (list, balance, positions, the position detail of SIGNET_SPY_ID) and
+         the order_v2 stock calls: preview, place, replace, detail, history and cancel of a
+         resting limit buy of AAPL (client order id SIGNET_CLIENT_ORDER_ID).
 Prints one JSON object: each call's HTTP status and body (or error code and message).
 """
 
@@ -114,6 +117,27 @@ elif scenario == "read":
     record("batch_bars", lambda: api.market_data.get_batch_history_bar(["AAPL", "MSFT"], "US_STOCK", "D", count="5"))
     record("eod_bars", lambda: api.market_data.get_eod_bar(aapl_id, count="3"))
     record("corp_action", lambda: api.market_data.get_corp_action(aapl_id, "SPLIT,DIVIDEND"))
+elif scenario == "v2":
+    account_id = os.environ["SIGNET_ACCOUNT_ID"]
+    client_order_id = os.environ["SIGNET_CLIENT_ORDER_ID"]
+    record("accounts", lambda: api.account_v2.get_account_list())
+    record("balance", lambda: api.account_v2.get_account_balance(account_id))
+    record("positions", lambda: api.account_v2.get_account_position(account_id))
+    record("position_details",
+           lambda: api.account_v2.get_account_position_details(account_id, 10, os.environ["SIGNET_SPY_ID"], None))
+    order = {
+        "client_order_id": client_order_id, "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY",
+        "market": "US", "order_type": "LIMIT", "limit_price": "300", "quantity": "2", "side": "BUY",
+        "time_in_force": "DAY", "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    record("preview", lambda: api.order_v2.preview_order(account_id, dict(order)))
+    record("place", lambda: api.order_v2.place_order(account_id, dict(order)))
+    modify = {"client_order_id": client_order_id, "quantity": "3", "limit_price": "301"}
+    record("replace", lambda: api.order_v2.replace_order(account_id, modify))
+    record("detail", lambda: api.order_v2.get_order_detail(account_id, client_order_id))
+    record("history", lambda: api.order_v2.get_order_history_request(account_id, page_size=10))
+    record("cancel", lambda: api.order_v2.cancel_order_v2(account_id, client_order_id))
+    record("after", lambda: api.order_v2.query_order_detail(account_id, client_order_id))
 else:
     sys.exit("unknown scenario %r" % scenario)
 

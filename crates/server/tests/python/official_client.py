@@ -34,6 +34,9 @@ Scenarios:
   revoked           TradeEventsClient and DataStreamingClient (as above, SNAPSHOT of AAPL), both
                     subscribed; prints a line, then reads one on stdin when the test has revoked
                     the app, and waits for both clients to stop: how and when each did
+  dividend          after the test bought 10 AAPL (companions-buy) on 2012-08-08 and moved the
+                    market into 2012-08-09, its ex-date: activity.list_activities of DIVIDEND,
+                    the position, and market_data.get_corp_action of AAPL's dividends that day
   v1-place          TradeClient.order (v1): place_order, a market buy of 10 AAPL by instrument id
                     in the CASH account, and place_order_v2 (the stock_order object) a resting
                     limit buy, then replace_order and replace_order_v2 of that limit order
@@ -126,6 +129,9 @@ def main():
         return
     if scenario == "sweep":
         print(json.dumps(sweep(api)))
+        return
+    if scenario == "dividend":
+        print(json.dumps(dividend(api)))
         return
     if scenario == "v1-place":
         print(json.dumps(v1_place(api)))
@@ -495,6 +501,21 @@ def companions(api):
     market_data = DataClient(api).market_data
     out["eod"] = market_data.get_eod_bar(held, date="2013-02-22", count="2").json()
     out["corp_actions"] = market_data.get_corp_action(held, "SPLIT").json()
+    return out
+
+
+def dividend(api):
+    from webull.data.data_client import DataClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]
+    out = {"account_id": account_id}
+    out["activities"] = trade.activity.list_activities(account_id, activity_types="DIVIDEND").json()
+    out["positions"] = trade.account_v2.get_account_position(account_id).json()
+    held = out["positions"][0]["instrument_id"]
+    market_data = DataClient(api).market_data
+    out["corp_actions"] = market_data.get_corp_action(held, "DIVIDEND", start_date="2012-08-09",
+                                                      end_date="2012-08-09").json()
     return out
 
 
