@@ -525,6 +525,25 @@ pub fn interpreter(var: &str) -> Option<String> {
     }
 }
 
+/// `python tests/python/SCRIPT SCENARIO 127.0.0.1 PORT` against `server`, with the app's key and
+/// secret in `SIGNET_APP_KEY` and `SIGNET_APP_SECRET`, its output piped.
+pub fn python_script(python: &str, script: &str, server: &TestServer, scenario: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(python);
+    command
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(script))
+        .arg(scenario)
+        .arg("127.0.0.1")
+        .arg(server.addr.port().to_string())
+        .env("SIGNET_APP_KEY", &server.app.app_key)
+        .env(
+            "SIGNET_APP_SECRET",
+            secrecy::ExposeSecret::expose_secret(&server.app.app_secret),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    command
+}
+
 /// The body of `/trading/orders/place` for a market buy of 10 `symbol`, core session.
 pub fn market_buy(account_id: &str, client_order_id: &str, symbol: &str) -> serde_json::Value {
     serde_json::json!({"account_id": account_id, "new_orders": [{

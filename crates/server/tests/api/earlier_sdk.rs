@@ -8,12 +8,10 @@
 //! say so and pass, unless `SIGNET_REQUIRE_INTEROP=1`. A strict server refuses all of it.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Stdio};
 use std::str::FromStr;
 
 use reqwest::Method;
 use rust_decimal::Decimal;
-use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use signet_client::Client;
 use signet_core::simulator::MarketConfig;
@@ -45,19 +43,10 @@ const EARLIER: [(&str, &str); 6] = [
 
 /// Runs a scenario of `tests/python/earlier_sdk.py` to its end and reads its answer.
 async fn run(python: &str, server: &TestServer, scenario: &str, env: &[(&str, &str)]) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/earlier_sdk.py");
-    let mut command = Command::new(python);
+    let mut command = crate::common::python_script(python, "earlier_sdk.py", server, scenario);
     command
-        .arg(script)
-        .arg(scenario)
-        .arg("127.0.0.1")
-        .arg(server.addr.port().to_string())
-        .env("SIGNET_APP_KEY", &server.app.app_key)
-        .env("SIGNET_APP_SECRET", server.app.app_secret.expose_secret())
         .env("SIGNET_ACCOUNT_ID", &server.app.account_ids[0])
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .envs(env.iter().copied());
     let output = tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
         .unwrap();

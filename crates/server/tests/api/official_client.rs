@@ -6,7 +6,6 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use secrecy::ExposeSecret;
 use serde_json::json;
 use signet_store::TokenSelector;
 
@@ -17,18 +16,7 @@ fn python() -> Option<String> {
 }
 
 fn command(python: &str, server: &TestServer, scenario: &str) -> Command {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/official_client.py");
-    let mut command = Command::new(python);
-    command
-        .arg(script)
-        .arg(scenario)
-        .arg("127.0.0.1")
-        .arg(server.addr.port().to_string())
-        .env("SIGNET_APP_KEY", &server.app.app_key)
-        .env("SIGNET_APP_SECRET", server.app.app_secret.expose_secret())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
+    crate::common::python_script(python, "official_client.py", server, scenario)
 }
 
 /// Runs a scenario to its end and reads its answer.
