@@ -65,7 +65,7 @@ const fn get_now_post(path: &'static str, current: &'static str) -> Retired {
 }
 
 /// The legacy paths and the current call that replaced each.
-pub const PATHS: [Retired; 34] = [
+pub const PATHS: [Retired; 35] = [
     get(
         "/openapi/market-data/screener/gainers-losers",
         "/market-data/screeners/gainers-losers/list",
@@ -120,6 +120,7 @@ pub const PATHS: [Retired; 34] = [
     get("/openapi/account/balance", "/trading/assets/balances/get"),
     get("/openapi/account/positions", "/trading/assets/positions/list"),
     get("/openapi/account/position/details", "/trading/assets/positions/get"),
+    get("/account/position/details", "/trading/assets/positions/get"),
     post("/openapi/account/orders/preview", "/trading/orders/preview"),
     post("/openapi/account/orders/place", "/trading/orders/place"),
     post("/openapi/account/orders/replace", "/trading/orders/replace"),
@@ -158,7 +159,7 @@ pub fn replacement(path: &str) -> Option<&'static Retired> {
 }
 
 /// The v1 trade calls, which the earlier SDK generation sends with `x-version: v1`.
-pub const V1_PATHS: [&str; 14] = [
+pub const V1_PATHS: [&str; 15] = [
     "/app/subscriptions/list",
     "/account/profile",
     "/account/balance",
@@ -173,6 +174,8 @@ pub const V1_PATHS: [&str; 14] = [
     "/trade/instrument",
     "/trade/security",
     "/trade/instrument/tradable/list",
+    // The earlier generation's own (legacy, in `PATHS`).
+    "/account/position/details",
 ];
 
 /// The earlier SDK generation's market-data calls, which it sends with `x-version: v1`: its own

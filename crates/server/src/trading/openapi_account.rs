@@ -1,6 +1,7 @@
 //! The earlier SDK generation's `account_v2` and `order_v2` calls (`webull-python-sdk-trade`
 //! 0.1.x, x-version v1): `/openapi/account/{list,balance,positions,position/details}` and
-//! `/openapi/account/orders/{preview,place,replace,cancel,detail,history}`. Mounted only under
+//! `/openapi/account/orders/{preview,place,replace,cancel,detail,history}`, and its v1 position
+//! detail `/account/position/details`. Mounted only under
 //! `--compat legacy`, each the current call under its earlier path, in the current call's shape;
 //! the history in the earlier protocol (a bare array after `last_client_order_id`), as the order
 //! calls' next paths (`order_v2.rs`) answer it. That generation sends the account of an order call
@@ -37,6 +38,7 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(balance))
         .routes(routes!(positions))
         .routes(routes!(position_details))
+        .routes(routes!(v1_position_details))
         .routes(routes!(preview))
         .routes(routes!(place))
         .routes(routes!(replace))
@@ -116,6 +118,24 @@ async fn positions(
     responses((status = 200, description = "The position's detail", body = Vec<PositionDetail>), AccountDenied)
 )]
 async fn position_details(
+    state: State<AppState>,
+    caller: Caller,
+    query: QueryParams<assets::Params>,
+) -> Result<Json<Vec<PositionDetail>>, ApiError> {
+    assets::legacy_detail(state, caller, query).await
+}
+
+#[utoipa::path(
+    get, path = "/account/position/details", tag = "legacy",
+    operation_id = "earliestV1PositionDetails", summary = "Position detail (earlier generation, v1)",
+    description = "`account.get_account_position_details` of the 0.1.x SDK: as `GET /openapi/account/position/details`.",
+    params(
+        AccountParam,
+        ("instrument_id" = String, Query, description = "An instrument id from the positions list", example = "3"),
+    ),
+    responses((status = 200, description = "The position's detail", body = Vec<PositionDetail>), AccountDenied)
+)]
+async fn v1_position_details(
     state: State<AppState>,
     caller: Caller,
     query: QueryParams<assets::Params>,

@@ -292,6 +292,7 @@ async fn the_earlier_sdk_looks_up_places_by_instrument_id_and_reads_the_account_
     );
     assert_eq!(ok(&out, "positions")[0]["symbol"], json!("SPY"));
     assert_eq!(ok(&out, "position_details")[0]["quantity"], json!("10"));
+    assert_eq!(ok(&out, "v1_position_details"), ok(&out, "position_details"));
     assert_eq!(decimal(&ok(&out, "preview")["estimated_cost"]), Decimal::from(600));
     assert_eq!(ok(&out, "place")["client_order_id"], json!("sdk01v2"));
     let replaced = &ok(&out, "detail")["orders"][0];
@@ -345,7 +346,7 @@ async fn a_strict_server_refuses_the_earlier_generations_paths_and_version() {
     // Its account_v2 and order_v2 calls too.
     for retired in signet_server::legacy::PATHS
         .iter()
-        .filter(|r| r.path.starts_with("/openapi/account/"))
+        .filter(|r| r.path.starts_with("/openapi/account/") || r.path == "/account/position/details")
     {
         let method = Method::from_bytes(retired.method.as_bytes()).unwrap();
         let body = (method == Method::POST).then(|| b"{}".to_vec());

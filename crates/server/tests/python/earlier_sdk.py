@@ -9,7 +9,8 @@ SIGNET_ACCOUNT_ID (the account to trade, one of the app's) set.
   trade: the account list, the lookups, a market buy of SPY by instrument_id, its detail.
   read:  the account (profile, balance, positions), the orders of SIGNET_CLIENT_ORDER_ID's day
          and the market data of AAPL (SIGNET_AAPL_ID, its instrument_id).
-  v2:    the account_v2 calls (list, balance, positions, the position detail of SIGNET_SPY_ID) and
+  v2:    the account_v2 calls (list, balance, positions, the position detail of SIGNET_SPY_ID, and
+         account's v1 position detail beside) and
          the order_v2 stock calls: preview, place, replace, detail, history and cancel of a
          resting limit buy of AAPL (client order id SIGNET_CLIENT_ORDER_ID).
 Prints one JSON object: each call's HTTP status and body (or error code and message).
@@ -125,6 +126,8 @@ elif scenario == "v2":
     record("positions", lambda: api.account_v2.get_account_position(account_id))
     record("position_details",
            lambda: api.account_v2.get_account_position_details(account_id, 10, os.environ["SIGNET_SPY_ID"], None))
+    record("v1_position_details",
+           lambda: api.account.get_account_position_details(account_id, 10, os.environ["SIGNET_SPY_ID"], None))
     order = {
         "client_order_id": client_order_id, "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY",
         "market": "US", "order_type": "LIMIT", "limit_price": "300", "quantity": "2", "side": "BUY",
