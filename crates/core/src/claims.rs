@@ -252,10 +252,7 @@ async fn follow(
         && follower
             .as_ref()
             .is_some_and(|f| !changes.orders.iter().any(|o| f.known.open.may_have_filled(o)));
-    let unchanged = match (orders_unchanged, since) {
-        (true, Some(since)) => !store.account_changed(account_id, since).await?,
-        _ => false,
-    };
+    let unchanged = orders_unchanged && !changes.account_changed;
     let rows = match unchanged {
         true => None,
         false => {

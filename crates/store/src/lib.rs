@@ -308,6 +308,8 @@ pub struct ChangeCursor(pub u64);
 pub struct OrderChanges {
     pub orders: Vec<Order>,
     pub cursor: Option<ChangeCursor>,
+    /// Read for one account since a cursor: its row (cash) changed since that cursor.
+    pub account_changed: bool,
 }
 
 /// An order event as the trade-events subscription sends it.
@@ -471,7 +473,9 @@ pub trait TradingStore: Send + Sync {
     /// The change feed of a store several nodes share ([`MetaStore::shared`]), so that a node
     /// follows the open orders without reading them all again: with `since` `None`, the open
     /// orders (of `account_id`, or of every account); with a cursor, every order changed since
-    /// that read, whatever its status now (some of them again). Oldest first.
+    /// that read, whatever its status now (some of them again). Oldest first. With both, in the
+    /// same statement: whether the account's row changed since (a split or dividend changes no
+    /// order).
     async fn order_changes(
         &self,
         account_id: Option<&str>,
@@ -536,9 +540,6 @@ pub trait TradingStore: Send + Sync {
     async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError>;
     /// The splits and dividends applied to the account's positions, in the order they were.
     async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError>;
-    /// Whether the account's row (its cash) changed since `since` (PostgreSQL's change feed, as
-    /// [`Self::order_changes`]).
-    async fn account_changed(&self, account_id: &str, since: ChangeCursor) -> Result<bool, StoreError>;
 }
 
 /// What a crossing of ex-dates did.

@@ -224,6 +224,28 @@ where
     }
 }
 
+/// A row of an account's change feed: the `cursor`, whether the account's row changed
+/// (`account_moved`), and an order that changed, none in the one row of a read that found none.
+impl<'r, R: Row> FromRow<'r, R> for Decoded<(String, bool, Option<Order>)>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: Column<R::Database>,
+    Option<String>: Column<R::Database>,
+    bool: Column<R::Database>,
+    i64: Column<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        let cursor: String = row.try_get("cursor")?;
+        let moved: bool = row.try_get("account_moved")?;
+        let order_id: Option<String> = row.try_get("order_id")?;
+        let order = match order_id {
+            Some(_) => Some(order_from_row(row).map_err(as_sqlx)?),
+            None => None,
+        };
+        Ok(Decoded((cursor, moved, order)))
+    }
+}
+
 /// A bar from the columns of [`BAR_COLUMNS`].
 pub fn bar_from_row<R: Row>(row: &R) -> Result<Bar, StoreError>
 where

@@ -16,7 +16,7 @@ use super::SqlStore;
 use super::query::{Dialect, Tx, query};
 use super::trading::{OPEN, follow_combination, holding, record_event};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
-use crate::{ChangeCursor, Crossed, StoreError};
+use crate::{Crossed, StoreError};
 
 /// The `meta` key of the last New York day whose ex-dates were crossed.
 const MARK: &str = "ex_dates_crossed_through";
@@ -82,20 +82,6 @@ impl SqlStore {
         .fetch_all(&self.reader)
         .await?;
         rows.into_iter().map(EntryRow::decode).collect()
-    }
-
-    pub(super) async fn account_changed(&self, account_id: &str, since: ChangeCursor) -> Result<bool, StoreError> {
-        if self.dialect() != Dialect::Postgres {
-            return Err(StoreError::Other(
-                "this store is not shared by several nodes and keeps no change feed".into(),
-            ));
-        }
-        let changed: Option<(bool,)> = query("SELECT changed >= $2::text::xid8 FROM accounts WHERE account_id = $1")
-            .bind(account_id)
-            .bind(since.0.to_string())
-            .fetch_optional(&self.reader)
-            .await?;
-        Ok(changed.is_none_or(|(changed,)| changed))
     }
 }
 

@@ -137,10 +137,6 @@ impl TradingStore for SqlStore {
         SqlStore::applied_actions(self, account_id).await
     }
 
-    async fn account_changed(&self, account_id: &str, since: ChangeCursor) -> Result<bool, StoreError> {
-        SqlStore::account_changed(self, account_id, since).await
-    }
-
     async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
         SqlStore::begin_turn(self, account_id).await
     }
@@ -233,13 +229,16 @@ impl TradingStore for SqlStore {
                 "this store is not shared by several nodes and keeps no change feed".into(),
             ));
         }
+        if let (Some(account_id), Some(since)) = (account_id, since) {
+            return account_changes(self, account_id, since).await;
+        }
         let account = match account_id {
             Some(_) => "account_id = $1",
             None => "$1::text IS NULL",
         };
         let which = match since {
-            Some(_) => "changed >= $2::text::xid8".to_owned(),
-            None => format!("$2::text IS NULL AND {OPEN}"),
+            Some(_) => "changed >= $2::text::xid8",
+            None => &format!("$2::text IS NULL AND {OPEN}"),
         };
         // The xmin of the statement's own snapshot: every transaction below it had ended when
         // the rows were read, so what it wrote is in them; the next read starts there.
@@ -253,12 +252,13 @@ impl TradingStore for SqlStore {
         .await?;
         // No row, no snapshot: reading again from `since` is as right, and as cheap.
         let cursor = match rows.first() {
-            Some(Decoded((text, _))) => Some(ChangeCursor(parse_column("snapshot xmin", text, |t| t.parse().ok())?)),
+            Some(Decoded((text, _))) => Some(cursor_of(text)?),
             None => since,
         };
         Ok(OrderChanges {
             orders: Decoded::all(rows).into_iter().map(|(_, order)| order).collect(),
             cursor,
+            account_changed: false,
         })
     }
 
@@ -583,6 +583,40 @@ impl TradingStore for SqlStore {
         tx.commit().await?;
         Ok(updated)
     }
+}
+
+fn cursor_of(text: &str) -> Result<ChangeCursor, StoreError> {
+    Ok(ChangeCursor(parse_column("snapshot xmin", text, |t| t.parse().ok())?))
+}
+
+/// [`TradingStore::order_changes`] of one account since a cursor: its orders changed since, and
+/// whether its row changed, in one statement (one round trip on a placement's path), which
+/// always answers one row at least (with no order when none changed) and so a cursor.
+async fn account_changes(store: &SqlStore, account_id: &str, since: ChangeCursor) -> Result<OrderChanges, StoreError> {
+    let rows: Vec<Decoded<(String, bool, Option<Order>)>> = query(format!(
+        "SELECT s.cursor, s.account_moved, {ORDER_COLUMNS}
+         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS cursor,
+                      COALESCE((SELECT changed >= $2::text::xid8 FROM accounts WHERE account_id = $1), TRUE)
+                          AS account_moved) s
+         LEFT JOIN orders ON account_id = $1 AND changed >= $2::text::xid8
+         ORDER BY seq"
+    ))
+    .bind(account_id)
+    .bind(since.0.to_string())
+    .fetch_all(&store.reader)
+    .await?;
+    let (cursor, account_changed) = match rows.first() {
+        Some(Decoded((text, moved, _))) => (Some(cursor_of(text)?), *moved),
+        None => (Some(since), true),
+    };
+    Ok(OrderChanges {
+        orders: Decoded::all(rows)
+            .into_iter()
+            .filter_map(|(_, _, order)| order)
+            .collect(),
+        cursor,
+        account_changed,
+    })
 }
 
 /// A position's decimal columns.
