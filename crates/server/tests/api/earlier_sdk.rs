@@ -314,6 +314,36 @@ async fn the_earlier_sdk_looks_up_places_by_instrument_id_and_reads_the_account_
     );
     assert_eq!(ok(&out, "cancel")["client_order_id"], json!("sdk01v2"));
     assert_eq!(ok(&out, "after")["orders"][0]["status"], json!("CANCELLED"));
+    assert_eq!(ok(&out, "v1_place")["client_order_id"], json!("sdk01v2v1"));
+    ok(&out, "v1_replace");
+    ok(&out, "v1_replace_v2");
+    let item = &ok(&out, "v1_detail")["items"][0];
+    assert_eq!(
+        (&item["qty"], &item["limit_price"], &item["order_status"]),
+        (&json!("3"), &json!("102"), &json!("SUBMITTED")),
+        "{item}"
+    );
+    ok(&out, "v1_cancel");
+    let cancelled = current(
+        &client,
+        Method::GET,
+        "/trading/orders/get",
+        &[("account_id", account), ("client_order_id", "sdk01v2v1")],
+        None,
+    )
+    .await;
+    assert_eq!(cancelled["orders"][0]["status"], json!("CANCELLED"));
+    assert_eq!(ok(&out, "trade_instrument")["symbol"], json!("SPY"));
+    assert_eq!(ok(&out, "trade_security")["instrument_id"], json!(spy));
+    assert_eq!(ok(&out, "tradable").as_array().map(Vec::len), Some(2));
+    let days: Vec<&str> = ok(&out, "calendar")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["trade_day"].as_str().unwrap())
+        .collect();
+    assert_eq!(days.len(), 9, "{days:?}");
+    assert!(!days.contains(&"2013-03-29"), "Good Friday");
 }
 
 /// A strict server refuses the earlier generation: its x-version v1 anywhere, and its market-data

@@ -12,7 +12,9 @@ SIGNET_ACCOUNT_ID (the account to trade, one of the app's) set.
   v2:    the account_v2 calls (list, balance, positions, the position detail of SIGNET_SPY_ID, and
          account's v1 position detail beside) and
          the order_v2 stock calls: preview, place, replace, detail, history and cancel of a
-         resting limit buy of AAPL (client order id SIGNET_CLIENT_ORDER_ID).
+         resting limit buy of AAPL (client order id SIGNET_CLIENT_ORDER_ID); the v1 order calls
+         the trade scenario leaves out (place_order_v2, both replaces, cancel) on a resting buy
+         of SPY; the three trade_instrument calls and the calendar around Good Friday 2013.
 Prints one JSON object: each call's HTTP status and body (or error code and message).
 """
 
@@ -141,6 +143,26 @@ elif scenario == "v2":
     record("history", lambda: api.order_v2.get_order_history_request(account_id, page_size=10))
     record("cancel", lambda: api.order_v2.cancel_order_v2(account_id, client_order_id))
     record("after", lambda: api.order_v2.query_order_detail(account_id, client_order_id))
+    # The v1 order calls the trade scenario left out, on a resting limit buy of SPY.
+    spy_id = os.environ["SIGNET_SPY_ID"]
+    v1_id = client_order_id + "v1"
+    stock_order = {
+        "client_order_id": v1_id, "instrument_id": spy_id, "qty": "1", "side": "BUY", "tif": "DAY",
+        "extended_hours_trading": False, "order_type": "LIMIT", "limit_price": "100",
+    }
+    record("v1_place", lambda: api.order.place_order_v2(account_id, stock_order))
+    record("v1_replace", lambda: api.order.replace_order(account_id, "2", spy_id, "BUY", v1_id, "LIMIT", False,
+                                                         "DAY", limit_price="101"))
+    record("v1_replace_v2", lambda: api.order.replace_order_v2(account_id, dict(stock_order, qty="3",
+                                                                                limit_price="102")))
+    record("v1_detail", lambda: api.order.query_order_detail(account_id, v1_id))
+    record("v1_cancel", lambda: api.order.cancel_order(account_id, v1_id))
+    # The trade instruments and the calendar.
+    record("trade_instrument", lambda: api.trade_instrument.get_trade_instrument_detail(spy_id))
+    record("trade_security", lambda: api.trade_instrument.get_trade_security_detail("SPY", "US", "EQUITY", "ETF",
+                                                                                    None, None))
+    record("tradable", lambda: api.trade_instrument.get_tradeable_instruments(page_size=2))
+    record("calendar", lambda: api.trade_calendar.get_trade_calendar("US", "2013-03-25", "2013-04-05"))
 else:
     sys.exit("unknown scenario %r" % scenario)
 
