@@ -59,7 +59,8 @@ enum Command {
     Positions(assets::PositionsArgs),
     /// An account's fills, newest first (by order, by UTC day)
     Executions(assets::ExecutionsArgs),
-    /// An account's cash movements, newest first: its deposit, each fill's amount and commission
+    /// An account's cash movements, newest first: its deposit, each fill's amount and commission,
+    /// and the dividends and splits applied to its positions
     Activities(assets::ActivitiesArgs),
     /// Look instruments up by symbol (their instrument ids, names, exchanges), or list them all
     Instruments(assets::InstrumentsArgs),
