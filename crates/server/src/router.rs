@@ -300,9 +300,6 @@ async fn unknown_path(method: Method, request: Request) -> ApiError {
             retired.current_method, retired.current
         ));
     }
-    if path == "/openapi/account/list" {
-        return ApiError::not_found("this account-list path was replaced by GET /trading/accounts/list");
-    }
     let shown: String = path.chars().take(100).collect();
     ApiError::not_found(format!("no operation {method} {shown}"))
 }

@@ -53,7 +53,7 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     if headers.earlier_generation && !crate::legacy::accepts_v1(parts.uri.path()) {
         return Err(ApiError::new(
             ErrorCode::UnsupportedApiVersion,
-            "x-version v1 is accepted only on the v1 trade calls (/account/*, /trade/*, /app/subscriptions/list), the earlier generation's market-data calls (/instrument/list, /market-data/snapshot, quotes, tick, bars, batch-bars, eod-bars, /instrument/corp-action) and the order calls' earlier paths: send v3",
+            "x-version v1 is accepted only on the v1 trade calls (/account/*, /trade/*, /app/subscriptions/list), the earlier generation's account and order calls (/openapi/account/*) and market-data calls (/instrument/list, /market-data/snapshot, quotes, tick, bars, batch-bars, eod-bars, /instrument/corp-action), and the order calls' earlier paths: send v3",
         ));
     }
     if headers.version == ApiVersion::V2 && !crate::legacy::accepts_v2(parts.uri.path()) {
