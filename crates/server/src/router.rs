@@ -119,8 +119,8 @@ pub fn router(state: AppState) -> Router {
     let split = Router::new().fallback_service(tower::service_fn(move |request: Request| {
         let (http, events) = (http.clone(), events.clone());
         async move {
-            if crate::events::is_grpc(&request) {
-                Ok(crate::events::handle(events, request).await)
+            if crate::grpc::is_grpc(&request) {
+                Ok(crate::grpc::handle(events, request).await)
             } else {
                 tower::ServiceExt::oneshot(http, request).await
             }
@@ -135,8 +135,8 @@ pub fn events_router(state: AppState) -> Router {
     let only = Router::new().fallback_service(tower::service_fn(move |request: Request| {
         let state = events.clone();
         async move {
-            Ok::<_, std::convert::Infallible>(if crate::events::is_grpc(&request) {
-                crate::events::handle(state, request).await
+            Ok::<_, std::convert::Infallible>(if crate::grpc::is_grpc(&request) {
+                crate::grpc::handle(state, request).await
             } else {
                 ApiError::not_found("this address serves the trade-events subscription (gRPC) only").into_response()
             })

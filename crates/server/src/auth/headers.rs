@@ -45,10 +45,16 @@ impl<'a> AuthHeaders<'a> {
         Self::parse_some(headers, now_secs, window_secs, compat, REQUIRED.len())
     }
 
-    /// Checks 1 to 6 for the trade-events subscription over gRPC, whose metadata has no
-    /// `x-version` (the version is then taken as v3): the same checks, codes and messages.
-    pub fn parse_without_version(headers: &'a HeaderMap, now_secs: i64, window_secs: i64) -> Result<Self, ApiError> {
-        Self::parse_some(headers, now_secs, window_secs, Compat::Strict, REQUIRED.len() - 1)
+    /// Checks 1 to 6 for the gRPC streams, whose metadata has no `x-version` (the version is
+    /// then taken as v3): the same checks, codes and messages. `compat` says whether HMAC-SHA1
+    /// is accepted (the earlier generation's quotes gateway, under legacy mode).
+    pub fn parse_without_version(
+        headers: &'a HeaderMap,
+        now_secs: i64,
+        window_secs: i64,
+        compat: Compat,
+    ) -> Result<Self, ApiError> {
+        Self::parse_some(headers, now_secs, window_secs, compat, REQUIRED.len() - 1)
     }
 
     /// Requires the first `required` headers of [`REQUIRED`]; `x-version`, last, may be left out.
@@ -240,18 +246,20 @@ mod tests {
         let mut m = valid();
         m.remove(h::VERSION);
         assert!(AuthHeaders::parse(&m, NOW, 300, Compat::Strict).is_err());
-        let parsed = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap();
+        let parsed = AuthHeaders::parse_without_version(&m, NOW, 300, Compat::Strict).unwrap();
         assert_eq!(parsed.version, ApiVersion::V3);
         for (name, expected) in &REQUIRED[..REQUIRED.len() - 1] {
             let mut m = valid();
             m.remove(h::VERSION);
             m.remove(*name);
-            let e = AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err();
+            let e = AuthHeaders::parse_without_version(&m, NOW, 300, Compat::Strict).unwrap_err();
             assert_eq!(e.code, *expected);
         }
         m.insert(h::SIGNATURE_ALGORITHM, HeaderValue::from_static("HMAC-SHA1"));
         assert_eq!(
-            AuthHeaders::parse_without_version(&m, NOW, 300).unwrap_err().code,
+            AuthHeaders::parse_without_version(&m, NOW, 300, Compat::Strict)
+                .unwrap_err()
+                .code,
             ErrorCode::SignatureAlgorithmNotSupported
         );
     }

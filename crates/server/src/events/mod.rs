@@ -1,6 +1,6 @@
 //! The trade-events subscription of the official client (`TradeEventsClient`, catalog §12):
-//! `grpc.trade.event.EventService/Subscribe`, server streaming, on the HTTP address. Requests
-//! with `content-type: application/grpc` come here; everything else goes to the interface.
+//! `grpc.trade.event.EventService/Subscribe`, server streaming, on the HTTP address
+//! ([`crate::grpc`] sends it here).
 //!
 //! A subscription is authenticated before anything is sent: the metadata's headers (the HTTP
 //! checks 1 to 6 but `x-version`), the app key, the signature over the request's bytes as
@@ -40,20 +40,11 @@ use signet_signing::{GrpcSigningMetadata, grpc_verify};
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Code, Status};
 
-use self::proto::{RawRequestCodec, SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
+use self::proto::{SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::auth::headers::AuthHeaders;
 use crate::error::ApiError;
 use crate::state::AppState;
-
-/// Whether a request is gRPC (`application/grpc`, with or without `+proto` and parameters).
-pub fn is_grpc(request: &Request) -> bool {
-    request
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/grpc"))
-}
 
 /// The largest subscribe message accepted (it is a few bytes): a larger one is refused from its
 /// declared length, before it is read.
@@ -61,26 +52,11 @@ pub const MAX_SUBSCRIBE_BYTES: usize = 64 * 1024;
 /// The most accounts a subscription may name, once duplicates are removed.
 pub const MAX_ACCOUNTS: usize = 100;
 
-/// Answers one gRPC request: the subscription, or `UNIMPLEMENTED` for any other method. The
-/// limit per client address applies first, as for HTTP.
+/// Answers the subscription ([`crate::grpc`] sends it here).
 pub async fn handle(state: AppState, request: Request) -> Response {
-    if let Some(d) = crate::auth::address_refused(&state, &request) {
-        let mut refused: Response = Status::resource_exhausted(format!(
-            "too many requests from this address: retry in {} s",
-            d.retry_after_secs
-        ))
-        .into_http();
-        refused
-            .headers_mut()
-            .insert(axum::http::header::RETRY_AFTER, d.retry_after_secs.into());
-        return refused;
-    }
-    if request.uri().path() != SUBSCRIBE_PATH {
-        return Status::unimplemented(format!("no gRPC method {}", request.uri().path())).into_http();
-    }
     // The message's 5-byte frame header, then the message: nothing more is read.
     let request = request.map(|body| Body::new(http_body_util::Limited::new(body, MAX_SUBSCRIBE_BYTES + 5)));
-    let mut grpc = tonic::server::Grpc::new(RawRequestCodec).max_decoding_message_size(MAX_SUBSCRIBE_BYTES);
+    let mut grpc = tonic::server::Grpc::new(crate::grpc::RawCodec).max_decoding_message_size(MAX_SUBSCRIBE_BYTES);
     let service = tower::service_fn(move |request: tonic::Request<Bytes>| subscribe(state.clone(), request));
     grpc.server_streaming(service, request).await.map(Body::new)
 }
@@ -203,7 +179,7 @@ async fn authenticate(
         .unwrap_or_default()
         .as_secs() as i64;
     let window_secs = state.config.timestamp_window.as_secs() as i64;
-    let h = AuthHeaders::parse_without_version(&headers, now_secs, window_secs)?;
+    let h = AuthHeaders::parse_without_version(&headers, now_secs, window_secs, crate::legacy::Compat::Strict)?;
     let app = state
         .apps
         .active(h.app_key)
