@@ -40,18 +40,20 @@ fi
 phase "schemathesis"
 "$st_venv/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 'hypothesis==6.170.15'
 export SIGNET_SCHEMATHESIS="$st_venv/bin/python"
-# The earlier SDK generation (tests/api/earlier_sdk.rs), in a virtualenv of its own: its packages
-# pin old versions of their dependencies (and a gRPC stack and RSA signing its HTTP calls never
-# import), so they are installed without them, with the two their imports need, pinned here.
+# The earlier SDK generation (tests/api/earlier_sdk.rs and gateway.rs), in a virtualenv of its
+# own: its packages pin old versions of their dependencies (and RSA signing its calls never
+# import), so they are installed without them, with what their imports need pinned here (the
+# gRPC, protobuf and MQTT versions the current client's virtualenv uses).
 sdk01_venv="${SIGNET_SDK01_VENV:-$PWD/.venv-sdk01}"
 if [ ! -x "$sdk01_venv/bin/python" ]; then
     phase "creating the Python virtualenv $sdk01_venv"
     python3 -m venv "$sdk01_venv"
 fi
-phase "the earlier SDK generation (webull-python-sdk-core/-trade/-mdata 0.1.18)"
+phase "the earlier SDK generation (webull-python-sdk-core/-trade/-mdata/-quotes-core 0.1.18)"
 "$sdk01_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
     'webull-python-sdk-core==0.1.18' 'webull-python-sdk-trade==0.1.18' 'webull-python-sdk-mdata==0.1.18' \
-    'jmespath==0.10.0' 'cachetools==5.2.0'
+    'webull-python-sdk-quotes-core==0.1.18' 'jmespath==0.10.0' 'cachetools==5.2.0' \
+    'grpcio==1.59.5' 'protobuf==4.25.9' 'paho-mqtt==1.6.1'
 export SIGNET_PYTHON_SDK01="$sdk01_venv/bin/python"
 export SIGNET_REQUIRE_INTEROP=1
 

@@ -6,6 +6,7 @@ pub mod assets;
 pub mod error;
 pub mod events;
 pub mod fundamentals;
+pub mod gateway;
 pub mod headers;
 pub mod market;
 pub mod orders;

@@ -52,6 +52,11 @@ impl ApiError {
         self
     }
 
+    /// The HTTP status the error is answered with.
+    pub fn http_status(&self) -> u16 {
+        self.status.unwrap_or(self.code.status())
+    }
+
     pub fn illegal_parameter(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorCode::IllegalParameter, message)
     }
@@ -148,8 +153,7 @@ impl From<KeyError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status.unwrap_or(self.code.status()))
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = StatusCode::from_u16(self.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let explanation = self.explanation.map(Explanation);
         let body = ErrorBody {
             error_code: self.code.as_str().to_owned(),

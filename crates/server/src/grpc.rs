@@ -1,6 +1,7 @@
 //! gRPC on the HTTP address (and on `--events-listen`): told apart from HTTP by its content
 //! type, once past the guards every request passes, then by its method: the trade-events
-//! subscription of the official client ([`crate::events`]). The limit per client address
+//! subscription of the official client ([`crate::events`]) and, under `--compat legacy`, the
+//! earlier generation's quotes gateway ([`crate::gateway`]). The limit per client address
 //! applies first, as for HTTP.
 
 use axum::extract::Request;
@@ -18,7 +19,8 @@ pub fn is_grpc(request: &Request) -> bool {
         .is_some_and(|v| v.starts_with("application/grpc"))
 }
 
-/// Answers one gRPC request: a method of [`crate::events`], or `UNIMPLEMENTED`.
+/// Answers one gRPC request: a method of [`crate::events`] or [`crate::gateway`], or
+/// `UNIMPLEMENTED`.
 pub async fn handle(state: AppState, request: Request) -> Response {
     if let Some(d) = crate::auth::address_refused(&state, &request) {
         let mut refused: Response = Status::resource_exhausted(format!(
@@ -33,11 +35,12 @@ pub async fn handle(state: AppState, request: Request) -> Response {
     }
     match request.uri().path() {
         crate::events::proto::SUBSCRIBE_PATH => crate::events::handle(state, request).await,
+        signet_model::gateway::STREAM_PATH => crate::gateway::handle(state, request).await,
         other => Status::unimplemented(format!("no gRPC method {other}")).into_http(),
     }
 }
 
-/// The codec of the services: requests are kept as the exact bytes received (the events
+/// The codec of both services: requests are kept as the exact bytes received (the events
 /// signature is over them, not over a re-encoding); responses arrive encoded (an order event is
 /// encoded once for all its subscribers).
 #[derive(Debug, Clone, Copy, Default)]

@@ -22,6 +22,7 @@ pub mod database;
 pub mod error;
 pub mod events;
 pub mod extract;
+pub mod gateway;
 pub mod grpc;
 pub mod legacy;
 pub mod marketdata;

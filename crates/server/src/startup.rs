@@ -104,7 +104,10 @@ impl Server {
         let metrics: Arc<Metrics> = Arc::default();
         let events = Arc::new(signet_core::hub::EventHub::new(config.events.buffer));
         let event_slots = Arc::new(crate::events::slots::StreamSlots::new(
-            redis.clone().map(RedisStreams::new),
+            redis.clone().map(|r| RedisStreams::new(r, "streams")),
+        ));
+        let gateway_slots = Arc::new(crate::events::slots::StreamSlots::new(
+            redis.clone().map(|r| RedisStreams::new(r, "gateway-streams")),
         ));
         let engine = {
             let metrics = metrics.clone();
@@ -139,6 +142,7 @@ impl Server {
             metrics,
             events,
             event_slots,
+            gateway_slots,
             streams,
             key: database.key.clone(),
             console: config

@@ -33,6 +33,9 @@ pub struct AppState {
     pub events: Arc<signet_core::hub::EventHub>,
     /// The apps' open trade-events streams, counted against `--events-max-streams`.
     pub event_slots: Arc<crate::events::slots::StreamSlots>,
+    /// The apps' open streams of the earlier generation's quotes gateway, counted against
+    /// [`crate::gateway::MAX_STREAMS_PER_APP`].
+    pub gateway_slots: Arc<crate::events::slots::StreamSlots>,
     /// The sessions of the quotes feed over MQTT on this node.
     pub streams: Arc<crate::streaming::Streams>,
     /// The master key, for what the console administers (apps' secrets are sealed with it).

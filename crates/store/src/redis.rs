@@ -290,26 +290,29 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 ";
 
-/// Each app's open trade-events streams, counted for every node using the same Redis:
-/// `<prefix>streams:<app key>`. An open stream refreshes its entry; the entries of a node that
+/// Each app's open streams of one kind (`streams` for the trade events, `gateway-streams` for
+/// the earlier generation's quotes gateway), counted for every node using the same Redis:
+/// `<prefix><kind>:<app key>`. An open stream refreshes its entry; the entries of a node that
 /// died expire after one time to live.
 pub struct RedisStreams {
     redis: Redis,
+    kind: &'static str,
     open: Script,
     refresh: Script,
 }
 
 impl RedisStreams {
-    pub fn new(redis: Redis) -> Self {
+    pub fn new(redis: Redis, kind: &'static str) -> Self {
         RedisStreams {
             redis,
+            kind,
             open: Script::new(OPEN_STREAM),
             refresh: Script::new(REFRESH_STREAM),
         }
     }
 
     fn key(&self, app_key: &str) -> String {
-        format!("{}streams:{app_key}", self.redis.prefix)
+        format!("{}{}:{app_key}", self.redis.prefix, self.kind)
     }
 
     /// Counts stream `id` of `app_key` for `ttl`, unless the app has `cap` open: false then.

@@ -282,7 +282,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// its streaming client needs written with its scheme to reach a plain-HTTP server:
 /// `http_host="http://HOST:PORT"`, catalog §1.1). In legacy mode, a string to sign holding `*`
 /// or `~` is also tried as Java's `URLEncoder` encodes it. Answers the encoding that matched.
-fn verify_signature(
+pub(crate) fn verify_signature(
     state: &AppState,
     parts: &Parts,
     headers: &AuthHeaders<'_>,

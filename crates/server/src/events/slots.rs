@@ -1,5 +1,5 @@
-//! The per-app cap on open trade-events streams (`--events-max-streams`). Without Redis each
-//! node counts its own streams; with Redis every node counts in one sorted set per app
+//! The per-app cap on open streams: the trade events' (`--events-max-streams`) and the quotes
+//! gateway's. Without Redis each node counts its own streams; with Redis every node counts in one sorted set per app
 //! ([`RedisStreams`]), each open stream refreshing its entry every `REFRESH`, so that the
 //! streams of a node that died stop counting after `TTL`.
 
@@ -73,7 +73,7 @@ impl StreamSlots {
                 loop {
                     every.tick().await;
                     if let Err(e) = streams.refresh(&app_key, &id, TTL).await {
-                        tracing::warn!(error = %e, "an open trade-events stream could not refresh its count in Redis");
+                        tracing::warn!(error = %e, "an open stream could not refresh its count in Redis");
                     }
                 }
             })
@@ -108,7 +108,7 @@ impl Drop for StreamSlot {
                     let (streams, app_key, id) = (streams.clone(), self.app_key.clone(), id.clone());
                     runtime.spawn(async move {
                         if let Err(e) = streams.close(&app_key, &id).await {
-                            tracing::warn!(error = %e, "a closed trade-events stream stays counted in Redis until it expires");
+                            tracing::warn!(error = %e, "a closed stream stays counted in Redis until it expires");
                         }
                     });
                 }

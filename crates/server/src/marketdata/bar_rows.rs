@@ -115,11 +115,13 @@ impl Text {
     }
 }
 
+/// A bar's numbers: its start (epoch milliseconds), open, close, high and low in cents, volume,
+/// and the session of an intraday bar.
+type Numbers = (i64, [i64; 4], u64, Option<&'static str>);
+
 impl BarRow {
-    /// The bar as a JSON object (the model's `BarRow`) onto `out`. Its values are digits, dots,
-    /// dashes and colons, which JSON never escapes, so they are written as they are.
-    fn write_json(&self, out: &mut Vec<u8>) {
-        let (time, [open, close, high, low], volume, session) = match self {
+    fn numbers(&self) -> Numbers {
+        match self {
             BarRow::Days(b) => (
                 i64::from(b.day) * 86_400_000,
                 [b.open, b.close, b.high, b.low].map(cents_of_micros),
@@ -127,7 +129,28 @@ impl BarRow {
                 None,
             ),
             BarRow::Intraday(c, utc_ms) => (*utc_ms, [c.open, c.close, c.high, c.low], c.volume, Some("RTH")),
-        };
+        }
+    }
+
+    /// The bar's texts as the JSON answer writes them: time, open, close, high, low, volume (the
+    /// earlier generation's gateway sends them in protobuf).
+    pub fn texts(&self) -> [String; 6] {
+        let (time, [open, close, high, low], volume, _) = self.numbers();
+        let text = |t: Text| String::from_utf8_lossy(t.bytes()).into_owned();
+        [
+            text(Text::time(time)),
+            text(Text::cents(open)),
+            text(Text::cents(close)),
+            text(Text::cents(high)),
+            text(Text::cents(low)),
+            text(Text::whole(volume)),
+        ]
+    }
+
+    /// The bar as a JSON object (the model's `BarRow`) onto `out`. Its values are digits, dots,
+    /// dashes and colons, which JSON never escapes, so they are written as they are.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let (time, [open, close, high, low], volume, session) = self.numbers();
         let field = |out: &mut Vec<u8>, name: &str, value: &[u8]| {
             out.extend_from_slice(b"\"");
             out.extend_from_slice(name.as_bytes());

@@ -62,18 +62,18 @@ const INTRADAY_DAYS: usize = 30;
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`). The earlier SDK
 /// generation's calls (`super::earlier`) send the same names.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 pub(crate) struct Params {
-    symbols: Option<String>,
-    symbol: Option<String>,
-    category: Option<String>,
-    extend_hour_required: Option<String>,
-    overnight_required: Option<String>,
-    depth: Option<String>,
-    count: Option<String>,
-    trading_sessions: Option<String>,
-    timespan: Option<String>,
-    real_time_required: Option<String>,
+    pub symbols: Option<String>,
+    pub symbol: Option<String>,
+    pub category: Option<String>,
+    pub extend_hour_required: Option<String>,
+    pub overnight_required: Option<String>,
+    pub depth: Option<String>,
+    pub count: Option<String>,
+    pub trading_sessions: Option<String>,
+    pub timespan: Option<String>,
+    pub real_time_required: Option<String>,
 }
 
 /// `US_STOCK` (the default) or `US_ETF`: the simulator quotes both alike.

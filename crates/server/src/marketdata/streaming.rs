@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::state::AppState;
 use crate::streaming::feed;
-use crate::streaming::sessions::{Session, kind};
+use crate::streaming::sessions::{Session, Topics, kind};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -119,15 +119,40 @@ async fn subscribe(
     JsonBody(request): JsonBody<StreamingSubscribeRequest>,
 ) -> Result<Json<StreamingSubscriptions>, ApiError> {
     let session = session(&state, &caller, &request.session_id)?;
-    state.streams.bind(&session)?;
-    check_category(request.category.as_deref())?;
-    let kinds = kinds(request.sub_types.as_deref())?
+    state.streams.bind(&session, Topics::Current)?;
+    let wanted = Wanted {
+        category: request.category.as_deref(),
+        sub_types: request.sub_types.as_deref(),
+        symbols: request.symbols.as_deref(),
+    };
+    subscribe_session(&state, &session, &wanted, request.depth).await?;
+    Ok(Json(answer(&session)))
+}
+
+/// What a subscribe or unsubscribe names, as sent.
+pub(crate) struct Wanted<'a> {
+    pub category: Option<&'a str>,
+    pub sub_types: Option<&'a [String]>,
+    pub symbols: Option<&'a [String]>,
+}
+
+/// Adds what `wanted` names to a bound `session`, and queues at once the snapshot, book and last
+/// trade of what it did not receive before: the subscribe of HTTP and of the earlier
+/// generation's gateway ([`crate::gateway`]).
+pub(crate) async fn subscribe_session(
+    state: &AppState,
+    session: &Session,
+    wanted: &Wanted<'_>,
+    depth: Option<u32>,
+) -> Result<(), ApiError> {
+    check_category(wanted.category)?;
+    let kinds = kinds(wanted.sub_types)?
         .ok_or_else(|| ApiError::illegal_parameter("sub_types is required: QUOTE, SNAPSHOT, TICK"))?;
-    let depth = request.depth.unwrap_or(DEFAULT_DEPTH);
+    let depth = depth.unwrap_or(DEFAULT_DEPTH);
     if !(1..=MAX_DEPTH).contains(&depth) {
         return Err(ApiError::illegal_parameter(format!("depth must be 1 to {MAX_DEPTH}")));
     }
-    let names = symbols(request.symbols.as_deref())?;
+    let names = symbols(wanted.symbols)?;
     if names.is_empty() {
         return Err(ApiError::illegal_parameter("symbols is required"));
     }
@@ -147,15 +172,15 @@ async fn subscribe(
         )
         .with_status(400));
     }
-    let fresh = state.streams.subscribe(&session, &found, kinds, depth)?;
+    let fresh = state.streams.subscribe(session, &found, kinds, depth)?;
     let first: Vec<_> = fresh
         .iter()
         .flat_map(|(id, subscription)| feed::current(&state.simulator, *id, subscription))
         .collect();
     if !first.is_empty() {
-        state.streams.queue(&session, first);
+        state.streams.queue(session, first);
     }
-    Ok(Json(answer(&session)))
+    Ok(())
 }
 
 #[utoipa::path(
@@ -176,13 +201,29 @@ async fn unsubscribe(
     JsonBody(request): JsonBody<StreamingUnsubscribeRequest>,
 ) -> Result<Json<StreamingSubscriptions>, ApiError> {
     let session = session(&state, &caller, &request.session_id)?;
-    if request.unsubscribe_all == Some(true) {
-        state.streams.unsubscribe(&session, None, kind::ALL);
-        return Ok(Json(answer(&session)));
+    let wanted = Wanted {
+        category: request.category.as_deref(),
+        sub_types: request.sub_types.as_deref(),
+        symbols: request.symbols.as_deref(),
+    };
+    unsubscribe_session(&state, &session, &wanted, request.unsubscribe_all == Some(true))?;
+    Ok(Json(answer(&session)))
+}
+
+/// Removes what `wanted` names from `session`, or everything with `all`.
+pub(crate) fn unsubscribe_session(
+    state: &AppState,
+    session: &Session,
+    wanted: &Wanted<'_>,
+    all: bool,
+) -> Result<(), ApiError> {
+    if all {
+        state.streams.unsubscribe(session, None, kind::ALL);
+        return Ok(());
     }
-    check_category(request.category.as_deref())?;
-    let kinds = kinds(request.sub_types.as_deref())?;
-    let names = symbols(request.symbols.as_deref())?;
+    check_category(wanted.category)?;
+    let kinds = kinds(wanted.sub_types)?;
+    let names = symbols(wanted.symbols)?;
     if kinds.is_none() && names.is_empty() {
         return Err(ApiError::illegal_parameter(
             "name the symbols, the sub_types, or both, or send unsubscribe_all: true",
@@ -192,6 +233,6 @@ async fn unsubscribe(
     let instruments = (!names.is_empty()).then_some(ids.as_slice());
     state
         .streams
-        .unsubscribe(&session, instruments, kinds.unwrap_or(kind::ALL));
-    Ok(Json(answer(&session)))
+        .unsubscribe(session, instruments, kinds.unwrap_or(kind::ALL));
+    Ok(())
 }

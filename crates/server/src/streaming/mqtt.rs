@@ -29,7 +29,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use super::sessions::{ConnectRefusal, Session, UnboundRefusal, UnboundSlot};
+use super::sessions::{ConnectRefusal, Session, Topics, UnboundRefusal, UnboundSlot};
 use crate::state::AppState;
 
 /// Accepts connections until the task is dropped. One that finds no place among the unbound
@@ -244,7 +244,8 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, 
             break false;
         }
     };
-    if taken_over {
+    // The earlier generation's client has no `notice` topic.
+    if taken_over && session.topics() == Topics::Current {
         // The writer writes the notice, then ends with the control channel.
         let _ = control.try_send(taken_over_notice());
         drop(control);
@@ -308,7 +309,8 @@ async fn write(
                 let sent = messages.len() as u64;
                 out.clear();
                 for message in messages {
-                    let publish = Publish::from_bytes(message.topic, QoS::AtMostOnce, message.payload);
+                    let Some(topic) = session.topic_of(&message) else { continue };
+                    let publish = Publish::from_bytes(topic, QoS::AtMostOnce, message.payload);
                     if publish.write(&mut out).is_err() {
                         return;
                     }

@@ -57,6 +57,37 @@ pub struct Subscription {
     pub depth: u32,
 }
 
+/// How a session's messages are named: chosen by the door of the signed call that binds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topics {
+    /// The official client's (catalog §13.4): `snapshot`, `quote`, `tick`, `notice`.
+    Current,
+    /// The earlier generation's (`webull-python-sdk-quotes-core` 0.1.x, bound through its gRPC
+    /// gateway): `{instrument_id}-{type}-0-{symbol}`, the type 0 for the book, 1 for a
+    /// snapshot, 2 for a tick; its client decodes the first three parts and ignores the rest.
+    /// It has no `notice`.
+    Earlier,
+}
+
+impl Topics {
+    /// The topic of `message` for a session of this kind; `None` when it has no such topic.
+    pub fn of(self, message: &Message, symbol: &str) -> Option<String> {
+        use signet_model::streaming::topic;
+        match self {
+            Topics::Current => Some(message.topic.to_owned()),
+            Topics::Earlier => {
+                let kind = match message.topic {
+                    topic::QUOTE => 0,
+                    topic::SNAPSHOT => 1,
+                    topic::TICK => 2,
+                    _ => return None,
+                };
+                Some(format!("{}-{kind}-0-{symbol}", message.instrument_id))
+            }
+        }
+    }
+}
+
 /// A message ready to write: its topic and protobuf payload.
 #[derive(Debug, Clone)]
 pub struct Message {
@@ -90,6 +121,8 @@ pub struct Session {
     taken_over: AtomicBool,
     /// Whether a signed subscribe bound it (set under the sessions' lock, with its app's count).
     bound: AtomicBool,
+    /// Set when it is bound.
+    topics: Mutex<Topics>,
     /// The connection's place among the unbound ones, given up when it is bound.
     unbound: Mutex<Option<UnboundSlot>>,
 }
@@ -107,6 +140,24 @@ impl Session {
     /// Whether a signed subscribe bound the session to its app.
     pub fn bound(&self) -> bool {
         self.bound.load(Ordering::Acquire)
+    }
+
+    /// How its messages are named.
+    pub fn topics(&self) -> Topics {
+        *lock(&self.topics)
+    }
+
+    /// The topic of `message` for this session (see [`Topics`]).
+    pub fn topic_of(&self, message: &Message) -> Option<String> {
+        let topics = self.topics();
+        if topics == Topics::Current {
+            return topics.of(message, "");
+        }
+        let symbol = lock(&self.subscriptions)
+            .get(&message.instrument_id)
+            .map(|s| s.symbol.clone())
+            .unwrap_or_default();
+        topics.of(message, &symbol)
     }
 
     /// Takes every message waiting, oldest first.
@@ -269,6 +320,7 @@ impl Streams {
             kicked: Notify::new(),
             taken_over: AtomicBool::new(false),
             bound: AtomicBool::new(false),
+            topics: Mutex::new(Topics::Current),
             unbound: Mutex::new(Some(slot)),
         });
         sessions.insert(id.to_owned(), session.clone());
@@ -279,7 +331,8 @@ impl Streams {
     /// against the app's sessions and is no longer closed for staying unbound. When the app
     /// already holds its most bound sessions, the connection is told to close (the official
     /// client then reconnects in 10 s, and is refused with 105 if the app still holds them).
-    pub fn bind(&self, session: &Session) -> Result<(), Refusal> {
+    /// `topics` names its messages from then on (the first bind's door decides).
+    pub fn bind(&self, session: &Session, topics: Topics) -> Result<(), Refusal> {
         if session.bound() {
             return Ok(());
         }
@@ -298,6 +351,7 @@ impl Streams {
             session.kicked.notify_one();
             return Err(Refusal::TooManySessions { max });
         }
+        *lock(&session.topics) = topics;
         session.bound.store(true, Ordering::Release);
         drop(lock(&session.unbound).take());
         Ok(())
@@ -338,6 +392,20 @@ impl Streams {
             return Err(Refusal::OtherApp);
         }
         Ok(session)
+    }
+
+    /// The session of `app_key` whose CONNECT's password was `password`: the earlier
+    /// generation's client connects with the token of its gRPC gateway as password and names the
+    /// token, not the client id, when it subscribes. Several (one client reconnecting under a new
+    /// id with the same token): the newest connection.
+    pub fn session_with_password(&self, app_key: &str, password: &[u8]) -> Result<Arc<Session>, Refusal> {
+        let password: [u8; 32] = Sha256::digest(password).into();
+        lock(&self.sessions)
+            .values()
+            .filter(|s| &*s.app_key == app_key && s.password == password)
+            .max_by_key(|s| s.connection)
+            .cloned()
+            .ok_or(Refusal::NotConnected)
     }
 
     /// Adds `kinds` of `symbols` (instrument id, symbol) to the session's subscriptions, with
@@ -493,7 +561,7 @@ mod tests {
         /// Connects from [`HERE`] and binds.
         fn bound(&self, id: &str, app_key: &str, password: &[u8]) -> Result<Arc<Session>, ConnectRefusal> {
             let session = self.open(id, app_key, password)?;
-            self.bind(&session).expect("bound");
+            self.bind(&session, Topics::Current).expect("bound");
             Ok(session)
         }
 
@@ -592,14 +660,17 @@ mod tests {
         drop(third);
         // The first bound takes the app's one session; the second loses the race and is told to
         // close, and a third CONNECT is refused as the app holds its most.
-        streams.bind(&first).unwrap();
+        streams.bind(&first, Topics::Current).unwrap();
         assert!(first.bound());
         assert_eq!(
             streams.unbound(),
             1,
             "a bound connection is no longer counted as unbound"
         );
-        assert_eq!(streams.bind(&second).err(), Some(Refusal::TooManySessions { max: 1 }));
+        assert_eq!(
+            streams.bind(&second, Topics::Current).err(),
+            Some(Refusal::TooManySessions { max: 1 })
+        );
         assert!(!second.bound());
         assert_eq!(
             streams.open("c", "app", b"pw").err(),
@@ -616,8 +687,11 @@ mod tests {
         let replaced = streams.open("c", "other", b"pw").unwrap();
         let slot = streams.unbound_slot(elsewhere).unwrap();
         let newer = streams.connect("c", "other".into(), b"pw", slot).unwrap();
-        assert_eq!(streams.bind(&replaced).err(), Some(Refusal::NotConnected));
-        streams.bind(&newer).unwrap();
-        streams.bind(&again).unwrap();
+        assert_eq!(
+            streams.bind(&replaced, Topics::Current).err(),
+            Some(Refusal::NotConnected)
+        );
+        streams.bind(&newer, Topics::Current).unwrap();
+        streams.bind(&again, Topics::Current).unwrap();
     }
 }

@@ -37,7 +37,7 @@ const LEGACY_PAGE: u32 = 1000;
 const KEY: char = 'i';
 pub(super) const REG_T: &str = "0.5";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 struct Params {
     symbols: Option<String>,
     category: Option<String>,
@@ -291,7 +291,19 @@ async fn earlier_list(
     State(state): State<AppState>,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<StockInstrument>>, ApiError> {
-    let types = match non_empty(p.category.as_deref()) {
+    Ok(Json(
+        earlier_lookup(&state, p.symbols.as_deref(), p.category.as_deref()).await?,
+    ))
+}
+
+/// The earlier generation's lookup of `symbols` (comma-separated) in `category`: over HTTP
+/// (`/instrument/list`) and over its quotes gateway ([`crate::gateway`]).
+pub(crate) async fn earlier_lookup(
+    state: &AppState,
+    symbols: Option<&str>,
+    category: Option<&str>,
+) -> Result<Vec<StockInstrument>, ApiError> {
+    let types = match non_empty(category) {
         Some("US_STOCK") => Types::Only(InstrumentType::Equity),
         Some("US_ETF") => Types::Only(InstrumentType::Etf),
         None => return Err(ApiError::illegal_parameter("category is required: US_STOCK or US_ETF")),
@@ -302,14 +314,19 @@ async fn earlier_list(
             )));
         }
     };
-    if non_empty(p.symbols.as_deref()).is_none() {
+    if non_empty(symbols).is_none() {
         return Err(ApiError::illegal_parameter("symbols is required, comma-separated"));
     }
+    let p = Params {
+        symbols: symbols.map(str::to_owned),
+        category: category.map(str::to_owned),
+        ..Params::default()
+    };
     let wanted = Wanted {
         types,
         ..wanted(&p, true)?
     };
     // At most 100 symbols, so one page of 100 holds every instrument they name.
-    let (rows, _) = fetch(&state, &wanted, None, PAGE).await?;
-    Ok(Json(rows.iter().map(|i| row(&state, i, true)).collect()))
+    let (rows, _) = fetch(state, &wanted, None, PAGE).await?;
+    Ok(rows.iter().map(|i| row(state, i, true)).collect())
 }

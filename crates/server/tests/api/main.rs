@@ -15,6 +15,7 @@ mod auth;
 mod claims;
 mod earlier_sdk;
 mod fundamentals;
+mod gateway;
 mod guards;
 mod hostile;
 mod import;

@@ -423,7 +423,7 @@ async fn an_event_stream_never_refreshed_stops_counting_after_its_time_to_live()
     use signet_store::redis::{Redis, RedisStreams};
     let Some(url) = redis_url() else { return };
     let prefix = random_prefix();
-    let streams = RedisStreams::new(Redis::open(&url, &prefix).unwrap());
+    let streams = RedisStreams::new(Redis::open(&url, &prefix).unwrap(), "streams");
     let ttl = Duration::from_secs(1);
     assert!(streams.open("A", "dead", 2, ttl).await.unwrap());
     assert!(streams.open("A", "alive", 2, ttl).await.unwrap());
