@@ -122,6 +122,24 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     Ok(response)
 }
 
+/// Spends one call of `path` from the app's rate limit, for the gRPC streams and their
+/// requests (HTTP answers the decision's headers too): the refusal when it is spent.
+pub(crate) async fn spend_quota(state: &AppState, app_key: &str, path: &str) -> Result<(), ApiError> {
+    if let Some(limiter) = &state.limiter
+        && let Some(d) = limiter.check_request(app_key, path).await.filter(|d| !d.allowed)
+    {
+        state.metrics.rate_limited("app");
+        return Err(ApiError::new(
+            ErrorCode::TooManyRequests,
+            format!(
+                "the rate limit of {} requests for this kind of call is spent: retry in {} s",
+                d.limit, d.retry_after_secs
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Counts what an accepted request needed of `--compat legacy`.
 fn count_legacy(state: &AppState, parts: &Parts, headers: &AuthHeaders<'_>, encoding: Encoding) {
     let metrics = &state.metrics;

@@ -214,22 +214,7 @@ async fn authenticate(
         .into());
     }
     // A subscription spends the app's quota of other calls, as HTTP does, once its nonce is spent.
-    if let Some(limiter) = &state.limiter
-        && let Some(d) = limiter
-            .check_request(&app.app_key, SUBSCRIBE_PATH)
-            .await
-            .filter(|d| !d.allowed)
-    {
-        state.metrics.rate_limited("app");
-        return Err(ApiError::new(
-            ErrorCode::TooManyRequests,
-            format!(
-                "the rate limit of {} requests for this kind of call is spent: retry in {} s",
-                d.limit, d.retry_after_secs
-            ),
-        )
-        .into());
-    }
+    crate::auth::spend_quota(state, &app.app_key, SUBSCRIBE_PATH).await?;
     let request = <SubscribeRequest as prost::Message>::decode(bytes).map_err(|_| Refusal {
         error: ApiError::illegal_parameter("the SubscribeRequest does not decode"),
         code: Code::InvalidArgument,

@@ -152,30 +152,13 @@ async fn authenticate(state: &AppState, parts: &Parts) -> Result<Arc<str>, ApiEr
             "this x-signature-nonce was already used; every stream needs a new nonce",
         ));
     }
-    spend(state, &app.app_key, STREAM_PATH).await?;
+    crate::auth::spend_quota(state, &app.app_key, STREAM_PATH).await?;
     // What legacy mode accepted, counted as for HTTP: the retired door, and its algorithm.
     state.metrics.legacy(Legacy::Path);
     if h.algorithm == signet_signing::Algorithm::LegacyHmacSha1 {
         state.metrics.legacy(Legacy::HmacSha1);
     }
     Ok(app.app_key.clone())
-}
-
-/// Spends one call of `path` from the app's rate limit, as HTTP does.
-async fn spend(state: &AppState, app_key: &str, path: &str) -> Result<(), ApiError> {
-    if let Some(limiter) = &state.limiter
-        && let Some(d) = limiter.check_request(app_key, path).await.filter(|d| !d.allowed)
-    {
-        state.metrics.rate_limited("app");
-        return Err(ApiError::new(
-            ErrorCode::TooManyRequests,
-            format!(
-                "the rate limit of {} requests for this kind of call is spent: retry in {} s",
-                d.limit, d.retry_after_secs
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Answers the stream's requests in order until it ends.
@@ -217,7 +200,7 @@ async fn serve(
 
 /// One request's response: the answer of its path, or its refusal.
 async fn answer(state: &AppState, app_key: &str, request: ClientRequest) -> ClientResponse {
-    let result = match spend(state, app_key, &request.path).await {
+    let result = match crate::auth::spend_quota(state, app_key, &request.path).await {
         Ok(()) => calls::call(state, app_key, &request.path, &request.payload).await,
         Err(e) => Err(e),
     };
