@@ -3,7 +3,7 @@
 
 use rust_decimal::Decimal;
 use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::{CORE_CLOSE, Session, utc_ms_of};
+use signet_domain::simulator::clock::{Session, utc_ms_of};
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, Trade};
 use signet_model::quotes::{Snapshot, Tick};
@@ -71,7 +71,7 @@ pub fn to_snapshot(q: &Quote, session: Option<Candle>, extended: bool, overnight
 /// at most `count`: what the ticks call lists and the quotes feed pushes.
 pub fn ticks_before(seed: u64, plan: &DayPlan, instrument_id: i64, until: i64, count: usize) -> Vec<Tick> {
     // The trades up to `until`, and one more for the side of the oldest shown.
-    let until = until.min(CORE_CLOSE);
+    let until = until.min(plan.core_close());
     let from = until
         .saturating_sub(i64::try_from(count).unwrap_or(i64::MAX))
         .saturating_sub(1);

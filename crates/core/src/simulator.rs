@@ -19,7 +19,7 @@ use rust_decimal::Decimal;
 use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::simulator::calendar;
-use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN};
+use signet_domain::simulator::clock::CORE_OPEN;
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
@@ -373,7 +373,7 @@ impl Simulator {
     /// exclusive), oldest first: the trades the ticks call lists, grouped. A pin changes the
     /// quote orders meet, not these trades.
     pub fn candles(&self, instrument_id: i64, plan: &DayPlan, span: i64, until: i64) -> Vec<Candle> {
-        let until = until.clamp(CORE_OPEN, CORE_CLOSE);
+        let until = until.clamp(CORE_OPEN, plan.core_close());
         let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
         if span % 60 != 0 {
             return intraday::candles(plan.day, trades(CORE_OPEN, until), span);
@@ -445,7 +445,7 @@ impl Simulator {
         if ny.day != plan.day {
             return None;
         }
-        let until = (ny.second + 1).clamp(CORE_OPEN, CORE_CLOSE);
+        let until = (ny.second + 1).clamp(CORE_OPEN, plan.core_close());
         self.with_minutes(instrument_id, &plan, until, |whole, partial| {
             intraday::fold(whole.iter().chain(&partial))
         })

@@ -207,7 +207,8 @@ pub struct OrderPage {
 pub struct TradeDay {
     /// yyyy-MM-dd, New York.
     pub trade_day: String,
-    /// `FULL_DAY` (signet does not simulate the exchange's early closes).
+    /// `FULL_DAY`, or `HALF_DAY` on an early-close day (the core session to 13:00, after hours
+    /// to 17:00: the eves of Independence Day and Christmas, the day after Thanksgiving).
     pub trade_date_type: String,
     /// The overnight session that ends on its morning, then pre-market, core and after-hours.
     pub sessions: Vec<SessionHours>,

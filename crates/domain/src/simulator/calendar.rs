@@ -45,6 +45,25 @@ pub fn is_trading_day(day: i32) -> bool {
     !weekend && holiday(day).is_none()
 }
 
+/// Why the exchange closes early (13:00, its after-hours at 17:00) on New York `day`, if it
+/// does: the eve of Independence Day, the day after Thanksgiving and Christmas Eve, each when
+/// it is a trading day (a July 3 or December 24 that is the holiday observed, or a weekend, is
+/// not).
+pub fn early_close(day: i32) -> Option<&'static str> {
+    if !is_trading_day(day) {
+        return None;
+    }
+    let date = date_of(day);
+    let year = date.year();
+    let thanksgiving = nth_weekday(year, Month::November, Weekday::Thursday, 4);
+    match (date.month(), date.day()) {
+        (Month::July, 3) => Some("Independence Day's eve"),
+        (Month::December, 24) => Some("Christmas Eve"),
+        _ if date == thanksgiving + time::Duration::days(1) => Some("the day after Thanksgiving"),
+        _ => None,
+    }
+}
+
 /// The first trading day after `day`.
 pub fn next_trading_day(day: i32) -> i32 {
     let mut next = day + 1;
@@ -153,6 +172,33 @@ mod tests {
         );
         assert!(!is_trading_day(day("2013-03-30")) && !is_trading_day(day("2013-03-31")));
         assert_eq!(next_trading_day(day("2013-03-28")), day("2013-04-01"));
+    }
+
+    #[test]
+    fn the_exchange_closes_early_on_the_eves_of_three_holidays_when_they_trade() {
+        let early: Vec<String> = (day("2012-01-01")..=day("2013-12-31"))
+            .filter(|&d| early_close(d).is_some())
+            .map(|d| date_of(d).to_string())
+            .collect();
+        assert_eq!(
+            early,
+            [
+                "2012-07-03",
+                "2012-11-23",
+                "2012-12-24",
+                "2013-07-03",
+                "2013-11-29",
+                "2013-12-24"
+            ]
+        );
+        // July 3 2015 was the holiday observed (July 4 a Saturday); Christmas Eve 2011 a Saturday.
+        assert_eq!(early_close(day("2015-07-03")), None);
+        assert_eq!(early_close(day("2011-12-24")), None);
+        assert_eq!(
+            early_close(day("2010-07-02")),
+            None,
+            "the Friday before a Monday holiday trades all day"
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Simulated time and the US equity sessions.
 //!
 //! Times are milliseconds since the Unix epoch (UTC). Sessions follow New York time: pre-market
-//! 04:00–09:30, core 09:30–16:00, after-hours 16:00–20:00, Monday to Friday, and the overnight
-//! session 20:00–04:00 before each weekday (Sunday evening to Friday morning). New York's offset
+//! 04:00–09:30, core 09:30–16:00, after-hours 16:00–20:00, on each trading day (13:00 and 17:00
+//! on an early-close day, closed until 20:00), and the overnight session 20:00–04:00 before each
+//! trading day (Sunday evening to Friday morning). New York's offset
 //! follows the US daylight-saving rules (since 2007: second Sunday of March to first Sunday of
 //! November; before: first Sunday of April to last Sunday of October), written out here rather
 //! than read from a time-zone database because only this one zone is needed.
@@ -43,8 +44,32 @@ impl Session {
 /// Seconds after New York midnight at which each session starts.
 pub const PRE_OPEN: i64 = 4 * 3600;
 pub const CORE_OPEN: i64 = 9 * 3600 + 1800;
+/// The core session's close, but on an early-close day ([`core_close`]).
 pub const CORE_CLOSE: i64 = 16 * 3600;
+/// The after-hours session's close, but on an early-close day ([`after_close`]); the overnight
+/// session starts then every evening.
 pub const AFTER_CLOSE: i64 = 20 * 3600;
+/// The core and after-hours closes on an early-close day ([`calendar::early_close`]).
+pub const EARLY_CORE_CLOSE: i64 = 13 * 3600;
+pub const EARLY_AFTER_CLOSE: i64 = 17 * 3600;
+
+/// The core session's close on New York `day`: 16:00, 13:00 on an early-close day.
+pub fn core_close(day: i32) -> i64 {
+    if calendar::early_close(day).is_some() {
+        EARLY_CORE_CLOSE
+    } else {
+        CORE_CLOSE
+    }
+}
+
+/// The after-hours session's close on New York `day`: 20:00, 17:00 on an early-close day.
+pub fn after_close(day: i32) -> i64 {
+    if calendar::early_close(day).is_some() {
+        EARLY_AFTER_CLOSE
+    } else {
+        AFTER_CLOSE
+    }
+}
 
 /// A moment read in New York: its calendar day (days since 1970-01-01) and seconds into it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +104,8 @@ impl NewYork {
         match (self.second, trading) {
             (s, true) if s < PRE_OPEN => Session::Overnight,
             (s, true) if s < CORE_OPEN => Session::PreMarket,
-            (s, true) if s < CORE_CLOSE => Session::Core,
-            (s, true) if s < AFTER_CLOSE => Session::AfterHours,
+            (s, true) if s < core_close(self.day) => Session::Core,
+            (s, true) if s < after_close(self.day) => Session::AfterHours,
             _ if self.second >= AFTER_CLOSE && calendar::is_trading_day(self.day + 1) => Session::Overnight,
             _ => Session::Closed,
         }
@@ -230,6 +255,20 @@ mod tests {
         );
         let summer = parse_day("2013-07-01").unwrap();
         assert_eq!(utc_ms_of(summer, CORE_OPEN), utc("2013-07-01T13:30:00Z"));
+        // 2013-07-03 closed early (EDT): core to 13:00, after hours to 17:00, nothing till 20:00.
+        assert_eq!(NewYork::of(utc("2013-07-03T16:59:59Z")).session(), Session::Core);
+        assert_eq!(NewYork::of(utc("2013-07-03T17:00:00Z")).session(), Session::AfterHours);
+        assert_eq!(NewYork::of(utc("2013-07-03T21:00:00Z")).session(), Session::Closed);
+        assert_eq!(
+            NewYork::of(utc("2013-07-04T00:00:00Z")).session(),
+            Session::Closed,
+            "July 4 does not trade"
+        );
+        assert_eq!(
+            NewYork::of(utc("2012-11-23T18:00:00Z")).session(),
+            Session::AfterHours,
+            "EST, 13:00"
+        );
         assert_eq!(
             next_core_open(parse_day("2013-03-02").unwrap()),
             utc("2013-03-04T14:30:00Z")

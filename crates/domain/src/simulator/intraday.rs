@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::clock::{CORE_CLOSE, CORE_OPEN};
+use super::clock::CORE_OPEN;
 use super::path::{DayPlan, Trade};
 
 /// One bar of a day: prices in cents.
@@ -54,7 +54,7 @@ fn bucket(second: i64, span: i64) -> i64 {
 /// The core session's trades of `plan` in `[from, to)` (seconds after New York midnight),
 /// oldest first.
 pub fn trades(plan: &DayPlan, seed: u64, instrument: i64, from: i64, to: i64) -> impl Iterator<Item = Trade> {
-    (from.max(CORE_OPEN)..to.min(CORE_CLOSE)).map(move |s| plan.trade(seed, instrument, s))
+    (from.max(CORE_OPEN)..to.min(plan.core_close())).map(move |s| plan.trade(seed, instrument, s))
 }
 
 /// `trades` (one day's, oldest first) grouped into bars of `span` seconds, oldest first.
@@ -233,11 +233,13 @@ mod tests {
             prev in 1.0f64..2_000.0,
             vol in 0.001f64..0.1,
             volume in 0.0f64..5e7,
+            early in any::<bool>(),
         ) {
-            let p = DayPlan::draw(seed, instrument, 15_000, prev, vol, volume);
+            // A full day, or an early close (2013-07-03, day 15_889).
+            let p = DayPlan::draw(seed, instrument, if early { 15_889 } else { 15_000 }, prev, vol, volume);
             let trades: Vec<Trade> = trades(&p, seed, instrument, 0, 86_400).collect();
             let minutes = candles(p.day, trades.iter().copied(), 60);
-            let session = roll_up(&minutes, CORE_CLOSE - CORE_OPEN);
+            let session = roll_up(&minutes, p.core_close() - CORE_OPEN);
             prop_assert_eq!(session.len(), 1);
             let s = session[0];
             prop_assert_eq!((s.open, s.high, s.low, s.close, s.volume), cents(&p.bar()));
@@ -250,12 +252,12 @@ mod tests {
 
         /// A day replayed from its stored bar does the same.
         #[test]
-        fn a_replayed_day_rolls_up_to_its_bar(open in 100i64..100_000, up in 0i64..5_000, down in 0i64..5_000, close_at in 0i64..=1000, volume in 0i64..10_000_000) {
+        fn a_replayed_day_rolls_up_to_its_bar(open in 100i64..100_000, up in 0i64..5_000, down in 0i64..5_000, close_at in 0i64..=1000, volume in 0i64..10_000_000, early in any::<bool>()) {
             let (high, low) = (open + up, (open - down).max(1));
             let close = low + (high - low) * close_at / 1000;
-            let bar = Bar { day: 15_000, open: open * 10_000, high: high * 10_000, low: low * 10_000, close: close * 10_000, volume, adj_close: None };
+            let bar = Bar { day: if early { 15_889 } else { 15_000 }, open: open * 10_000, high: high * 10_000, low: low * 10_000, close: close * 10_000, volume, adj_close: None };
             let p = DayPlan::replay(bar.day, 1.0, &bar);
-            let session = roll_up(&candles(p.day, day(&p), 60), CORE_CLOSE - CORE_OPEN);
+            let session = roll_up(&candles(p.day, day(&p), 60), p.core_close() - CORE_OPEN);
             let s = session[0];
             prop_assert_eq!((s.open, s.high, s.low, s.close, s.volume), cents(&bar));
         }

@@ -3,11 +3,12 @@
 //!
 //! A day's plan is its real bar when the database has one (replay) or else a seeded draw from
 //! the previous close. Within the core session the price walks open → low → high → close (or
-//! open → high → low → close on a falling day), reaching each point a third of the way further,
+//! open → high → low → close on a falling day), reaching each point a third of the way further
+//! (of a session that ends at 13:00 on an early-close day),
 //! with a small deterministic jitter kept inside the day's range. Before the open it moves from
 //! the previous close to the open; after the close it stays near the close.
 
-use super::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, PRE_OPEN};
+use super::clock::{AFTER_CLOSE, CORE_OPEN, PRE_OPEN, core_close};
 use crate::marketdata::Bar;
 
 /// One instrument's day, in dollars.
@@ -69,6 +70,7 @@ impl DayPlan {
 
     /// The planned price `second` seconds after New York midnight.
     pub fn price_at(&self, seed: u64, instrument: i64, second: i64) -> f64 {
+        let close = self.core_close();
         let jitter = |scale: f64| {
             let u = Mix::new(seed ^ 0x5151, instrument, self.day).at(second);
             1.0 + (u * 2.0 - 1.0) * JITTER * scale
@@ -78,8 +80,8 @@ impl DayPlan {
         } else if second < CORE_OPEN {
             let f = (second - PRE_OPEN) as f64 / (CORE_OPEN - PRE_OPEN) as f64;
             self.prev_close + (self.open - self.prev_close) * f
-        } else if second < CORE_CLOSE {
-            let (i, f) = leg(second);
+        } else if second < close {
+            let (i, f) = leg(second, close);
             let points = self.points();
             points[i] + (points[i + 1] - points[i]) * f
         } else if second < AFTER_CLOSE {
@@ -89,13 +91,13 @@ impl DayPlan {
         };
         // The open, the low, the high and the close themselves are exact, so that the day's trades
         // reach its bar; in between the price wanders a little.
-        let at_a_point = KNOTS.iter().any(|&k| second == CORE_OPEN + k);
+        let at_a_point = knots(close).iter().any(|&k| second == CORE_OPEN + k);
         let price = if at_a_point {
             planned
         } else {
-            planned * jitter(if second < CORE_CLOSE { 1.0 } else { 0.3 })
+            planned * jitter(if second < close { 1.0 } else { 0.3 })
         };
-        if (CORE_OPEN..CORE_CLOSE).contains(&second) {
+        if (CORE_OPEN..close).contains(&second) {
             price.clamp(self.low, self.high)
         } else {
             price
@@ -109,7 +111,7 @@ impl DayPlan {
         reason = "a day's simulated volume is far below 2^63"
     )]
     pub fn volume_before(&self, second: i64) -> u64 {
-        let f = ((second - CORE_OPEN) as f64 / (CORE_CLOSE - CORE_OPEN) as f64).clamp(0.0, 1.0);
+        let f = ((second - CORE_OPEN) as f64 / (self.core_close() - CORE_OPEN) as f64).clamp(0.0, 1.0);
         (self.volume * f).round().max(0.0) as u64
     }
 
@@ -135,6 +137,11 @@ impl DayPlan {
             volume: bar.volume as f64,
             replayed: true,
         }
+    }
+
+    /// The core session's close on this day: 16:00, 13:00 on an early-close day.
+    pub fn core_close(&self) -> i64 {
+        core_close(self.day)
     }
 
     /// The four points of the core session's walk: open, then low and high (or high and low on
@@ -168,23 +175,26 @@ pub fn cents(x: f64) -> i64 {
     (x * 100.0).round().max(1.0) as i64
 }
 
-/// The core session's last second.
-const LAST: i64 = CORE_CLOSE - 1 - CORE_OPEN;
+/// Seconds after the open at which the walk reaches each of its points exactly, for a core
+/// session closing at `close`: the first second, a third and two thirds of the way, the last.
+fn knots(close: i64) -> [i64; 4] {
+    let last = close - 1 - CORE_OPEN;
+    [0, last / 3, 2 * last / 3, last]
+}
 
-/// Seconds after the open at which the walk reaches each of its points exactly.
-const KNOTS: [i64; 4] = [0, LAST / 3, 2 * LAST / 3, LAST];
-
-/// Which leg of the walk `second` (of the core session) is on, and how far along it.
-fn leg(second: i64) -> (usize, f64) {
-    let t = (second - CORE_OPEN).clamp(0, LAST);
-    let i = if t < KNOTS[1] {
+/// Which leg of the walk `second` (of a core session closing at `close`) is on, and how far
+/// along it.
+fn leg(second: i64, close: i64) -> (usize, f64) {
+    let knots = knots(close);
+    let t = (second - CORE_OPEN).clamp(0, knots[3]);
+    let i = if t < knots[1] {
         0
-    } else if t < KNOTS[2] {
+    } else if t < knots[2] {
         1
     } else {
         2
     };
-    (i, (t - KNOTS[i]) as f64 / (KNOTS[i + 1] - KNOTS[i]) as f64)
+    (i, (t - knots[i]) as f64 / (knots[i + 1] - knots[i]) as f64)
 }
 
 /// A small deterministic mixer (SplitMix64 finalizer) keyed by seed, instrument and day.
@@ -229,6 +239,7 @@ impl Mix {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simulator::clock::CORE_CLOSE;
 
     fn rising() -> DayPlan {
         DayPlan {
@@ -245,18 +256,26 @@ mod tests {
 
     #[test]
     fn the_core_session_walks_open_low_high_close() {
-        let p = rising();
-        assert_eq!(p.price_at(1, 1, CORE_OPEN), 100.0);
-        assert_eq!(p.price_at(1, 1, CORE_CLOSE - 1), 105.0);
-        // Exactly, not merely near: the day's trades reach its bar's low and high.
-        assert_eq!(p.price_at(1, 1, CORE_OPEN + KNOTS[1]), 95.0, "the low a third in");
-        assert_eq!(p.price_at(1, 1, CORE_OPEN + KNOTS[2]), 110.0, "then the high");
-        for s in (CORE_OPEN..CORE_CLOSE).step_by(97) {
-            let price = p.price_at(1, 1, s);
-            assert!((95.0..=110.0).contains(&price), "{s}: {price}");
+        // A full day, and an early close (2013-07-03): the walk fits the session either way.
+        let early = crate::marketdata::units::parse_day("2013-07-03").unwrap();
+        for (p, close) in [(rising(), CORE_CLOSE), (DayPlan { day: early, ..rising() }, 13 * 3600)] {
+            assert_eq!(p.core_close(), close);
+            let knots = knots(close);
+            assert_eq!(p.price_at(1, 1, CORE_OPEN), 100.0);
+            assert_eq!(p.price_at(1, 1, close - 1), 105.0);
+            // Exactly, not merely near: the day's trades reach its bar's low and high.
+            assert_eq!(p.price_at(1, 1, CORE_OPEN + knots[1]), 95.0, "the low a third in");
+            assert_eq!(p.price_at(1, 1, CORE_OPEN + knots[2]), 110.0, "then the high");
+            for s in (CORE_OPEN..close).step_by(97) {
+                let price = p.price_at(1, 1, s);
+                assert!((95.0..=110.0).contains(&price), "{s}: {price}");
+            }
+            assert_eq!(p.price_at(1, 1, 100), 99.0, "before the pre-market: the previous close");
+            assert_eq!(p.price_at(1, 1, AFTER_CLOSE + 10), 105.0);
+            // The day's volume is traded by the close.
+            assert_eq!(p.volume_before(close), 1_000_000);
+            assert!(p.volume_before(close - 60) < 1_000_000);
         }
-        assert_eq!(p.price_at(1, 1, 100), 99.0, "before the pre-market: the previous close");
-        assert_eq!(p.price_at(1, 1, AFTER_CLOSE + 10), 105.0);
     }
 
     #[test]

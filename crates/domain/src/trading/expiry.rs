@@ -4,7 +4,7 @@
 use signet_model::orders::{TimeInForce, TradingSession};
 
 use crate::simulator::calendar;
-use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, NewYork, PRE_OPEN, utc_ms_of};
+use crate::simulator::clock::{NewYork, PRE_OPEN, after_close, core_close, utc_ms_of};
 use crate::times::SimTime;
 
 /// The simulated moment (UTC milliseconds) an order placed at `now_sim_ms` expires; `None` for
@@ -18,7 +18,7 @@ pub fn expires_at(
 ) -> Option<i64> {
     match time_in_force {
         TimeInForce::Day => Some(day_order_expiry(now.0, session)),
-        TimeInForce::Gtd => expire_day.map(|day| utc_ms_of(day, session_close(session))),
+        TimeInForce::Gtd => expire_day.map(|day| utc_ms_of(day, session_close(session, day))),
         TimeInForce::Gtc | TimeInForce::Ioc => None,
     }
 }
@@ -26,22 +26,21 @@ pub fn expires_at(
 /// The next close of `session` on a trading day: today's when it is a trading day still before
 /// it.
 fn day_order_expiry(now_sim_ms: i64, session: TradingSession) -> i64 {
-    let close = session_close(session);
     let now = NewYork::of(now_sim_ms);
-    let day = if !now.is_trading_day() || now.second >= close {
+    let day = if !now.is_trading_day() || now.second >= session_close(session, now.day) {
         calendar::next_trading_day(now.day)
     } else {
         now.day
     };
-    utc_ms_of(day, close)
+    utc_ms_of(day, session_close(session, day))
 }
 
-/// The second of the New York day an order's sessions end: the core close, the after-hours
-/// close, or the overnight session's close in the morning.
-fn session_close(session: TradingSession) -> i64 {
+/// The second of New York `day` an order's sessions end: the core close, the after-hours
+/// close (earlier on an early-close day), or the overnight session's close in the morning.
+fn session_close(session: TradingSession, day: i32) -> i64 {
     match session {
-        TradingSession::Core | TradingSession::N => CORE_CLOSE,
-        TradingSession::All | TradingSession::AllDay => AFTER_CLOSE,
+        TradingSession::Core | TradingSession::N => core_close(day),
+        TradingSession::All | TradingSession::AllDay => after_close(day),
         TradingSession::Night => PRE_OPEN,
     }
 }
@@ -87,6 +86,29 @@ mod tests {
     }
 
     #[test]
+    fn on_an_early_close_day_a_day_order_expires_at_13_00_or_17_00() {
+        let morning = at("2013-11-29", 10, 0);
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(morning)),
+            Some(at("2013-11-29", 13, 0))
+        );
+        assert_eq!(
+            expires_at(TimeInForce::Day, TradingSession::All, None, SimTime(morning)),
+            Some(at("2013-11-29", 17, 0))
+        );
+        // Placed after the early close: the next trading day's close.
+        assert_eq!(
+            expires_at(
+                TimeInForce::Day,
+                TradingSession::Core,
+                None,
+                SimTime(at("2013-11-29", 14, 0))
+            ),
+            Some(at("2013-12-02", 16, 0))
+        );
+    }
+
+    #[test]
     fn a_gtd_order_expires_at_its_last_days_close_and_gtc_never() {
         let day = parse_day("2026-04-01").unwrap();
         assert_eq!(
@@ -114,7 +136,7 @@ mod tests {
             prop_assert!(expiry - now <= 5 * 86_400_000);
             let ny = NewYork::of(expiry);
             prop_assert!(ny.is_trading_day());
-            prop_assert_eq!(ny.second, session_close(session));
+            prop_assert_eq!(ny.second, session_close(session, ny.day));
         }
     }
 }

@@ -13,7 +13,7 @@ use signet_domain::marketdata::Bar;
 use signet_domain::marketdata::bars::{DaySpan, Timespan, roll_up};
 use signet_domain::marketdata::units::format_day;
 use signet_domain::simulator::clock::day_number_of;
-use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork, utc_ms_of};
+use signet_domain::simulator::clock::{CORE_OPEN, NewYork, utc_ms_of};
 use signet_domain::simulator::intraday::{self, Candle, Footprint};
 use signet_domain::simulator::path::{DayPlan, cents};
 use signet_domain::simulator::{Level, Quote};
@@ -454,7 +454,7 @@ impl Range {
         if plan.day == now.day {
             now.second + 1
         } else {
-            CORE_CLOSE
+            plan.core_close()
         }
     }
 }

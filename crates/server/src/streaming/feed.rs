@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::{CORE_CLOSE, CORE_OPEN, NewYork};
+use signet_domain::simulator::clock::{CORE_OPEN, NewYork, core_close};
 use signet_model::streaming::topic;
 use tokio::sync::watch;
 
@@ -53,7 +53,7 @@ pub async fn run(market: Arc<Simulator>, streams: Arc<Streams>, mut ticks: watch
 fn push(market: &Simulator, streams: &Streams, last: &mut HashMap<i64, Last>, previous_ms: Option<i64>, now_ms: i64) {
     let previous_ticks = previous_ms.map(|ms| {
         let ny = NewYork::of(ms);
-        (ny.day, (ny.second + 1).clamp(CORE_OPEN, CORE_CLOSE))
+        (ny.day, (ny.second + 1).clamp(CORE_OPEN, core_close(ny.day)))
     });
     let wanted = streams.wanted();
     last.retain(|id, _| wanted.contains_key(id));
@@ -249,7 +249,7 @@ fn to_tick(quote: &Quote, tick: signet_model::quotes::Tick) -> proto::Tick {
 /// oldest first, at most [`MAX_TICKS_PER_PUSH`]; none when nothing was pushed before.
 fn new_ticks(market: &Simulator, quote: &Quote, pushed: &mut Option<(i32, i64)>) -> Vec<proto::Tick> {
     let ny = NewYork::of(quote.time_ms);
-    let until = (ny.second + 1).clamp(CORE_OPEN, CORE_CLOSE);
+    let until = (ny.second + 1).clamp(CORE_OPEN, core_close(ny.day));
     let from = match *pushed {
         Some((day, second)) if day == ny.day => second,
         Some(_) => CORE_OPEN,

@@ -1,11 +1,12 @@
 //! The trade calendar (`TradeClient.trade_calendar`): the days the simulated market trades
-//! between two dates, the exchange's holidays left out ([`calendar`]), each with its sessions.
+//! between two dates, the exchange's holidays left out ([`calendar`]), each with its sessions:
+//! `HALF_DAY` on an early-close day (core to 13:00, after hours to 17:00), `FULL_DAY` otherwise.
 
 use axum::Json;
 use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::simulator::calendar;
-use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, PRE_OPEN, Session, utc_ms_of};
+use signet_domain::simulator::clock::{AFTER_CLOSE, CORE_OPEN, PRE_OPEN, Session, after_close, core_close, utc_ms_of};
 use signet_domain::times::format_ms;
 use signet_model::ErrorCode;
 use signet_model::v1::{SessionHours, TradeDay};
@@ -79,12 +80,17 @@ fn trade_day(day: i32) -> TradeDay {
     };
     TradeDay {
         trade_day: format_day(day),
-        trade_date_type: "FULL_DAY".into(),
+        trade_date_type: if calendar::early_close(day).is_some() {
+            "HALF_DAY"
+        } else {
+            "FULL_DAY"
+        }
+        .into(),
         sessions: vec![
             hours(Session::Overnight, (day - 1, AFTER_CLOSE), (day, PRE_OPEN)),
             hours(Session::PreMarket, (day, PRE_OPEN), (day, CORE_OPEN)),
-            hours(Session::Core, (day, CORE_OPEN), (day, CORE_CLOSE)),
-            hours(Session::AfterHours, (day, CORE_CLOSE), (day, AFTER_CLOSE)),
+            hours(Session::Core, (day, CORE_OPEN), (day, core_close(day))),
+            hours(Session::AfterHours, (day, core_close(day)), (day, after_close(day))),
         ],
     }
 }

@@ -2,6 +2,7 @@
 //! the seed only, pinned quotes, the manual clock, and who may use the controls.
 
 use rust_decimal::Decimal;
+use serde_json::json;
 use signet_client::Client;
 use signet_domain::simulator::clock::ClockMode;
 use signet_model::ErrorCode;
@@ -392,6 +393,88 @@ async fn good_friday_is_closed_in_the_market_and_missing_from_the_trade_calendar
             .unwrap_err();
         assert_eq!(refused.code(), Some(code), "{market} {start} {end}");
     }
+}
+
+/// The day after Thanksgiving closes early: the core session ends at 13:00 New York (its last
+/// trade is the day's real close), after hours at 17:00, a DAY order expires at 13:00, the
+/// day's minute bars stop at 12:59, and the trade calendar says `HALF_DAY` with those hours.
+#[tokio::test]
+async fn the_day_after_thanksgiving_closes_at_one() {
+    let (server, ops) = market("2012-11-23", 7).await;
+    let client = server.client();
+    let account = server.app.account_ids[0].clone();
+    let order = json!({"account_id": account, "new_orders": [{
+        "client_order_id": "half-day", "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY",
+        "order_type": "LIMIT", "limit_price": "100", "time_in_force": "DAY", "entrust_type": "QTY",
+        "quantity": "1", "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    }]});
+    client
+        .post::<_, serde_json::Value>("/trading/orders/place", &order)
+        .await
+        .unwrap();
+    let status = |record: serde_json::Value| record["orders"][0]["status"].as_str().unwrap().to_owned();
+    let detail = || async {
+        client
+            .get::<serde_json::Value>(
+                "/trading/orders/get",
+                &[("account_id", account.as_str()), ("client_order_id", "half-day")],
+            )
+            .await
+            .unwrap()
+    };
+    // 12:59:59 New York (EST): still the core session, its last second.
+    let last = ops.market().step(3 * 3600 + 1799).await.unwrap();
+    assert_eq!(last.session, "CORE");
+    assert_eq!(status(detail().await), "SUBMITTED");
+    let quote = ops.market().quote("AAPL").await.unwrap();
+    assert_eq!(quote.last, "571.50", "the walk reaches the day's real close by 13:00");
+    // 13:00: after hours, the DAY order of the core session expired.
+    let after = ops.market().step(1).await.unwrap();
+    assert_eq!(after.session, "AFTER_HOURS");
+    assert_eq!(status(detail().await), "CANCELLED");
+    let bars: serde_json::Value = client
+        .post(
+            "/market-data/stocks/bars/list",
+            &json!({"symbols": ["AAPL"], "category": "US_STOCK", "timespan": "M1", "count": "1"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(bars["result"][0]["result"][0]["time"], "2012-11-23T17:59:00.000+0000");
+    // 17:00: closed until Monday's overnight session on Sunday evening.
+    let evening = ops.market().step(4 * 3600).await.unwrap();
+    assert_eq!(evening.session, "CLOSED");
+
+    let calendar: Vec<signet_model::v1::TradeDay> = client
+        .get(
+            "/trade/calendar",
+            &[("market", "US"), ("start", "2012-11-21"), ("end", "2012-11-26")],
+        )
+        .await
+        .unwrap();
+    let days: Vec<(&str, &str)> = calendar
+        .iter()
+        .map(|d| (d.trade_day.as_str(), d.trade_date_type.as_str()))
+        .collect();
+    assert_eq!(
+        days,
+        [
+            ("2012-11-21", "FULL_DAY"),
+            ("2012-11-23", "HALF_DAY"),
+            ("2012-11-26", "FULL_DAY")
+        ]
+    );
+    let hours: Vec<(&str, &str, &str)> = calendar[1]
+        .sessions
+        .iter()
+        .map(|s| (s.session.as_str(), s.start.as_str(), s.end.as_str()))
+        .collect();
+    assert_eq!(
+        &hours[2..],
+        [
+            ("CORE", "2012-11-23T14:30:00.000Z", "2012-11-23T18:00:00.000Z"),
+            ("AFTER_HOURS", "2012-11-23T18:00:00.000Z", "2012-11-23T22:00:00.000Z"),
+        ]
+    );
 }
 
 /// End-of-day bars are the stored daily bars, the simulated days once over included; corporate

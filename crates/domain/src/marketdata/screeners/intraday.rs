@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 
 use super::{Direction, ScreenRow};
 use crate::simulator::Quote;
-use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, CORE_OPEN, NewYork, PRE_OPEN, Session, utc_ms_of};
+use crate::simulator::clock::{CORE_OPEN, NewYork, PRE_OPEN, Session, after_close, core_close, utc_ms_of};
 
 /// An intraday rank type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +35,8 @@ pub fn window(rank: Intraday, now_ms: i64) -> Option<Window> {
     let open = ny.is_trading_day() && ny.session() != Session::Closed;
     let (from, to) = match rank {
         Intraday::PreMarket if ny.is_trading_day() && ny.second >= PRE_OPEN => (None, at(ny.second.min(CORE_OPEN))),
-        Intraday::AfterMarket if ny.is_trading_day() && ny.second >= CORE_CLOSE => {
-            (Some(at(CORE_CLOSE)), at(ny.second.min(AFTER_CLOSE)))
+        Intraday::AfterMarket if ny.is_trading_day() && ny.second >= core_close(ny.day) => {
+            (Some(at(core_close(ny.day))), at(ny.second.min(after_close(ny.day))))
         }
         Intraday::Min3 if open => (Some(now_ms - 3 * 60_000), now_ms),
         Intraday::Min5 if open => (Some(now_ms - 5 * 60_000), now_ms),

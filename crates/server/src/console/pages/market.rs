@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use signet_domain::simulator::clock::{NewYork, utc_ms_of};
+use signet_domain::simulator::clock::{NewYork, core_close, utc_ms_of};
 use signet_domain::trading::valuation::PastFill;
 use signet_store::AccountRecord;
 
@@ -161,7 +161,7 @@ async fn quote_section(
         .daily_bars(instrument_id, today - 365, today)
         .await?
         .iter()
-        .map(|b| (utc_ms_of(b.day, 16 * 3600), micros(b.close)))
+        .map(|b| (utc_ms_of(b.day, core_close(b.day)), micros(b.close)))
         .collect();
     let daily_marks = newest(&mut fills.iter());
     Ok(html! {
