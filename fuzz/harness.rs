@@ -376,6 +376,9 @@ impl MarketDataStore for Counting {
     async fn corporate_actions(&self, _: i64) -> Result<Vec<CorporateAction>, StoreError> {
         unreachable!("an import only imports")
     }
+    async fn splits_on(&self, _: i32) -> Result<Vec<(i64, rust_decimal::Decimal)>, StoreError> {
+        unreachable!("an import only imports")
+    }
     async fn facts(&self, _: &str, _: &str) -> Result<Vec<Fact>, StoreError> {
         unreachable!("an import only imports")
     }

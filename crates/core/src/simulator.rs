@@ -217,6 +217,17 @@ impl Simulator {
             } else {
                 Vec::new()
             };
+            // On a split's ex-date the previous close is quoted as the split made it.
+            let splits: HashMap<i64, f64> = if weekday && day <= history_ends {
+                self.store
+                    .splits_on(day)
+                    .await?
+                    .into_iter()
+                    .filter_map(|(id, ratio)| Some((id, f64::try_from(ratio).ok()?)).filter(|&(_, r)| r > 0.0))
+                    .collect()
+            } else {
+                HashMap::new()
+            };
             let mut state = self.state_mut();
             if state.trading && state.day > history_ends {
                 let state = &*state;
@@ -245,7 +256,8 @@ impl Simulator {
             let replayed: HashMap<i64, _> = bars.into_iter().collect();
             let mut plans = HashMap::with_capacity(state.listings.len());
             for (&id, listing) in &state.listings {
-                let prev_close = state.closes.get(&id).copied().unwrap_or(20.0);
+                let prev_close =
+                    state.closes.get(&id).copied().unwrap_or(20.0) / splits.get(&id).copied().unwrap_or(1.0);
                 let plan = match replayed.get(&id) {
                     Some(bar) => DayPlan::replay(day, prev_close, bar),
                     // Within the history, an instrument without a bar did not trade that day.

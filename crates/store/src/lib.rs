@@ -249,6 +249,8 @@ pub trait MarketDataStore: Send + Sync {
     /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
+    /// The splits whose ex-date is New York `day`: each instrument with its new shares for one.
+    async fn splits_on(&self, day: i32) -> Result<Vec<(i64, Decimal)>, StoreError>;
     /// Facts of one company and concept (any taxonomy and unit), by period end then filing.
     async fn facts(&self, cik: &str, concept: &str) -> Result<Vec<Fact>, StoreError>;
 }

@@ -13,7 +13,9 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use super::accounting::Holding;
+use super::valuation::Movement;
 use crate::marketdata::{ActionKind, CorporateAction};
+use crate::simulator::clock::utc_ms_of;
 
 /// A position and the cash it moved, after an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,21 @@ pub struct Applied {
     pub cash: Decimal,
     /// Wall-clock milliseconds, as fills.
     pub time_ms: i64,
+}
+
+impl Applied {
+    /// What it did to the account, at the start of its ex-date on the simulated clock (when the
+    /// market's crossing applies it): the shares it added (a split) and the cash (a dividend,
+    /// or a split's cash in lieu).
+    pub fn movement(&self) -> Movement {
+        Movement {
+            time_ms: utc_ms_of(self.ex_day, 0),
+            instrument_id: self.instrument_id,
+            cash: self.cash,
+            shares: self.quantity_after - self.quantity_before,
+            price: None,
+        }
+    }
 }
 
 /// Cents, rounded half away from zero.

@@ -71,7 +71,7 @@ pub fn totals<'a>(cash: Decimal, positions: impl IntoIterator<Item = &'a Valued>
     }
 }
 
-/// A fill as [`history`] replays it.
+/// A fill, as the console reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PastFill {
     pub time_ms: i64,
@@ -101,6 +101,31 @@ impl PastFill {
     }
 }
 
+/// A change of an account's cash and shares at a moment of the simulated clock, as
+/// [`Book::before`] undoes it and [`history`] replays it: a fill, or a split or dividend applied
+/// ([`super::corporate::Applied::movement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Movement {
+    pub time_ms: i64,
+    pub instrument_id: i64,
+    pub cash: Decimal,
+    pub shares: Decimal,
+    /// A fill's price: a position is valued at its last fill's where the market has none.
+    pub price: Option<Decimal>,
+}
+
+impl From<&PastFill> for Movement {
+    fn from(f: &PastFill) -> Self {
+        Movement {
+            time_ms: f.time_ms,
+            instrument_id: f.instrument_id,
+            cash: f.cash(),
+            shares: f.shares(),
+            price: Some(f.price),
+        }
+    }
+}
+
 /// An account's cash and shares, by instrument.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Book {
@@ -109,12 +134,12 @@ pub struct Book {
 }
 
 impl Book {
-    /// What the account held before `fills` (those since some moment, in any order).
-    pub fn before(&self, fills: &[PastFill]) -> Book {
+    /// What the account held before `movements` (those since some moment, in any order).
+    pub fn before(&self, movements: &[Movement]) -> Book {
         let mut book = self.clone();
-        for f in fills {
-            book.cash -= f.cash();
-            *book.shares.entry(f.instrument_id).or_default() -= f.shares();
+        for m in movements {
+            book.cash -= m.cash;
+            *book.shares.entry(m.instrument_id).or_default() -= m.shares;
         }
         book
     }
@@ -131,26 +156,28 @@ impl Book {
     }
 }
 
-/// An account's value at each of `times` (ascending) from what it holds `now` and its `fills`
-/// since before the first of them, oldest first: the fills are undone, then replayed. A
+/// An account's value at each of `times` (ascending) from what it holds `now` and its
+/// `movements` since before the first of them, oldest first: they are undone, then replayed. A
 /// position is valued at `price(instrument, time)`, or at its last fill's price where that has
 /// none.
 pub fn history(
     now: &Book,
-    fills: &[PastFill],
+    movements: &[Movement],
     times: &[i64],
     price: impl Fn(i64, i64) -> Option<Decimal>,
 ) -> Vec<(i64, Decimal)> {
-    let mut book = now.before(fills);
+    let mut book = now.before(movements);
     let mut last_fill: BTreeMap<i64, Decimal> = BTreeMap::new();
-    let mut next = fills.iter().peekable();
+    let mut next = movements.iter().peekable();
     times
         .iter()
         .map(|&t| {
-            while let Some(f) = next.next_if(|f| f.time_ms <= t) {
-                book.cash += f.cash();
-                *book.shares.entry(f.instrument_id).or_default() += f.shares();
-                last_fill.insert(f.instrument_id, f.price);
+            while let Some(m) = next.next_if(|m| m.time_ms <= t) {
+                book.cash += m.cash;
+                *book.shares.entry(m.instrument_id).or_default() += m.shares;
+                if let Some(price) = m.price {
+                    last_fill.insert(m.instrument_id, price);
+                }
             }
             (t, book.value(|id| price(id, t).or_else(|| last_fill.get(&id).copied())))
         })
@@ -202,6 +229,34 @@ mod tests {
     }
 
     #[test]
+    fn a_split_is_undone_like_a_fill_so_the_value_before_it_holds_the_shares_then() {
+        // 10 shares bought at 300; a 2-for-1 split at 500 doubled them (the price halved).
+        let bought = PastFill {
+            time_ms: 100,
+            instrument_id: 7,
+            side: Side::Buy,
+            quantity: d("10"),
+            price: d("300"),
+            commission: d("0"),
+        };
+        let split = Movement {
+            time_ms: 500,
+            instrument_id: 7,
+            cash: d("0"),
+            shares: d("10"),
+            price: None,
+        };
+        let movements = [Movement::from(&bought), split];
+        let now = Book {
+            cash: d("0"),
+            shares: [(7, d("20"))].into(),
+        };
+        let price = |_, t: i64| Some(if t < 500 { d("310") } else { d("155") });
+        let history = history(&now, &movements, &[50, 400, 600], price);
+        assert_eq!(history, vec![(50, d("3000")), (400, d("3100")), (600, d("3100"))]);
+    }
+
+    #[test]
     fn the_history_undoes_the_fills_then_replays_them() {
         let fill = |time_ms, side, quantity: &str, price: &str| PastFill {
             time_ms,
@@ -212,7 +267,10 @@ mod tests {
             commission: d("1"),
         };
         // Held 2 shares and 1,000 cash; bought 10 at 10 (and 1 of commission), sold 4 at 12.
-        let fills = [fill(100, Side::Buy, "10", "10"), fill(200, Side::Sell, "4", "12")];
+        let fills: Vec<Movement> = [fill(100, Side::Buy, "10", "10"), fill(200, Side::Sell, "4", "12")]
+            .iter()
+            .map(Movement::from)
+            .collect();
         let now = Book {
             cash: d("946"),
             shares: [(7, d("8"))].into(),

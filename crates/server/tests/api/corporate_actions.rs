@@ -190,11 +190,21 @@ async fn a_dividend_pays_holders_and_a_split_multiplies_shares_at_the_ex_date() 
         );
     }
 
-    // The console shows them on the account's page.
+    // On the ex-date the previous close is quoted as the split made it (60 / 1.5).
+    let splt_quote = ops.market().quote("SPLT").await.unwrap();
+    assert_eq!((splt_quote.pre_close.as_str(), splt_quote.last.as_str()), ("40.00", "40.00"));
+
+    // The console shows them on the account's page, and today's P&L before any trade is the
+    // dividends alone: the split moved no value (7 shares and 20 in cash at 40 are the 5 at 60
+    // the account closed with), the prices have not moved since the close.
     let cookie = crate::console::sign_in(&server).await;
     let (status, html) = crate::console::page(&server, &cookie, &format!("/console/accounts/{margin_account}")).await;
     assert_eq!(status.as_u16(), 200);
     assert!(html.contains("Splits and dividends") && html.contains("SPLT") && html.contains("DIVIDEND"));
+    let today = |amount: Decimal| format!("<dd>{:.2}</dd>", amount.round_dp(2));
+    assert!(html.contains(&today(-cents(d("3") * dividend))), "the short paid its dividend");
+    let (_, html) = crate::console::page(&server, &cookie, &format!("/console/accounts/{cash_account}")).await;
+    assert!(html.contains(&today(paid)), "the long was paid its dividend");
 
     // A day later, and after a restart, nothing is applied again.
     ops.market().step(24 * 3600).await.unwrap();

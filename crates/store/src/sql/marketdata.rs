@@ -1,6 +1,7 @@
 use std::collections::{HashMap, HashSet};
 
 use async_trait::async_trait;
+use rust_decimal::Decimal;
 use signet_domain::marketdata::actions::{AdjustedClose, derive_actions};
 use signet_domain::marketdata::fundamentals::layout::SymbolRecord;
 use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
@@ -221,6 +222,18 @@ impl MarketDataStore for SqlStore {
                     source: parse_column("action source", &source, ActionSource::parse)?,
                 })
             })
+            .collect()
+    }
+
+    async fn splits_on(&self, day: i32) -> Result<Vec<(i64, Decimal)>, StoreError> {
+        let rows: Vec<(i64, String)> =
+            query("SELECT instrument_id, value FROM corporate_actions WHERE day = $1 AND kind = $2")
+                .bind(day)
+                .bind(ActionKind::Split.as_str())
+                .fetch_all(&self.reader)
+                .await?;
+        rows.into_iter()
+            .map(|(id, value)| Ok((id, parse_column("split ratio", &value, |v| v.parse().ok())?)))
             .collect()
     }
 

@@ -9,12 +9,12 @@ use serde::Deserialize;
 use signet_domain::marketdata::units::format_day;
 use signet_domain::times::format_ms;
 use signet_domain::trading::order::Order;
-use signet_domain::trading::valuation::{self, Book, PastFill};
+use signet_domain::trading::valuation::{self, Book, Movement};
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
 use signet_store::{OrderQuery, TimelineEvent};
 
-use super::{FILLS_READ, f64_of, given, money, valued};
+use super::{FILLS_READ, f64_of, given, money, movements, valued};
 use crate::console::access::Session;
 use crate::console::charts;
 use crate::console::layout::{ConsoleError, Tab, page};
@@ -43,7 +43,8 @@ pub async fn account(
         .store
         .account_fills(&account.account_id, None, None, FILLS_READ)
         .await?;
-    let v = valued(&state, &account, Some(&fills)).await?;
+    let applied = state.store.applied_actions(&account.account_id).await?;
+    let v = valued(&state, &account, Some(&fills), Some(&applied)).await?;
     let status = given(filter.status.as_deref()).filter(|s| OrderStatus::parse(s).is_some());
     let symbol = given(filter.symbol.as_deref());
     let orders = state
@@ -59,7 +60,13 @@ pub async fn account(
             limit: ORDERS_SHOWN,
         })
         .await?;
-    let applied = state.store.applied_actions(&account.account_id).await?;
+    // With its newest fills alone read, the history starts at the oldest of them.
+    let since = if fills.len() >= FILLS_READ as usize {
+        fills.first().map_or(i64::MIN, |f| f.time_ms)
+    } else {
+        i64::MIN
+    };
+    let history = movements(&fills, &applied, since);
     let ids: Vec<String> = orders.iter().map(|o| o.order_id.clone()).collect();
     let mut timelines: HashMap<String, Vec<TimelineEvent>> = HashMap::new();
     for event in state.store.order_timelines(&ids).await? {
@@ -123,7 +130,7 @@ pub async fn account(
         }
         section #value data-live aria-labelledby="value-title" {
             h2 #value-title { "Value over time" }
-            (charts::line("Account value", &value_history(&state, &v.book, &fills), &[], " USD"))
+            (charts::line("Account value", &value_history(&state, &v.book, &history), &[], " USD"))
         }
         section aria-labelledby="orders-title" {
             h2 #orders-title { "Orders" }
@@ -195,14 +202,16 @@ fn event_detail(e: &TimelineEvent) -> String {
 
 /// The account's value on the simulator's clock, from its first fill (or the hour before) to
 /// now, at the simulator's prices.
-fn value_history(state: &AppState, now_held: &Book, fills: &[PastFill]) -> Vec<(i64, f64)> {
+fn value_history(state: &AppState, now_held: &Book, movements: &[Movement]) -> Vec<(i64, f64)> {
     let now = state.simulator.now_ms();
-    let start = fills.first().map_or(now - 3_600_000, |f| f.time_ms.min(now - 60_000));
+    let start = movements
+        .first()
+        .map_or(now - 3_600_000, |m| m.time_ms.min(now - 60_000));
     let times: Vec<i64> = (0..=VALUE_POINTS)
         .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
     let price = |id, t| state.simulator.quote_of(id, t).map(|q| q.last);
-    valuation::history(now_held, fills, &times, price)
+    valuation::history(now_held, movements, &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))
         .collect()

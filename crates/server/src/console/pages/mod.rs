@@ -15,11 +15,15 @@ pub use market::{market, market_set, market_step};
 pub use overview::overview;
 pub use requests::{request, requests};
 
+use std::collections::HashMap;
+
 use maud::{Markup, html};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
+use signet_domain::marketdata::ActionKind;
 use signet_domain::simulator::clock::{NewYork, utc_ms_of};
-use signet_domain::trading::valuation::{self, Book, PastFill};
+use signet_domain::trading::corporate::Applied;
+use signet_domain::trading::valuation::{self, Book, Movement, PastFill};
 use signet_store::AccountRecord;
 
 use super::layout::ConsoleError;
@@ -51,11 +55,12 @@ pub(super) struct Valued {
 }
 
 /// Values an account; `fills` are its fills (oldest first) since the start of the simulated
-/// day at least, or `None` to read them.
+/// day at least, and `applied` its splits and dividends, or `None` to read them.
 pub(super) async fn valued(
     state: &AppState,
     account: &AccountRecord,
     fills: Option<&[PastFill]>,
+    applied: Option<&[Applied]>,
 ) -> Result<Valued, ConsoleError> {
     let holdings = crate::trading::assets::holdings_of(state, account).await?;
     let totals = valuation::totals(holdings.cash, holdings.positions.iter().map(|(_, v)| v));
@@ -68,7 +73,7 @@ pub(super) async fn valued(
             .collect(),
     };
     // Today's P&L: the value now less the value at the start of the simulated day, of what the
-    // account held then at the previous close.
+    // account held then (before today's fills, splits and dividends) at the previous close.
     let now = state.simulator.now_ms();
     let day_start = utc_ms_of(NewYork::of(now).day, 0);
     let today_fills = match fills {
@@ -80,9 +85,28 @@ pub(super) async fn valued(
                 .await?
         }
     };
-    let at_start = book
-        .before(&today_fills)
-        .value(|id| state.simulator.quote_of(id, now).map(|q| q.pre_close));
+    // A split or dividend applied today is undone too: the shares held at the previous close
+    // are the ones before the split.
+    let read;
+    let applied = match applied {
+        Some(applied) => applied,
+        None => {
+            read = state.store.applied_actions(&account.account_id).await?;
+            &read
+        }
+    };
+    let today = movements(&today_fills, applied, day_start);
+    // The previous close is quoted as a split today made it; the shares before it are worth
+    // it times the split's ratio.
+    let split_today: HashMap<i64, Decimal> = applied
+        .iter()
+        .filter(|a| a.kind == ActionKind::Split && a.ex_day == NewYork::of(now).day)
+        .map(|a| (a.instrument_id, a.value))
+        .collect();
+    let at_start = book.before(&today).value(|id| {
+        let ratio = split_today.get(&id).copied().unwrap_or(Decimal::ONE);
+        state.simulator.quote_of(id, now).map(|q| q.pre_close * ratio)
+    });
     let today = totals.net_liquidation - at_start;
     Ok(Valued {
         holdings,
@@ -90,6 +114,20 @@ pub(super) async fn valued(
         book,
         today,
     })
+}
+
+/// `fills` and the splits and dividends `applied` (each at the start of its ex-date), from
+/// `since` on, oldest first: what an account's value history undoes and replays.
+pub(super) fn movements(fills: &[PastFill], applied: &[Applied], since: i64) -> Vec<Movement> {
+    let mut movements: Vec<Movement> = applied
+        .iter()
+        .map(Applied::movement)
+        .chain(fills.iter().map(Movement::from))
+        .filter(|m| m.time_ms >= since)
+        .collect();
+    // Stable: an action at the day's start comes before that day's fills.
+    movements.sort_by_key(|m| m.time_ms);
+    movements
 }
 
 pub(super) fn given(s: Option<&str>) -> Option<String> {

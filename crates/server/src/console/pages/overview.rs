@@ -17,7 +17,7 @@ pub async fn overview(State(state): State<AppState>, session: Session) -> Result
     let accounts = state.store.accounts(None).await?;
     let mut rows = Vec::with_capacity(accounts.len());
     for account in &accounts {
-        rows.push((account, valued(&state, account, None).await?));
+        rows.push((account, valued(&state, account, None, None).await?));
     }
     let name_of: HashMap<&str, &str> = apps.iter().map(|a| (a.app_key.as_str(), a.name.as_str())).collect();
     let body = html! {
