@@ -102,7 +102,13 @@ pub struct PositionEventPayload {
     pub quantity: String,
     /// The average cost of the shares held, as the positions list's `cost_price`.
     pub cost_price: String,
-    /// The order whose fill changed the position.
+    /// The order whose fill changed the position; absent when a split did.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub order_id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub client_order_id: String,
+    /// `SPLIT` when a split applied at its ex-date changed the position (signet's addition:
+    /// no order did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corporate_action: Option<String>,
 }

@@ -100,6 +100,24 @@ pub fn position_payload(order: &Order, holding: Holding) -> Option<String> {
         cost_price: holding.average_cost.normalize().to_string(),
         order_id: order.order_id.clone(),
         client_order_id: order.client_order_id.clone(),
+        corporate_action: None,
+    };
+    serde_json::to_string(&payload).ok()
+}
+
+/// The payload of the position event of a split that left `account_id`'s position in
+/// `instrument_id` at `holding` (without its `request_id`, as [`payload`]).
+pub fn split_position_payload(account_id: &str, symbol: &str, instrument_id: i64, holding: Holding) -> Option<String> {
+    let payload = PositionEventPayload {
+        request_id: String::new(),
+        account_id: account_id.to_owned(),
+        symbol: symbol.to_owned(),
+        instrument_id: instrument_id.to_string(),
+        quantity: holding.quantity.normalize().to_string(),
+        cost_price: holding.average_cost.normalize().to_string(),
+        order_id: String::new(),
+        client_order_id: String::new(),
+        corporate_action: Some("SPLIT".to_owned()),
     };
     serde_json::to_string(&payload).ok()
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
-use serde_json::Value;
+use serde_json::{Value, json};
 use signet_client::{ActivityFilter, Client};
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::times::WallTime;
@@ -129,8 +129,23 @@ async fn a_dividend_pays_holders_and_a_split_multiplies_shares_at_the_ex_date() 
     let splt_cost = d(&position(&client.accounts().positions(&margin_account).await.unwrap(), "SPLT").cost_price);
     let (cash_before, margin_before) = (cash(&client, &cash_account).await, cash(&client, &margin_account).await);
 
+    let mut events = crate::events::subscribe(&server, &[&margin_account]).await;
+    assert_eq!(crate::events::next(&mut events).await.unwrap().unwrap().event_type, 0);
+
     // Into Thursday 2012-08-09, the ex-date of both.
     ops.market().step(15 * 3600).await.unwrap();
+
+    // The split is a position event of the account (no order made it), after the cancellation
+    // of the order it made meaningless; the dividend is none (no trade event carries cash).
+    let (cancelled, _) = crate::events::next_order_event(&mut events).await;
+    assert!(cancelled.payload.contains("splt-sell") && cancelled.payload.contains("CANCELLED"));
+    let (event, payload) = crate::events::next_event(&mut events).await;
+    assert_eq!((event.event_type, event.subscribe_type), (1028, 2), "{event:?}");
+    assert_eq!(
+        (&payload["symbol"], &payload["quantity"], &payload["corporate_action"]),
+        (&json!("SPLT"), &json!("7"), &json!("SPLIT"))
+    );
+    assert!(payload.get("order_id").is_none(), "{payload}");
 
     let paid = cents(d("10") * dividend);
     let lieu = d("20"); // half a share at 60 / 1.5
@@ -192,7 +207,10 @@ async fn a_dividend_pays_holders_and_a_split_multiplies_shares_at_the_ex_date() 
 
     // On the ex-date the previous close is quoted as the split made it (60 / 1.5).
     let splt_quote = ops.market().quote("SPLT").await.unwrap();
-    assert_eq!((splt_quote.pre_close.as_str(), splt_quote.last.as_str()), ("40.00", "40.00"));
+    assert_eq!(
+        (splt_quote.pre_close.as_str(), splt_quote.last.as_str()),
+        ("40.00", "40.00")
+    );
 
     // The console shows them on the account's page, and today's P&L before any trade is the
     // dividends alone: the split moved no value (7 shares and 20 in cash at 40 are the 5 at 60
@@ -202,7 +220,10 @@ async fn a_dividend_pays_holders_and_a_split_multiplies_shares_at_the_ex_date() 
     assert_eq!(status.as_u16(), 200);
     assert!(html.contains("Splits and dividends") && html.contains("SPLT") && html.contains("DIVIDEND"));
     let today = |amount: Decimal| format!("<dd>{:.2}</dd>", amount.round_dp(2));
-    assert!(html.contains(&today(-cents(d("3") * dividend))), "the short paid its dividend");
+    assert!(
+        html.contains(&today(-cents(d("3") * dividend))),
+        "the short paid its dividend"
+    );
     let (_, html) = crate::console::page(&server, &cookie, &format!("/console/accounts/{cash_account}")).await;
     assert!(html.contains(&today(paid)), "the long was paid its dividend");
 

@@ -96,7 +96,7 @@ async fn open(
         .map(tonic::Response::into_inner)
 }
 
-async fn subscribe(server: &TestServer, accounts: &[&str]) -> Streaming<SubscribeResponse> {
+pub async fn subscribe(server: &TestServer, accounts: &[&str]) -> Streaming<SubscribeResponse> {
     subscribe_to(server, accounts, EVERY_TYPE).await
 }
 

@@ -9,6 +9,7 @@ use rust_decimal::Decimal;
 use signet_domain::marketdata::{ActionKind, ActionSource, CorporateAction};
 use signet_domain::times::WallTime;
 use signet_domain::trading::corporate::{Applied, apply};
+use signet_domain::trading::events::split_position_payload;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_model::wire::WireEnum;
 
@@ -251,6 +252,25 @@ async fn apply_to_holders(
             .bind(instrument_id)
             .execute(&mut *tx)
             .await?;
+        // A split's new position is a position event of the account, in the feed every node
+        // reads (a dividend moves cash only, which no trade event carries).
+        if action.kind == ActionKind::Split {
+            query(
+                "INSERT INTO order_events (account_id, n, time, event, position_payload)
+                 VALUES ($1, 1, $2, $3, $4)",
+            )
+            .bind(&account_id)
+            .bind(time.0)
+            .bind(action.kind.as_str())
+            .bind(split_position_payload(
+                &account_id,
+                &symbol,
+                instrument_id,
+                effect.holding,
+            ))
+            .execute(&mut *tx)
+            .await?;
+        }
         // Written even when the cash is the same (a split): on PostgreSQL the account's row
         // then says it changed, which the nodes following its claims read.
         query("UPDATE accounts SET cash = $1 WHERE account_id = $2")

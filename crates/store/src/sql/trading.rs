@@ -269,16 +269,16 @@ impl TradingStore for SqlStore {
             Dialect::Sqlite => (
                 "SELECT COALESCE(MAX(id), 0) + 1 FROM order_events",
                 format!(
-                    "SELECT e.id, o.account_id, e.time, e.payload, e.position_payload, e.id, e.id + 1
-                     FROM order_events e JOIN orders o ON o.order_id = e.order_id
+                    "SELECT e.id, COALESCE(e.account_id, o.account_id), e.time, e.payload, e.position_payload, e.id, e.id + 1
+                     FROM order_events e LEFT JOIN orders o ON o.order_id = e.order_id
                      WHERE e.id >= $1 ORDER BY e.id LIMIT {EVENTS_PER_READ}"
                 ),
             ),
             Dialect::Postgres => (
                 "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
-                "SELECT e.id, o.account_id, e.time, e.payload, e.position_payload, e.changed::text::bigint,
-                        pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-                 FROM order_events e JOIN orders o ON o.order_id = e.order_id
+                "SELECT e.id, COALESCE(e.account_id, o.account_id), e.time, e.payload, e.position_payload,
+                        e.changed::text::bigint, pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+                 FROM order_events e LEFT JOIN orders o ON o.order_id = e.order_id
                  WHERE e.changed >= $1::bigint::text::xid8 ORDER BY e.id"
                     .to_owned(),
             ),
