@@ -262,33 +262,9 @@ pub struct QuoteResponse {
     pub bids: Vec<AskBid>,
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct AskBid {
-    #[prost(string, tag = "1")]
-    pub price: String,
-    #[prost(string, tag = "2")]
-    pub size: String,
-    #[prost(message, repeated, tag = "3")]
-    pub order: Vec<Order>,
-    #[prost(message, repeated, tag = "4")]
-    pub broker: Vec<Broker>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Order {
-    #[prost(string, tag = "1")]
-    pub mpid: String,
-    #[prost(string, tag = "2")]
-    pub size: String,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Broker {
-    #[prost(string, tag = "1")]
-    pub bid: String,
-    #[prost(string, tag = "2")]
-    pub name: String,
-}
+/// A level of the book, and who shows it: the same messages as the feed's (`message.proto`
+/// and `quote.proto` declare them alike; a package name does not reach the wire).
+pub use crate::streaming::proto::{AskBid, Broker, Order};
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct TickRequest {
