@@ -122,6 +122,29 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     Ok(response)
 }
 
+/// Checks 1 to 6 of a gRPC stream's metadata (which has no `x-version`; `compat` says whether
+/// HMAC-SHA1 passes) and finds its app: what both streams' doors check first. Answers the
+/// headers, the app and the timestamp window in seconds.
+pub(crate) async fn stream_caller<'h>(
+    state: &AppState,
+    headers: &'h HeaderMap,
+    compat: Compat,
+) -> Result<(AuthHeaders<'h>, std::sync::Arc<ActiveApp>, i64), ApiError> {
+    let now_secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64;
+    let window_secs = state.config.timestamp_window.as_secs() as i64;
+    let h = AuthHeaders::parse_without_version(headers, now_secs, window_secs, compat)?;
+    let app = state
+        .apps
+        .active(h.app_key)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
+    tracing::Span::current().record("app_key", &*app.app_key);
+    Ok((h, app, window_secs))
+}
+
 /// Spends one call of `path` from the app's rate limit, for the gRPC streams and their
 /// requests (HTTP answers the decision's headers too): the refusal when it is spent.
 pub(crate) async fn spend_quota(state: &AppState, app_key: &str, path: &str) -> Result<(), ApiError> {

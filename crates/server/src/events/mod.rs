@@ -28,7 +28,7 @@ use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -42,7 +42,6 @@ use tonic::{Code, Status};
 
 use self::proto::{SUBSCRIBE_PATH, SubscribeRequest, SubscribeResponse, event_type};
 use crate::auth::NONCE_MARGIN_SECS;
-use crate::auth::headers::AuthHeaders;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -174,18 +173,7 @@ async fn authenticate(
     headers: axum::http::HeaderMap,
     bytes: &[u8],
 ) -> Result<(Arc<str>, Vec<String>, u32), Refusal> {
-    let now_secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs() as i64;
-    let window_secs = state.config.timestamp_window.as_secs() as i64;
-    let h = AuthHeaders::parse_without_version(&headers, now_secs, window_secs, crate::legacy::Compat::Strict)?;
-    let app = state
-        .apps
-        .active(h.app_key)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
-    tracing::Span::current().record("app_key", &*app.app_key);
+    let (h, app, window_secs) = crate::auth::stream_caller(state, &headers, crate::legacy::Compat::Strict).await?;
     let signed = GrpcSigningMetadata {
         app_key: h.app_key,
         algorithm: h.algorithm.name(),

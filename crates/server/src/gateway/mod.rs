@@ -28,7 +28,7 @@ mod calls;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -42,7 +42,6 @@ use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
 use crate::auth::NONCE_MARGIN_SECS;
-use crate::auth::headers::AuthHeaders;
 use crate::error::ApiError;
 use crate::legacy::Compat;
 use crate::metrics::Legacy;
@@ -132,18 +131,7 @@ fn error_body(error: &ApiError) -> String {
 
 /// The HTTP checks of the stream's metadata, cheapest first; answers the app.
 async fn authenticate(state: &AppState, parts: &Parts) -> Result<Arc<str>, ApiError> {
-    let now_secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs() as i64;
-    let window_secs = state.config.timestamp_window.as_secs() as i64;
-    let h = AuthHeaders::parse_without_version(&parts.headers, now_secs, window_secs, Compat::Legacy)?;
-    let app = state
-        .apps
-        .active(h.app_key)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "unknown or revoked x-app-key"))?;
-    tracing::Span::current().record("app_key", &*app.app_key);
+    let (h, app, window_secs) = crate::auth::stream_caller(state, &parts.headers, Compat::Legacy).await?;
     crate::auth::verify_signature(state, parts, &h, &app, b"")?;
     let expires_at_ms = (h.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
     if !state.nonces.remember(&app.app_key, h.nonce, expires_at_ms).await? {

@@ -450,3 +450,49 @@ async fn the_earlier_sdk_reads_market_data_and_streams_quotes_through_its_gatewa
     assert_eq!(out["token_shape"], json!([8, 4, 4, 4, 12]));
     assert_eq!(out["unsubscribe"]["status"], 200, "{out}");
 }
+
+/// One measurement, run by hand (ignored otherwise):
+/// `N=2000 cargo test -p signet-server --test api -- --ignored measure_gateway --nocapture`.
+/// N snapshot requests of two symbols, one after the other, on one gateway stream and as N
+/// signed HTTP calls on one kept-alive connection, in turns, five rounds: the ratio of the
+/// stream's time to HTTP's, per round (docs/performance.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, run by hand"]
+async fn measure_gateway() {
+    let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
+    // The tests' servers have no rate limits.
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| c.compat = Compat::Legacy).await;
+    let secret = secrecy::ExposeSecret::expose_secret(&server.app.app_secret).to_owned();
+    let mut stream = open(&server, &secret, "measure").await.expect("open");
+    let client = server.client();
+    let request = pb::SnapshotRequest {
+        symbols: "AAPL,MSFT".into(),
+        category: "US_STOCK".into(),
+    }
+    .encode_to_vec();
+    for round in 1..=5 {
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            assert_eq!(stream.ask(path::SNAPSHOT, request.clone()).await.code, 200);
+        }
+        let gateway = started.elapsed();
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            let answer: Value = client
+                .get(
+                    "/market-data/stocks/snapshots/list",
+                    &[("symbols", "AAPL,MSFT"), ("category", "US_STOCK")],
+                )
+                .await
+                .unwrap();
+            assert_eq!(answer.as_array().map(Vec::len), Some(2));
+        }
+        let http = started.elapsed();
+        println!(
+            "round {round}: gateway {:.1} µs a request, HTTP {:.1} µs, ratio {:.2}",
+            gateway.as_secs_f64() * 1e6 / n as f64,
+            http.as_secs_f64() * 1e6 / n as f64,
+            gateway.as_secs_f64() / http.as_secs_f64()
+        );
+    }
+}
