@@ -50,18 +50,21 @@ pub fn is_trading_day(day: i32) -> bool {
 /// it is a trading day (a July 3 or December 24 that is the holiday observed, or a weekend, is
 /// not).
 pub fn early_close(day: i32) -> Option<&'static str> {
-    if !is_trading_day(day) {
-        return None;
-    }
+    // The date alone rules out nearly every day; the holidays are reckoned for the few left.
     let date = date_of(day);
-    let year = date.year();
-    let thanksgiving = nth_weekday(year, Month::November, Weekday::Thursday, 4);
-    match (date.month(), date.day()) {
-        (Month::July, 3) => Some("Independence Day's eve"),
-        (Month::December, 24) => Some("Christmas Eve"),
-        _ if date == thanksgiving + time::Duration::days(1) => Some("the day after Thanksgiving"),
-        _ => None,
-    }
+    let reason = match (date.month(), date.day()) {
+        (Month::July, 3) => "Independence Day's eve",
+        (Month::December, 24) => "Christmas Eve",
+        (Month::November, 23..=29)
+            if date.weekday() == Weekday::Friday
+                && date - time::Duration::days(1)
+                    == nth_weekday(date.year(), Month::November, Weekday::Thursday, 4) =>
+        {
+            "the day after Thanksgiving"
+        }
+        _ => return None,
+    };
+    is_trading_day(day).then_some(reason)
 }
 
 /// The first trading day after `day`.

@@ -52,9 +52,15 @@ fn bucket(second: i64, span: i64) -> i64 {
 }
 
 /// The core session's trades of `plan` in `[from, to)` (seconds after New York midnight),
-/// oldest first.
+/// oldest first: each second's price (in cents, as quoted) and the shares traded in it. Ticks,
+/// bars and footprints are all made of these.
 pub fn trades(plan: &DayPlan, seed: u64, instrument: i64, from: i64, to: i64) -> impl Iterator<Item = Trade> {
-    (from.max(CORE_OPEN)..to.min(plan.core_close())).map(move |s| plan.trade(seed, instrument, s))
+    let close = plan.core_close();
+    (from.max(CORE_OPEN)..to.min(close)).map(move |second| Trade {
+        second,
+        cents: super::path::cents(plan.price_in(seed, instrument, second, close)),
+        volume: plan.volume_in(second + 1, close) - plan.volume_in(second, close),
+    })
 }
 
 /// `trades` (one day's, oldest first) grouped into bars of `span` seconds, oldest first.

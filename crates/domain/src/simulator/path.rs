@@ -70,7 +70,12 @@ impl DayPlan {
 
     /// The planned price `second` seconds after New York midnight.
     pub fn price_at(&self, seed: u64, instrument: i64, second: i64) -> f64 {
-        let close = self.core_close();
+        self.price_in(seed, instrument, second, self.core_close())
+    }
+
+    /// [`DayPlan::price_at`] in a core session that closes at `close` (the calendar's close is
+    /// reckoned once for a day's trades, not once a second: [`super::intraday::trades`]).
+    pub(super) fn price_in(&self, seed: u64, instrument: i64, second: i64, close: i64) -> f64 {
         let jitter = |scale: f64| {
             let u = Mix::new(seed ^ 0x5151, instrument, self.day).at(second);
             1.0 + (u * 2.0 - 1.0) * JITTER * scale
@@ -106,23 +111,18 @@ impl DayPlan {
 
     /// Shares traded before `second` began (the day's volume spread evenly over the core
     /// session), whole shares: the day's last second brings it to the bar's volume.
+    pub fn volume_before(&self, second: i64) -> u64 {
+        self.volume_in(second, self.core_close())
+    }
+
     #[expect(
         clippy::cast_possible_truncation,
         reason = "a day's simulated volume is far below 2^63"
     )]
-    pub fn volume_before(&self, second: i64) -> u64 {
-        let f = ((second - CORE_OPEN) as f64 / (self.core_close() - CORE_OPEN) as f64).clamp(0.0, 1.0);
+    /// [`DayPlan::volume_before`] in a core session that closes at `close`.
+    pub(super) fn volume_in(&self, second: i64, close: i64) -> u64 {
+        let f = ((second - CORE_OPEN) as f64 / (close - CORE_OPEN) as f64).clamp(0.0, 1.0);
         (self.volume * f).round().max(0.0) as u64
-    }
-
-    /// The trade of `second` of the core session: the price (in cents, as quoted) and the shares
-    /// traded in that second. Ticks, bars and footprints are all made of these.
-    pub fn trade(&self, seed: u64, instrument: i64, second: i64) -> Trade {
-        Trade {
-            second,
-            cents: cents(self.price_at(seed, instrument, second)),
-            volume: self.volume_before(second + 1) - self.volume_before(second),
-        }
     }
 
     /// A day replayed from its stored bar (prices in micros) after a close of `prev_close`.
