@@ -4,8 +4,9 @@
 use rust_decimal::Decimal;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{Session, utc_ms_of};
-use signet_domain::simulator::intraday::{self, Candle};
-use signet_domain::simulator::path::{DayPlan, Trade};
+use signet_domain::simulator::daypath::DayPath;
+use signet_domain::simulator::intraday::Candle;
+use signet_domain::simulator::path::Trade;
 use signet_model::quotes::{Snapshot, Tick};
 
 /// Prices as the simulator quotes them and orders fill at: to the cent (`454.30`).
@@ -67,22 +68,22 @@ pub fn to_snapshot(q: &Quote, session: Option<Candle>, extended: bool, overnight
     snapshot
 }
 
-/// `plan`'s ticks before `until` (a second after New York midnight, exclusive), newest first,
+/// `path`'s ticks before `until` (a second after New York midnight, exclusive), newest first,
 /// at most `count`: what the ticks call lists and the quotes feed pushes.
-pub fn ticks_before(seed: u64, plan: &DayPlan, instrument_id: i64, until: i64, count: usize) -> Vec<Tick> {
+pub fn ticks_before(path: &DayPath, until: i64, count: usize) -> Vec<Tick> {
     // The trades up to `until`, and one more for the side of the oldest shown.
-    let until = until.min(plan.core_close());
+    let until = until.min(path.core_close());
     let from = until
         .saturating_sub(i64::try_from(count).unwrap_or(i64::MAX))
         .saturating_sub(1);
-    let trades: Vec<Trade> = intraday::trades(plan, seed, instrument_id, from, until).collect();
+    let trades: Vec<Trade> = path.trades(from, until).collect();
     let mut result = Vec::with_capacity(count.min(trades.len()));
     for (i, t) in trades.iter().enumerate().rev().take(count) {
         let side = i
             .checked_sub(1)
             .map_or("N", |before| tick_side(trades[before].cents, t.cents));
         result.push(Tick {
-            time: utc_ms_of(plan.day, t.second).to_string(),
+            time: utc_ms_of(path.day(), t.second).to_string(),
             price: text(Decimal::new(t.cents, 2)),
             volume: t.volume.to_string(),
             side: side.to_owned(),

@@ -21,6 +21,7 @@ use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::CORE_OPEN;
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
+use signet_domain::simulator::daypath::DayPath;
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
 use signet_domain::simulator::{Listing, Pin, PinError, Quote, clock};
@@ -68,22 +69,26 @@ pub struct Simulator {
     tick: Duration,
     store: Arc<dyn Store>,
     state: RwLock<State>,
-    /// Each (instrument, day)'s trades so far as one-minute bars, computed once: bars of a
-    /// minute or longer, and the day's high and low so far, are rolled up from them.
-    minutes: Mutex<HashMap<(i64, i32), DayMinutes>>,
+    /// Each (instrument, day)'s path, drawn once: quotes, ticks and bars read it.
+    paths: Mutex<HashMap<(i64, i32), Arc<DayPath>>>,
 }
 
-/// A day's trades as one-minute bars: its whole minutes, and the minute under way up to a
-/// second (exclusive), extended as the clock moves on.
-#[derive(Default)]
-struct DayMinutes {
-    whole: Vec<Candle>,
-    partial: Option<(i64, Candle)>,
-}
+/// (instrument, day) paths kept beyond which the days before today are dropped (about 10 KB
+/// each: the demo's ten thousand instruments fit).
+const MAX_CACHED_PATHS: usize = 16_384;
 
-/// (instrument, day) entries of the minute cache beyond which the days before today are
-/// dropped (about 20 KB each).
-const MAX_CACHED_DAYS: usize = 4096;
+/// `path`'s one-minute bars before `until` (a second of the core session, exclusive): its whole
+/// minutes, and the one under way up to `until`.
+fn minutes_until(path: &DayPath, until: i64) -> Vec<Candle> {
+    let mut minutes: Vec<Candle> = path.whole_minutes(until).collect();
+    let minute = CORE_OPEN + (until - CORE_OPEN).div_euclid(60) * 60;
+    minutes.extend(intraday::fold(&intraday::candles(
+        path.day(),
+        path.trades(minute, until),
+        60,
+    )));
+    minutes
+}
 
 #[derive(Default)]
 struct State {
@@ -162,7 +167,7 @@ impl Simulator {
             tick: config.tick,
             store,
             state: RwLock::new(state),
-            minutes: Mutex::default(),
+            paths: Mutex::default(),
         });
         simulator.sync().await?;
         Ok(simulator)
@@ -322,47 +327,56 @@ impl Simulator {
 
     /// The quote of an instrument at `time_ms` (within the day the plans are for).
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
-        let state = self.state();
-        let listing = state.listings.get(&instrument_id)?;
         let ny = NewYork::of(time_ms);
-        // The overnight session runs at the last price, also on the evening before a trading day.
-        let session = match ny.session() {
-            Session::Overnight => Session::Overnight,
-            s if state.trading && ny.day == state.day => s,
-            _ => Session::Closed,
+        let (listing, plan, close, pin, session) = {
+            let state = self.state();
+            let listing = state.listings.get(&instrument_id)?;
+            // The overnight session runs at the last price, also on the evening before a trading day.
+            let session = match ny.session() {
+                Session::Overnight => Session::Overnight,
+                s if state.trading && ny.day == state.day => s,
+                _ => Session::Closed,
+            };
+            let plan = state
+                .plans
+                .get(&instrument_id)
+                .copied()
+                .filter(|_| state.trading && ny.day == state.day);
+            let close = state.closes.get(&instrument_id).copied().unwrap_or(20.0);
+            (
+                listing.clone(),
+                plan,
+                close,
+                state.pins.get(&instrument_id).copied(),
+                session,
+            )
         };
-        let plan = state
-            .plans
-            .get(&instrument_id)
-            .filter(|_| state.trading && ny.day == state.day);
-        let close = state.closes.get(&instrument_id).copied().unwrap_or(20.0);
-        let (price, volume) = match plan {
-            Some(p) => (
-                p.price_at(self.seed, instrument_id, ny.second),
-                p.volume_before(ny.second + 1),
+        let path = plan.map(|p| self.path(instrument_id, &p));
+        let (price, volume, recent) = match &path {
+            Some(path) => (
+                path.price_at(ny.second),
+                path.volume_before(ny.second + 1),
+                path.minute_before(ny.second),
             ),
-            None => (close, 0),
+            None => (cents(close), 0, None),
         };
-        let cents = |x: f64| Decimal::new(cents(x), 2);
-        // A tenth of a minute's volume, in round lots: 100 to 1,000,000 shares.
-        #[expect(clippy::cast_possible_truncation, reason = "clamped to 1,000,000")]
-        let size = (((listing.volume / 390.0 / 10.0) / 100.0).round() * 100.0).clamp(100.0, 1_000_000.0) as u64;
-        let pin = state.pins.get(&instrument_id);
-        let last = pin.map_or_else(|| cents(price), |p| p.last);
-        let half_spread = (last * Decimal::new(5, 4)).round_dp(2).max(Decimal::new(1, 2));
+        let money = |cents: i64| Decimal::new(cents, 2);
+        let last = pin.map_or_else(|| money(price), |p| p.last);
+        let top = listing.top(price, recent, session);
+        let half_spread = money(top.half_spread);
         let (open, pre_close) = match plan {
-            Some(p) => (cents(p.open), cents(p.prev_close)),
-            None => (last, cents(close)),
+            Some(p) => (money(cents(p.open)), money(cents(p.prev_close))),
+            None => (last, money(cents(close))),
         };
         Some(Quote {
             instrument_id,
-            symbol: listing.symbol.clone(),
+            symbol: listing.symbol,
             time_ms,
             session,
             bid: pin.map_or_else(|| (last - half_spread).max(Decimal::new(1, 2)), |p| p.bid),
             ask: pin.map_or_else(|| last + half_spread, |p| p.ask),
-            bid_size: pin.map_or(size, |p| p.size),
-            ask_size: pin.map_or(size, |p| p.size),
+            bid_size: pin.map_or(top.size, |p| p.size),
+            ask_size: pin.map_or(top.size, |p| p.size),
             last,
             open,
             pre_close,
@@ -377,6 +391,38 @@ impl Simulator {
         state.plans.get(&instrument_id).copied().filter(|_| state.trading)
     }
 
+    /// The path of `instrument` today (the simulator's day), if it trades today.
+    pub fn path_today(&self, instrument_id: i64) -> Option<Arc<DayPath>> {
+        let plan = self.plan_today(instrument_id)?;
+        Some(self.path(instrument_id, &plan))
+    }
+
+    /// `plan`'s path, drawn once and kept: every quote, tick and bar of the day reads it.
+    pub fn path(&self, instrument_id: i64, plan: &DayPlan) -> Arc<DayPath> {
+        let key = (instrument_id, plan.day);
+        let cached = self
+            .paths
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        // A plan changes within a day only when the history is re-imported; the path follows.
+        if let Some(path) = cached.filter(|p| p.drawn_from(plan)) {
+            return path;
+        }
+        let path = Arc::new(DayPath::draw(plan, self.seed, instrument_id));
+        let today = self.state().day;
+        let mut paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
+        if paths.len() >= MAX_CACHED_PATHS {
+            paths.retain(|&(_, day), _| day == today);
+            if paths.len() >= MAX_CACHED_PATHS {
+                paths.clear();
+            }
+        }
+        paths.insert(key, path.clone());
+        path
+    }
+
     pub fn seed(&self) -> u64 {
         self.seed
     }
@@ -386,67 +432,16 @@ impl Simulator {
     /// quote orders meet, not these trades.
     pub fn candles(&self, instrument_id: i64, plan: &DayPlan, span: i64, until: i64) -> Vec<Candle> {
         let until = until.clamp(CORE_OPEN, plan.core_close());
-        let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
+        let path = self.path(instrument_id, plan);
         if span % 60 != 0 {
-            return intraday::candles(plan.day, trades(CORE_OPEN, until), span);
+            return intraday::candles(plan.day, path.trades(CORE_OPEN, until), span);
         }
-        let minutes = self.with_minutes(instrument_id, plan, until, |whole, partial| {
-            let mut minutes = whole.to_vec();
-            minutes.extend(partial);
-            minutes
-        });
+        let minutes = minutes_until(&path, until);
         if span == 60 {
             minutes
         } else {
             intraday::roll_up(&minutes, span)
         }
-    }
-
-    /// Calls `f` with `plan`'s whole one-minute bars before `until` (a second of the core
-    /// session, exclusive) and the bar of the minute under way up to it, computing only the
-    /// trades not computed before.
-    fn with_minutes<R>(
-        &self,
-        instrument_id: i64,
-        plan: &DayPlan,
-        until: i64,
-        f: impl FnOnce(&[Candle], Option<Candle>) -> R,
-    ) -> R {
-        let trades = |from, to| intraday::trades(plan, self.seed, instrument_id, from, to);
-        let whole = (until - CORE_OPEN) / 60;
-        let minute = CORE_OPEN + whole * 60;
-        let mut cache = self.minutes.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() >= MAX_CACHED_DAYS {
-            let today = self.state().day;
-            cache.retain(|&(_, day), _| day == today);
-        }
-        let day = cache.entry((instrument_id, plan.day)).or_default();
-        let have = i64::try_from(day.whole.len()).unwrap_or(i64::MAX);
-        if have < whole {
-            let from = CORE_OPEN + have * 60;
-            day.whole.extend(intraday::candles(plan.day, trades(from, minute), 60));
-        }
-        let partial = match day.partial {
-            _ if until <= minute => None,
-            // The same minute, further on: only the seconds since.
-            Some((done, mut bar)) if bar.start == minute && done <= until => {
-                if let Some(more) = intraday::fold(&intraday::candles(plan.day, trades(done, until), 60)) {
-                    bar.absorb(&more);
-                }
-                day.partial = Some((until, bar));
-                Some(bar)
-            }
-            stored => {
-                let bar = intraday::fold(&intraday::candles(plan.day, trades(minute, until), 60));
-                // Kept unless an earlier moment was asked for than the one kept.
-                if let Some(bar) = bar.filter(|_| stored.is_none_or(|(_, s)| s.start < minute)) {
-                    day.partial = Some((until, bar));
-                }
-                bar
-            }
-        };
-        let n = usize::try_from(whole).unwrap_or(0).min(day.whole.len());
-        f(&day.whole[..n], partial)
     }
 
     /// `instrument`'s core session today up to `time_ms` as one bar: the day's open, high, low,
@@ -458,9 +453,7 @@ impl Simulator {
             return None;
         }
         let until = (ny.second + 1).clamp(CORE_OPEN, plan.core_close());
-        self.with_minutes(instrument_id, &plan, until, |whole, partial| {
-            intraday::fold(whole.iter().chain(&partial))
-        })
+        intraday::fold(&minutes_until(&self.path(instrument_id, &plan), until))
     }
 
     /// Pins `symbol`'s quote until pinned again or released ([`Pin::new`]: bid and ask default

@@ -1,4 +1,5 @@
-//! Intraday bars and footprints: a day's trades ([`Trade`], one a second of the core session)
+//! Intraday bars and footprints: a day's trades ([`Trade`], one a second of the core session,
+//! [`super::daypath::DayPath::trades`])
 //! grouped into spans of seconds counted from the core session's open, so that an hour's bar
 //! runs 09:30–10:30 and the session's last bar is a short one, as exchanges publish them.
 //!
@@ -8,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::clock::CORE_OPEN;
-use super::path::{DayPlan, Trade};
+use super::path::Trade;
 
 /// One bar of a day: prices in cents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,18 +50,6 @@ impl Candle {
 /// The start of the `span`-second bar that `second` (of the core session) falls in.
 fn bucket(second: i64, span: i64) -> i64 {
     CORE_OPEN + (second - CORE_OPEN).div_euclid(span) * span
-}
-
-/// The core session's trades of `plan` in `[from, to)` (seconds after New York midnight),
-/// oldest first: each second's price (in cents, as quoted) and the shares traded in it. Ticks,
-/// bars and footprints are all made of these.
-pub fn trades(plan: &DayPlan, seed: u64, instrument: i64, from: i64, to: i64) -> impl Iterator<Item = Trade> {
-    let close = plan.core_close();
-    (from.max(CORE_OPEN)..to.min(close)).map(move |second| Trade {
-        second,
-        cents: super::path::cents(plan.price_in(seed, instrument, second, close)),
-        volume: plan.volume_in(second + 1, close) - plan.volume_in(second, close),
-    })
 }
 
 /// `trades` (one day's, oldest first) grouped into bars of `span` seconds, oldest first.
@@ -172,6 +161,8 @@ mod tests {
 
     use super::*;
     use crate::marketdata::Bar;
+    use crate::simulator::daypath::DayPath;
+    use crate::simulator::path::DayPlan;
 
     fn plan(open: f64, high: f64, low: f64, close: f64, volume: f64) -> DayPlan {
         DayPlan {
@@ -187,7 +178,7 @@ mod tests {
     }
 
     fn day(plan: &DayPlan) -> Vec<Trade> {
-        trades(plan, 7, 3, 0, 86_400).collect()
+        DayPath::draw(plan, 7, 3).trades(0, 86_400).collect()
     }
 
     /// The day's bar in cents, as `DayPlan::bar` stores it.
@@ -243,7 +234,7 @@ mod tests {
         ) {
             // A full day, or an early close (2013-07-03, day 15_889).
             let p = DayPlan::draw(seed, instrument, if early { 15_889 } else { 15_000 }, prev, vol, volume);
-            let trades: Vec<Trade> = trades(&p, seed, instrument, 0, 86_400).collect();
+            let trades: Vec<Trade> = DayPath::draw(&p, seed, instrument).trades(0, 86_400).collect();
             let minutes = candles(p.day, trades.iter().copied(), 60);
             let session = roll_up(&minutes, p.core_close() - CORE_OPEN);
             prop_assert_eq!(session.len(), 1);

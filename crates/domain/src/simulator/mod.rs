@@ -3,8 +3,11 @@
 
 pub mod calendar;
 pub mod clock;
+pub mod daypath;
 pub mod intraday;
+mod mix;
 pub mod path;
+pub mod stats;
 
 use rust_decimal::Decimal;
 
@@ -55,19 +58,20 @@ impl Quote {
 
     /// `levels` levels of each side of the book, best first. The best ones are the quote itself,
     /// the bid and ask an order meets with their sizes; each further level is a cent worse and
-    /// shows half as many shares again as the one before (in round lots). A bid never goes below
-    /// a cent, so the bid side may be shorter.
+    /// shows half as many shares again as the best (in round lots). A bid never goes below a
+    /// cent, so the bid side may be shorter.
     pub fn book(&self, levels: usize) -> (Vec<Level>, Vec<Level>) {
         let side = |best: Decimal, size: u64, step: Decimal| -> Vec<Level> {
             (0..levels)
                 .map_while(|i| {
                     let n = u64::try_from(i).ok()?;
                     let price = best + step * Decimal::from(n);
-                    let lots = (size + size * n / 2).div_ceil(100).max(1);
-                    (price >= TICK).then_some(Level {
-                        price,
-                        size: lots * 100,
-                    })
+                    let shown = if n == 0 {
+                        size
+                    } else {
+                        (size + size * n / 2).div_ceil(100).max(1) * 100
+                    };
+                    (price >= TICK).then_some(Level { price, size: shown })
                 })
                 .collect()
         };
@@ -172,6 +176,43 @@ impl Listing {
     }
 }
 
+/// The top of the simulated book: half its spread, in cents, and the shares shown at the bid
+/// and at the ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Top {
+    pub half_spread: i64,
+    pub size: u64,
+}
+
+impl Listing {
+    /// The top of the book around `price` (cents) after `recent`, the last whole minute's bar
+    /// (none in the first minute or outside the core session). The spread is a few basis
+    /// points of the price for the most traded instruments and tens for thin ones (it narrows
+    /// with the square root of the dollars traded a day), widens with the last minute's range,
+    /// and triples outside the core session; the size shown is about an eighth of the last
+    /// minute's volume, less when the market moves fast, a tenth of that outside the core
+    /// session, in round lots from 100 to 1,000,000 shares.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a spread in cents and a size are clamped far below 2^63"
+    )]
+    pub fn top(&self, price: i64, recent: Option<intraday::Candle>, session: Session) -> Top {
+        let daily_dollars = (self.volume * price as f64 / 100.0).max(1.0);
+        let bps = (25.0 / (daily_dollars / 1e6).sqrt()).clamp(0.5, 100.0);
+        let thin = if session == Session::Core { 1.0 } else { 0.0 };
+        let (range, minute_volume) = recent.map_or((0.0, self.volume / 390.0), |m| {
+            ((m.high - m.low) as f64, m.volume as f64)
+        });
+        let spread = price as f64 * bps / 1e4 * (3.0 - 2.0 * thin) + 0.03 * range;
+        let half_spread = ((spread / 2.0).round() as i64).clamp(1, i64::try_from(MAX_PRICE).unwrap_or(i64::MAX) * 100);
+        let shown = minute_volume / 8.0 / (1.0 + 0.5 * range / spread.max(1.0)) * (0.1 + 0.9 * thin);
+        Top {
+            half_spread,
+            size: ((shown / 100.0).round() * 100.0).clamp(100.0, 1_000_000.0) as u64,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +239,44 @@ mod tests {
         assert_eq!(prices(&bids), ["99.99", "99.98", "99.97"]);
         assert_eq!(prices(&asks), ["100.01", "100.02", "100.03"]);
         assert_eq!(asks.iter().map(|l| l.size).collect::<Vec<_>>(), [300, 500, 600]);
+    }
+
+    #[test]
+    fn the_book_is_wider_and_thinner_when_the_market_moves_or_trades_little() {
+        let listing = |volume: f64| Listing {
+            instrument_id: 1,
+            symbol: "X".into(),
+            vol: 0.02,
+            volume,
+        };
+        let minute = |range: i64, volume: u64| intraday::Candle {
+            day: 1,
+            start: clock::CORE_OPEN,
+            open: 44_400,
+            high: 44_400 + range,
+            low: 44_400,
+            close: 44_400,
+            volume,
+        };
+        // A large cap at $444 trading 11.5 million shares a day: a spread of a few cents.
+        let aapl = listing(11.5e6);
+        let calm = aapl.top(44_400, Some(minute(10, 30_000)), Session::Core);
+        assert!((1..=3).contains(&calm.half_spread), "{calm:?}");
+        let fast = aapl.top(44_400, Some(minute(150, 30_000)), Session::Core);
+        assert!(fast.half_spread > calm.half_spread && fast.size < calm.size, "{fast:?}");
+        let evening = aapl.top(44_400, None, Session::AfterHours);
+        assert!(
+            evening.half_spread > calm.half_spread && evening.size < calm.size,
+            "{evening:?}"
+        );
+        // A $20 stock trading 100,000 shares a day: wider in basis points, a round lot shown.
+        let thin = listing(1e5).top(2_000, Some(minute(2, 300)), Session::Core);
+        assert!(
+            thin.half_spread * 10_000 / 2_000 > calm.half_spread * 10_000 / 44_400,
+            "{thin:?}"
+        );
+        assert_eq!(thin.size, 100);
+        assert_eq!(calm.size % 100, 0);
     }
 
     #[test]

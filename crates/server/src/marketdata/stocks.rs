@@ -15,7 +15,7 @@ use signet_domain::marketdata::units::format_day;
 use signet_domain::simulator::clock::day_number_of;
 use signet_domain::simulator::clock::{CORE_OPEN, NewYork, utc_ms_of};
 use signet_domain::simulator::intraday::{self, Candle, Footprint};
-use signet_domain::simulator::path::{DayPlan, cents};
+use signet_domain::simulator::path::DayPlan;
 use signet_domain::simulator::{Level, Quote};
 use signet_domain::times::format_ms_utc_offset;
 use signet_model::ErrorCode;
@@ -303,12 +303,12 @@ pub(crate) async fn ticks_of(state: &AppState, p: &Params) -> Result<Ticks, ApiE
     let now = quotes(state, &[symbol]).await?.remove(0);
     let ny = NewYork::of(now.time_ms);
     let mut result = Vec::new();
-    if let Some(plan) = state
+    if let Some(path) = state
         .simulator
-        .plan_today(now.instrument_id)
-        .filter(|p| core && p.day == ny.day)
+        .path_today(now.instrument_id)
+        .filter(|p| core && p.day() == ny.day)
     {
-        result = ticks_before(state.simulator.seed(), &plan, now.instrument_id, ny.second + 1, count);
+        result = ticks_before(&path, ny.second + 1, count);
     }
     Ok(Ticks {
         symbol: now.symbol,
@@ -603,8 +603,8 @@ async fn footprints(
         let mut rows = Vec::new();
         for plan in trading_days(&state, id, &range).await?.into_iter().filter(|_| core) {
             let until = range.until(&state, &plan);
-            let trades = intraday::trades(&plan, state.simulator.seed(), id, CORE_OPEN, until);
-            let sided = intraday::sides(trades, cents(plan.prev_close));
+            let path = state.simulator.path(id, &plan);
+            let sided = intraday::sides(path.trades(CORE_OPEN, until), path.prev_close());
             let prints = intraday::footprints(plan.day, sided, span);
             let finished = |f: &&Footprint| range.unfinished || f.start + span <= until;
             rows.extend(prints.iter().rev().filter(finished).map(footprint_row));

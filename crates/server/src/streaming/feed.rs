@@ -150,8 +150,8 @@ pub fn current(market: &Simulator, instrument_id: i64, subscription: &Subscripti
     }
     if subscription.kinds & kind::TICK != 0 {
         let ny = NewYork::of(quote.time_ms);
-        if let Some(plan) = market.plan_today(instrument_id).filter(|p| p.day == ny.day) {
-            for tick in ticks_before(market.seed(), &plan, instrument_id, ny.second + 1, 1) {
+        if let Some(path) = market.path_today(instrument_id).filter(|p| p.day() == ny.day) {
+            for tick in ticks_before(&path, ny.second + 1, 1) {
                 add(topic::TICK, encode(&to_tick(&quote, tick)));
             }
         }
@@ -260,10 +260,10 @@ fn new_ticks(market: &Simulator, quote: &Quote, pushed: &mut Option<(i32, i64)>)
     if count == 0 {
         return Vec::new();
     }
-    let Some(plan) = market.plan_today(quote.instrument_id).filter(|p| p.day == ny.day) else {
+    let Some(path) = market.path_today(quote.instrument_id).filter(|p| p.day() == ny.day) else {
         return Vec::new();
     };
-    let mut ticks = ticks_before(market.seed(), &plan, quote.instrument_id, until, count);
+    let mut ticks = ticks_before(&path, until, count);
     ticks.reverse();
     ticks.into_iter().map(|t| to_tick(quote, t)).collect()
 }

@@ -1,0 +1,596 @@
+//! Where an instrument trades at each second of a simulated day: drawn once per day from the
+//! day's bar (its open, high, low, close and volume, to the cent), the seed and the instrument,
+//! so that every node computes the same prices, and a drawn day replayed later from the bar
+//! it stored is the day that was drawn.
+//!
+//! The core session is drawn minute by minute, then each minute second by second:
+//! - the day's low and high are each reached in one minute only, drawn with the arcsine law of
+//!   a random walk's extremes (near the open or the close more often than at midday), unless
+//!   the day opens or closes at one of them;
+//! - between them the price is a random walk whose one-minute moves are fat-tailed (Student's
+//!   t, 6 degrees of freedom), cluster (GARCH(1,1)) and are larger near the open and the close
+//!   (a "U" of volatility), folded back inside the day's range a cent from its ends, so that no
+//!   other minute reaches the day's low or high;
+//! - the day's volume is spread over the minutes with the intraday "U" (about 2.5 times the
+//!   midday rate in the first half hour, about 1.9 times in the last), lognormal noise, and more
+//!   in the minutes that move more;
+//! - within a minute the price goes from its open through its low and its high (at drawn
+//!   seconds) to its close, and the minute's volume is printed second by second in sizes that
+//!   look like a tape: round lots, some odd sizes, a heavy tail.
+//!
+//! Before the core session the price moves from the previous close to the open; after it, it
+//! stays near the close. Nothing trades outside the core session.
+
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "draws become prices in cents, sizes and seconds far inside the integers they are cast to"
+)]
+
+use super::clock::{AFTER_CLOSE, CORE_OPEN, PRE_OPEN};
+use super::intraday::Candle;
+use super::mix::Mix;
+use super::path::{DayPlan, Trade};
+use crate::marketdata::Bar;
+
+/// Seconds in a minute, the path's unit.
+const MINUTE: i64 = 60;
+
+/// Relative size of the wander of the pre-market and after-hours prices.
+const EXTENDED_JITTER: f64 = 0.0015;
+
+/// One minute of the core session, prices in cents above the day's low (so that a day of
+/// minutes is small: every instrument's day may be held at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Minute {
+    open: u32,
+    high: u32,
+    low: u32,
+    close: u32,
+    volume: u64,
+}
+
+/// One instrument's simulated day, second by second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayPath {
+    day: i32,
+    /// The day's low, in cents: the minutes' prices are counted from it.
+    base: i64,
+    prev_close: i64,
+    /// The second the core session closes at.
+    close_second: i64,
+    /// Draws of the seconds within the minutes.
+    seconds: Mix,
+    /// The bar the path was drawn from, to the cent.
+    bar: Bar,
+    minutes: Vec<Minute>,
+}
+
+impl DayPath {
+    /// `plan`'s day, drawn minute by minute from its bar.
+    pub fn draw(plan: &DayPlan, seed: u64, instrument: i64) -> Self {
+        let bar = plan.bar();
+        let cents = |micros: i64| micros / 10_000;
+        let day = Day {
+            open: cents(bar.open),
+            high: cents(bar.high),
+            low: cents(bar.low),
+            close: cents(bar.close),
+            volume: u64::try_from(bar.volume).unwrap_or(0),
+        };
+        let close_second = plan.core_close();
+        let n = usize::try_from((close_second - CORE_OPEN) / MINUTE).unwrap_or(1).max(1);
+        let rng = Mix::new(seed, instrument, plan.day).salted(0xDA7_9A7);
+        let minutes = day.minutes(&mut rng.salted(1), n);
+        DayPath {
+            day: plan.day,
+            base: day.low,
+            prev_close: super::path::cents(plan.prev_close),
+            close_second,
+            seconds: rng.salted(2),
+            bar,
+            minutes,
+        }
+    }
+
+    /// Whether this is `plan`'s path (a plan changes within a day only when the history is
+    /// imported again, or a split adjusts the previous close).
+    pub fn drawn_from(&self, plan: &DayPlan) -> bool {
+        self.bar == plan.bar() && self.prev_close == super::path::cents(plan.prev_close)
+    }
+
+    pub fn day(&self) -> i32 {
+        self.day
+    }
+
+    /// The second the core session closes at: 16:00, 13:00 on an early-close day.
+    pub fn core_close(&self) -> i64 {
+        self.close_second
+    }
+
+    /// The day's previous close, in cents.
+    pub fn prev_close(&self) -> i64 {
+        self.prev_close
+    }
+
+    /// The core session's minutes that end by `until` (a second after New York midnight), as
+    /// bars, oldest first.
+    pub fn whole_minutes(&self, until: i64) -> impl Iterator<Item = Candle> + '_ {
+        let whole = usize::try_from((until - CORE_OPEN).div_euclid(MINUTE)).unwrap_or(0);
+        (0..whole.min(self.minutes.len())).map(|k| self.candle(k))
+    }
+
+    /// The core session's last whole minute before the one `second` falls in: how the market
+    /// was moving just before, which the book's spread and sizes follow (none in the first
+    /// minute or outside the session).
+    pub fn minute_before(&self, second: i64) -> Option<Candle> {
+        if second >= self.close_second {
+            return None;
+        }
+        let k = usize::try_from((second - CORE_OPEN) / MINUTE - 1).ok()?;
+        Some(self.candle(k))
+    }
+
+    /// Minute `k` of the core session as a bar.
+    fn candle(&self, k: usize) -> Candle {
+        let m = self.minutes[k];
+        Candle {
+            day: self.day,
+            start: CORE_OPEN + MINUTE * k as i64,
+            open: self.price(m.open),
+            high: self.price(m.high),
+            low: self.price(m.low),
+            close: self.price(m.close),
+            volume: m.volume,
+        }
+    }
+
+    fn price(&self, above_low: u32) -> i64 {
+        self.base + i64::from(above_low)
+    }
+
+    /// The price in cents at `second` after New York midnight: the core session's trades,
+    /// before it a walk from the previous close to the open, after it the close with a little
+    /// wander (the previous close before the pre-market, the close after the after-hours).
+    pub fn price_at(&self, second: i64) -> i64 {
+        let (open, close) = (self.candle(0).open, self.candle(self.minutes.len() - 1).close);
+        let wander = |scale: f64| 1.0 + (self.seconds.salted(3).at(second) * 2.0 - 1.0) * EXTENDED_JITTER * scale;
+        let real = |cents: i64| cents as f64;
+        if second < PRE_OPEN {
+            self.prev_close
+        } else if second < CORE_OPEN {
+            let f = (second - PRE_OPEN) as f64 / (CORE_OPEN - PRE_OPEN) as f64;
+            let planned = real(self.prev_close) + real(open - self.prev_close) * f;
+            round_cents(planned * wander(1.0))
+        } else if second < self.close_second {
+            let k = ((second - CORE_OPEN) / MINUTE) as usize;
+            self.second_price(k, second - CORE_OPEN - MINUTE * k as i64)
+        } else if second < AFTER_CLOSE {
+            round_cents(real(close) * wander(0.3))
+        } else {
+            close
+        }
+    }
+
+    /// Shares traded in the core session before `second` began.
+    pub fn volume_before(&self, second: i64) -> u64 {
+        let into = (second - CORE_OPEN).clamp(0, self.close_second - CORE_OPEN);
+        let k = usize::try_from(into / MINUTE).unwrap_or(0);
+        let whole: u64 = self.minutes[..k.min(self.minutes.len())].iter().map(|m| m.volume).sum();
+        let part = match self.minutes.get(k) {
+            Some(_) => self.second_volumes(k)[..usize::try_from(into % MINUTE).unwrap_or(0)]
+                .iter()
+                .sum(),
+            None => 0,
+        };
+        whole + part
+    }
+
+    /// The core session's trades in `[from, to)` (seconds after New York midnight), one a
+    /// second, oldest first: ticks, bars and footprints are all made of these.
+    pub fn trades(&self, from: i64, to: i64) -> impl Iterator<Item = Trade> + '_ {
+        let (from, to) = (from.max(CORE_OPEN), to.min(self.close_second));
+        let first = usize::try_from((from - CORE_OPEN).div_euclid(MINUTE)).unwrap_or(0);
+        let last = usize::try_from((to - CORE_OPEN + MINUTE - 1).div_euclid(MINUTE)).unwrap_or(0);
+        (first..last.min(self.minutes.len())).flat_map(move |k| {
+            let start = CORE_OPEN + MINUTE * k as i64;
+            let volumes = self.second_volumes(k);
+            (start.max(from)..(start + MINUTE).min(to)).map(move |second| {
+                let s = second - start;
+                Trade {
+                    second,
+                    cents: self.second_price(k, s),
+                    volume: volumes[s as usize],
+                }
+            })
+        })
+    }
+
+    /// The seconds (of minute `k`) at which its low and its high trade: at its open or close
+    /// when it opens or closes there, otherwise drawn, apart.
+    fn extremes(&self, k: usize) -> (i64, i64) {
+        let m = self.minutes[k];
+        let draw = |salt: u64| 1 + (self.seconds.salted(salt).at(k as i64) * 58.0) as i64;
+        let at = |price: u32, salt: u64| {
+            if price == m.open {
+                0
+            } else if price == m.close {
+                MINUTE - 1
+            } else {
+                draw(salt)
+            }
+        };
+        let low = at(m.low, 4);
+        let mut high = at(m.high, 5);
+        if high == low && m.high != m.low {
+            high = if low < MINUTE - 2 { low + 1 } else { low - 1 };
+        }
+        (low, high)
+    }
+
+    /// The price in cents `s` seconds into minute `k`: the minute's open, low, high and close at
+    /// their seconds, and in between a line through them with a little noise inside the minute's
+    /// range.
+    fn second_price(&self, k: usize, s: i64) -> i64 {
+        let m = self.minutes[k];
+        let (at_low, at_high) = self.extremes(k);
+        let mut knots = [(0, m.open), (at_low, m.low), (at_high, m.high), (MINUTE - 1, m.close)];
+        // The open and the close win over an extreme drawn at the same second.
+        if let Some(&(_, price)) = [knots[0], knots[3], knots[1], knots[2]].iter().find(|(t, _)| *t == s) {
+            return self.price(price);
+        }
+        knots.sort_by_key(|&(t, _)| t);
+        let i = knots.iter().rposition(|&(t, _)| t < s).unwrap_or(0);
+        let ((t0, p0), (t1, p1)) = (knots[i], knots[(i + 1).min(3)]);
+        let f = if t1 > t0 {
+            (s - t0) as f64 / (t1 - t0) as f64
+        } else {
+            0.0
+        };
+        let line = f64::from(p0) + (f64::from(p1) - f64::from(p0)) * f;
+        let noise = (self.seconds.salted(6).at(k as i64 * MINUTE + s) - 0.5) * 0.2 * f64::from(m.high - m.low);
+        let price = (line + noise).round().clamp(f64::from(m.low), f64::from(m.high));
+        self.base + price as i64
+    }
+
+    /// Minute `k`'s volume printed second by second: sizes drawn from a heavy tail (Pareto),
+    /// mostly in round lots of 100, some odd; the last second takes what is left, so that the
+    /// seconds add up to the minute.
+    fn second_volumes(&self, k: usize) -> [u64; MINUTE as usize] {
+        let volume = self.minutes[k].volume;
+        let draws = self.seconds.salted(7);
+        let mut weights = [0.0; MINUTE as usize];
+        for (i, w) in weights.iter_mut().enumerate() {
+            *w = (1.0 - draws.at(k as i64 * MINUTE + i as i64)).powf(-1.0 / 1.6);
+        }
+        let total: f64 = weights.iter().sum();
+        let odd = self.seconds.salted(8);
+        let mut out = [0; MINUTE as usize];
+        let mut left = volume;
+        for (i, w) in weights.iter().enumerate().take(MINUTE as usize - 1) {
+            let share = volume as f64 * w / total;
+            let size = if share >= 100.0 && odd.at(k as i64 * MINUTE + i as i64) >= 0.2 {
+                (share / 100.0).round() * 100.0
+            } else {
+                share.round()
+            };
+            out[i] = (size as u64).min(left);
+            left -= out[i];
+        }
+        out[MINUTE as usize - 1] = left;
+        out
+    }
+}
+
+fn round_cents(x: f64) -> i64 {
+    (x.round() as i64).max(1)
+}
+
+/// A day's bar in cents, which its minutes are drawn to reproduce.
+struct Day {
+    open: i64,
+    high: i64,
+    low: i64,
+    close: i64,
+    volume: u64,
+}
+
+/// Persistence and reach of the one-minute volatility's clustering (GARCH(1,1), which keeps
+/// the long-run variance at 1 with `1 - ALPHA - BETA` as its constant).
+const ALPHA: f64 = 0.10;
+const BETA: f64 = 0.85;
+
+impl Day {
+    /// The day's `n` minutes.
+    fn minutes(&self, rng: &mut Mix, n: usize) -> Vec<Minute> {
+        let (low, high) = (self.low, self.high);
+        // Room strictly inside the day's range: the only minutes that reach its low or high are
+        // the ones drawn for them.
+        let inside = high - low >= 2;
+        let (floor, ceiling) = if inside { (low + 1, high - 1) } else { (low, high) };
+        // The one-minute volatility (a multiple of `scale`, in cents): the range of a random walk
+        // of n steps is about 1.6 √n steps.
+        let scale = (high - low) as f64 / (1.6 * (n as f64).sqrt());
+        let mut variance: f64 = 1.0;
+        let mut sigma = Vec::with_capacity(n);
+        let mut moves = Vec::with_capacity(n);
+        for k in 0..n {
+            let s = volatility_profile(k, n) * variance.sqrt();
+            let z = rng.fat_tailed();
+            sigma.push(s);
+            moves.push(s * z * scale);
+            variance = (1.0 - ALPHA - BETA) + ALPHA * z * z * variance + BETA * variance;
+        }
+        // The points between minutes: 0 is the open, n the close, k the close of minute k - 1.
+        let extreme = |rng: &mut Mix| {
+            let x = (std::f64::consts::FRAC_PI_2 * rng.uniform()).sin().powi(2);
+            1 + ((x * (n - 1) as f64) as usize).min(n - 2)
+        };
+        let at_low = if low == self.open {
+            0
+        } else if low == self.close {
+            n
+        } else {
+            extreme(rng)
+        };
+        let mut at_high = if high == self.open {
+            0
+        } else if high == self.close {
+            n
+        } else {
+            extreme(rng)
+        };
+        if at_high == at_low && high != low {
+            at_high = if at_low + 1 < n { at_low + 1 } else { at_low - 1 };
+        }
+        let mut knots = vec![(0, self.open), (at_low, low), (at_high, high), (n, self.close)];
+        knots.sort_by_key(|&(at, _)| at);
+        knots.dedup_by_key(|&mut (at, _)| at);
+        let mut points = vec![0_i64; n + 1];
+        for pair in knots.windows(2) {
+            let ((i0, a), (i1, b)) = (pair[0], pair[1]);
+            let len = (i1 - i0) as f64;
+            let walk: Vec<f64> = std::iter::once(0.0)
+                .chain(moves[i0..i1].iter().scan(0.0, |w, m| {
+                    *w += m;
+                    Some(*w)
+                }))
+                .collect();
+            let end = walk[i1 - i0];
+            points[i0] = a;
+            for t in 1..i1 - i0 {
+                let f = t as f64 / len;
+                let x = a as f64 + (b - a) as f64 * f + walk[t] - end * f;
+                points[i0 + t] = fold(x, floor as f64, ceiling as f64).round() as i64;
+            }
+            points[i1] = b;
+        }
+        let mut minutes = Vec::with_capacity(n);
+        let mut weights = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut open = points[k];
+            // A drawn extreme closes the minute before; this one opens a cent inside.
+            if k > 0 && inside && (k == at_low || k == at_high) {
+                open = open.clamp(floor, ceiling);
+            }
+            let close = points[k + 1];
+            let wick = |rng: &mut Mix| (rng.normal().abs() * sigma[k] * scale * 0.5).round() as i64;
+            let top = open.max(close);
+            let bottom = open.min(close);
+            let reached = if top >= high {
+                high
+            } else {
+                (top + wick(rng)).min(ceiling)
+            };
+            let fell_to = if bottom <= low {
+                low
+            } else {
+                (bottom - wick(rng)).max(floor)
+            };
+            let above = |price: i64| u32::try_from(price - self.low).unwrap_or(u32::MAX);
+            minutes.push(Minute {
+                open: above(open),
+                high: above(reached),
+                low: above(fell_to),
+                close: above(close),
+                volume: 0,
+            });
+            let moved = (close - open).abs() as f64 / (sigma[k] * scale).max(f64::MIN_POSITIVE);
+            let noise = (0.35 * rng.normal() - 0.06).exp();
+            weights.push(volume_profile(k, n) * noise * (0.6 + 0.4 * moved.min(6.0)));
+        }
+        for (m, v) in minutes.iter_mut().zip(apportion(self.volume, &weights)) {
+            m.volume = v;
+        }
+        minutes
+    }
+}
+
+/// The one-minute volatility's intraday "U", relative: about twice the midday level in the
+/// first minutes, and rising again into the close.
+fn volatility_profile(k: usize, n: usize) -> f64 {
+    let (from_open, to_close) = (k as f64, (n - 1 - k) as f64);
+    0.75 + 1.5 * (-from_open / 20.0).exp() + 0.5 * (-to_close / 20.0).exp()
+}
+
+/// The one-minute volume's intraday "U", relative to midday: the first half hour trades about
+/// 2.5 times the middle one, the last about 1.9 times.
+fn volume_profile(k: usize, n: usize) -> f64 {
+    let (from_open, to_close) = (k as f64, (n - 1 - k) as f64);
+    1.0 + 3.0 * (-from_open / 20.0).exp() + 2.0 * (-to_close / 15.0).exp()
+}
+
+/// `x` folded back into `[floor, ceiling]` (a triangle wave): a walk that reaches an end turns
+/// back with the same step, so its moves keep their sizes.
+fn fold(x: f64, floor: f64, ceiling: f64) -> f64 {
+    let width = ceiling - floor;
+    if width <= 0.0 {
+        return floor;
+    }
+    let y = (x - floor).rem_euclid(2.0 * width);
+    floor + if y > width { 2.0 * width - y } else { y }
+}
+
+/// `total` split in whole units in proportion to `weights` (largest remainders), adding up to it.
+fn apportion(total: u64, weights: &[f64]) -> Vec<u64> {
+    let sum: f64 = weights.iter().sum();
+    if sum <= 0.0 || weights.is_empty() {
+        let mut out = vec![0; weights.len()];
+        if let Some(last) = out.last_mut() {
+            *last = total;
+        }
+        return out;
+    }
+    let shares: Vec<f64> = weights.iter().map(|w| total as f64 * w / sum).collect();
+    let mut out: Vec<u64> = shares.iter().map(|s| s.floor() as u64).collect();
+    let given: u64 = out.iter().sum();
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (shares[a] - shares[a].floor(), shares[b] - shares[b].floor());
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    // Floating point may leave the floors a little over or under: the remainder goes round
+    // the largest fractions first.
+    let mut left = total.saturating_sub(given);
+    for &i in order.iter().cycle() {
+        if left == 0 {
+            break;
+        }
+        out[i] += 1;
+        left -= 1;
+    }
+    let mut over = given.saturating_sub(total);
+    for &i in order.iter().rev().cycle() {
+        if over == 0 {
+            break;
+        }
+        if out[i] > 0 {
+            out[i] -= 1;
+            over -= 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::simulator::intraday::{candles, roll_up};
+    use crate::simulator::stats::{DayStats, real};
+
+    /// A large-cap day: AAPL on 2013-02-28 ($444.05 open, $447.87 high, $441.40 low, $441.40
+    /// close, 11.5 million shares), and days drawn around it.
+    fn aapl(day: i32) -> DayPlan {
+        DayPlan {
+            day,
+            prev_close: 444.57,
+            open: 444.05,
+            high: 447.87,
+            low: 441.40,
+            close: 441.40,
+            volume: 11_548_600.0,
+            replayed: true,
+        }
+    }
+
+    fn within<T: PartialOrd + std::fmt::Debug>(what: &str, x: T, (lo, hi): (T, T)) {
+        assert!(lo <= x && x <= hi, "{what}: {x:?} outside {lo:?}..={hi:?}");
+    }
+
+    #[test]
+    fn a_day_has_the_figures_of_real_minute_data() {
+        // Figures averaged over days, as the literature reports them; each day's also bounded.
+        let mut days = Vec::new();
+        for (i, day) in (15_000..15_010).enumerate() {
+            days.push((aapl(day), i as u64));
+            days.push((DayPlan::draw(9, 7, day, 30.0, 0.02, 2e6), i as u64));
+            days.push((DayPlan::draw(4, 11, day, 250.0, 0.015, 8e6), 3));
+        }
+        let (mut kurtosis, mut clustering, mut open, mut close) = (0.0, 0.0, 0.0, 0.0);
+        for (plan, seed) in &days {
+            let path = DayPath::draw(plan, *seed, 265_598);
+            let minutes: Vec<Candle> = path.whole_minutes(plan.core_close()).collect();
+            assert_eq!(minutes.len(), 390);
+            let s = DayStats::of(&minutes).unwrap();
+            within("most common volume", s.most_common_volume, real::MOST_COMMON_VOLUME);
+            within("bars at the low", s.bars_at_low, real::BARS_AT_EXTREME);
+            within("bars at the high", s.bars_at_high, real::BARS_AT_EXTREME);
+            within("open ÷ middle volume", s.open_volume_ratio.unwrap(), (1.5, 5.0));
+            within("close ÷ middle volume", s.close_volume_ratio.unwrap(), (1.2, 4.0));
+            within("kurtosis", s.kurtosis.unwrap(), (3.2, 200.0));
+            kurtosis += s.kurtosis.unwrap();
+            clustering += s.clustering.unwrap();
+            open += s.open_volume_ratio.unwrap();
+            close += s.close_volume_ratio.unwrap();
+        }
+        let n = days.len() as f64;
+        within("mean kurtosis", kurtosis / n, real::KURTOSIS);
+        within("mean clustering", clustering / n, real::CLUSTERING);
+        within("mean open ÷ middle volume", open / n, real::OPEN_VOLUME_RATIO);
+        within("mean close ÷ middle volume", close / n, real::CLOSE_VOLUME_RATIO);
+    }
+
+    #[test]
+    fn the_tape_prints_round_lots_odd_sizes_and_a_heavy_tail() {
+        let path = DayPath::draw(&aapl(15_000), 1, 1);
+        let sizes: Vec<u64> = path.trades(0, 86_400).map(|t| t.volume).collect();
+        let round = sizes.iter().filter(|&&v| v > 0 && v % 100 == 0).count();
+        let odd = sizes.iter().filter(|&&v| v % 100 != 0).count();
+        assert!(
+            round > sizes.len() / 2 && odd > sizes.len() / 10,
+            "{round} round, {odd} odd"
+        );
+        let mut sorted = sizes.clone();
+        sorted.sort_unstable();
+        let median = sorted[sorted.len() / 2];
+        assert!(sorted[sorted.len() * 999 / 1000] > 8 * median, "a heavy tail");
+    }
+
+    #[test]
+    fn quotes_read_the_same_trades() {
+        let plan = aapl(15_889); // an early close
+        let path = DayPath::draw(&plan, 5, 2);
+        assert_eq!(path.core_close(), 13 * 3600);
+        let trades: Vec<Trade> = path.trades(0, 86_400).collect();
+        assert_eq!(trades.len(), 210 * 60);
+        let mut before = 0;
+        for t in &trades {
+            assert_eq!(path.price_at(t.second), t.cents, "{}", t.second);
+            assert_eq!(path.volume_before(t.second), before, "{}", t.second);
+            before += t.volume;
+        }
+        assert_eq!(path.volume_before(86_400), 11_548_600);
+        assert_eq!(path.price_at(100), 44_457, "before the pre-market: the previous close");
+        assert_eq!(path.price_at(AFTER_CLOSE + 10), 44_140);
+        assert_eq!(path, DayPath::draw(&plan, 5, 2));
+        assert_ne!(path, DayPath::draw(&plan, 6, 2), "the seed matters");
+    }
+
+    proptest! {
+        /// Whatever the day: every minute is its seconds' trades, within the day's range, and
+        /// the day's own bar is reached exactly (`intraday`'s tests roll the minutes up).
+        #[test]
+        fn minutes_are_their_seconds(
+            seed in any::<u64>(),
+            prev in 0.5f64..3_000.0,
+            vol in 0.0f64..0.1,
+            volume in 0.0f64..5e7,
+            early in any::<bool>(),
+        ) {
+            let plan = DayPlan::draw(seed, 3, if early { 15_889 } else { 15_000 }, prev, vol, volume);
+            let path = DayPath::draw(&plan, seed, 3);
+            let whole: Vec<Candle> = path.whole_minutes(plan.core_close()).collect();
+            prop_assert_eq!(&whole, &candles(plan.day, path.trades(0, 86_400), 60));
+            let bar = plan.bar();
+            let (low, high) = (bar.low / 10_000, bar.high / 10_000);
+            for m in &whole {
+                prop_assert!(low <= m.low && m.low <= m.open.min(m.close));
+                prop_assert!(m.open.max(m.close) <= m.high && m.high <= high);
+            }
+            let day = roll_up(&whole, plan.core_close() - CORE_OPEN)[0];
+            prop_assert_eq!((day.open, day.high, day.low, day.close), (bar.open / 10_000, high, low, bar.close / 10_000));
+            prop_assert_eq!(day.volume, u64::try_from(bar.volume).unwrap());
+        }
+    }
+}
