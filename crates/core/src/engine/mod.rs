@@ -91,7 +91,7 @@ impl Engine {
         self.cross_ex_dates(now_ms).await?;
         let open = self.book.open(&*self.store).await?;
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
-        for order in open {
+        'orders: for order in open {
             if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
                 let reason = match order.time_in_force {
                     TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
@@ -118,7 +118,8 @@ impl Engine {
                 changed.triggered_at = triggered_at.map(|at| at.0);
                 self.book.update(changed.clone());
             }
-            if let Some((quantity, price)) = matching::fill(&order, quote) {
+            // Each level of the book the order walks is an execution of its own.
+            for (quantity, price) in matching::fill(&order, quote) {
                 let fill = FillRequest {
                     order_id: order.order_id.clone(),
                     quantity,
@@ -138,10 +139,14 @@ impl Engine {
                 match outcome {
                     // What a fill does to the rest of a combination is not in the returned order.
                     FillOutcome::Applied(updated) if updated.combo.is_none() => self.book.update(*updated),
-                    FillOutcome::Applied(_) | FillOutcome::Stale => self.book.forget(),
+                    FillOutcome::Applied(_) => self.book.forget(),
+                    FillOutcome::Stale => {
+                        self.book.forget();
+                        break;
+                    }
                     FillOutcome::Refused(refusal) => {
                         self.end(&order, Event::Fail, refusal.reason()).await?;
-                        continue;
+                        continue 'orders;
                     }
                 }
             }

@@ -55,30 +55,45 @@ pub fn watch(order: &Order, quote: &Quote) -> Option<StopMove> {
     (triggered || stop_price != current).then_some(StopMove { stop_price, triggered })
 }
 
-/// The quantity and price an order fills at against `quote` now, if any: a buy at the ask, a
-/// sell at the bid (a limit only when marketable, which is the better of the two prices), at
-/// most the size shown, so that a large order fills in slices over successive ticks. A stop
-/// order trades only once triggered, as a market order (or a limit one, with a limit price); an
-/// order waiting for its master not at all.
-pub fn fill(order: &Order, quote: &Quote) -> Option<(Decimal, Decimal)> {
+/// Levels of the book one order may walk in one tick: the depth the quotes call shows.
+pub const WALK_LEVELS: usize = 10;
+
+/// The executions an open order gets against `quote` now, best price first: a buy takes the
+/// asks, a sell the bids, each level's shares at its price ([`Quote::book`]), as far as a
+/// limit allows and at most [`WALK_LEVELS`] levels. An order larger than the size shown pays
+/// the price impact the depth explains (its average price is worse than the top of the book);
+/// what is left waits for the next tick's book. A stop order trades only once triggered, as a
+/// market order (or a limit one, with a limit price); an order waiting for its master not at
+/// all.
+pub fn fill(order: &Order, quote: &Quote) -> Vec<(Decimal, Decimal)> {
     if !trades_in(order.session, quote.session)
         || order.waits_for.is_some()
         || (has_stop(order.order_type) && order.triggered_at.is_none())
     {
-        return None;
+        return Vec::new();
     }
-    let (price, size) = match order.side {
-        Side::Buy => (quote.ask, quote.ask_size),
-        Side::Sell | Side::Short => (quote.bid, quote.bid_size),
+    let (bids, asks) = quote.book(WALK_LEVELS);
+    let levels = match order.side {
+        Side::Buy => asks,
+        Side::Sell | Side::Short => bids,
     };
-    let marketable = match (order.order_type, order.limit_price, order.side) {
+    let reachable = |price: Decimal| match (order.order_type, order.limit_price, order.side) {
         (OrderType::Market | OrderType::StopLoss | OrderType::TrailingStopLoss, _, _) => true,
         (OrderType::Limit | OrderType::StopLossLimit, Some(limit), Side::Buy) => price <= limit,
         (OrderType::Limit | OrderType::StopLossLimit, Some(limit), _) => price >= limit,
         _ => false,
     };
-    let quantity = order.remaining().min(Decimal::from(size));
-    (marketable && quantity > Decimal::ZERO).then_some((quantity, price))
+    let mut left = order.remaining();
+    let mut fills = Vec::new();
+    for level in levels.iter().take_while(|l| reachable(l.price)) {
+        if left <= Decimal::ZERO {
+            break;
+        }
+        let quantity = left.min(Decimal::from(level.size));
+        fills.push((quantity, level.price));
+        left -= quantity;
+    }
+    fills
 }
 
 #[cfg(test)]
@@ -108,7 +123,7 @@ mod tests {
     fn a_stop_waits_for_the_last_price_then_trades() {
         let mut sell = order(Side::Sell, OrderType::StopLoss, "95", None);
         assert_eq!(watch(&sell, &quote("96")), None);
-        assert_eq!(fill(&sell, &quote("96")), None, "not before its stop");
+        assert_eq!(fill(&sell, &quote("96")), [], "not before its stop");
         assert_eq!(
             watch(&sell, &quote("95")),
             Some(StopMove {
@@ -120,7 +135,7 @@ mod tests {
         assert_eq!(watch(&sell, &quote("90")), None, "a triggered stop is done watching");
         assert_eq!(
             fill(&sell, &quote("97")),
-            Some((d("10"), d("96.99"))),
+            [(d("10"), d("96.99"))],
             "then a market order"
         );
 
@@ -129,8 +144,50 @@ mod tests {
         assert!(watch(&buy, &quote("105")).unwrap().triggered);
         let mut buy = buy;
         buy.triggered_at = Some(1);
-        assert_eq!(fill(&buy, &quote("106")), None, "the limit still holds");
-        assert_eq!(fill(&buy, &quote("105.4")), Some((d("10"), d("105.41"))));
+        assert_eq!(fill(&buy, &quote("106")), [], "the limit still holds");
+        assert_eq!(fill(&buy, &quote("105.4")), [(d("10"), d("105.41"))]);
+    }
+
+    #[test]
+    fn a_large_order_walks_the_book_as_far_as_its_limit() {
+        // 100 shares at the ask, then 200 and 200 a cent and two cents worse ([`Quote::book`]).
+        let mut buy = Order::sample("O", Side::Buy, OrderType::Market);
+        buy.quantity = d("450");
+        let fills = fill(&buy, &quote("100"));
+        assert_eq!(
+            fills,
+            [
+                (d("100"), d("100.01")),
+                (d("200"), d("100.02")),
+                (d("150"), d("100.03"))
+            ]
+        );
+        let amount: Decimal = fills.iter().map(|(q, p)| q * p).sum();
+        assert_eq!(
+            (amount / d("450")).round_dp(4),
+            d("100.0211"),
+            "worse than the ask by what the depth explains"
+        );
+        buy.order_type = OrderType::Limit;
+        buy.limit_price = Some(d("100.02"));
+        assert_eq!(
+            fill(&buy, &quote("100")),
+            [(d("100"), d("100.01")), (d("200"), d("100.02"))]
+        );
+        buy.limit_price = Some(d("100"));
+        assert_eq!(fill(&buy, &quote("100")), [], "not marketable");
+        // Ten levels at most in a tick: the rest waits.
+        buy.order_type = OrderType::Market;
+        buy.quantity = d("1000000");
+        let fills = fill(&buy, &quote("100"));
+        assert_eq!(fills.len(), WALK_LEVELS);
+        assert_eq!(fills[9].1, d("100.10"));
+        let mut sell = Order::sample("S", Side::Sell, OrderType::Market);
+        sell.quantity = d("150");
+        assert_eq!(
+            fill(&sell, &quote("100")),
+            [(d("100"), d("99.99")), (d("50"), d("99.98"))]
+        );
     }
 
     #[test]

@@ -225,65 +225,69 @@ fn fills_respect_quantities_cash_and_stops_in(
                     order.triggered_at = Some(n as i64);
                 }
             }
-            let Some((quantity, price)) = fill(order, &q) else {
-                continue;
-            };
-            prop_assert!(
-                has_stop(order.order_type) <= order.triggered_at.is_some(),
-                "a stop order trades once triggered"
-            );
-            prop_assert!(
-                master_filled,
-                "an order waiting for its master trades once the master has filled"
-            );
-            if let Some(limit) = order.limit_price {
-                match order.side {
-                    Side::Buy => prop_assert!(price <= limit),
-                    _ => prop_assert!(price >= limit),
+            let fills = fill(order, &q);
+            for (quantity, price) in fills {
+                let order = &mut orders[i];
+                if !is_open(order.status) {
+                    break;
                 }
-            }
-            let fee = commission.of(quantity, order.filled_quantity.is_zero());
-            match apply_fill(account_type, order.side, holding, cash, quantity, price, fee) {
-                Ok(effect) => {
-                    commissions += fee;
-                    (holding, cash) = (effect.holding, effect.cash);
-                    order.filled_quantity += quantity;
-                    order.filled_amount += quantity * price;
-                    let event = if order.remaining().is_zero() {
-                        Event::Fill
-                    } else {
-                        Event::PartialFill
-                    };
-                    order.status = transition(order.status, event).expect("an open order fills");
+                prop_assert!(
+                    has_stop(order.order_type) <= order.triggered_at.is_some(),
+                    "a stop order trades once triggered"
+                );
+                prop_assert!(
+                    master_filled,
+                    "an order waiting for its master trades once the master has filled"
+                );
+                if let Some(limit) = order.limit_price {
                     match order.side {
-                        Side::Buy => {
-                            bought += quantity;
-                            spent += quantity * price;
-                        }
-                        _ => {
-                            sold += quantity;
-                            received += quantity * price;
-                        }
+                        Side::Buy => prop_assert!(price <= limit),
+                        _ => prop_assert!(price >= limit),
                     }
                 }
-                Err(_) => order.status = transition(order.status, Event::Fail).expect("an open order can fail"),
-            }
-            prop_assert!(order.filled_quantity <= order.quantity);
-            // What the store does to the rest of the combination, in the fill's transaction.
-            let changed = order.clone();
-            for other in orders
-                .iter_mut()
-                .filter(|o| o.combo.is_some() && o.combo == changed.combo)
-            {
-                let event = match consequence(&changed, other) {
-                    None => continue,
-                    Some(Consequence::Release) => {
-                        other.waits_for = None;
-                        Event::Release
+                let fee = commission.of(quantity, order.filled_quantity.is_zero());
+                match apply_fill(account_type, order.side, holding, cash, quantity, price, fee) {
+                    Ok(effect) => {
+                        commissions += fee;
+                        (holding, cash) = (effect.holding, effect.cash);
+                        order.filled_quantity += quantity;
+                        order.filled_amount += quantity * price;
+                        let event = if order.remaining().is_zero() {
+                            Event::Fill
+                        } else {
+                            Event::PartialFill
+                        };
+                        order.status = transition(order.status, event).expect("an open order fills");
+                        match order.side {
+                            Side::Buy => {
+                                bought += quantity;
+                                spent += quantity * price;
+                            }
+                            _ => {
+                                sold += quantity;
+                                received += quantity * price;
+                            }
+                        }
                     }
-                    Some(Consequence::Cancel(_)) => Event::Cancel,
-                };
-                other.status = transition(other.status, event).expect("consequences touch open orders");
+                    Err(_) => order.status = transition(order.status, Event::Fail).expect("an open order can fail"),
+                }
+                prop_assert!(order.filled_quantity <= order.quantity);
+                // What the store does to the rest of the combination, in the fill's transaction.
+                let changed = order.clone();
+                for other in orders
+                    .iter_mut()
+                    .filter(|o| o.combo.is_some() && o.combo == changed.combo)
+                {
+                    let event = match consequence(&changed, other) {
+                        None => continue,
+                        Some(Consequence::Release) => {
+                            other.waits_for = None;
+                            Event::Release
+                        }
+                        Some(Consequence::Cancel(_)) => Event::Cancel,
+                    };
+                    other.status = transition(other.status, event).expect("consequences touch open orders");
+                }
             }
         }
         prop_assert!(

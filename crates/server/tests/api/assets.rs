@@ -226,7 +226,8 @@ async fn executions_list_each_fill_newest_first_in_pages_of_either_version() {
     let (server, ops) = market(true).await;
     let client = server.client();
     let account = server.app.account_ids[0].clone();
-    // Three orders filled in turn, the second in two slices of the displayed size.
+    // Three orders filled in turn, the second in two executions: the 4 shares shown at the ask,
+    // then the next level of the book.
     pin(&ops, "AAPL", "400.00", "399.99", "400.01").await;
     place(&client, &account, order("e1", "AAPL", "BUY", "5", Some("401")))
         .await

@@ -404,19 +404,58 @@ async fn a_margin_account_sells_short_and_covers() {
 }
 
 #[tokio::test]
-async fn a_large_order_fills_in_slices_of_the_displayed_size() {
+async fn a_large_market_order_walks_the_book_and_pays_what_the_depth_shows() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 120).await;
+    // The book before the order: what it will walk.
+    let depth = desk.client.stocks().depth("AAPL", Some(10)).await.unwrap();
+    let levels: Vec<(Decimal, Decimal)> = depth
+        .asks
+        .iter()
+        .map(|l| (l.price.parse().unwrap(), l.size.parse().unwrap()))
+        .collect();
+    assert_eq!(
+        levels[0],
+        (Decimal::new(40_001, 2), Decimal::from(120)),
+        "the top is the quote"
+    );
     desk.place(&desk.margin_account, order("big", "BUY", "MARKET", "400", None))
         .await
         .unwrap();
     desk.ops.market().step(1).await.unwrap();
-    // A tick is a quarter of a second: one slice of 120 each, the last one smaller.
     let (status, filled) = desk.status(&desk.margin_account, "big").await;
     assert_eq!((status, filled.as_str()), (OrderStatus::Filled, "400"));
-    let events = events(&desk, &desk.margin_account, "big").await;
-    let fills = events.iter().filter(|e| e.contains("FILL")).count();
-    assert_eq!(fills, 4, "120 + 120 + 120 + 40: {events:?}");
+    // One execution a level, at once: 120 at the ask, then as much as each next level shows.
+    let mut left = Decimal::from(400);
+    let mut expected = Vec::new();
+    for (price, size) in levels {
+        if left.is_zero() {
+            break;
+        }
+        let take = left.min(size);
+        expected.push((take, price));
+        left -= take;
+    }
+    let executions = desk
+        .client
+        .orders()
+        .executions(&desk.margin_account, &signet_client::ExecutionFilter::default())
+        .await
+        .unwrap();
+    let mut got: Vec<(Decimal, Decimal)> = executions
+        .data
+        .iter()
+        .filter(|e| e.client_order_id == "big")
+        .map(|e| (e.filled_quantity.parse().unwrap(), e.filled_price.parse().unwrap()))
+        .collect();
+    got.reverse();
+    assert_eq!(got, expected);
+    assert!(got.len() >= 2, "larger than the top of the book: {got:?}");
+    let average: Decimal = got.iter().map(|(q, p)| q * p).sum::<Decimal>() / Decimal::from(400);
+    let record = desk.detail(&desk.margin_account, "big").await;
+    let shown: Decimal = record.orders[0].filled_price.as_deref().unwrap().parse().unwrap();
+    assert_eq!(shown, average.round_dp(shown.scale()), "the order's average price");
+    assert!(average > Decimal::new(40_001, 2), "worse than the ask: {average}");
 }
 
 /// The events recorded for an order, in order.
@@ -436,7 +475,8 @@ async fn events(desk: &Desk, account: &str, client_order_id: &str) -> Vec<String
 async fn ioc_fills_what_it_can_at_once_and_cancels_the_rest() {
     let desk = desk().await;
     desk.pin("400.00", "399.99", "400.01", 100).await;
-    let mut ioc = order("ioc", "BUY", "LIMIT", "300", Some("401"));
+    // Its limit is the ask: the next level of the book is beyond it.
+    let mut ioc = order("ioc", "BUY", "LIMIT", "300", Some("400.01"));
     ioc["time_in_force"] = json!("IOC");
     desk.place(&desk.margin_account, ioc).await.unwrap();
     desk.step(2).await;
