@@ -299,6 +299,10 @@ struct Day {
 const ALPHA: f64 = 0.10;
 const BETA: f64 = 0.85;
 
+/// The most the walk's drift may cover in a minute between two points it must reach, in one-
+/// minute volatilities: more, and the minute is a jump no market makes without news.
+const REACH: f64 = 1.5;
+
 impl Day {
     /// The day's `n` minutes.
     fn minutes(&self, rng: &mut Mix, n: usize) -> Vec<Minute> {
@@ -321,23 +325,49 @@ impl Day {
             variance = (1.0 - ALPHA - BETA) + ALPHA * z * z * variance + BETA * variance;
         }
         // The points between minutes: 0 is the open, n the close, k the close of minute k - 1.
-        let extreme = |rng: &mut Mix| {
+        // An extreme `away` cents from the open cannot come sooner than the walk takes to get
+        // there (nor closer to the close than it takes to come back), or one minute would jump.
+        let minutes_for = |away: i64| (away as f64 / (REACH * scale.max(f64::MIN_POSITIVE))).ceil() as usize;
+        let window = |price: i64| {
+            let first = minutes_for((price - self.open).abs()).clamp(1, n - 1);
+            let last = n
+                .saturating_sub(minutes_for((price - self.close).abs()))
+                .clamp(1, n - 1);
+            if first <= last {
+                (first, last)
+            } else {
+                ((first + last) / 2, (first + last) / 2)
+            }
+        };
+        let extreme = |rng: &mut Mix, (first, last): (usize, usize)| {
             let x = (std::f64::consts::FRAC_PI_2 * rng.uniform()).sin().powi(2);
-            1 + ((x * (n - 1) as f64) as usize).min(n - 2)
+            first + ((x * (last - first + 1) as f64) as usize).min(last - first)
         };
         let at_low = if low == self.open {
             0
         } else if low == self.close {
             n
         } else {
-            extreme(rng)
+            extreme(rng, window(low))
         };
         let mut at_high = if high == self.open {
             0
         } else if high == self.close {
             n
         } else {
-            extreme(rng)
+            let (first, last) = window(high);
+            let drawn = extreme(rng, (first, last));
+            // Nor as close to the low as one minute's walk.
+            let gap = minutes_for(high - low).min(n / 3);
+            if drawn.abs_diff(at_low) >= gap {
+                drawn
+            } else if drawn >= at_low && at_low + gap <= last {
+                at_low + gap
+            } else if at_low >= first + gap {
+                at_low - gap
+            } else {
+                (at_low + gap).min(n - 1)
+            }
         };
         if at_high == at_low && high != low {
             at_high = if at_low + 1 < n { at_low + 1 } else { at_low - 1 };
@@ -396,7 +426,7 @@ impl Day {
             });
             let moved = (close - open).abs() as f64 / (sigma[k] * scale).max(f64::MIN_POSITIVE);
             let noise = (0.35 * rng.normal() - 0.06).exp();
-            weights.push(volume_profile(k, n) * noise * (0.6 + 0.4 * moved.min(6.0)));
+            weights.push(volume_profile(k, n) * noise * (0.75 + 0.25 * moved.min(4.0)));
         }
         for (m, v) in minutes.iter_mut().zip(apportion(self.volume, &weights)) {
             m.volume = v;
