@@ -1,10 +1,10 @@
 //! `signet market`: the simulator's quotes and clock, through a running server (admin apps).
 
 use clap::{Args, Subcommand};
-use signet_model::market::MarketQuote;
+use signet_model::market::{MarketQuote, MarketStats};
 
 use crate::ClientArgs;
-use crate::output::list;
+use crate::output::{list, table};
 
 #[derive(Args)]
 pub struct MarketArgs {
@@ -41,6 +41,13 @@ enum MarketCommand {
     },
     /// The simulated time and session
     Clock,
+    /// How the market behaved for a symbol on a day, beside what real minute data shows
+    Stats {
+        symbol: String,
+        /// The New York day, yyyy-MM-dd (today by default)
+        #[arg(long)]
+        date: Option<String>,
+    },
 }
 
 pub async fn run(args: MarketArgs) -> anyhow::Result<()> {
@@ -79,6 +86,10 @@ pub async fn run(args: MarketArgs) -> anyhow::Result<()> {
         MarketCommand::Clock => {
             print_clock(&market.clock().await?, json)?;
             return Ok(());
+        }
+        MarketCommand::Stats { symbol, date } => {
+            let stats = market.stats(&symbol.to_ascii_uppercase(), date.as_deref()).await?;
+            return print_stats(&stats, json);
         }
     };
     list(
@@ -129,5 +140,34 @@ fn print_clock(clock: &signet_model::market::MarketClock, json: bool) -> anyhow:
             clock.time, clock.date, clock.session, clock.mode
         );
     }
+    Ok(())
+}
+
+fn print_stats(stats: &MarketStats, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(stats)?);
+        return Ok(());
+    }
+    println!("{} on {}, {} one-minute bars", stats.symbol, stats.date, stats.minutes);
+    let number = |x: f64| {
+        if x.fract() == 0.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let rows: Vec<Vec<String>> = stats
+        .figures
+        .iter()
+        .map(|f| {
+            vec![
+                f.name.clone(),
+                f.value.map_or_else(|| "-".to_owned(), number),
+                format!("{} to {}", number(f.real_low), number(f.real_high)),
+                if f.within { "yes" } else { "no" }.to_owned(),
+            ]
+        })
+        .collect();
+    table(&["FIGURE", "SIGNET", "REAL MARKET", "WITHIN"], &rows);
     Ok(())
 }

@@ -29,7 +29,7 @@ use signet_model::fundamentals::{
     ReportType, TargetPrice,
 };
 use signet_model::headers as h;
-use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
+use signet_model::market::{MarketClock, MarketQuote, MarketStats, SetQuoteRequest, StepRequest};
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
@@ -704,6 +704,13 @@ impl Market<'_> {
 
     pub async fn clock(&self) -> Result<MarketClock, Error> {
         self.client.get("/admin/market/clock", &[]).await
+    }
+
+    /// How the market behaved for `symbol` on `date` (`yyyy-MM-dd`; today when `None`).
+    pub async fn stats(&self, symbol: &str, date: Option<&str>) -> Result<MarketStats, Error> {
+        let mut query = vec![("symbol", symbol)];
+        query.extend(date.map(|d| ("date", d)));
+        self.client.get("/admin/market/stats", &query).await
     }
 }
 

@@ -444,6 +444,29 @@ impl Simulator {
         }
     }
 
+    /// `instrument`'s one-minute bars of New York `day`: today's so far, a past day's whole (its
+    /// stored bar replayed, as the bars call does); none for a day it did not trade or one to come.
+    pub async fn minutes_of(&self, instrument_id: i64, day: i32) -> Result<Option<Vec<Candle>>, StoreError> {
+        let ny = NewYork::of(self.now_ms());
+        if day == ny.day {
+            return Ok(self
+                .plan_today(instrument_id)
+                .filter(|p| p.day == day && p.volume > 0.0)
+                .map(|plan| self.candles(instrument_id, &plan, 60, ny.second + 1)));
+        }
+        if day > ny.day {
+            return Ok(None);
+        }
+        // The bar before gives the day its previous close.
+        let bars = self.store.daily_bars(instrument_id, day - 14, day).await?;
+        let plan = match bars.as_slice() {
+            [.., before, bar] if bar.day == day => DayPlan::replay(day, before.close as f64 / 1e6, bar),
+            [bar] if bar.day == day => DayPlan::replay(day, bar.open as f64 / 1e6, bar),
+            _ => return Ok(None),
+        };
+        Ok(Some(self.candles(instrument_id, &plan, 60, plan.core_close())))
+    }
+
     /// `instrument`'s core session today up to `time_ms` as one bar: the day's open, high, low,
     /// last trade and volume so far (none before the open or on a day it does not trade).
     pub fn session(&self, instrument_id: i64, time_ms: i64) -> Option<Candle> {

@@ -58,3 +58,27 @@ pub struct MarketClock {
     /// REAL, RUNNING or MANUAL.
     pub mode: String,
 }
+
+/// `GET /admin/market/stats`: how the simulated market behaved on a day, beside what real
+/// US large-cap minute data shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MarketStats {
+    pub symbol: String,
+    /// The New York calendar day, `yyyy-MM-dd`.
+    pub date: String,
+    /// One-minute bars the figures are made of (today: the minutes so far).
+    pub minutes: usize,
+    pub figures: Vec<MarketFigure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MarketFigure {
+    pub name: String,
+    /// The day's figure (none when the day has too few minutes for it).
+    pub value: Option<f64>,
+    /// The range real minute data shows (see the simulator's documentation for the sources).
+    pub real_low: f64,
+    pub real_high: f64,
+    /// The figure lies within that range.
+    pub within: bool,
+}

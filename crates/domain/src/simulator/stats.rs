@@ -44,6 +44,21 @@ pub mod real {
     pub const CLUSTERING: (f64, f64) = (0.05, 0.6);
 }
 
+/// One figure of a day beside the range real minute data shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub name: &'static str,
+    pub value: Option<f64>,
+    pub real: (f64, f64),
+}
+
+impl Figure {
+    /// Whether the day's figure lies within the real market's range.
+    pub fn within(&self) -> bool {
+        self.value.is_some_and(|v| self.real.0 <= v && v <= self.real.1)
+    }
+}
+
 /// The first and last half hours, and the middle one.
 const HALF_HOUR: usize = 30;
 
@@ -87,6 +102,51 @@ impl DayStats {
             kurtosis: kurtosis(&returns),
             clustering: autocorrelation(&returns.iter().map(|r| r.abs()).collect::<Vec<_>>()),
         })
+    }
+}
+
+impl DayStats {
+    /// The figures in the order of the report, each with its real-market range.
+    pub fn figures(&self) -> Vec<Figure> {
+        let count = |n: usize| Some(n as f64);
+        let range = |(lo, hi): (usize, usize)| (lo as f64, hi as f64);
+        vec![
+            Figure {
+                name: "bars sharing the most common volume",
+                value: count(self.most_common_volume),
+                real: range(real::MOST_COMMON_VOLUME),
+            },
+            Figure {
+                name: "volume, first 30 minutes ÷ middle 30",
+                value: self.open_volume_ratio,
+                real: real::OPEN_VOLUME_RATIO,
+            },
+            Figure {
+                name: "volume, last 30 minutes ÷ middle 30",
+                value: self.close_volume_ratio,
+                real: real::CLOSE_VOLUME_RATIO,
+            },
+            Figure {
+                name: "bars whose low is the day's low",
+                value: count(self.bars_at_low),
+                real: range(real::BARS_AT_EXTREME),
+            },
+            Figure {
+                name: "bars whose high is the day's high",
+                value: count(self.bars_at_high),
+                real: range(real::BARS_AT_EXTREME),
+            },
+            Figure {
+                name: "kurtosis of one-minute log returns",
+                value: self.kurtosis,
+                real: real::KURTOSIS,
+            },
+            Figure {
+                name: "autocorrelation of absolute returns (lag 1 minute)",
+                value: self.clustering,
+                real: real::CLUSTERING,
+            },
+        ]
     }
 }
 
@@ -144,6 +204,10 @@ mod tests {
         assert_eq!(stats.close_volume_ratio, Some(2.0));
         assert_eq!((stats.bars_at_low, stats.bars_at_high), (2, 1));
         assert!(stats.kurtosis.unwrap() > 1.0);
+        let figures = stats.figures();
+        assert_eq!(figures.len(), 7);
+        assert!(!figures[0].within(), "30 bars of one volume is not a market");
+        assert!(figures[1].within() && figures[2].within());
         assert_eq!(DayStats::of(&[]), None);
     }
 

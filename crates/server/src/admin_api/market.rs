@@ -7,10 +7,12 @@ use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::format_day;
+use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{ClockMode, NewYork};
+use signet_domain::simulator::stats::DayStats;
 use signet_domain::times::format_ms;
-use signet_model::market::{MarketClock, MarketQuote, SetQuoteRequest, StepRequest};
+use signet_model::market::{MarketClock, MarketFigure, MarketQuote, MarketStats, SetQuoteRequest, StepRequest};
 use signet_model::{ErrorBody, ErrorCode};
 use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
@@ -34,6 +36,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(set))
         .routes(routes!(step))
         .routes(routes!(clock))
+        .routes(routes!(stats))
 }
 
 /// The longest step one call may take: a week.
@@ -195,4 +198,74 @@ pub(crate) fn clock_view(state: &AppState) -> MarketClock {
         }
         .to_owned(),
     }
+}
+
+#[derive(Deserialize)]
+struct StatsParams {
+    symbol: Option<String>,
+    date: Option<String>,
+}
+
+#[utoipa::path(
+    get, path = "/admin/market/stats", tag = "market simulator",
+    operation_id = "marketStats", summary = "How the simulated market behaved on a day",
+    description = "The figures that tell a market from a drawing of one, from the symbol's one-minute bars of the \
+        day (today: the minutes so far): bars sharing the most common volume, the volume of the first and last \
+        half hours against the middle one, bars at the day's low and high, the kurtosis of one-minute returns and \
+        the autocorrelation of their sizes; each beside the range real US large-cap minute data shows.",
+    params(
+        ("symbol" = String, Query, description = "One symbol, e.g. AAPL (case-insensitive)", example = "AAPL"),
+        ("date" = Option<String>, Query, description = "The New York day, yyyy-MM-dd; today by default", example = "2013-02-28"),
+    ),
+    responses(
+        (status = 200, description = "The day's figures", body = MarketStats),
+        AdminOnly, InstrumentNotFound,
+    )
+)]
+async fn stats(
+    State(state): State<AppState>,
+    caller: Caller,
+    QueryParams(p): QueryParams<StatsParams>,
+) -> Result<Json<MarketStats>, ApiError> {
+    require_admin(&caller)?;
+    let symbol = p
+        .symbol
+        .ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
+    Ok(Json(day_stats(&state, &symbol, p.date.as_deref()).await?))
+}
+
+/// How `symbol`'s market behaved on `date` (`yyyy-MM-dd`, today when `None`): the API's answer
+/// and the console's table.
+pub(crate) async fn day_stats(state: &AppState, symbol: &str, date: Option<&str>) -> Result<MarketStats, ApiError> {
+    let symbol = symbol.trim().to_ascii_uppercase();
+    state.simulator.sync().await?;
+    let quote = state.simulator.quote(&symbol)?;
+    let day = match date {
+        Some(date) => parse_day(date.trim())
+            .ok_or_else(|| ApiError::illegal_parameter(format!("date {date:?} is not a yyyy-MM-dd day")))?,
+        None => NewYork::of(quote.time_ms).day,
+    };
+    let minutes = state.simulator.minutes_of(quote.instrument_id, day).await?;
+    let stats = minutes.as_deref().and_then(DayStats::of).ok_or_else(|| {
+        ApiError::illegal_parameter(format!(
+            "{symbol} has no minutes on {}: a day it traded, up to today, is needed",
+            format_day(day)
+        ))
+    })?;
+    Ok(MarketStats {
+        symbol,
+        date: format_day(day),
+        minutes: stats.minutes,
+        figures: stats
+            .figures()
+            .into_iter()
+            .map(|f| MarketFigure {
+                name: f.name.to_owned(),
+                value: f.value,
+                real_low: f.real.0,
+                real_high: f.real.1,
+                within: f.within(),
+            })
+            .collect(),
+    })
 }

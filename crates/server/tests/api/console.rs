@@ -292,3 +292,23 @@ async fn the_console_can_be_off() {
         "the interface's JSON refusal: {body}"
     );
 }
+
+#[tokio::test]
+async fn the_market_page_shows_how_a_day_behaved() {
+    let server = TestServer::start_market("2013-02-28", 7).await;
+    let session = sign_in(&server).await;
+    let (status, html) = page(&server, &session, "/console/market?symbol=AAPL&date=2013-02-27").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("How the market behaved"), "{html}");
+    assert!(html.contains("AAPL on 2013-02-27, 390 one-minute bars."), "{html}");
+    for figure in [
+        "kurtosis of one-minute log returns",
+        "bars whose low is the day's low",
+        "2 to 4",
+    ] {
+        assert!(html.contains(figure), "{figure}: {html}");
+    }
+    let (status, html) = page(&server, &session, "/console/market?symbol=AAPL&date=2013-03-08").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("AAPL has no minutes on 2013-03-08"), "{html}");
+}

@@ -603,3 +603,50 @@ async fn eod_bars_and_corporate_actions_come_from_the_stored_history() {
         assert_eq!(e.code(), Some(expected), "{path} {query:?}");
     }
 }
+
+#[tokio::test]
+async fn the_market_stats_of_replayed_and_drawn_days_are_a_real_markets() {
+    // Replayed days of the real history, each symbol's stored bar drawn minute by minute.
+    let (_server, ops) = market("2013-02-28", 1).await;
+    let mut kurtosis = Vec::new();
+    for symbol in ["AAPL", "MSFT", "IBM", "GOOG"] {
+        for date in ["2013-02-25", "2013-02-26", "2013-02-27"] {
+            let stats = ops.market().stats(symbol, Some(date)).await.unwrap();
+            assert_eq!(
+                (stats.symbol.as_str(), stats.date.as_str(), stats.minutes),
+                (symbol, date, 390)
+            );
+            let figure = |name: &str| stats.figures.iter().find(|f| f.name.contains(name)).unwrap();
+            for name in ["most common volume", "first 30", "last 30", "day's low", "day's high"] {
+                assert!(figure(name).within, "{symbol} {date}: {:?}", figure(name));
+            }
+            kurtosis.push(figure("kurtosis").value.unwrap());
+        }
+    }
+    let mean = kurtosis.iter().sum::<f64>() / kurtosis.len() as f64;
+    assert!(mean > 4.0, "fat tails on average: {kurtosis:?}");
+    // Today so far, and days to come or before the history, which have no minutes to show.
+    ops.market().step(3600).await.unwrap();
+    let today = ops.market().stats("AAPL", None).await.unwrap();
+    assert_eq!((today.date.as_str(), today.minutes), ("2013-02-28", 61));
+    for date in ["2013-03-01", "1999-01-04"] {
+        let e = ops.market().stats("AAPL", Some(date)).await.unwrap_err();
+        assert_eq!(e.code(), Some(ErrorCode::IllegalParameter), "{e}");
+    }
+    let e = ops.market().stats("AAPL", Some("28/02/2013")).await.unwrap_err();
+    assert_eq!(e.code(), Some(ErrorCode::IllegalParameter), "{e}");
+
+    // A drawn day, beyond the history (which ends on 2013-03-01), behaves the same.
+    let (_server, ops) = market("2013-03-04", 5).await;
+    ops.market().step(CORE_SECONDS + 1).await.unwrap();
+    for symbol in ["AAPL", "IBM"] {
+        let stats = ops.market().stats(symbol, None).await.unwrap();
+        assert_eq!(stats.minutes, 390);
+        for f in stats.figures.iter().filter(|f| !f.name.contains("autocorrelation")) {
+            assert!(
+                f.within || f.name.contains("kurtosis") && f.value.unwrap() > 3.0,
+                "{symbol}: {f:?}"
+            );
+        }
+    }
+}

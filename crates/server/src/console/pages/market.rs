@@ -25,6 +25,8 @@ const MARKS_SHOWN: usize = 200;
 pub struct MarketParams {
     symbol: Option<String>,
     account: Option<String>,
+    /// The day whose figures are shown, `yyyy-MM-dd` (today by default).
+    date: Option<String>,
 }
 
 /// `/console/market`: the clock, an instrument's quote and charts with an account's fills, and
@@ -80,8 +82,55 @@ pub async fn market(
                 }
             }
         }
+        @if instrument.is_some() {
+            (stats_section(&state, &symbol, given(params.date.as_deref())).await)
+        }
     };
     Ok(page("Market", Tab::Market, Some(&csrf), body))
+}
+
+/// How the market behaved for `symbol` on a day, beside what real minute data shows
+/// (`/admin/market/stats`); a day without minutes says so.
+async fn stats_section(state: &AppState, symbol: &str, date: Option<String>) -> Markup {
+    let stats = crate::admin_api::market::day_stats(state, symbol, date.as_deref()).await;
+    let number = |x: f64| {
+        if x.fract() == 0.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    html! {
+        section #stats aria-labelledby="stats-title" {
+            h2 #stats-title { "How the market behaved" }
+            form.filters method="get" {
+                input type="hidden" name="symbol" value=(symbol);
+                label for="date" { "Day" }
+                input #date name="date" type="date" value=[date.as_deref()];
+                button type="submit" { "Show" }
+            }
+            @match stats {
+                Err(e) => p.error role="alert" { (e.message) },
+                Ok(stats) => {
+                    p { (stats.symbol) " on " (stats.date) ", " (stats.minutes) " one-minute bars." }
+                    table {
+                        thead { tr {
+                            th scope="col" { "Figure" } th.num scope="col" { "signet" }
+                            th.num scope="col" { "Real market" } th scope="col" { "Within" }
+                        } }
+                        tbody { @for f in &stats.figures {
+                            tr {
+                                td { (f.name) }
+                                td.num { (f.value.map_or_else(|| "-".to_owned(), number)) }
+                                td.num { (number(f.real_low)) " to " (number(f.real_high)) }
+                                td { @if f.within { "yes" } @else { "no" } }
+                            }
+                        } }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Instruments whose symbol starts with `text` or whose name holds it (20 at most), when it is
