@@ -406,6 +406,9 @@ pub struct FillRequest {
     pub time: WallTime,
     /// The simulator's time of the tick that found the fill, which priced it.
     pub market_time: SimTime,
+    /// The order's filled quantity the fill was computed from: when the order has filled more
+    /// or less meanwhile (another node's tick applied the same fill), nothing changes (`Stale`).
+    pub filled_before: Option<Decimal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

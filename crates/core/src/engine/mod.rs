@@ -5,15 +5,16 @@
 pub mod book;
 mod ticker;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use rust_decimal::Decimal;
 use signet_domain::simulator::Quote;
-use signet_domain::simulator::clock::NewYork;
+use signet_domain::simulator::clock::{NewYork, Session};
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::Commission;
-use signet_domain::trading::matching;
+use signet_domain::trading::matching::{self, Queue};
 use signet_domain::trading::order::{Event, Order};
 use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
@@ -40,6 +41,17 @@ pub struct Engine {
     /// The New York day up to which this node saw the ex-dates crossed: the store is asked again
     /// only when the clock's day differs.
     crossed: std::sync::Mutex<Option<i32>>,
+    /// The queues of the orders resting in the book, by order id, as this node follows them.
+    queues: std::sync::Mutex<HashMap<String, Watch>>,
+}
+
+/// A resting order's queue at its limit on a day, and the second of the tape read up to
+/// (exclusive).
+struct Watch {
+    day: i32,
+    limit: Decimal,
+    read_to: i64,
+    queue: Queue,
 }
 
 impl Engine {
@@ -63,6 +75,7 @@ impl Engine {
             ticks: tokio::sync::Mutex::new(()),
             ticked: tokio::sync::watch::Sender::new(0),
             crossed: std::sync::Mutex::new(None),
+            queues: std::sync::Mutex::default(),
         }
     }
 
@@ -90,6 +103,7 @@ impl Engine {
         self.simulator.sync().await?;
         self.cross_ex_dates(now_ms).await?;
         let open = self.book.open(&*self.store).await?;
+        self.forget_queues(&open);
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
         'orders: for order in open {
             if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
@@ -118,8 +132,16 @@ impl Engine {
                 changed.triggered_at = triggered_at.map(|at| at.0);
                 self.book.update(changed.clone());
             }
-            // Each level of the book the order walks is an execution of its own.
-            for (quantity, price) in matching::fill(&order, quote) {
+            // Each level of the book the order walks is an execution of its own; an order resting
+            // in the book fills from its queue.
+            let mut fills = matching::fill(&order, quote);
+            if fills.is_empty()
+                && let Some(limit) = matching::resting(&order, quote)
+            {
+                fills.extend(self.queued(&order, limit, quote));
+            }
+            let mut filled_before = order.filled_quantity;
+            for (quantity, price) in fills {
                 let fill = FillRequest {
                     order_id: order.order_id.clone(),
                     quantity,
@@ -127,7 +149,9 @@ impl Engine {
                     commission: self.commission,
                     time: WallTime::now(),
                     market_time: now,
+                    filled_before: Some(filled_before),
                 };
+                filled_before += quantity;
                 let marks = |instrument_id: i64| self.simulator.quote_of(instrument_id, now_ms).map(|q| q.last);
                 let outcome = self.store.apply_fill(&fill, &marks).await;
                 self.claims.forget(&order.account_id);
@@ -165,6 +189,50 @@ impl Engine {
         }
         self.announce(now_ms);
         Ok(())
+    }
+
+    /// What `order`, resting at `limit`, fills from its queue at `quote`'s moment: this node
+    /// follows the tape from the tick it first saw the order rest (the back of the queue at its
+    /// price then), reading only the seconds since the last tick. Each morning, after a change
+    /// of limit or a restart the order joins the back of its queue again, as brokers resubmit
+    /// resting orders. A pinned quote has no tape, nor do the sessions around the core one.
+    fn queued(&self, order: &Order, limit: Decimal, quote: &Quote) -> Option<(Decimal, Decimal)> {
+        if quote.pinned || quote.session != Session::Core {
+            return None;
+        }
+        let ny = NewYork::of(quote.time_ms);
+        let path = self
+            .simulator
+            .path_today(order.instrument_id)
+            .filter(|p| p.day() == ny.day)?;
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        let joined = || Watch {
+            day: ny.day,
+            limit,
+            read_to: ny.second + 1,
+            queue: Queue::join(order.side, limit, quote),
+        };
+        let watch = queues.entry(order.order_id.clone()).or_insert_with(joined);
+        if watch.day != ny.day || watch.limit != limit {
+            *watch = joined();
+        }
+        for trade in path.trades(watch.read_to, ny.second + 1) {
+            watch
+                .queue
+                .absorb(order.side, limit, Decimal::new(trade.cents, 2), trade.volume);
+        }
+        watch.read_to = watch.read_to.max(ny.second + 1);
+        matching::queue_fill(order, &watch.queue)
+    }
+
+    /// Stops following the queues of orders no longer open.
+    fn forget_queues(&self, open: &[Arc<Order>]) {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        if queues.is_empty() {
+            return;
+        }
+        let open: HashSet<&str> = open.iter().map(|o| o.order_id.as_str()).collect();
+        queues.retain(|id, _| open.contains(id.as_str()));
     }
 
     /// Applies the splits and dividends of the days the clock entered since the last crossing

@@ -96,6 +96,83 @@ pub fn fill(order: &Order, quote: &Quote) -> Vec<(Decimal, Decimal)> {
     fills
 }
 
+/// A resting limit order's place at its price: the shares shown there when it joined, and
+/// what the market has traded there since. The market trades at the simulator's price path
+/// ([`crate::simulator::daypath`]): shares traded at the order's limit go first to the orders
+/// ahead of it, then to it; a trade beyond its limit (below a buy's, above a sell's) means the
+/// market went through its price, which fills all of it at its limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Queue {
+    /// Shares shown at the limit when the order joined (none when it improved on the best price).
+    pub ahead: u64,
+    /// Shares traded at the limit since.
+    pub traded_at: u64,
+    pub traded_through: bool,
+}
+
+impl Queue {
+    /// The queue an order at `limit` joins in `quote`'s book: the shares of the level at its
+    /// price, none inside the spread, the deepest level's when beyond the levels shown.
+    pub fn join(side: Side, limit: Decimal, quote: &Quote) -> Queue {
+        let (bids, asks) = quote.book(WALK_LEVELS);
+        let (levels, better) = match side {
+            Side::Buy => (bids, limit > quote.bid),
+            Side::Sell | Side::Short => (asks, limit < quote.ask),
+        };
+        let ahead = if better {
+            0
+        } else {
+            levels
+                .iter()
+                .find(|l| l.price == limit)
+                .or(levels.last())
+                .map_or(0, |l| l.size)
+        };
+        Queue {
+            ahead,
+            ..Queue::default()
+        }
+    }
+
+    /// A trade of the tape (`price`, `shares`) seen by an order on `side` at `limit`.
+    pub fn absorb(&mut self, side: Side, limit: Decimal, price: Decimal, shares: u64) {
+        let through = match side {
+            Side::Buy => price < limit,
+            Side::Sell | Side::Short => price > limit,
+        };
+        if through {
+            self.traded_through = true;
+        } else if price == limit {
+            self.traded_at = self.traded_at.saturating_add(shares);
+        }
+    }
+}
+
+/// Whether `order` rests in the book at `quote`: a limit order (a triggered stop-limit too)
+/// that may trade now but is not marketable, with its limit.
+pub fn resting(order: &Order, quote: &Quote) -> Option<Decimal> {
+    let limit = order.limit_price?;
+    let limit_order = matches!(order.order_type, OrderType::Limit | OrderType::StopLossLimit);
+    let may_trade = trades_in(order.session, quote.session)
+        && order.waits_for.is_none()
+        && (!has_stop(order.order_type) || order.triggered_at.is_some());
+    (limit_order && may_trade && fill(order, quote).is_empty()).then_some(limit)
+}
+
+/// What a resting order fills at its limit from its queue: all of it once the market traded
+/// through its price, otherwise what traded at its price beyond the shares ahead of it, less
+/// what it has filled already.
+pub fn queue_fill(order: &Order, queue: &Queue) -> Option<(Decimal, Decimal)> {
+    let limit = order.limit_price?;
+    let entitled = if queue.traded_through {
+        order.quantity
+    } else {
+        Decimal::from(queue.traded_at.saturating_sub(queue.ahead)).min(order.quantity)
+    };
+    let quantity = (entitled - order.filled_quantity).min(order.remaining());
+    (quantity > Decimal::ZERO).then_some((quantity, limit))
+}
+
 #[cfg(test)]
 mod tests {
     use signet_model::orders::TrailingType;
@@ -188,6 +265,40 @@ mod tests {
             fill(&sell, &quote("100")),
             [(d("100"), d("99.99")), (d("50"), d("99.98"))]
         );
+    }
+
+    #[test]
+    fn a_resting_limit_fills_behind_its_queue_or_when_the_market_trades_through() {
+        let q = quote("100");
+        let mut buy = Order::sample("B", Side::Buy, OrderType::Limit);
+        buy.quantity = d("300");
+        buy.limit_price = Some(d("99.99"));
+        assert_eq!(resting(&buy, &q), Some(d("99.99")), "at the bid: not marketable");
+        let mut queue = Queue::join(Side::Buy, d("99.99"), &q);
+        assert_eq!(queue.ahead, 100, "the bid's shares are ahead of it");
+        assert_eq!(
+            Queue::join(Side::Buy, d("99.995"), &q).ahead,
+            0,
+            "inside the spread: first"
+        );
+        assert_eq!(Queue::join(Side::Buy, d("99.98"), &q).ahead, 200, "a level down");
+        queue.absorb(Side::Buy, d("99.99"), d("100.00"), 500);
+        queue.absorb(Side::Buy, d("99.99"), d("99.99"), 80);
+        assert_eq!(queue_fill(&buy, &queue), None, "80 of the 100 ahead");
+        queue.absorb(Side::Buy, d("99.99"), d("99.99"), 150);
+        assert_eq!(queue_fill(&buy, &queue), Some((d("130"), d("99.99"))), "a partial fill");
+        buy.filled_quantity = d("130");
+        assert_eq!(queue_fill(&buy, &queue), None, "nothing twice");
+        queue.absorb(Side::Buy, d("99.99"), d("99.98"), 1);
+        assert_eq!(queue_fill(&buy, &queue), Some((d("170"), d("99.99"))), "traded through");
+
+        let mut sell = Order::sample("S", Side::Sell, OrderType::Limit);
+        sell.limit_price = Some(d("100.01"));
+        assert_eq!(resting(&sell, &q), Some(d("100.01")));
+        sell.limit_price = Some(d("99.99"));
+        assert_eq!(resting(&sell, &q), None, "marketable: it fills at the bid instead");
+        let market = Order::sample("M", Side::Buy, OrderType::Market);
+        assert_eq!(resting(&market, &q), None);
     }
 
     #[test]

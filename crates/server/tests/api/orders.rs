@@ -1359,3 +1359,100 @@ async fn open_orders_resume_after_a_restart() {
         .unwrap();
     assert_eq!(record.orders[0].status, OrderStatus::Filled);
 }
+
+#[tokio::test]
+async fn a_resting_limit_at_the_bid_fills_behind_the_shares_shown_there() {
+    let desk = desk().await;
+    // At the bid of the replayed 2013-02-25 (MSFT opened at 27.97 and fell): the shares shown there are ahead of the order.
+    let depth = desk.client.stocks().depth("MSFT", Some(1)).await.unwrap();
+    let (bid, ahead): (Decimal, u64) = (
+        depth.bids[0].price.parse().unwrap(),
+        depth.bids[0].size.parse().unwrap(),
+    );
+    let quantity: u64 = 3000;
+    let mut buy = order("queued", "BUY", "LIMIT", &quantity.to_string(), Some(&bid.to_string()));
+    buy["symbol"] = json!("MSFT");
+    desk.place(&desk.margin_account, buy).await.unwrap();
+    // Second by second until it first fills, at most ten minutes.
+    let mut seconds = 0;
+    let filled = loop {
+        desk.ops.market().step(1).await.unwrap();
+        seconds += 1;
+        let (_, filled) = desk.status(&desk.margin_account, "queued").await;
+        let filled: u64 = filled.parse().unwrap();
+        if filled > 0 || seconds == 600 {
+            break filled;
+        }
+    };
+    assert!(filled > 0, "the tape traded at the bid within ten minutes");
+    // The tape since the order joined: what traded at its price went to the shares ahead first.
+    let ticks = desk.client.stocks().ticks("MSFT", Some(seconds + 1)).await.unwrap();
+    let mut after_join: Vec<_> = ticks.result.iter().take(seconds as usize).collect();
+    after_join.reverse();
+    let price = |t: &&signet_model::quotes::Tick| t.price.parse::<Decimal>().unwrap();
+    let at_bid: u64 = after_join
+        .iter()
+        .filter(|t| price(t) == bid)
+        .map(|t| t.volume.parse::<u64>().unwrap())
+        .sum();
+    let through = after_join.iter().any(|t| price(t) < bid);
+    let expected = if through {
+        quantity
+    } else {
+        (at_bid - ahead).min(quantity)
+    };
+    assert_eq!(
+        filled, expected,
+        "{ahead} ahead, {at_bid} traded at {bid}, through: {through}"
+    );
+    assert!(filled < quantity, "a partial fill: {filled} of {quantity}");
+    let record = desk.detail(&desk.margin_account, "queued").await;
+    assert_eq!(record.orders[0].status, OrderStatus::PartialFilled);
+    assert_eq!(
+        record.orders[0].filled_price.as_deref(),
+        Some(bid.to_string().as_str()),
+        "at its limit"
+    );
+}
+
+#[tokio::test]
+async fn a_fill_two_ticks_computed_from_the_same_state_applies_once() {
+    use signet_domain::times::{SimTime, WallTime};
+    use signet_store::{FillOutcome, FillRequest};
+
+    // Every node ticks; two that find the same fill of a resting order at once must not both
+    // apply it. A limit far below the market, which no tick fills.
+    let desk = desk().await;
+    desk.place(&desk.margin_account, order("twice", "BUY", "LIMIT", "10", Some("300")))
+        .await
+        .unwrap();
+    let store = desk.server.database.store.clone();
+    let placed = store.order(&desk.margin_account, "twice").await.unwrap().unwrap();
+    let fill = FillRequest {
+        order_id: placed.order_id.clone(),
+        quantity: Decimal::from(4),
+        price: Decimal::from(300),
+        commission: Default::default(),
+        time: WallTime::now(),
+        market_time: SimTime(0),
+        filled_before: Some(Decimal::ZERO),
+    };
+    let mut tries = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (store, fill) = (store.clone(), fill.clone());
+        tries.spawn(async move { store.apply_fill(&fill, &|_: i64| None).await });
+    }
+    let outcomes = tries.join_all().await;
+    let applied = outcomes
+        .iter()
+        .filter(|o| matches!(o, Ok(FillOutcome::Applied(_))))
+        .count();
+    assert_eq!(applied, 1, "{outcomes:?}");
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| matches!(o, Ok(FillOutcome::Applied(_) | FillOutcome::Stale)))
+    );
+    let (_, filled) = desk.status(&desk.margin_account, "twice").await;
+    assert_eq!(filled, "4");
+}

@@ -420,6 +420,9 @@ impl TradingStore for SqlStore {
         let Some(order) = order_by_id(&mut tx, &fill.order_id).await? else {
             return Ok(FillOutcome::Stale);
         };
+        if fill.filled_before.is_some_and(|before| before != order.filled_quantity) {
+            return Ok(FillOutcome::Stale);
+        }
         let (account_type, cash): (String, String) =
             query("SELECT account_type, cash FROM accounts WHERE account_id = $1")
                 .bind(&order.account_id)
