@@ -90,6 +90,28 @@ pub struct SymbolBar {
     pub bar: Bar,
 }
 
+/// One imported minute of a day's core session; prices in millionths to the cent, as quoted.
+/// A day with imported minutes is replayed minute by minute (`simulator::daypath`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinuteBar {
+    /// Minutes after the core session's open: 0 is 09:30 New York, 389 is 15:59 (209 on an
+    /// early-close day).
+    pub minute: u16,
+    pub open: i64,
+    pub high: i64,
+    pub low: i64,
+    pub close: i64,
+    pub volume: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolMinute {
+    pub symbol: String,
+    /// The New York day.
+    pub day: i32,
+    pub bar: MinuteBar,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ActionKind {
     /// Shares after per share before: 2 for a 2:1 split, 0.1 for a 1:10 reverse split.
