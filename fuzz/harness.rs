@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use signet_domain::marketdata::fundamentals::layout::Record;
-use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, MinuteBar};
 use signet_domain::simulator::Listing;
 use signet_domain::trading::spec;
 use signet_import::{Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv};
@@ -327,6 +327,7 @@ impl MarketDataStore for Counting {
             let items = match chunk {
                 Chunk::Instruments(items) => items.len(),
                 Chunk::Bars { bars, .. } => bars.len(),
+                Chunk::Minutes(items) => items.len(),
                 Chunk::Actions(items) => items.len(),
                 Chunk::Facts(items) => items.len(),
                 Chunk::Records(items) => {
@@ -371,6 +372,12 @@ impl MarketDataStore for Counting {
         unreachable!("an import only imports")
     }
     async fn daily_bars(&self, _: i64, _: i32, _: i32) -> Result<Vec<Bar>, StoreError> {
+        unreachable!("an import only imports")
+    }
+    async fn minute_bars(&self, _: i64, _: i32) -> Result<Vec<MinuteBar>, StoreError> {
+        unreachable!("an import only imports")
+    }
+    async fn minutes_on(&self, _: i32) -> Result<Vec<(i64, Vec<MinuteBar>)>, StoreError> {
         unreachable!("an import only imports")
     }
     async fn corporate_actions(&self, _: i64) -> Result<Vec<CorporateAction>, StoreError> {
