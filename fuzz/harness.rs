@@ -5,16 +5,19 @@
 
 #![allow(dead_code)] // each fuzz target uses one of these functions
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use signet_domain::marketdata::fundamentals::layout::Record;
-use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument};
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, MinuteBar, SymbolBar, SymbolMinute};
 use signet_domain::simulator::Listing;
+use signet_domain::simulator::clock::{CORE_OPEN, core_close};
 use signet_domain::trading::spec;
-use signet_import::{Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, ohlcv};
+use signet_import::{
+    Chunk, Format, ImportCounts, ImportError, ImportMessage, ImportOptions, import_file, minutes, ohlcv,
+};
 use signet_model::orders::{BatchPlaceRequest, NewOrder, OrderType, PlaceOrderRequest, Side};
 use signet_signing::{
     Algorithm, Request, SigningHeaders, StringToSign, decode_query, explain, format_timestamp, parse_timestamp,
@@ -244,6 +247,64 @@ pub fn import_ohlcv(data: &[u8]) {
     import(data, format);
 }
 
+/// Input: one-minute bars; the layout is the detected one (signet's when none is). The minutes
+/// sent are minutes of the core session, to the cent, their high and low bounding their open and
+/// close, each once; the daily bars sent after them are their roll-up.
+pub fn import_minutes(data: &[u8]) {
+    let format = match Format::detect(data) {
+        Some(format @ Format::Minutes(_)) => format,
+        _ => Format::Minutes(minutes::Layout::Signet),
+    };
+    let Some(store) = import(data, format) else {
+        return;
+    };
+    let (minutes, bars) = std::mem::take(&mut *store.minutes.lock().expect("not poisoned"));
+    // (symbol, day) → (first minute, last minute, daily bar)
+    let mut days: BTreeMap<(String, i32), (u16, u16, Bar)> = BTreeMap::new();
+    let mut seen = HashSet::new();
+    for SymbolMinute { symbol, day, bar: m } in minutes {
+        assert!(seen.insert((symbol.clone(), day, m.minute)), "a minute sent twice");
+        assert!(
+            CORE_OPEN + 60 * i64::from(m.minute) < core_close(day),
+            "{symbol} {day} {m:?}"
+        );
+        let prices = [m.open, m.high, m.low, m.close];
+        assert!(prices.iter().all(|&p| p > 0 && p % 10_000 == 0), "{m:?}");
+        assert!(m.low <= m.open.min(m.close) && m.high >= m.open.max(m.close), "{m:?}");
+        let day_bar = Bar {
+            day,
+            open: m.open,
+            high: m.high,
+            low: m.low,
+            close: m.close,
+            volume: m.volume,
+            adj_close: None,
+        };
+        match days.entry((symbol, day)) {
+            std::collections::btree_map::Entry::Vacant(entry) => {
+                entry.insert((m.minute, m.minute, day_bar));
+            }
+            std::collections::btree_map::Entry::Occupied(mut entry) => {
+                let (first, last, bar) = entry.get_mut();
+                if m.minute < *first {
+                    (*first, bar.open) = (m.minute, m.open);
+                }
+                if m.minute > *last {
+                    (*last, bar.close) = (m.minute, m.close);
+                }
+                bar.high = bar.high.max(m.high);
+                bar.low = bar.low.min(m.low);
+                bar.volume += m.volume;
+            }
+        }
+    }
+    let rollups: Vec<SymbolBar> = days
+        .into_iter()
+        .map(|((symbol, _), (_, _, bar))| SymbolBar { symbol, bar })
+        .collect();
+    assert_eq!(bars, rollups, "the daily bars are the minutes' roll-up");
+}
+
 /// Input: signet's sector CSV.
 pub fn import_sectors(data: &[u8]) {
     import(data, Format::Sectors);
@@ -260,9 +321,9 @@ pub fn import_companyfacts(data: &[u8]) {
 }
 
 /// Detects the layout (which must not panic), then imports `data` as `format` into a store that
-/// only counts what it is sent. The parsers are private to signet-import: `import_file` is the
-/// way in, so the bytes go through a scratch file.
-fn import(data: &[u8], format: Format) {
+/// only counts what it is sent; the store, when the import succeeded. The parsers are private to
+/// signet-import: `import_file` is the way in, so the bytes go through a scratch file.
+fn import(data: &[u8], format: Format) -> Option<Arc<Counting>> {
     let _ = Format::detect(data);
 
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -286,10 +347,14 @@ fn import(data: &[u8], format: Format) {
             // Every row read is either sent to the store or skipped.
             let items = store.items.load(Ordering::Relaxed);
             assert_eq!(items + summary.skipped, summary.rows, "{summary:?}");
+            Some(store)
         }
         // The parser runs on a blocking task: a panic there comes back as a join error.
-        Err(ImportError::File { problem, .. }) => assert!(!problem.contains("panicked"), "{problem}"),
-        Err(_) => {}
+        Err(ImportError::File { problem, .. }) => {
+            assert!(!problem.contains("panicked"), "{problem}");
+            None
+        }
+        Err(_) => None,
     }
 }
 
@@ -311,6 +376,9 @@ impl Drop for Scratch {
 #[derive(Default)]
 struct Counting {
     items: AtomicU64,
+    /// What a file of minutes sent: its minutes, and the daily bars rolled up from them (which
+    /// are no rows of the file, and not counted).
+    minutes: Mutex<(Vec<SymbolMinute>, Vec<SymbolBar>)>,
 }
 
 #[async_trait::async_trait]
@@ -326,7 +394,20 @@ impl MarketDataStore for Counting {
             };
             let items = match chunk {
                 Chunk::Instruments(items) => items.len(),
-                Chunk::Bars { bars, .. } => bars.len(),
+                Chunk::Bars { bars, .. } => {
+                    let mut minutes = self.minutes.lock().expect("not poisoned");
+                    if minutes.0.is_empty() {
+                        bars.len()
+                    } else {
+                        minutes.1.extend(bars);
+                        0
+                    }
+                }
+                Chunk::Minutes(items) => {
+                    let n = items.len();
+                    self.minutes.lock().expect("not poisoned").0.extend(items);
+                    n
+                }
                 Chunk::Actions(items) => items.len(),
                 Chunk::Facts(items) => items.len(),
                 Chunk::Records(items) => {
@@ -371,6 +452,12 @@ impl MarketDataStore for Counting {
         unreachable!("an import only imports")
     }
     async fn daily_bars(&self, _: i64, _: i32, _: i32) -> Result<Vec<Bar>, StoreError> {
+        unreachable!("an import only imports")
+    }
+    async fn minute_bars(&self, _: i64, _: i32) -> Result<Vec<MinuteBar>, StoreError> {
+        unreachable!("an import only imports")
+    }
+    async fn minutes_on(&self, _: i32) -> Result<Vec<(i64, Vec<MinuteBar>)>, StoreError> {
         unreachable!("an import only imports")
     }
     async fn corporate_actions(&self, _: i64) -> Result<Vec<CorporateAction>, StoreError> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_import::{Format, ImportOptions, Progress, import_file, ohlcv};
+use signet_import::{Format, ImportOptions, Progress, import_file, minutes, ohlcv};
 use signet_store::MarketDataStore;
 use signet_store::refresh_snapshots;
 
@@ -30,15 +30,20 @@ pub struct DataArgs {
 enum DataCommand {
     /// Import files, each in one transaction (a bad file changes nothing). Layouts are detected
     /// from the header: SEC company tickers, the Nasdaq symbol directory (nasdaqlisted.txt,
-    /// otherlisted.txt), daily prices (Quandl WIKI, Yahoo, Stooq CSV), SEC companyfacts JSON,
-    /// and signet's sector CSV (symbol,sector[,industry]). Gzip files are read as they are.
+    /// otherlisted.txt), daily prices (Quandl WIKI, Yahoo, Stooq CSV), one-minute bars (signet's
+    /// symbol,timestamp,open,high,low,close,volume; Polygon.io (Massive) flat files of minute
+    /// aggregates; a yfinance one-minute download; Alpaca's bars export), SEC companyfacts JSON, and
+    /// signet's sector CSV (symbol,sector[,industry]). Gzip files are read as they are. Minutes
+    /// are kept for the core session (09:30-16:00 New York), to the cent, and each day's daily
+    /// bar becomes their roll-up.
     Import {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The layout, when the header does not tell
         #[arg(long, value_enum)]
         format: Option<FormatArg>,
-        /// Symbol of a single-symbol price file (Yahoo, Stooq); by default from the file name
+        /// Symbol of a single-symbol price file (Yahoo, Stooq, yfinance or Alpaca minutes); by
+        /// default from the file name
         #[arg(long)]
         symbol: Option<String>,
     },
@@ -60,6 +65,10 @@ enum FormatArg {
     QuandlWiki,
     Yahoo,
     Stooq,
+    MinutesSignet,
+    MinutesPolygon,
+    MinutesYfinance,
+    MinutesAlpaca,
     SecCompanyfacts,
     SignetSectors,
 }
@@ -73,6 +82,10 @@ impl From<FormatArg> for Format {
             FormatArg::QuandlWiki => Format::Ohlcv(ohlcv::Layout::Wiki),
             FormatArg::Yahoo => Format::Ohlcv(ohlcv::Layout::Yahoo),
             FormatArg::Stooq => Format::Ohlcv(ohlcv::Layout::Stooq),
+            FormatArg::MinutesSignet => Format::Minutes(minutes::Layout::Signet),
+            FormatArg::MinutesPolygon => Format::Minutes(minutes::Layout::Polygon),
+            FormatArg::MinutesYfinance => Format::Minutes(minutes::Layout::Yfinance),
+            FormatArg::MinutesAlpaca => Format::Minutes(minutes::Layout::Alpaca),
             FormatArg::SecCompanyfacts => Format::CompanyFacts,
             FormatArg::SignetSectors => Format::Sectors,
         }
@@ -105,7 +118,7 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     println!("{}", serde_json::to_string(&summary)?);
                 } else {
                     println!(
-                        "{}: {} ({}): {} rows in {:.2} s ({:.0} rows/s); changed {} instruments, {} bars, {} corporate actions, {} facts, {} fundamentals records{}",
+                        "{}: {} ({}): {} rows in {:.2} s ({:.0} rows/s); changed {} instruments, {} bars, {} minutes, {} corporate actions, {} facts, {} fundamentals records{}",
                         summary.file,
                         summary.format,
                         if summary.skipped > 0 {
@@ -118,6 +131,7 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                         summary.rows_per_second,
                         summary.instruments_changed,
                         summary.bars_changed,
+                        summary.minutes_changed,
                         summary.actions_changed,
                         summary.facts_changed,
                         summary.records_changed,

@@ -2,10 +2,10 @@
 //! `signet serve --demo` run, and what the import fuzz targets reach. It needs a store
 //! (`signet_store`) and the market-data rules (`signet_domain`), not the server.
 //!
-//! [`import_file`] reads files in public layouts into instruments, bars, corporate actions and
-//! facts. A file is parsed on a blocking thread while the store writes what was parsed so far,
-//! all in one transaction: a bad file changes nothing, and the error names the file, the line and
-//! the column. Importing a file twice changes nothing the second time (every write is an upsert
+//! [`import_file`] reads files in public layouts into instruments, daily and minute bars,
+//! corporate actions and facts. A file is parsed on a blocking thread while the store writes
+//! what was parsed so far, all in one transaction: a bad file changes nothing, and the error
+//! names the file, the line and the column. Importing a file twice changes nothing the second time (every write is an upsert
 //! that skips equal rows).
 //!
 //! [`demo::ensure_loaded`] loads the demo dataset once per database: the files of `data/demo/`,
@@ -14,6 +14,7 @@
 mod companyfacts;
 pub mod demo;
 mod fundamentals;
+pub mod minutes;
 mod nasdaq;
 pub mod ohlcv;
 mod sectors;
@@ -43,6 +44,8 @@ pub enum Format {
     OtherListed,
     /// Daily prices in one of the CSV layouts of [`ohlcv::Layout`].
     Ohlcv(ohlcv::Layout),
+    /// One-minute bars in one of the CSV layouts of [`minutes::Layout`].
+    Minutes(minutes::Layout),
     /// SEC XBRL companyfacts JSON.
     CompanyFacts,
     /// signet's own layout: `symbol,sector[,industry]`.
@@ -58,6 +61,7 @@ impl Format {
             Format::NasdaqListed => "nasdaq-listed",
             Format::OtherListed => "nasdaq-other-listed",
             Format::Ohlcv(layout) => layout.name(),
+            Format::Minutes(layout) => layout.name(),
             Format::CompanyFacts => "sec-companyfacts",
             Format::Sectors => "signet-sectors",
             Format::Fundamentals => "signet-fundamentals",
@@ -90,7 +94,9 @@ impl Format {
         if columns.starts_with(&["symbol", "sector"]) {
             return Some(Format::Sectors);
         }
-        ohlcv::Layout::detect(&columns).map(Format::Ohlcv)
+        ohlcv::Layout::detect(&columns)
+            .map(Format::Ohlcv)
+            .or_else(|| minutes::Layout::detect(&columns).map(Format::Minutes))
     }
 }
 
@@ -136,7 +142,8 @@ pub enum ImportError {
 pub struct ImportOptions {
     /// The layout, when detection should not decide.
     pub format: Option<Format>,
-    /// The symbol of a single-symbol price file (Yahoo, Stooq); by default from the file name.
+    /// The symbol of a single-symbol price file (Yahoo, Stooq, yfinance and Alpaca minutes); by
+    /// default from the file name.
     pub symbol: Option<String>,
 }
 
@@ -149,6 +156,7 @@ pub struct ImportSummary {
     pub skipped: u64,
     pub instruments_changed: u64,
     pub bars_changed: u64,
+    pub minutes_changed: u64,
     pub actions_changed: u64,
     pub facts_changed: u64,
     pub records_changed: u64,
@@ -159,7 +167,12 @@ pub struct ImportSummary {
 impl ImportSummary {
     /// Stored rows the import inserted or updated, all kinds together.
     pub fn changed(&self) -> u64 {
-        self.instruments_changed + self.bars_changed + self.actions_changed + self.facts_changed + self.records_changed
+        self.instruments_changed
+            + self.bars_changed
+            + self.minutes_changed
+            + self.actions_changed
+            + self.facts_changed
+            + self.records_changed
     }
 }
 
@@ -302,6 +315,7 @@ pub async fn import(
         skipped: stats.skipped,
         instruments_changed: counts.instruments,
         bars_changed: counts.bars,
+        minutes_changed: counts.minutes,
         actions_changed: counts.actions,
         facts_changed: counts.facts,
         records_changed: counts.records,
@@ -333,7 +347,8 @@ fn parse_file(
         None => Format::detect(reader.fill_buf().map_err(io)?).ok_or_else(|| ImportError::File {
             file: file_name.to_owned(),
             problem: "unknown layout: expected SEC company tickers, the Nasdaq symbol directory, daily prices \
-                      (Quandl WIKI, Yahoo or Stooq CSV), SEC companyfacts JSON, signet's sector CSV or signet's fundamentals JSON Lines"
+                      (Quandl WIKI, Yahoo or Stooq CSV), one-minute bars (signet's, Polygon flat files, yfinance or \
+                      Alpaca CSV), SEC companyfacts JSON, signet's sector CSV or signet's fundamentals JSON Lines"
                 .to_owned(),
         })?,
     };
@@ -348,6 +363,15 @@ fn parse_file(
         field: e.field,
         problem: e.problem,
     };
+    // The symbol of a single-symbol layout: given, or from the file's name.
+    let symbol = |single: bool| {
+        single.then(|| {
+            options
+                .symbol
+                .clone()
+                .unwrap_or_else(|| symbol_from_file_name(Path::new(file_name)))
+        })
+    };
     let stats = match format {
         Format::SecTickers => tickers::parse(reader, &emitter),
         Format::NasdaqListed => nasdaq::parse(reader, nasdaq::Directory::NasdaqListed, &emitter),
@@ -355,18 +379,8 @@ fn parse_file(
         Format::Sectors => sectors::parse(reader, &emitter),
         Format::CompanyFacts => companyfacts::parse(reader, &emitter),
         Format::Fundamentals => fundamentals::parse(reader, &emitter),
-        Format::Ohlcv(layout) => {
-            let symbol = match layout.single_symbol() {
-                true => Some(
-                    options
-                        .symbol
-                        .clone()
-                        .unwrap_or_else(|| symbol_from_file_name(Path::new(file_name))),
-                ),
-                false => None,
-            };
-            ohlcv::parse(reader, layout, symbol.as_deref(), &emitter)
-        }
+        Format::Ohlcv(layout) => ohlcv::parse(reader, layout, symbol(layout.single_symbol()).as_deref(), &emitter),
+        Format::Minutes(layout) => minutes::parse(reader, layout, symbol(layout.single_symbol()).as_deref(), &emitter),
     }
     .map_err(row_error)?;
     tx.blocking_send(ImportMessage::Commit).map_err(|_| ImportError::File {
@@ -478,7 +492,7 @@ mod tests {
 
     #[test]
     fn layouts_are_detected_from_their_headers() {
-        let cases: [(&str, Option<Format>); 9] = [
+        let cases: [(&str, Option<Format>); 13] = [
             (
                 "cik,ticker,exchange,name,gics_sector,indices\n",
                 Some(Format::SecTickers),
@@ -503,6 +517,22 @@ mod tests {
             (
                 "Date,Open,High,Low,Close,Volume\n",
                 Some(Format::Ohlcv(ohlcv::Layout::Stooq)),
+            ),
+            (
+                "symbol,timestamp,open,high,low,close,volume\n",
+                Some(Format::Minutes(minutes::Layout::Signet)),
+            ),
+            (
+                "ticker,volume,open,close,high,low,window_start,transactions\n",
+                Some(Format::Minutes(minutes::Layout::Polygon)),
+            ),
+            (
+                "\u{feff}Datetime,Open,High,Low,Close,Adj Close,Volume\r\n",
+                Some(Format::Minutes(minutes::Layout::Yfinance)),
+            ),
+            (
+                "timestamp,open,high,low,close,volume,trade_count,vwap\n",
+                Some(Format::Minutes(minutes::Layout::Alpaca)),
             ),
             ("{\"cik\": 1640147, \"facts\": {}}", Some(Format::CompanyFacts)),
             ("hello,world\n", None),

@@ -153,7 +153,7 @@ pub fn parse(
 }
 
 /// A non-negative whole number of shares (`1234` or `1234.0`).
-fn parse_volume(text: &str) -> Option<i64> {
+pub(crate) fn parse_volume(text: &str) -> Option<i64> {
     use rust_decimal::prelude::ToPrimitive;
     let value: Decimal = text.parse().ok()?;
     if value.fract().is_zero() && !value.is_sign_negative() {

@@ -80,6 +80,11 @@ fn import_ohlcv() {
 }
 
 #[test]
+fn import_minutes() {
+    replay("import_minutes", harness::import_minutes);
+}
+
+#[test]
 fn import_sectors() {
     replay("import_sectors", harness::import_sectors);
 }

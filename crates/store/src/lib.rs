@@ -22,7 +22,7 @@ use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::import::{ImportCounts, ImportMessage};
 use signet_domain::marketdata::screeners::{Period, ScreenQuery, ScreenRow, SectorRow};
 use signet_domain::marketdata::snapshot::{History, Snapshot, Summary};
-use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, InstrumentType};
+use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, InstrumentType, MinuteBar};
 use signet_domain::simulator::Listing;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
@@ -222,7 +222,7 @@ pub trait MetaStore: Send + Sync {
     fn shared(&self) -> bool;
 }
 
-/// Instruments, bars, corporate actions and facts.
+/// Instruments, daily and minute bars, corporate actions and facts.
 #[async_trait]
 pub trait MarketDataStore: Send + Sync {
     /// Applies the chunks of one file atomically, making them visible only on
@@ -230,7 +230,8 @@ pub trait MarketDataStore: Send + Sync {
     /// answer is [`StoreError::Aborted`]. Corporate actions are derived again for instruments
     /// whose bars changed. On PostgreSQL, and for small files on SQLite, one transaction; a
     /// large file of bars on SQLite is staged in short transactions and swapped in at the end
-    /// (`sql/staged_import.rs`), so that a server's writes beside it do not wait for it.
+    /// (`sql/staged_import.rs`), so that a server's writes beside it do not wait for it. A file
+    /// of minutes sends its daily bars last, so on SQLite it keeps the one transaction.
     async fn import(&self, messages: mpsc::Receiver<ImportMessage>) -> Result<ImportCounts, StoreError>;
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError>;
     async fn instrument(&self, symbol: &str) -> Result<Option<Instrument>, StoreError>;
@@ -248,6 +249,12 @@ pub trait MarketDataStore: Send + Sync {
     async fn listings(&self) -> Result<Vec<Listing>, StoreError>;
     /// Bars of an instrument from `from_day` to `to_day` inclusive, oldest first.
     async fn daily_bars(&self, instrument_id: i64, from_day: i32, to_day: i32) -> Result<Vec<Bar>, StoreError>;
+    /// The imported minutes of an instrument's New York `day`, by minute; empty when none were
+    /// imported (one read of the primary key's range).
+    async fn minute_bars(&self, instrument_id: i64, day: i32) -> Result<Vec<MinuteBar>, StoreError>;
+    /// Every instrument's imported minutes of New York `day`, by instrument id, each by minute;
+    /// instruments without minutes that day are left out (one read of an index by day).
+    async fn minutes_on(&self, day: i32) -> Result<Vec<(i64, Vec<MinuteBar>)>, StoreError>;
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError>;
     /// The splits whose ex-date is New York `day`: each instrument with its new shares for one.
     async fn splits_on(&self, day: i32) -> Result<Vec<(i64, Decimal)>, StoreError>;

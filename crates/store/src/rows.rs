@@ -4,7 +4,7 @@ use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::screeners::{Direction, Metric, Period, ScreenRow};
 use signet_domain::marketdata::snapshot::Snapshot;
-use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType};
+use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType, MinuteBar};
 use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::order::{Order, Trailing};
 use signet_model::orders::TrailingType;
@@ -197,6 +197,27 @@ where
 }
 
 pub const BAR_COLUMNS: &str = "day, open_e6, high_e6, low_e6, close_e6, volume, adj_close_e6";
+
+/// The columns of a minute bar, as [`MinuteRow`] reads them.
+pub const MINUTE_COLUMNS: &str = "minute, open_e6, high_e6, low_e6, close_e6, volume";
+
+/// A row of [`MINUTE_COLUMNS`].
+pub type MinuteRow = (i32, i64, i64, i64, i64, i64);
+
+/// A minute bar from a row of [`MINUTE_COLUMNS`]; a minute that is no minute of a session is an
+/// error (the import writes none).
+pub fn minute_from_row((minute, open, high, low, close, volume): MinuteRow) -> Result<MinuteBar, StoreError> {
+    let minute =
+        u16::try_from(minute).map_err(|_| StoreError::Other(format!("unexpected minute {minute} in the database")))?;
+    Ok(MinuteBar {
+        minute,
+        open,
+        high,
+        low,
+        close,
+        volume,
+    })
+}
 
 impl<'r, R: Row> FromRow<'r, R> for Decoded<Order>
 where

@@ -1,7 +1,7 @@
 //! What an import hands to the store: chunks of parsed rows, in file order, then a commit.
 
 use super::fundamentals::layout::SymbolRecord;
-use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar};
+use super::{CorporateAction, Fact, InstrumentUpdate, SymbolBar, SymbolMinute};
 
 /// What a parser hands to the store, in file order.
 #[derive(Debug, Clone)]
@@ -12,6 +12,9 @@ pub enum Chunk {
         bars: Vec<SymbolBar>,
         generated: bool,
     },
+    /// Imported minutes of days' core sessions. A file of minutes also sends, after them, the
+    /// daily bars rolled up from them (as `Bars`), so that a day's bar and its minutes agree.
+    Minutes(Vec<SymbolMinute>),
     /// Corporate actions reported by a source or generated (derived ones come from the bars).
     Actions(Vec<(String, CorporateAction)>),
     Facts(Vec<Fact>),
@@ -32,6 +35,7 @@ impl Chunk {
         match self {
             Chunk::Instruments(v) => v.len(),
             Chunk::Bars { bars, .. } => bars.len(),
+            Chunk::Minutes(v) => v.len(),
             Chunk::Actions(v) => v.len(),
             Chunk::Facts(v) => v.len(),
             Chunk::Records(v) => v.len(),
@@ -53,6 +57,7 @@ pub enum ImportMessage {
 pub struct ImportCounts {
     pub instruments: u64,
     pub bars: u64,
+    pub minutes: u64,
     pub actions: u64,
     pub facts: u64,
     pub records: u64,
@@ -61,6 +66,7 @@ pub struct ImportCounts {
 #[cfg(test)]
 mod tests {
     use super::Chunk;
+    use crate::marketdata::{MinuteBar, SymbolMinute};
 
     #[test]
     fn rows_counts_what_a_chunk_holds() {
@@ -72,5 +78,18 @@ mod tests {
             eps_ttm_e6: Some(1),
         };
         assert_eq!(reported.rows(), 1);
+        let minute = SymbolMinute {
+            symbol: "AAPL".into(),
+            day: 19_724,
+            bar: MinuteBar {
+                minute: 0,
+                open: 185_000_000,
+                high: 185_500_000,
+                low: 184_900_000,
+                close: 185_100_000,
+                volume: 1_000,
+            },
+        };
+        assert_eq!(Chunk::Minutes(vec![minute; 2]).rows(), 2);
     }
 }

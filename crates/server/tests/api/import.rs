@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_domain::marketdata::{ActionKind, ActionSource, InstrumentType};
+use signet_domain::marketdata::{ActionKind, ActionSource, Bar, InstrumentType, MinuteBar};
 use signet_import::{ImportError, ImportOptions, ImportSummary, Progress, import_file};
 use signet_store::{MarketDataStatus, MarketDataStore, Store};
 
@@ -429,4 +429,182 @@ async fn a_large_price_file_imports_whole_once_and_a_bad_one_not_at_all() {
         .unwrap();
     assert_eq!(again.changed(), 0, "a second import changes nothing");
     assert_eq!(db.status().await, status);
+}
+
+/// A minute file in signet's layout: AAPL and MSFT, every minute of the core sessions of
+/// 2013-02-27 and 2013-03-01, prices in thousandths of a dollar (so they round to the cent),
+/// with a pre-market and an after-hours row; `cents_more` raises every price, and with
+/// `bad_last_row` a last row repeats a minute. Returns the file and the minutes it holds, as
+/// they should be stored (rounded half up: the prices are positive).
+fn minute_prices(dir: &Path, cents_more: i64, bad_last_row: bool) -> (PathBuf, Vec<(String, i32, MinuteBar)>) {
+    use std::fmt::Write;
+    let price = |millis: i64| format!("{}.{:03}", millis / 1000, millis % 1000);
+    let mut out = String::from("symbol,timestamp,open,high,low,close,volume\n");
+    let mut minutes = Vec::new();
+    for (s, symbol) in ["AAPL", "MSFT"].into_iter().enumerate() {
+        for day in ["2013-02-27", "2013-03-01"] {
+            writeln!(out, "{symbol},{day} 09:29,100,100,100,100,5").unwrap();
+            for m in 0..390i64 {
+                let base = 100_000 * (s as i64 + 1) + 37 * m + cents_more * 10;
+                // open, high, low, close in thousandths, to round to the cent.
+                let prices = [base + 4, base + 1_305, base - 1_196, base + 5];
+                let [open, high, low, close] = prices.map(price);
+                let volume = 1_000 + m * (s as i64 + 2);
+                writeln!(
+                    out,
+                    "{symbol},{day} {:02}:{:02},{open},{high},{low},{close},{volume}",
+                    9 + (30 + m) / 60,
+                    (30 + m) % 60
+                )
+                .unwrap();
+                let [open, high, low, close] = prices.map(|millis| (millis + 5) / 10 * 10_000);
+                let minute = u16::try_from(m).unwrap();
+                minutes.push((
+                    symbol.to_owned(),
+                    parse_day(day).unwrap(),
+                    MinuteBar {
+                        minute,
+                        open,
+                        high,
+                        low,
+                        close,
+                        volume,
+                    },
+                ));
+            }
+            writeln!(out, "{symbol},{day} 16:00,100,100,100,100,5").unwrap();
+        }
+    }
+    if bad_last_row {
+        out.push_str("MSFT,2013-03-01 15:59,100,100,100,100,5\n");
+    }
+    let path = dir.join(format!("minutes-{cents_more}-{bad_last_row}.csv"));
+    std::fs::write(&path, out).unwrap();
+    (path, minutes)
+}
+
+/// A file of minutes stores them to the cent, readable by instrument and day or by day, makes
+/// each day's bar their roll-up (over a bar another file stored), and imports once; a bad file
+/// changes nothing.
+#[tokio::test]
+async fn minute_bars_import_once_and_roll_up_into_the_days_bars() {
+    let db = db().await;
+    db.import("testdata/import/yahoo/AAPL.csv").await.unwrap();
+    let (good, expected) = minute_prices(db._dir.path(), 0, false);
+    let (changed, _) = minute_prices(db._dir.path(), 1, true);
+    let store: Arc<dyn MarketDataStore> = db.store.clone();
+    let import = |path: PathBuf| {
+        let store = store.clone();
+        async move { import_file(store, &path, &ImportOptions::default(), Arc::new(Progress::default())).await }
+    };
+
+    let summary = import(good.clone()).await.unwrap();
+    assert_eq!(
+        (
+            summary.format,
+            summary.rows,
+            summary.skipped,
+            summary.minutes_changed,
+            summary.bars_changed,
+            summary.instruments_changed
+        ),
+        ("minutes-signet", 1_568, 8, 1_560, 4, 1)
+    );
+    let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
+    let msft = db.store.instrument("MSFT").await.unwrap().unwrap();
+    let of = |symbol: &str, day: i32| -> Vec<MinuteBar> {
+        expected
+            .iter()
+            .filter(|(s, d, _)| s == symbol && *d == day)
+            .map(|(_, _, bar)| *bar)
+            .collect()
+    };
+    let stored = async || {
+        let mut all = Vec::new();
+        for day in ["2013-02-27", "2013-03-01"] {
+            let day = parse_day(day).unwrap();
+            for instrument in [&apple, &msft] {
+                all.push(db.store.minute_bars(instrument.instrument_id, day).await.unwrap());
+            }
+            all.extend(
+                db.store
+                    .minutes_on(day)
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|(_, minutes)| minutes),
+            );
+        }
+        all
+    };
+    for day in ["2013-02-27", "2013-03-01"] {
+        let day = parse_day(day).unwrap();
+        assert_eq!(
+            db.store.minute_bars(apple.instrument_id, day).await.unwrap(),
+            of("AAPL", day)
+        );
+        assert_eq!(
+            db.store.minute_bars(msft.instrument_id, day).await.unwrap(),
+            of("MSFT", day)
+        );
+        assert_eq!(
+            db.store.minutes_on(day).await.unwrap(),
+            [
+                (apple.instrument_id, of("AAPL", day)),
+                (msft.instrument_id, of("MSFT", day))
+            ]
+        );
+        // The day's bar is the minutes' roll-up, over the Yahoo bar of AAPL's.
+        let minutes = of("AAPL", day);
+        let rollup = Bar {
+            day,
+            open: minutes[0].open,
+            high: minutes.iter().map(|m| m.high).max().unwrap(),
+            low: minutes.iter().map(|m| m.low).min().unwrap(),
+            close: minutes[389].close,
+            volume: minutes.iter().map(|m| m.volume).sum(),
+            adj_close: None,
+        };
+        assert_eq!(
+            db.store.daily_bars(apple.instrument_id, day, day).await.unwrap(),
+            [rollup]
+        );
+    }
+    let between = parse_day("2013-02-26").unwrap();
+    assert!(
+        db.store
+            .minute_bars(apple.instrument_id, between)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(db.store.minutes_on(between).await.unwrap().is_empty());
+    let untouched = db
+        .store
+        .daily_bars(apple.instrument_id, between, between)
+        .await
+        .unwrap();
+    assert_eq!(
+        untouched[0].close, 448_970_000,
+        "the Yahoo bar of a day without minutes stays"
+    );
+
+    let again = import(good).await.unwrap();
+    assert_eq!(
+        (again.rows, again.changed()),
+        (1_568, 0),
+        "a second import changes nothing"
+    );
+
+    let (status, minutes) = (db.status().await, stored().await);
+    match import(changed).await {
+        Err(ImportError::Row {
+            line, column, field, ..
+        }) => {
+            assert_eq!((line, column, field.as_str()), (1_570, 2, "timestamp"));
+        }
+        other => panic!("expected a row error, got {other:?}"),
+    }
+    assert_eq!(db.status().await, status, "a bad file changes nothing");
+    assert_eq!(stored().await, minutes, "a bad file changes no minute");
 }

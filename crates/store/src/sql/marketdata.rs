@@ -7,14 +7,18 @@ use signet_domain::marketdata::fundamentals::layout::SymbolRecord;
 use signet_domain::marketdata::import::{Chunk, ImportCounts, ImportMessage};
 use signet_domain::marketdata::units::format_day;
 use signet_domain::marketdata::{
-    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, SymbolBar,
+    ActionKind, ActionSource, Bar, CorporateAction, Fact, Instrument, InstrumentType, InstrumentUpdate, MinuteBar,
+    SymbolBar, SymbolMinute,
 };
 use signet_domain::simulator::Listing;
 use tokio::sync::mpsc;
 
 use super::query::{Conn, Tx, query};
 use super::{SqlStore, staged_import};
-use crate::rows::{BAR_COLUMNS, Decoded, FACT_COLUMNS, FactRow, INSTRUMENT_COLUMNS, fact_from_row, parse_column};
+use crate::rows::{
+    BAR_COLUMNS, Decoded, FACT_COLUMNS, FactRow, INSTRUMENT_COLUMNS, MINUTE_COLUMNS, MinuteRow, fact_from_row,
+    minute_from_row, parse_column,
+};
 use crate::{InstrumentQuery, MarketDataStatus, MarketDataStore, StoreError};
 
 /// Rows per multi-row INSERT, within SQLite's limit of 32,766 bound values (and PostgreSQL's of
@@ -207,6 +211,35 @@ impl MarketDataStore for SqlStore {
         Ok(Decoded::all(rows))
     }
 
+    async fn minute_bars(&self, instrument_id: i64, day: i32) -> Result<Vec<MinuteBar>, StoreError> {
+        let rows: Vec<MinuteRow> = query(format!(
+            "SELECT {MINUTE_COLUMNS} FROM minute_bars WHERE instrument_id = $1 AND day = $2 ORDER BY minute"
+        ))
+        .bind(instrument_id)
+        .bind(day)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter().map(minute_from_row).collect()
+    }
+
+    async fn minutes_on(&self, day: i32) -> Result<Vec<(i64, Vec<MinuteBar>)>, StoreError> {
+        let rows: Vec<(i64, i32, i64, i64, i64, i64, i64)> = query(format!(
+            "SELECT instrument_id, {MINUTE_COLUMNS} FROM minute_bars WHERE day = $1 ORDER BY instrument_id, minute"
+        ))
+        .bind(day)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut days: Vec<(i64, Vec<MinuteBar>)> = Vec::new();
+        for (id, minute, open, high, low, close, volume) in rows {
+            let bar = minute_from_row((minute, open, high, low, close, volume))?;
+            match days.last_mut() {
+                Some((last, minutes)) if *last == id => minutes.push(bar),
+                _ => days.push((id, vec![bar])),
+            }
+        }
+        Ok(days)
+    }
+
     async fn corporate_actions(&self, instrument_id: i64) -> Result<Vec<CorporateAction>, StoreError> {
         let rows: Vec<(i32, String, String, String)> =
             query("SELECT day, kind, value, source FROM corporate_actions WHERE instrument_id = $1 ORDER BY day, kind")
@@ -258,6 +291,15 @@ impl Import {
                 }
             }
             Chunk::Bars { bars, generated } => self.bars(tx, &bars, generated).await?,
+            Chunk::Minutes(minutes) => {
+                for part in minutes.chunks(ROWS_PER_STATEMENT) {
+                    let mut rows = Vec::with_capacity(part.len());
+                    for m in part {
+                        rows.push((self.id(tx, &m.symbol).await?, m));
+                    }
+                    self.counts.minutes += upsert_minutes(tx, &rows).await?;
+                }
+            }
             Chunk::Actions(actions) => {
                 for (symbol, action) in &actions {
                     let id = self.id(tx, symbol).await?;
@@ -460,6 +502,27 @@ async fn upsert_facts(tx: &mut Tx, facts: &[Fact]) -> Result<u64, StoreError> {
     insert.push(&update_changed(
         "cik, taxonomy, concept, unit, start, \"end\", accn",
         &["value", "fy", "fp", "form", "filed", "frame"],
+    ));
+    insert.execute(tx).await
+}
+
+/// Inserts or updates minute bars, each with its instrument's id, skipping equal ones.
+async fn upsert_minutes(tx: &mut Tx, rows: &[(i64, &SymbolMinute)]) -> Result<u64, StoreError> {
+    let mut insert =
+        query("INSERT INTO minute_bars AS t (instrument_id, day, minute, open_e6, high_e6, low_e6, close_e6, volume) ");
+    insert.push_values(rows, |row, (instrument_id, m)| {
+        row.bind(*instrument_id)
+            .bind(m.day)
+            .bind(i32::from(m.bar.minute))
+            .bind(m.bar.open)
+            .bind(m.bar.high)
+            .bind(m.bar.low)
+            .bind(m.bar.close)
+            .bind(m.bar.volume);
+    });
+    insert.push(&update_changed(
+        "instrument_id, day, minute",
+        &["open_e6", "high_e6", "low_e6", "close_e6", "volume"],
     ));
     insert.execute(tx).await
 }

@@ -20,11 +20,12 @@
 //!    crash may leave the next tables behind, and `PRAGMA foreign_key_check` looks at every
 //!    table), the next tables refer to `import_instrument_ids`, the ids of the instruments as
 //!    they will be, instead of `instruments`.
-//! 3. The rest of the file (instrument updates, facts, records, reported figures: nothing in a
-//!    price file) and the new instruments are written in one last transaction, which also swaps
-//!    the tables: `daily_bars` becomes `daily_bars_old`, `daily_bars_next` becomes
-//!    `daily_bars`, and the same for `corporate_actions`; their references are pointed at
-//!    `instruments` (see [`Staging::swap`]). The old tables are dropped afterwards.
+//! 3. The rest of the file (instrument updates, facts, records, reported figures, minutes:
+//!    nothing in a daily price file) and the new instruments are written in one last
+//!    transaction, which also swaps the tables: `daily_bars` becomes `daily_bars_old`,
+//!    `daily_bars_next` becomes `daily_bars`, and the same for `corporate_actions`; their
+//!    references are pointed at `instruments` (see [`Staging::swap`]). The old tables are
+//!    dropped afterwards.
 //!
 //! A crash or a bad file before that transaction leaves only the unused tables, which the next
 //! import drops: none of the file is visible. Imports are serialized by a lock on the file
@@ -35,7 +36,10 @@
 //!
 //! Imports of fewer than [`STAGED_FROM_ROWS`] rows, and files without bars (facts,
 //! fundamentals, listings), keep the one transaction: copying the live bars would cost more
-//! than the lock is held.
+//! than the lock is held. So do files of minutes, whose daily bars (rolled up from the minutes)
+//! come after all of them: `minute_bars` is not staged, and a large file of minutes holds the
+//! write lock for its whole import. (When its bars come early enough to stage, its minutes
+//! wait for the last transaction with the rest.)
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions, TryLockError};
@@ -380,6 +384,7 @@ impl Staging {
                 Ok(())
             }
             Chunk::Actions(actions) => self.actions(&actions).await,
+            // Minutes among them: `minute_bars` is written in the last transaction.
             other => {
                 self.deferred.push(other);
                 Ok(())
