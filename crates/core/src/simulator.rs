@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGua
 use std::time::Duration;
 
 use rust_decimal::Decimal;
-use signet_domain::marketdata::SymbolBar;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
+use signet_domain::marketdata::{MinuteBar, SymbolBar};
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::CORE_OPEN;
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
@@ -102,6 +102,8 @@ struct State {
     listings: HashMap<i64, Listing>,
     ids: HashMap<String, i64>,
     pins: HashMap<i64, Pin>,
+    /// The imported one-minute bars of `day`, by instrument: those instruments replay them.
+    imported: HashMap<i64, Arc<[MinuteBar]>>,
 }
 
 /// Stores the bars of simulated days that are over, and computes the screeners' figures anew.
@@ -222,6 +224,17 @@ impl Simulator {
             } else {
                 Vec::new()
             };
+            // The instruments with imported minutes that day replay them.
+            let imported: HashMap<i64, Arc<[MinuteBar]>> = if weekday && day <= history_ends {
+                self.store
+                    .minutes_on(day)
+                    .await?
+                    .into_iter()
+                    .map(|(id, minutes)| (id, Arc::from(minutes)))
+                    .collect()
+            } else {
+                HashMap::new()
+            };
             // On a split's ex-date the previous close is quoted as the split made it.
             let splits: HashMap<i64, f64> = if weekday && day <= history_ends {
                 self.store
@@ -250,6 +263,7 @@ impl Simulator {
                 );
             }
             state.day = day;
+            state.imported = imported;
             state.trading = if day <= history_ends {
                 weekday && !bars.is_empty()
             } else {
@@ -399,18 +413,52 @@ impl Simulator {
 
     /// `plan`'s path, drawn once and kept: every quote, tick and bar of the day reads it.
     pub fn path(&self, instrument_id: i64, plan: &DayPlan) -> Arc<DayPath> {
-        let key = (instrument_id, plan.day);
-        let cached = self
-            .paths
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        // A plan changes within a day only when the history is re-imported; the path follows.
-        if let Some(path) = cached.filter(|p| p.drawn_from(plan)) {
+        if let Some(path) = self.kept(instrument_id, plan) {
             return path;
         }
-        let path = Arc::new(DayPath::draw(plan, self.seed, instrument_id));
+        let imported = {
+            let state = self.state();
+            (state.day == plan.day)
+                .then(|| state.imported.get(&instrument_id).cloned())
+                .flatten()
+        };
+        let path = match imported {
+            Some(minutes) => DayPath::replay(plan, self.seed, instrument_id, &minutes),
+            None => DayPath::draw(plan, self.seed, instrument_id),
+        };
+        self.keep(instrument_id, path)
+    }
+
+    /// [`Simulator::path`] of any day: a day before today is replayed from its imported
+    /// one-minute bars when it has them (read from the store once, then kept).
+    pub async fn path_on(&self, instrument_id: i64, plan: &DayPlan) -> Result<Arc<DayPath>, StoreError> {
+        if plan.day == self.state().day {
+            return Ok(self.path(instrument_id, plan));
+        }
+        if let Some(path) = self.kept(instrument_id, plan) {
+            return Ok(path);
+        }
+        let imported = self.store.minute_bars(instrument_id, plan.day).await?;
+        let path = if imported.is_empty() {
+            DayPath::draw(plan, self.seed, instrument_id)
+        } else {
+            DayPath::replay(plan, self.seed, instrument_id, &imported)
+        };
+        Ok(self.keep(instrument_id, path))
+    }
+
+    /// The path kept for `plan`, if it is still `plan`'s (a plan changes within a day only when
+    /// the history is imported again).
+    fn kept(&self, instrument_id: i64, plan: &DayPlan) -> Option<Arc<DayPath>> {
+        let paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
+        paths
+            .get(&(instrument_id, plan.day))
+            .filter(|p| p.drawn_from(plan))
+            .cloned()
+    }
+
+    fn keep(&self, instrument_id: i64, path: DayPath) -> Arc<DayPath> {
+        let path = Arc::new(path);
         let today = self.state().day;
         let mut paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
         if paths.len() >= MAX_CACHED_PATHS {
@@ -419,7 +467,7 @@ impl Simulator {
                 paths.clear();
             }
         }
-        paths.insert(key, path.clone());
+        paths.insert((instrument_id, path.day()), path.clone());
         path
     }
 
@@ -430,18 +478,24 @@ impl Simulator {
     /// `plan`'s bars of `span` seconds up to `until` (a second after New York midnight,
     /// exclusive), oldest first: the trades the ticks call lists, grouped. A pin changes the
     /// quote orders meet, not these trades.
-    pub fn candles(&self, instrument_id: i64, plan: &DayPlan, span: i64, until: i64) -> Vec<Candle> {
+    pub async fn candles(
+        &self,
+        instrument_id: i64,
+        plan: &DayPlan,
+        span: i64,
+        until: i64,
+    ) -> Result<Vec<Candle>, StoreError> {
         let until = until.clamp(CORE_OPEN, plan.core_close());
-        let path = self.path(instrument_id, plan);
+        let path = self.path_on(instrument_id, plan).await?;
         if span % 60 != 0 {
-            return intraday::candles(plan.day, path.trades(CORE_OPEN, until), span);
+            return Ok(intraday::candles(plan.day, path.trades(CORE_OPEN, until), span));
         }
         let minutes = minutes_until(&path, until);
-        if span == 60 {
+        Ok(if span == 60 {
             minutes
         } else {
             intraday::roll_up(&minutes, span)
-        }
+        })
     }
 
     /// `instrument`'s one-minute bars of New York `day`: today's so far, a past day's whole (its
@@ -449,10 +503,13 @@ impl Simulator {
     pub async fn minutes_of(&self, instrument_id: i64, day: i32) -> Result<Option<Vec<Candle>>, StoreError> {
         let ny = NewYork::of(self.now_ms());
         if day == ny.day {
-            return Ok(self
+            return match self
                 .plan_today(instrument_id)
                 .filter(|p| p.day == day && p.volume > 0.0)
-                .map(|plan| self.candles(instrument_id, &plan, 60, ny.second + 1)));
+            {
+                Some(plan) => Ok(Some(self.candles(instrument_id, &plan, 60, ny.second + 1).await?)),
+                None => Ok(None),
+            };
         }
         if day > ny.day {
             return Ok(None);
@@ -464,7 +521,7 @@ impl Simulator {
             [bar] if bar.day == day => DayPlan::replay(day, bar.open as f64 / 1e6, bar),
             _ => return Ok(None),
         };
-        Ok(Some(self.candles(instrument_id, &plan, 60, plan.core_close())))
+        Ok(Some(self.candles(instrument_id, &plan, 60, plan.core_close()).await?))
     }
 
     /// `instrument`'s core session today up to `time_ms` as one bar: the day's open, high, low,

@@ -386,7 +386,7 @@ pub(crate) async fn bar_groups(
                 let mut rows = Vec::new();
                 for plan in trading_days(state, id, &range).await? {
                     let until = range.until(state, &plan);
-                    let candles = state.simulator.candles(id, &plan, span, until);
+                    let candles = state.simulator.candles(id, &plan, span, until).await?;
                     let open_ms = utc_ms_of(plan.day, CORE_OPEN);
                     let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
                     rows.extend(
@@ -603,7 +603,7 @@ async fn footprints(
         let mut rows = Vec::new();
         for plan in trading_days(&state, id, &range).await?.into_iter().filter(|_| core) {
             let until = range.until(&state, &plan);
-            let path = state.simulator.path(id, &plan);
+            let path = state.simulator.path_on(id, &plan).await?;
             let sided = intraday::sides(path.trades(CORE_OPEN, until), path.prev_close());
             let prints = intraday::footprints(plan.day, sided, span);
             let finished = |f: &&Footprint| range.unfinished || f.start + span <= until;

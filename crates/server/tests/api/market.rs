@@ -650,3 +650,91 @@ async fn the_market_stats_of_replayed_and_drawn_days_are_a_real_markets() {
         }
     }
 }
+
+/// One minute of the imported file: (New York day, minute of the session, open, high, low,
+/// close in cents, volume).
+type FileMinute = (&'static str, u16, i64, i64, i64, i64, i64);
+
+/// AAPL's minutes of two days in signet's own layout (timestamps in New York time), with a
+/// minute missing each day: a file as a vendor's export would give them.
+fn minute_file(dir: &std::path::Path) -> (std::path::PathBuf, Vec<FileMinute>) {
+    let mut rows = Vec::new();
+    for (date, start) in [("2013-02-25", 45_385), ("2013-02-26", 44_800)] {
+        let mut price: i64 = start;
+        for minute in 0..390u16 {
+            if minute == 200 {
+                continue;
+            }
+            // A deterministic zig-zag with a drift, and volumes that differ every minute.
+            let step = [7, -12, 3, 15, -9, -4, 11, -13][usize::from(minute % 8)];
+            let open = price;
+            let close = (price + step).max(100);
+            let (high, low) = (open.max(close) + 4, open.min(close) - 3);
+            let volume = 20_000 + i64::from(minute) * 37 % 9_001;
+            rows.push((date, minute, open, high, low, close, volume));
+            price = close;
+        }
+    }
+    let mut csv = String::from("symbol,timestamp,open,high,low,close,volume\n");
+    for &(date, minute, open, high, low, close, volume) in &rows {
+        let at = 9 * 60 + 30 + u32::from(minute);
+        let money = |c: i64| format!("{}.{:02}", c / 100, c % 100);
+        csv.push_str(&format!(
+            "AAPL,{date} {:02}:{:02}:00,{},{},{},{},{volume}\n",
+            at / 60,
+            at % 60,
+            money(open),
+            money(high),
+            money(low),
+            money(close)
+        ));
+    }
+    let path = dir.join("aapl_minutes.csv");
+    std::fs::write(&path, csv).unwrap();
+    (path, rows)
+}
+
+#[tokio::test]
+async fn an_imported_day_is_replayed_minute_by_minute() {
+    let server = TestServer::start_market("2013-02-26", 3).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (path, rows) = minute_file(dir.path());
+    let store: std::sync::Arc<dyn signet_store::MarketDataStore> = server.database.store.clone();
+    signet_import::import_file(store, &path, &Default::default(), Default::default())
+        .await
+        .unwrap();
+    // The simulator reads the day's minutes when it enters the day: start it again on them.
+    let server = server.restart().await;
+    let ops = server.ops().await;
+    ops.market().step(CORE_SECONDS + 1).await.unwrap();
+    let bars = server.client().stocks().bars(&["AAPL"], "M1", Some(780)).await.unwrap();
+    let mut served: Vec<_> = bars.result[0].result.iter().rev().collect();
+    served.retain(|b| b.time.starts_with("2013-02-25") || b.time.starts_with("2013-02-26"));
+    assert_eq!(
+        served.len(),
+        780,
+        "every minute of both days, the missing ones untraded"
+    );
+    let money = |c: i64| format!("{}.{:02}", c / 100, c % 100);
+    let mut file = rows.iter().peekable();
+    for (i, bar) in served.iter().enumerate() {
+        let minute = u16::try_from(i % 390).unwrap();
+        match file.peek() {
+            Some(&&(_, m, open, high, low, close, volume)) if m == minute => {
+                let got = (&bar.open, &bar.high, &bar.low, &bar.close, &bar.volume);
+                let want = (money(open), money(high), money(low), money(close), volume.to_string());
+                assert_eq!(got, (&want.0, &want.1, &want.2, &want.3, &want.4), "{}", bar.time);
+                file.next();
+            }
+            _ => assert_eq!(bar.volume, "0", "a minute the file lacks: {bar:?}"),
+        }
+    }
+    // The quotes of the day are the file's too: the session's close is the file's last close.
+    let snapshot = server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap();
+    assert_eq!(snapshot[0].close, money(rows.last().unwrap().5));
+}

@@ -191,6 +191,7 @@ async fn quote_section(
         Some(plan) => state
             .simulator
             .candles(instrument_id, &plan, 60, NewYork::of(now).second + 1)
+            .await?
             .iter()
             .map(|c| (utc_ms_of(c.day, c.start), cents(c.close)))
             .collect(),
