@@ -74,9 +74,6 @@ impl Accounts<'_> {
     /// The simulator's last price of an instrument at `now` (zero when it quotes none): what
     /// placement prices positions and market orders at.
     pub fn last_price(&self, instrument_id: i64, now: i64) -> Decimal {
-        self.simulator
-            .quote_of(instrument_id, now)
-            .map(|q| q.last)
-            .unwrap_or_default()
+        self.simulator.last_of(instrument_id, now).unwrap_or_default()
     }
 }

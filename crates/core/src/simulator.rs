@@ -12,7 +12,7 @@
 //! restart replays what was simulated.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
@@ -70,7 +70,7 @@ pub struct Simulator {
     store: Arc<dyn Store>,
     state: RwLock<State>,
     /// Each (instrument, day)'s path, drawn once: quotes, ticks and bars read it.
-    paths: Mutex<HashMap<(i64, i32), Arc<DayPath>>>,
+    paths: RwLock<HashMap<(i64, i32), Arc<DayPath>>>,
 }
 
 /// (instrument, day) paths kept beyond which the days before today are dropped (about 10 KB
@@ -169,7 +169,7 @@ impl Simulator {
             tick: config.tick,
             store,
             state: RwLock::new(state),
-            paths: Mutex::default(),
+            paths: RwLock::default(),
         });
         simulator.sync().await?;
         Ok(simulator)
@@ -450,7 +450,7 @@ impl Simulator {
     /// The path kept for `plan`, if it is still `plan`'s (a plan changes within a day only when
     /// the history is imported again).
     fn kept(&self, instrument_id: i64, plan: &DayPlan) -> Option<Arc<DayPath>> {
-        let paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
+        let paths = self.paths.read().unwrap_or_else(PoisonError::into_inner);
         paths
             .get(&(instrument_id, plan.day))
             .filter(|p| p.drawn_from(plan))
@@ -460,7 +460,7 @@ impl Simulator {
     fn keep(&self, instrument_id: i64, path: DayPath) -> Arc<DayPath> {
         let path = Arc::new(path);
         let today = self.state().day;
-        let mut paths = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut paths = self.paths.write().unwrap_or_else(PoisonError::into_inner);
         if paths.len() >= MAX_CACHED_PATHS {
             paths.retain(|&(_, day), _| day == today);
             if paths.len() >= MAX_CACHED_PATHS {
@@ -533,7 +533,33 @@ impl Simulator {
             return None;
         }
         let until = (ny.second + 1).clamp(CORE_OPEN, plan.core_close());
-        intraday::fold(&minutes_until(&self.path(instrument_id, &plan), until))
+        self.path(instrument_id, &plan).session(until)
+    }
+
+    /// The last price of an instrument at `time_ms` (within the day the plans are for): what
+    /// the quote says, without the rest of the quote, for valuing positions.
+    pub fn last_of(&self, instrument_id: i64, time_ms: i64) -> Option<Decimal> {
+        let ny = NewYork::of(time_ms);
+        let (plan, close) = {
+            let state = self.state();
+            if !state.listings.contains_key(&instrument_id) {
+                return None;
+            }
+            if let Some(pin) = state.pins.get(&instrument_id) {
+                return Some(pin.last);
+            }
+            let plan = state
+                .plans
+                .get(&instrument_id)
+                .copied()
+                .filter(|_| state.trading && ny.day == state.day);
+            (plan, state.closes.get(&instrument_id).copied().unwrap_or(20.0))
+        };
+        let cents = match plan {
+            Some(plan) => self.path(instrument_id, &plan).price_at(ny.second),
+            None => cents(close),
+        };
+        Some(Decimal::new(cents, 2))
     }
 
     /// Pins `symbol`'s quote until pinned again or released ([`Pin::new`]: bid and ask default

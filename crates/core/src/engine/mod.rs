@@ -45,6 +45,10 @@ pub struct Engine {
     queues: std::sync::Mutex<HashMap<String, Watch>>,
 }
 
+/// The trades (price, shares) of an instrument from a second to the tick's, by (instrument,
+/// first second): one tick reads each stretch of tape once.
+type Tapes = HashMap<(i64, i64), Vec<(Decimal, u64)>>;
+
 /// A resting order's queue at its limit on a day, and the second of the tape read up to
 /// (exclusive).
 struct Watch {
@@ -105,6 +109,8 @@ impl Engine {
         let open = self.book.open(&*self.store).await?;
         self.forget_queues(&open);
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
+        // The tape since the last tick, read once an instrument for all its resting orders.
+        let mut tapes: Tapes = HashMap::new();
         'orders: for order in open {
             if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
                 let reason = match order.time_in_force {
@@ -138,7 +144,7 @@ impl Engine {
             if fills.is_empty()
                 && let Some(limit) = matching::resting(&order, quote)
             {
-                fills.extend(self.queued(&order, limit, quote));
+                fills.extend(self.queued(&order, limit, quote, &mut tapes));
             }
             let mut filled_before = order.filled_quantity;
             for (quantity, price) in fills {
@@ -152,7 +158,7 @@ impl Engine {
                     filled_before: Some(filled_before),
                 };
                 filled_before += quantity;
-                let marks = |instrument_id: i64| self.simulator.quote_of(instrument_id, now_ms).map(|q| q.last);
+                let marks = |instrument_id: i64| self.simulator.last_of(instrument_id, now_ms);
                 let outcome = self.store.apply_fill(&fill, &marks).await;
                 self.claims.forget(&order.account_id);
                 let outcome = outcome?;
@@ -196,32 +202,43 @@ impl Engine {
     /// price then), reading only the seconds since the last tick. Each morning, after a change
     /// of limit or a restart the order joins the back of its queue again, as brokers resubmit
     /// resting orders. A pinned quote has no tape, nor do the sessions around the core one.
-    fn queued(&self, order: &Order, limit: Decimal, quote: &Quote) -> Option<(Decimal, Decimal)> {
+    fn queued(&self, order: &Order, limit: Decimal, quote: &Quote, tapes: &mut Tapes) -> Option<(Decimal, Decimal)> {
         if quote.pinned || quote.session != Session::Core {
             return None;
         }
         let ny = NewYork::of(quote.time_ms);
-        let path = self
-            .simulator
-            .path_today(order.instrument_id)
-            .filter(|p| p.day() == ny.day)?;
+        let until = ny.second + 1;
         let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
         let joined = || Watch {
             day: ny.day,
             limit,
-            read_to: ny.second + 1,
+            read_to: until,
             queue: Queue::join(order.side, limit, quote),
         };
-        let watch = queues.entry(order.order_id.clone()).or_insert_with(joined);
-        if watch.day != ny.day || watch.limit != limit {
-            *watch = joined();
+        let watch = match queues.get_mut(&order.order_id) {
+            Some(watch) if watch.day == ny.day && watch.limit == limit => watch,
+            _ => queues.entry(order.order_id.clone()).insert_entry(joined()).into_mut(),
+        };
+        if watch.read_to < until {
+            let key = (order.instrument_id, watch.read_to);
+            let tape = match tapes.get(&key) {
+                Some(tape) => tape,
+                None => {
+                    let path = self
+                        .simulator
+                        .path_today(order.instrument_id)
+                        .filter(|p| p.day() == ny.day)?;
+                    let trades = path
+                        .trades(watch.read_to, until)
+                        .map(|t| (Decimal::new(t.cents, 2), t.volume));
+                    tapes.entry(key).or_insert(trades.collect())
+                }
+            };
+            for &(price, shares) in tape {
+                watch.queue.absorb(order.side, limit, price, shares);
+            }
+            watch.read_to = until;
         }
-        for trade in path.trades(watch.read_to, ny.second + 1) {
-            watch
-                .queue
-                .absorb(order.side, limit, Decimal::new(trade.cents, 2), trade.volume);
-        }
-        watch.read_to = watch.read_to.max(ny.second + 1);
         matching::queue_fill(order, &watch.queue)
     }
 

@@ -164,6 +164,46 @@ impl DayPath {
         (0..whole.min(self.minutes.len())).map(|k| self.candle(k))
     }
 
+    /// The core session before `until` (a second after New York midnight) as one bar: the
+    /// day's open, high and low so far, last trade and volume (none before the open). Read for
+    /// every snapshot, so it folds the stored minutes without making bars of them.
+    pub fn session(&self, until: i64) -> Option<Candle> {
+        let into = (until - CORE_OPEN).clamp(0, self.close_second - CORE_OPEN);
+        let whole = usize::try_from(into / MINUTE).unwrap_or(0).min(self.minutes.len());
+        let done = &self.minutes[..whole];
+        let mut day = done.first().map(|first| {
+            let (mut high, mut low, mut volume) = (first.high, first.low, 0);
+            for m in done {
+                high = high.max(m.high);
+                low = low.min(m.low);
+                volume += m.volume;
+            }
+            Candle {
+                day: self.day,
+                start: CORE_OPEN,
+                open: self.price(first.open),
+                high: self.price(high),
+                low: self.price(low),
+                close: self.price(done[whole - 1].close),
+                volume,
+            }
+        });
+        let minute = CORE_OPEN + MINUTE * whole as i64;
+        let mut under_way = super::intraday::candles(self.day, self.trades(minute, until), MINUTE);
+        if let Some(part) = under_way.pop() {
+            match &mut day {
+                Some(day) => day.absorb(&part),
+                None => {
+                    day = Some(Candle {
+                        start: CORE_OPEN,
+                        ..part
+                    });
+                }
+            }
+        }
+        day
+    }
+
     /// The core session's last whole minute before the one `second` falls in: how the market
     /// was moving just before, which the book's spread and sizes follow (none in the first
     /// minute or outside the session).
@@ -719,6 +759,12 @@ mod tests {
             let day = roll_up(&whole, plan.core_close() - CORE_OPEN)[0];
             prop_assert_eq!((day.open, day.high, day.low, day.close), (bar.open / 10_000, high, low, bar.close / 10_000));
             prop_assert_eq!(day.volume, u64::try_from(bar.volume).unwrap());
+            // The session so far, at any second, is the fold of the trades so far.
+            for until in [CORE_OPEN, CORE_OPEN + 1, CORE_OPEN + 59, CORE_OPEN + 60, CORE_OPEN + 7_777, plan.core_close()] {
+                let traded = candles(plan.day, path.trades(0, until), 60);
+                let folded = crate::simulator::intraday::fold(&traded).map(|c| Candle { start: CORE_OPEN, ..c });
+                prop_assert_eq!(path.session(until), folded, "until {}", until);
+            }
         }
     }
 }

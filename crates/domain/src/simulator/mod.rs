@@ -56,29 +56,30 @@ impl Quote {
         (!self.pre_close.is_zero()).then(|| (self.change() / self.pre_close).round_dp(4))
     }
 
-    /// `levels` levels of each side of the book, best first. The best ones are the quote itself,
-    /// the bid and ask an order meets with their sizes; each further level is a cent worse and
-    /// shows half as many shares again as the best (in round lots). A bid never goes below a
-    /// cent, so the bid side may be shorter.
+    /// `levels` levels of each side of the book, best first ([`Quote::level`]). A bid never
+    /// goes below a cent, so the bid side may be shorter.
     pub fn book(&self, levels: usize) -> (Vec<Level>, Vec<Level>) {
-        let side = |best: Decimal, size: u64, step: Decimal| -> Vec<Level> {
-            (0..levels)
-                .map_while(|i| {
-                    let n = u64::try_from(i).ok()?;
-                    let price = best + step * Decimal::from(n);
-                    let shown = if n == 0 {
-                        size
-                    } else {
-                        (size + size * n / 2).div_ceil(100).max(1) * 100
-                    };
-                    (price >= TICK).then_some(Level { price, size: shown })
-                })
-                .collect()
+        let side = |asks: bool| (0..levels).map_while(|i| self.level(asks, i)).collect();
+        (side(false), side(true))
+    }
+
+    /// Level `i` of the asks (`asks`) or the bids, 0 the best. The best ones are the quote
+    /// itself, the bid and ask an order meets with their sizes; each further level is a cent
+    /// worse and shows half as many shares again as the best (in round lots); none below a cent.
+    pub fn level(&self, asks: bool, i: usize) -> Option<Level> {
+        let (best, size, step) = if asks {
+            (self.ask, self.ask_size, TICK)
+        } else {
+            (self.bid, self.bid_size, -TICK)
         };
-        (
-            side(self.bid, self.bid_size, -TICK),
-            side(self.ask, self.ask_size, TICK),
-        )
+        let n = u64::try_from(i).ok()?;
+        let price = best + step * Decimal::from(n);
+        let shown = if n == 0 {
+            size
+        } else {
+            (size + size * n / 2).div_ceil(100).max(1) * 100
+        };
+        (price >= TICK).then_some(Level { price, size: shown })
     }
 }
 

@@ -66,27 +66,14 @@ pub const WALK_LEVELS: usize = 10;
 /// market order (or a limit one, with a limit price); an order waiting for its master not at
 /// all.
 pub fn fill(order: &Order, quote: &Quote) -> Vec<(Decimal, Decimal)> {
-    if !trades_in(order.session, quote.session)
-        || order.waits_for.is_some()
-        || (has_stop(order.order_type) && order.triggered_at.is_none())
-    {
+    if !may_trade(order, quote) {
         return Vec::new();
     }
-    let (bids, asks) = quote.book(WALK_LEVELS);
-    let levels = match order.side {
-        Side::Buy => asks,
-        Side::Sell | Side::Short => bids,
-    };
-    let reachable = |price: Decimal| match (order.order_type, order.limit_price, order.side) {
-        (OrderType::Market | OrderType::StopLoss | OrderType::TrailingStopLoss, _, _) => true,
-        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), Side::Buy) => price <= limit,
-        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), _) => price >= limit,
-        _ => false,
-    };
+    let asks = order.side == Side::Buy;
     let mut left = order.remaining();
     let mut fills = Vec::new();
-    for level in levels.iter().take_while(|l| reachable(l.price)) {
-        if left <= Decimal::ZERO {
+    for level in (0..WALK_LEVELS).map_while(|i| quote.level(asks, i)) {
+        if left <= Decimal::ZERO || !reachable(order, level.price) {
             break;
         }
         let quantity = left.min(Decimal::from(level.size));
@@ -94,6 +81,25 @@ pub fn fill(order: &Order, quote: &Quote) -> Vec<(Decimal, Decimal)> {
         left -= quantity;
     }
     fills
+}
+
+/// Whether `order` may trade at `quote` at all: in its sessions, not waiting for its master,
+/// and a stop order only once triggered.
+fn may_trade(order: &Order, quote: &Quote) -> bool {
+    trades_in(order.session, quote.session)
+        && order.waits_for.is_none()
+        && (!has_stop(order.order_type) || order.triggered_at.is_some())
+}
+
+/// Whether `order` may buy or sell at `price`: any price for a market order (and a triggered
+/// stop), within its limit for a limit one.
+fn reachable(order: &Order, price: Decimal) -> bool {
+    match (order.order_type, order.limit_price, order.side) {
+        (OrderType::Market | OrderType::StopLoss | OrderType::TrailingStopLoss, _, _) => true,
+        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), Side::Buy) => price <= limit,
+        (OrderType::Limit | OrderType::StopLossLimit, Some(limit), _) => price >= limit,
+        _ => false,
+    }
 }
 
 /// A resting limit order's place at its price: the shares shown there when it joined, and
@@ -153,10 +159,8 @@ impl Queue {
 pub fn resting(order: &Order, quote: &Quote) -> Option<Decimal> {
     let limit = order.limit_price?;
     let limit_order = matches!(order.order_type, OrderType::Limit | OrderType::StopLossLimit);
-    let may_trade = trades_in(order.session, quote.session)
-        && order.waits_for.is_none()
-        && (!has_stop(order.order_type) || order.triggered_at.is_some());
-    (limit_order && may_trade && fill(order, quote).is_empty()).then_some(limit)
+    let best = quote.level(order.side == Side::Buy, 0)?;
+    (limit_order && may_trade(order, quote) && !reachable(order, best.price)).then_some(limit)
 }
 
 /// What a resting order fills at its limit from its queue: all of it once the market traded

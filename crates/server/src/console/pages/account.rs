@@ -210,7 +210,7 @@ fn value_history(state: &AppState, now_held: &Book, movements: &[Movement]) -> V
     let times: Vec<i64> = (0..=VALUE_POINTS)
         .map(|i| start + (now - start) * i / VALUE_POINTS)
         .collect();
-    let price = |id, t| state.simulator.quote_of(id, t).map(|q| q.last);
+    let price = |id, t| state.simulator.last_of(id, t);
     valuation::history(now_held, movements, &times, price)
         .into_iter()
         .map(|(t, v)| (t, f64_of(v)))
