@@ -203,12 +203,14 @@ impl Engine {
     /// of limit or a restart the order joins the back of its queue again, as brokers resubmit
     /// resting orders. A pinned quote has no tape, nor do the sessions around the core one.
     fn queued(&self, order: &Order, limit: Decimal, quote: &Quote, tapes: &mut Tapes) -> Option<(Decimal, Decimal)> {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
         if quote.pinned || quote.session != Session::Core {
+            // The tape of a pinned or closed stretch does not count: the order joins again after.
+            queues.remove(&order.order_id);
             return None;
         }
         let ny = NewYork::of(quote.time_ms);
         let until = ny.second + 1;
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
         let joined = || Watch {
             day: ny.day,
             limit,
