@@ -164,7 +164,12 @@ fn print_stats(stats: &MarketStats, json: bool) -> anyhow::Result<()> {
                 f.name.clone(),
                 f.value.map_or_else(|| "-".to_owned(), number),
                 format!("{} to {}", number(f.real_low), number(f.real_high)),
-                if f.within { "yes" } else { "no" }.to_owned(),
+                match (f.value, f.within) {
+                    (None, _) => "-",
+                    (Some(_), true) => "yes",
+                    (Some(_), false) => "no",
+                }
+                .to_owned(),
             ]
         })
         .collect();

@@ -123,7 +123,7 @@ async fn stats_section(state: &AppState, symbol: &str, date: Option<String>) -> 
                                 td { (f.name) }
                                 td.num { (f.value.map_or_else(|| "-".to_owned(), number)) }
                                 td.num { (number(f.real_low)) " to " (number(f.real_high)) }
-                                td { @if f.within { "yes" } @else { "no" } }
+                                td { @if f.value.is_none() { "-" } @else if f.within { "yes" } @else { "no" } }
                             }
                         } }
                     }
