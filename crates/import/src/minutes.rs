@@ -35,7 +35,7 @@ use signet_domain::marketdata::units::{format_day, parse_day, to_micros};
 use signet_domain::marketdata::{Bar, MinuteBar, SymbolBar, SymbolMinute};
 use signet_domain::simulator::clock::{CORE_OPEN, NewYork, core_close};
 
-use super::ohlcv::parse_volume;
+use super::ohlcv::{check_range, volume_of};
 use super::tickers::symbol as ticker;
 use super::{Batcher, Chunk, Columns, Emitter, ParseStats, RowError, csv_error, field, line_of};
 
@@ -177,23 +177,8 @@ pub fn parse(
             }
         });
         let [open, high, low, close] = [open?, high?, low?, close?];
-        if low.0 > open.0.min(close.0) || high.0 < open.0.max(close.0) || low.0 > high.0 {
-            return Err(RowError::new(
-                line,
-                high.1 + 1,
-                "high",
-                "high and low do not bound open and close",
-            ));
-        }
-        let volume_text = field(&record, volume, "volume")?;
-        let volume_value = parse_volume(volume_text).ok_or_else(|| {
-            RowError::new(
-                line,
-                volume + 1,
-                "volume",
-                format!("{volume_text:?} is not a share count"),
-            )
-        })?;
+        check_range(line, high.1, [open.0, high.0, low.0, close.0])?;
+        let volume_value = volume_of(&record, line, volume)?;
         let Some(minute) = core_minute(at) else {
             stats.skipped += 1;
             continue;

@@ -114,23 +114,8 @@ pub fn parse(
             price(prices[2], "low")?,
             price(prices[3], "close")?,
         ];
-        if low > open.min(close) || high < open.max(close) || low > high {
-            return Err(RowError::new(
-                line,
-                prices[1] + 1,
-                "high",
-                "high and low do not bound open and close",
-            ));
-        }
-        let volume_text = field(&record, volume, "volume")?;
-        let volume_value = parse_volume(volume_text).ok_or_else(|| {
-            RowError::new(
-                line,
-                volume + 1,
-                "volume",
-                format!("{volume_text:?} is not a share count"),
-            )
-        })?;
+        check_range(line, prices[1], [open, high, low, close])?;
+        let volume_value = volume_of(&record, line, volume)?;
         let adj_close = match adj_close {
             Some(i) => Some(price(i, "adj close")?),
             None => None,
@@ -152,8 +137,32 @@ pub fn parse(
     Ok(stats)
 }
 
+/// A row error unless a bar's high and low bound its open and close (the high's column,
+/// counted from 0, is the one named): the daily and the minute layouts check the same.
+pub(crate) fn check_range<T: Ord + Copy>(
+    line: u64,
+    high_column: usize,
+    [open, high, low, close]: [T; 4],
+) -> Result<(), RowError> {
+    if low > open.min(close) || high < open.max(close) || low > high {
+        return Err(RowError::new(
+            line,
+            high_column + 1,
+            "high",
+            "high and low do not bound open and close",
+        ));
+    }
+    Ok(())
+}
+
+/// The share count in column `index` (from 0) of `record`.
+pub(crate) fn volume_of(record: &csv::StringRecord, line: u64, index: usize) -> Result<i64, RowError> {
+    let text = field(record, index, "volume")?;
+    parse_volume(text).ok_or_else(|| RowError::new(line, index + 1, "volume", format!("{text:?} is not a share count")))
+}
+
 /// A non-negative whole number of shares (`1234` or `1234.0`).
-pub(crate) fn parse_volume(text: &str) -> Option<i64> {
+fn parse_volume(text: &str) -> Option<i64> {
     use rust_decimal::prelude::ToPrimitive;
     let value: Decimal = text.parse().ok()?;
     if value.fract().is_zero() && !value.is_sign_negative() {
