@@ -1,6 +1,7 @@
 //! What a day's path costs: drawing it (once per instrument and day, kept by the simulator),
-//! reading one second's quote off it (every quote), and a whole day's trades (ticks, bars of
-//! seconds, footprints). Issue 27 bounds the draw at 50 ms a symbol.
+//! reading one second's quote off it (every quote; outside the core session the last print of a
+//! thin tape, found going back), and a whole day's trades (ticks, bars of seconds, footprints).
+//! Issue 27 bounds the draw at 50 ms a symbol.
 
 use std::hint::black_box;
 
@@ -35,8 +36,26 @@ fn bench(c: &mut Criterion) {
             (path.price_at(s), path.volume_before(s + 1), path.minute_before(s))
         });
     });
+    // 08:00, and an instrument trading a thousandth of AAPL's volume, whose last print may be
+    // an hour back.
+    let thin = DayPath::draw(
+        &DayPlan {
+            volume: 11_548.0,
+            ..replayed
+        },
+        2013,
+        7,
+    );
+    for (name, path) in [("liquid", &path), ("thin", &thin)] {
+        c.bench_function(&format!("day_path/pre_market_price/{name}"), |b| {
+            b.iter(|| path.price_at(black_box(CORE_OPEN - 5_400)));
+        });
+    }
     c.bench_function("day_path/day_of_trades", |b| {
         b.iter(|| path.trades(0, 86_400).map(|t| t.volume).sum::<u64>());
+    });
+    c.bench_function("day_path/day_of_tape", |b| {
+        b.iter(|| path.tape(0, 86_400).map(|t| t.volume).sum::<u64>());
     });
 }
 

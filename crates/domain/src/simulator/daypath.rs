@@ -18,15 +18,17 @@
 //!   seconds) to its close, and the minute's volume is printed second by second in sizes that
 //!   look like a tape: round lots, some odd sizes, a heavy tail.
 //!
-//! Before the core session the price moves from the previous close to the open; after it, it
-//! stays near the close. Nothing trades outside the core session.
+//! Around the core session the market trades thinly ([`super::extended`]): the gap from the
+//! previous close to the open forms overnight and in the pre-market, and after the close the
+//! price wanders around it.
 
 #![expect(
     clippy::cast_possible_truncation,
     reason = "draws become prices in cents, sizes and seconds far inside the integers they are cast to"
 )]
 
-use super::clock::{AFTER_CLOSE, CORE_OPEN, PRE_OPEN};
+use super::clock::{self, CORE_OPEN};
+use super::extended::{Ends, Extended};
 use super::intraday::Candle;
 use super::mix::Mix;
 use super::path::{DayPlan, Trade};
@@ -34,9 +36,6 @@ use crate::marketdata::{Bar, MinuteBar};
 
 /// Seconds in a minute, the path's unit.
 const MINUTE: i64 = 60;
-
-/// Relative size of the wander of the pre-market and after-hours prices.
-const EXTENDED_JITTER: f64 = 0.0015;
 
 /// One minute of the core session, prices in cents above the day's low (so that a day of
 /// minutes is small: every instrument's day may be held at once).
@@ -47,6 +46,13 @@ struct Minute {
     low: u32,
     close: u32,
     volume: u64,
+}
+
+/// The prints of a stretch of an extended session, as one bar, and the second of the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stretch {
+    pub bar: Candle,
+    pub last_second: i64,
 }
 
 /// One instrument's simulated day, second by second.
@@ -63,6 +69,8 @@ pub struct DayPath {
     /// The bar the path was drawn from, to the cent.
     bar: Bar,
     minutes: Vec<Minute>,
+    /// The sessions around the core one.
+    extended: Extended,
 }
 
 impl DayPath {
@@ -81,14 +89,29 @@ impl DayPath {
         let n = usize::try_from((close_second - CORE_OPEN) / MINUTE).unwrap_or(1).max(1);
         let rng = Mix::new(seed, instrument, plan.day).salted(0xDA7_9A7);
         let minutes = day.minutes(&mut rng.salted(1), n);
+        let prev_close = super::path::cents(plan.prev_close);
+        let extended = Extended::draw(
+            &Ends {
+                prev_close,
+                open: day.open,
+                close: day.close,
+                volume: day.volume,
+                minute_volatility: day.minute_volatility(n),
+                core_close: close_second,
+                after_close: clock::after_close(plan.day),
+                overnight_evening: super::calendar::is_trading_day(plan.day + 1),
+            },
+            &rng.salted(9),
+        );
         DayPath {
             day: plan.day,
             base: day.low,
-            prev_close: super::path::cents(plan.prev_close),
+            prev_close,
             close_second,
             seconds: rng.salted(2),
             bar,
             minutes,
+            extended,
         }
     }
 
@@ -233,26 +256,14 @@ impl DayPath {
         self.base + i64::from(above_low)
     }
 
-    /// The price in cents at `second` after New York midnight: the core session's trades,
-    /// before it a walk from the previous close to the open, after it the close with a little
-    /// wander (the previous close before the pre-market, the close after the after-hours).
+    /// The price in cents at `second` after New York midnight: the trade of that second in the
+    /// core session, the last print around it ([`Extended::price_at`]).
     pub fn price_at(&self, second: i64) -> i64 {
-        let (open, close) = (self.candle(0).open, self.candle(self.minutes.len() - 1).close);
-        let wander = |scale: f64| 1.0 + (self.seconds.salted(3).at(second) * 2.0 - 1.0) * EXTENDED_JITTER * scale;
-        let real = |cents: i64| cents as f64;
-        if second < PRE_OPEN {
-            self.prev_close
-        } else if second < CORE_OPEN {
-            let f = (second - PRE_OPEN) as f64 / (CORE_OPEN - PRE_OPEN) as f64;
-            let planned = real(self.prev_close) + real(open - self.prev_close) * f;
-            round_cents(planned * wander(1.0))
-        } else if second < self.close_second {
+        if (CORE_OPEN..self.close_second).contains(&second) {
             let k = ((second - CORE_OPEN) / MINUTE) as usize;
             self.second_price(k, second - CORE_OPEN - MINUTE * k as i64)
-        } else if second < AFTER_CLOSE {
-            round_cents(real(close) * wander(0.3))
         } else {
-            close
+            self.extended.price_at(second)
         }
     }
 
@@ -288,6 +299,72 @@ impl DayPath {
                 }
             })
         })
+    }
+
+    /// Every print in `[from, to)` (seconds after New York midnight), in every session, oldest
+    /// first: the core session's trades, one a second, and the thin prints around them.
+    pub fn tape(&self, from: i64, to: i64) -> impl Iterator<Item = Trade> + '_ {
+        self.extended
+            .tape(from, to.min(CORE_OPEN))
+            .chain(self.trades(from, to))
+            .chain(self.extended.tape(from.max(self.close_second), to))
+    }
+
+    /// The last `count` prints before `until` of the sessions `keep` takes (by their second),
+    /// oldest first, and the print before the first of them (the side of a tick is told from
+    /// it) when there is one.
+    pub fn tape_before(&self, until: i64, count: usize, keep: impl Fn(i64) -> bool) -> Vec<Trade> {
+        let mut found: Vec<Trade> = Vec::new();
+        let mut to = until.min(86_400);
+        // Seconds of tape read going back: enough in the core session (a trade a second), twice
+        // as many each time the thin tape had too few.
+        let mut stretch = i64::try_from(count).unwrap_or(86_400).clamp(1, 86_400) + 1;
+        while to > 0 && found.len() <= count {
+            let from = (to - stretch).max(0);
+            let mut earlier: Vec<Trade> = self.tape(from, to).filter(|t| keep(t.second)).collect();
+            earlier.append(&mut found);
+            found = earlier;
+            to = from;
+            stretch *= 2;
+        }
+        let skip = found.len().saturating_sub(count + 1);
+        found.split_off(skip)
+    }
+
+    /// The prints outside the core session in `[since, until)`, as one bar starting at `since`
+    /// (none when nothing printed): an extended session's figures so far.
+    pub fn extended_between(&self, since: i64, until: i64) -> Option<Stretch> {
+        let mut stretch: Option<Stretch> = None;
+        for t in self.extended.tape(since, until) {
+            let print = Candle {
+                day: self.day,
+                start: since,
+                open: t.cents,
+                high: t.cents,
+                low: t.cents,
+                close: t.cents,
+                volume: t.volume,
+            };
+            match &mut stretch {
+                Some(s) => {
+                    s.bar.absorb(&print);
+                    s.last_second = t.second;
+                }
+                None => {
+                    stretch = Some(Stretch {
+                        bar: print,
+                        last_second: t.second,
+                    });
+                }
+            }
+        }
+        stretch
+    }
+
+    /// The last print before `until` outside the core session, within the stretch `until` falls
+    /// in and the last two hours.
+    pub fn last_extended_print(&self, until: i64) -> Option<Trade> {
+        self.extended.last_before(until)
     }
 
     /// The seconds (of minute `k`) at which its low and its high trade: at its open or close
@@ -370,10 +447,6 @@ impl DayPath {
     }
 }
 
-fn round_cents(x: f64) -> i64 {
-    (x.round() as i64).max(1)
-}
-
 /// A day's bar in cents, which its minutes are drawn to reproduce.
 struct Day {
     open: i64,
@@ -393,6 +466,12 @@ const BETA: f64 = 0.85;
 const REACH: f64 = 1.5;
 
 impl Day {
+    /// The one-minute volatility of a day of `n` minutes, in cents: the range of a random walk
+    /// of n steps is about 1.6 √n steps.
+    fn minute_volatility(&self, n: usize) -> f64 {
+        (self.high - self.low) as f64 / (1.6 * (n as f64).sqrt())
+    }
+
     /// The day's `n` minutes.
     fn minutes(&self, rng: &mut Mix, n: usize) -> Vec<Minute> {
         let (low, high) = (self.low, self.high);
@@ -400,9 +479,8 @@ impl Day {
         // the ones drawn for them.
         let inside = high - low >= 2;
         let (floor, ceiling) = if inside { (low + 1, high - 1) } else { (low, high) };
-        // The one-minute volatility (a multiple of `scale`, in cents): the range of a random walk
-        // of n steps is about 1.6 √n steps.
-        let scale = (high - low) as f64 / (1.6 * (n as f64).sqrt());
+        // The one-minute volatility (a multiple of `scale`, in cents).
+        let scale = self.minute_volatility(n);
         let mut variance: f64 = 1.0;
         let mut sigma = Vec::with_capacity(n);
         let mut moves = Vec::with_capacity(n);
@@ -680,8 +758,15 @@ mod tests {
             before += t.volume;
         }
         assert_eq!(path.volume_before(86_400), 11_548_600);
-        assert_eq!(path.price_at(100), 44_457, "before the pre-market: the previous close");
-        assert_eq!(path.price_at(AFTER_CLOSE + 10), 44_140);
+        // Before the day's first print, the previous close; after the last, its price.
+        let first = path.tape(0, 86_400).next().unwrap();
+        assert_eq!(path.price_at(first.second - 1), 44_457);
+        let last = path.tape(0, 86_400).last().unwrap();
+        assert!(
+            last.second < clock::after_close(plan.day),
+            "no overnight session before a holiday"
+        );
+        assert_eq!(path.price_at(86_399), last.cents);
         assert_eq!(path, DayPath::draw(&plan, 5, 2));
         assert_ne!(path, DayPath::draw(&plan, 6, 2), "the seed matters");
     }
@@ -735,6 +820,89 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_sessions_around_the_core_one_trade_thinly() {
+        use crate::simulator::clock::{AFTER_CLOSE, CORE_CLOSE, PRE_OPEN};
+        let plan = aapl(15_000); // a Wednesday: the overnight session trades that evening
+        let path = DayPath::draw(&plan, 5, 2);
+        let share = |from: i64, to: i64| path.tape(from, to).map(|t| t.volume).sum::<u64>() as f64 / 11_548_600.0;
+        within("pre-market share", share(PRE_OPEN, CORE_OPEN), (0.007, 0.03));
+        within("after-hours share", share(CORE_CLOSE, AFTER_CLOSE), (0.01, 0.04));
+        within(
+            "overnight share",
+            share(0, PRE_OPEN) + share(AFTER_CLOSE, 86_400),
+            (0.000_5, 0.006),
+        );
+        assert!(
+            share(CORE_OPEN - 3600, CORE_OPEN) > 3.0 * share(PRE_OPEN, PRE_OPEN + 3600),
+            "into the open"
+        );
+        assert!(
+            share(CORE_CLOSE, CORE_CLOSE + 1800) > 2.0 * share(AFTER_CLOSE - 1800, AFTER_CLOSE),
+            "out of the close"
+        );
+        let pre: Vec<Trade> = path.tape(PRE_OPEN, CORE_OPEN).collect();
+        assert!(pre.len() < 19_800 / 4, "thin: {} prints in 19,800 seconds", pre.len());
+        // The gap forms before the open.
+        within(
+            "the last pre-market print",
+            pre[pre.len() - 1].cents,
+            (44_405 - 100, 44_405 + 100),
+        );
+        let after: Vec<Trade> = path.tape(CORE_CLOSE, AFTER_CLOSE).collect();
+        within(
+            "the first after-hours print",
+            after[0].cents,
+            (44_140 - 100, 44_140 + 100),
+        );
+
+        let all: Vec<Trade> = path.tape(0, 86_400).collect();
+        assert!(all.windows(2).all(|w| w[0].second <= w[1].second), "in time order");
+        let outside: Vec<&Trade> = all
+            .iter()
+            .filter(|t| !(CORE_OPEN..CORE_CLOSE).contains(&t.second))
+            .collect();
+        assert_eq!(outside.len(), all.len() - 390 * 60);
+        assert!(outside.iter().all(|t| t.cents > 0 && t.volume > 0));
+        assert!(outside.iter().any(|t| t.volume % 100 != 0) && outside.iter().any(|t| t.volume >= 1_000));
+        // A quote's price outside the core session is its last print's.
+        for pair in outside.windows(2).filter(|w| w[0].second != w[1].second) {
+            assert_eq!(path.price_at(pair[0].second), pair[0].cents, "{}", pair[0].second);
+        }
+        // The last prints, read back from any moment, whatever the sessions kept.
+        for until in [PRE_OPEN + 600, CORE_OPEN + 5, CORE_CLOSE + 900, 86_400] {
+            for count in [1, 30, 500] {
+                let pre_market = |s: i64| (PRE_OPEN..CORE_OPEN).contains(&s);
+                let kept: Vec<Trade> = all
+                    .iter()
+                    .filter(|t| t.second < until && pre_market(t.second))
+                    .copied()
+                    .collect();
+                let expected = &kept[kept.len().saturating_sub(count + 1)..];
+                assert_eq!(path.tape_before(until, count, pre_market), expected, "{until} {count}");
+                let every: Vec<Trade> = all.iter().filter(|t| t.second < until).copied().collect();
+                assert_eq!(
+                    path.tape_before(until, count, |_| true),
+                    &every[every.len().saturating_sub(count + 1)..]
+                );
+            }
+        }
+        let figures = path.extended_between(PRE_OPEN, CORE_OPEN).unwrap();
+        assert_eq!(figures.bar.volume, pre.iter().map(|t| t.volume).sum::<u64>());
+        assert_eq!(figures.bar.close, pre[pre.len() - 1].cents);
+        assert_eq!(figures.bar.high, pre.iter().map(|t| t.cents).max().unwrap());
+        assert_eq!(figures.last_second, pre[pre.len() - 1].second);
+    }
+
+    #[test]
+    fn a_day_without_volume_prints_nothing_around_it() {
+        let mut plan = aapl(15_000);
+        plan.volume = 0.0;
+        let path = DayPath::draw(&plan, 5, 2);
+        assert_eq!(path.tape(0, CORE_OPEN).count(), 0);
+        assert_eq!(path.price_at(CORE_OPEN - 1), 44_457);
+    }
+
     proptest! {
         /// Whatever the day: every minute is its seconds' trades, within the day's range, and
         /// the day's own bar is reached exactly (`intraday`'s tests roll the minutes up).
@@ -750,6 +918,12 @@ mod tests {
             let path = DayPath::draw(&plan, seed, 3);
             let whole: Vec<Candle> = path.whole_minutes(plan.core_close()).collect();
             prop_assert_eq!(&whole, &candles(plan.day, path.trades(0, 86_400), 60));
+            // Around the core session: prices on the cent grid, positive, and nothing after
+            // the after hours of a day the next one does not trade.
+            for t in path.tape(0, CORE_OPEN).chain(path.tape(plan.core_close(), 86_400)) {
+                prop_assert!(t.cents >= 1 && t.volume >= 1);
+                prop_assert!(!early || t.second < clock::after_close(plan.day));
+            }
             let bar = plan.bar();
             let (low, high) = (bar.low / 10_000, bar.high / 10_000);
             for m in &whole {

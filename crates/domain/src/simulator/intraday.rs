@@ -47,16 +47,23 @@ impl Candle {
     }
 }
 
-/// The start of the `span`-second bar that `second` (of the core session) falls in.
-fn bucket(second: i64, span: i64) -> i64 {
-    CORE_OPEN + (second - CORE_OPEN).div_euclid(span) * span
+/// The start of the `span`-second bar that `second` falls in, bars being counted from `origin`.
+fn bucket(second: i64, span: i64, origin: i64) -> i64 {
+    origin + (second - origin).div_euclid(span) * span
 }
 
-/// `trades` (one day's, oldest first) grouped into bars of `span` seconds, oldest first.
+/// `trades` (one day's, oldest first) grouped into bars of `span` seconds counted from the core
+/// session's open, oldest first.
 pub fn candles(day: i32, trades: impl IntoIterator<Item = Trade>, span: i64) -> Vec<Candle> {
+    candles_since(day, trades, span, CORE_OPEN)
+}
+
+/// [`candles`] counted from `origin` (the core close for the sessions after it, so that an
+/// after-hours bar starts at the close).
+pub fn candles_since(day: i32, trades: impl IntoIterator<Item = Trade>, span: i64, origin: i64) -> Vec<Candle> {
     let mut out: Vec<Candle> = Vec::new();
     for t in trades {
-        let start = bucket(t.second, span);
+        let start = bucket(t.second, span, origin);
         match out.last_mut() {
             Some(c) if c.start == start => c.absorb(&Candle::of(day, start, &t)),
             _ => out.push(Candle::of(day, start, &t)),
@@ -80,7 +87,7 @@ pub fn fold<'a>(bars: impl IntoIterator<Item = &'a Candle>) -> Option<Candle> {
 pub fn roll_up(bars: &[Candle], span: i64) -> Vec<Candle> {
     let mut out: Vec<Candle> = Vec::new();
     for b in bars {
-        let start = bucket(b.start, span);
+        let start = bucket(b.start, span, CORE_OPEN);
         match out.last_mut() {
             Some(c) if c.start == start => c.absorb(b),
             _ => out.push(Candle { start, ..*b }),
@@ -135,7 +142,7 @@ impl Footprint {
 pub fn footprints(day: i32, trades: impl IntoIterator<Item = (Trade, Side)>, span: i64) -> Vec<Footprint> {
     let mut out: Vec<Footprint> = Vec::new();
     for (t, side) in trades {
-        let start = bucket(t.second, span);
+        let start = bucket(t.second, span, CORE_OPEN);
         if out.last().is_none_or(|f| f.start != start) {
             out.push(Footprint {
                 day,

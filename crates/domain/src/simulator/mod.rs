@@ -4,6 +4,7 @@
 pub mod calendar;
 pub mod clock;
 pub mod daypath;
+mod extended;
 pub mod intraday;
 mod mix;
 pub mod path;
