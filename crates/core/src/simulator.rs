@@ -21,7 +21,7 @@ use signet_domain::marketdata::{MinuteBar, SymbolBar};
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::CORE_OPEN;
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
-use signet_domain::simulator::daypath::DayPath;
+use signet_domain::simulator::daypath::{DayPath, Stretch};
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
 use signet_domain::simulator::{Listing, Pin, PinError, Quote, clock};
@@ -534,6 +534,21 @@ impl Simulator {
         }
         let until = (ny.second + 1).clamp(CORE_OPEN, plan.core_close());
         self.path(instrument_id, &plan).session(until)
+    }
+
+    /// `instrument`'s prints in the extended session under way at `time_ms`, so far (none in
+    /// the core session, on a day it does not trade, or before its session's first print).
+    pub fn extended_session(&self, instrument_id: i64, time_ms: i64) -> Option<Stretch> {
+        let ny = NewYork::of(time_ms);
+        let since = match ny.session() {
+            Session::PreMarket => clock::PRE_OPEN,
+            Session::AfterHours => clock::core_close(ny.day),
+            Session::Overnight if ny.second < clock::PRE_OPEN => 0,
+            Session::Overnight => clock::after_close(ny.day),
+            Session::Core | Session::Closed => return None,
+        };
+        let path = self.path_today(instrument_id).filter(|p| p.day() == ny.day)?;
+        path.extended_between(since, ny.second + 1)
     }
 
     /// The last price of an instrument at `time_ms` (within the day the plans are for): what

@@ -41,6 +41,14 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extend_hour_last_price: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_high: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_low: Option<String>,
+    /// Shares printed in the extended session under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extend_hour_volume: Option<String>,
+    /// From the last close: the previous day's in the pre-market, the day's in the after hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extend_hour_change: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extend_hour_change_ratio: Option<String>,
@@ -49,6 +57,12 @@ pub struct Snapshot {
     /// With `overnight_required=true` in the overnight session: the price and quote now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ovn_price: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_high: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_low: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_volume: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ovn_change: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,7 +125,7 @@ pub struct Tick {
     pub volume: String,
     /// `B` above the second before (buyers lifting), `S` below it, `N` unchanged.
     pub side: String,
-    /// `RTH`: the simulator trades in the core session only.
+    /// The session of the print: `PRE`, `RTH`, `ATH` or `OVN`.
     pub trading_session: String,
 }
 
@@ -167,7 +181,7 @@ pub struct BarRow {
     pub high: String,
     pub low: String,
     pub volume: String,
-    /// `RTH` on an intraday bar (the simulator trades in the core session only).
+    /// The session an intraday bar starts in: `PRE`, `RTH`, `ATH` or `OVN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trading_session: Option<String>,
 }

@@ -201,10 +201,11 @@ impl Engine {
     /// follows the tape from the tick it first saw the order rest (the back of the queue at its
     /// price then), reading only the seconds since the last tick. Each morning, after a change
     /// of limit or a restart the order joins the back of its queue again, as brokers resubmit
-    /// resting orders. A pinned quote has no tape, nor do the sessions around the core one.
+    /// resting orders. A pinned quote has no tape; the sessions around the core one have a thin
+    /// one ([`DayPath::tape`](signet_domain::simulator::daypath::DayPath::tape)).
     fn queued(&self, order: &Order, limit: Decimal, quote: &Quote, tapes: &mut Tapes) -> Option<(Decimal, Decimal)> {
         let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        if quote.pinned || quote.session != Session::Core {
+        if quote.pinned || quote.session == Session::Closed {
             // The tape of a pinned or closed stretch does not count: the order joins again after.
             queues.remove(&order.order_id);
             return None;
@@ -231,7 +232,7 @@ impl Engine {
                         .path_today(order.instrument_id)
                         .filter(|p| p.day() == ny.day)?;
                     let trades = path
-                        .trades(watch.read_to, until)
+                        .tape(watch.read_to, until)
                         .map(|t| (Decimal::new(t.cents, 2), t.volume));
                     tapes.entry(key).or_insert(trades.collect())
                 }

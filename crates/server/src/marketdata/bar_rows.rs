@@ -3,6 +3,7 @@
 //! symbols, and for a thousand one-minute bars formatting took more time than the rest of the
 //! call.
 
+use signet_core::quotes::tape_session;
 use signet_domain::marketdata::Bar;
 use signet_domain::marketdata::units::date_of;
 use signet_domain::simulator::intraday::Candle;
@@ -128,7 +129,12 @@ impl BarRow {
                 u64::try_from(b.volume).unwrap_or(0),
                 None,
             ),
-            BarRow::Intraday(c, utc_ms) => (*utc_ms, [c.open, c.close, c.high, c.low], c.volume, Some("RTH")),
+            BarRow::Intraday(c, utc_ms) => (
+                *utc_ms,
+                [c.open, c.close, c.high, c.low],
+                c.volume,
+                Some(tape_session(c.day, c.start)),
+            ),
         }
     }
 

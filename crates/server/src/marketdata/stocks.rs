@@ -15,7 +15,7 @@ use signet_domain::marketdata::units::format_day;
 use signet_domain::simulator::clock::day_number_of;
 use signet_domain::simulator::clock::{CORE_OPEN, NewYork, utc_ms_of};
 use signet_domain::simulator::intraday::{self, Candle, Footprint};
-use signet_domain::simulator::path::DayPlan;
+use signet_domain::simulator::path::{DayPlan, Trade};
 use signet_domain::simulator::{Level, Quote};
 use signet_domain::times::format_ms_utc_offset;
 use signet_model::ErrorCode;
@@ -31,7 +31,7 @@ use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::state::AppState;
-use signet_core::quotes::{text, ticks_before, to_snapshot};
+use signet_core::quotes::{tape_session, text, ticks_before, to_snapshot};
 use signet_core::simulator::MarketError;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -181,6 +181,7 @@ pub(crate) async fn snapshot_list(state: &AppState, p: &Params) -> Result<Vec<Sn
             to_snapshot(
                 q,
                 state.simulator.session(q.instrument_id, q.time_ms),
+                state.simulator.extended_session(q.instrument_id, q.time_ms),
                 extended,
                 overnight,
             )
@@ -245,40 +246,59 @@ pub(crate) async fn depth_of(state: &AppState, p: &Params) -> Result<Depth, ApiE
     })
 }
 
-/// Whether `trading_sessions` (PRE, RTH, ATH, OVN, comma-separated; all when absent) includes the
-/// core session, the only one the simulator trades in.
-fn wants_core(sessions: Option<&str>) -> Result<bool, ApiError> {
-    let Some(sessions) = given(sessions) else {
-        return Ok(true);
-    };
-    let mut core = false;
-    // Footprints' sessions arrive as the Python list the client was given: `['PRE', 'RTH']`.
-    let sessions = sessions.trim_start_matches('[').trim_end_matches(']');
-    for session in sessions.split(',').map(|s| s.trim().trim_matches(['\'', '"'])) {
-        match session {
-            "RTH" => core = true,
-            "PRE" | "ATH" | "OVN" => {}
-            _ => {
-                return Err(ApiError::illegal_parameter(
-                    "trading_sessions takes PRE, RTH, ATH and OVN, comma-separated",
-                ));
-            }
+/// The sessions a `trading_sessions` parameter names: `PRE`, `RTH`, `ATH`, `OVN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sessions([bool; 4]);
+
+impl Sessions {
+    const CODES: [&str; 4] = ["PRE", "RTH", "ATH", "OVN"];
+
+    /// The sessions named (comma-separated), `absent` when the parameter is not given.
+    fn parse(given_sessions: Option<&str>, absent: Sessions) -> Result<Self, ApiError> {
+        let Some(sessions) = given(given_sessions) else {
+            return Ok(absent);
+        };
+        let mut named = [false; 4];
+        // Footprints' sessions arrive as the Python list the client was given: `['PRE', 'RTH']`.
+        let sessions = sessions.trim_start_matches('[').trim_end_matches(']');
+        for session in sessions.split(',').map(|s| s.trim().trim_matches(['\'', '"'])) {
+            let i = Self::CODES.iter().position(|c| *c == session).ok_or_else(|| {
+                ApiError::illegal_parameter("trading_sessions takes PRE, RTH, ATH and OVN, comma-separated")
+            })?;
+            named[i] = true;
         }
+        Ok(Sessions(named))
     }
-    Ok(core)
+
+    const ALL: Sessions = Sessions([true; 4]);
+    const CORE: Sessions = Sessions([false, true, false, false]);
+
+    /// Whether a print of this session ([`tape_session`]) is wanted.
+    fn has(self, code: &str) -> bool {
+        Self::CODES.iter().position(|c| *c == code).is_some_and(|i| self.0[i])
+    }
+
+    fn core(self) -> bool {
+        self.0[1]
+    }
+
+    fn around_core(self) -> bool {
+        self.0[0] || self.0[2] || self.0[3]
+    }
 }
 
 #[utoipa::path(
     get, path = "/market-data/stocks/ticks/list", tag = "market data",
     operation_id = "listStockTicks", summary = "Stock ticks",
-    description = "The simulator's trading of the day so far, one tick a second of the core session (the only one \
-        it trades in), newest first: the last price of that second, the shares traded in it, and whether the price \
-        rose (`B`), fell (`S`) or held (`N`).",
+    description = "The simulator's prints of the day so far, newest first: one a second in the core session (the \
+        last price of that second and the shares traded in it), a thin tape around it (a print now and then in the \
+        overnight session, the pre-market and the after hours), each with its session and whether the price rose \
+        (`B`), fell (`S`) or held (`N`) from the print before.",
     params(
         ("symbol" = String, Query, description = "One symbol", example = "AAPL"),
         ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
         ("count" = Option<u32>, Query, description = "Ticks: 1 to 1000, default 30"),
-        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, OVN, comma-separated; without RTH there are none"),
+        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, OVN, comma-separated: the sessions whose prints are listed; all when absent"),
     ),
     responses(
         (status = 200, description = "The symbol's ticks, newest first", body = Ticks),
@@ -299,16 +319,16 @@ pub(crate) async fn ticks_of(state: &AppState, p: &Params) -> Result<Ticks, ApiE
     check_category(p.category.as_deref())?;
     let symbol = one_symbol(p)?;
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
-    let core = wants_core(p.trading_sessions.as_deref())?;
+    let sessions = Sessions::parse(p.trading_sessions.as_deref(), Sessions::ALL)?;
     let now = quotes(state, &[symbol]).await?.remove(0);
     let ny = NewYork::of(now.time_ms);
     let mut result = Vec::new();
     if let Some(path) = state
         .simulator
         .path_today(now.instrument_id)
-        .filter(|p| core && p.day() == ny.day)
+        .filter(|p| p.day() == ny.day)
     {
-        result = ticks_before(&path, ny.second + 1, count);
+        result = ticks_before(&path, ny.second + 1, count, |session| sessions.has(session));
     }
     Ok(Ticks {
         symbol: now.symbol,
@@ -322,7 +342,9 @@ pub(crate) async fn ticks_of(state: &AppState, p: &Params) -> Result<Ticks, ApiE
     operation_id = "listStockBars", summary = "Stock bars",
     description = "Bars of up to 100 symbols, newest first. Intraday timespans (S5, S15, M1 to M240) are made of the \
         simulated days' trades, the same the ticks call lists, counted from the core session's open (an hour's bar \
-        runs 09:30 to 10:30); they reach back 30 trading days. Daily and longer ones (D, W, M for a month, Y) are the \
+        runs 09:30 to 10:30); they reach back 30 trading days. They are the core session's unless `trading_sessions` \
+        names others (PRE, RTH, ATH, OVN, comma-separated): the bars of the thin tape before the open are counted \
+        back from it, those after the close from the close. Daily and longer ones (D, W, M for a month, Y) are the \
         stored history and the simulated days since, today's bar so far included. The times are the simulator's: \
         a range outside its days is refused with the range it has. The day's bar so far is included unless \
         `real_time_required` is false.",
@@ -373,7 +395,7 @@ pub(crate) async fn bar_groups(
         end_ms: request.end_time,
         unfinished: request.real_time_required != Some(false),
     };
-    let core = wants_core(request.trading_sessions.as_deref())?;
+    let sessions = Sessions::parse(request.trading_sessions.as_deref(), Sessions::CORE)?;
     let symbols: Vec<String> = request.symbols.iter().map(|s| s.trim().to_ascii_uppercase()).collect();
     let quotes = quotes(state, &symbols).await?;
     let mut result = Vec::with_capacity(quotes.len());
@@ -381,20 +403,25 @@ pub(crate) async fn bar_groups(
         let id = quote.instrument_id;
         let rows = match timespan {
             Timespan::Days(span) => day_bars(state, quote, span, &range, count).await?,
-            Timespan::Seconds(_) if !core => Vec::new(),
             Timespan::Seconds(span) => {
                 let mut rows = Vec::new();
                 for plan in trading_days(state, id, &range).await? {
                     let until = range.until(state, &plan);
-                    let candles = state.simulator.candles(id, &plan, span, until).await?;
-                    let open_ms = utc_ms_of(plan.day, CORE_OPEN);
-                    let finished = |c: &&Candle| range.unfinished || c.start + span <= until;
+                    let mut candles = Vec::new();
+                    if sessions.core() {
+                        let core = state.simulator.candles(id, &plan, span, until).await?;
+                        let finished = |c: &Candle| range.unfinished || c.start + span <= until;
+                        candles.extend(core.into_iter().filter(finished));
+                    }
+                    if sessions.around_core() {
+                        candles.extend(extended_candles(state, id, &plan, span, &range, sessions).await?);
+                        candles.sort_by_key(|c| c.start);
+                    }
                     rows.extend(
                         candles
                             .iter()
                             .rev()
-                            .filter(finished)
-                            .map(|c| (c, open_ms + (c.start - CORE_OPEN) * 1000))
+                            .map(|c| (c, utc_ms_of(plan.day, c.start)))
                             .filter(|&(_, ms)| range.holds(ms))
                             .map(|(c, ms)| BarRow::Intraday(*c, ms)),
                     );
@@ -457,6 +484,30 @@ impl Range {
             plan.core_close()
         }
     }
+}
+
+/// `plan`'s bars of `span` seconds outside the core session, in the `sessions` asked for: the
+/// morning's counted back from the open, the evening's from the close, as far as the day has gone.
+async fn extended_candles(
+    state: &AppState,
+    instrument_id: i64,
+    plan: &DayPlan,
+    span: i64,
+    range: &Range,
+    sessions: Sessions,
+) -> Result<Vec<Candle>, ApiError> {
+    let now = NewYork::of(state.simulator.now_ms());
+    let until = if plan.day == now.day { now.second + 1 } else { 86_400 };
+    let path = state.simulator.path_on(instrument_id, plan).await?;
+    let kept = |t: &Trade| sessions.has(tape_session(plan.day, t.second));
+    let morning = path.tape(0, until.min(CORE_OPEN)).filter(kept);
+    let evening = path.tape(path.core_close(), until).filter(kept);
+    let finished = |c: &Candle| range.unfinished || c.start + span <= until;
+    // Counted from the open, a morning bar ends by it.
+    let mut candles = intraday::candles(plan.day, morning, span);
+    candles.extend(intraday::candles_since(plan.day, evening, span, path.core_close()));
+    candles.retain(finished);
+    Ok(candles)
 }
 
 /// The trading days, newest first, that intraday bars and footprints of `instrument_id` are
@@ -594,7 +645,7 @@ async fn footprints(
         end_ms: None,
         unfinished: flag("real_time_required", p.real_time_required.as_deref())?,
     };
-    let core = wants_core(p.trading_sessions.as_deref())?;
+    let core = Sessions::parse(p.trading_sessions.as_deref(), Sessions::ALL)?.core();
     let symbols = symbol_list(&p, MAX_FOOTPRINT_SYMBOLS)?;
     let quotes = quotes(&state, &symbols).await?;
     let mut result = Vec::with_capacity(quotes.len());

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{CORE_OPEN, NewYork, core_close};
+use signet_domain::simulator::path::Trade;
 use signet_model::streaming::topic;
 use tokio::sync::watch;
 
 use super::proto;
 use super::sessions::{Message, Streams, Subscription, kind};
-use signet_core::quotes::{text, ticks_before, to_snapshot};
+use signet_core::quotes::{text, ticks_before, to_snapshot, to_ticks};
 use signet_core::simulator::Simulator;
 
 /// Ticks one push carries at most for a symbol (a clock stepped by more sends only the last).
@@ -151,7 +152,7 @@ pub fn current(market: &Simulator, instrument_id: i64, subscription: &Subscripti
     if subscription.kinds & kind::TICK != 0 {
         let ny = NewYork::of(quote.time_ms);
         if let Some(path) = market.path_today(instrument_id).filter(|p| p.day() == ny.day) {
-            for tick in ticks_before(&path, ny.second + 1, 1) {
+            for tick in ticks_before(&path, ny.second + 1, 1, |_| true) {
                 add(topic::TICK, encode(&to_tick(&quote, tick)));
             }
         }
@@ -174,7 +175,13 @@ fn basic(quote: &Quote, timestamp: i64, trading_session: &str) -> Option<proto::
 
 /// The HTTP snapshot of `quote` (with the extended-hours and overnight fields), as a message.
 fn snapshot(market: &Simulator, quote: &Quote) -> proto::Snapshot {
-    let s = to_snapshot(quote, market.session(quote.instrument_id, quote.time_ms), true, true);
+    let s = to_snapshot(
+        quote,
+        market.session(quote.instrument_id, quote.time_ms),
+        market.extended_session(quote.instrument_id, quote.time_ms),
+        true,
+        true,
+    );
     let time = |t: Option<i64>| t.map(|t| t.to_string()).unwrap_or_default();
     proto::Snapshot {
         basic: basic(quote, quote.time_ms, &s.trading_session),
@@ -189,13 +196,18 @@ fn snapshot(market: &Simulator, quote: &Quote) -> proto::Snapshot {
         change_ratio: s.change_ratio.unwrap_or_default(),
         ext_trade_time: time(s.extend_hour_last_trade_time),
         ext_price: s.extend_hour_last_price.unwrap_or_default(),
+        ext_high: s.extend_hour_high.unwrap_or_default(),
+        ext_low: s.extend_hour_low.unwrap_or_default(),
+        ext_volume: s.extend_hour_volume.unwrap_or_default(),
         ext_change: s.extend_hour_change.unwrap_or_default(),
         ext_change_ratio: s.extend_hour_change_ratio.unwrap_or_default(),
         ovn_trade_time: time(s.ovn_last_trade_time),
         ovn_price: s.ovn_price.unwrap_or_default(),
+        ovn_high: s.ovn_high.unwrap_or_default(),
+        ovn_low: s.ovn_low.unwrap_or_default(),
+        ovn_volume: s.ovn_volume.unwrap_or_default(),
         ovn_change: s.ovn_change.unwrap_or_default(),
         ovn_change_ratio: s.ovn_change_ratio.unwrap_or_default(),
-        ..proto::Snapshot::default()
     }
 }
 
@@ -249,21 +261,29 @@ fn to_tick(quote: &Quote, tick: signet_model::quotes::Tick) -> proto::Tick {
 /// oldest first, at most [`MAX_TICKS_PER_PUSH`]; none when nothing was pushed before.
 fn new_ticks(market: &Simulator, quote: &Quote, pushed: &mut Option<(i32, i64)>) -> Vec<proto::Tick> {
     let ny = NewYork::of(quote.time_ms);
-    let until = (ny.second + 1).clamp(CORE_OPEN, core_close(ny.day));
+    let until = ny.second + 1;
     let from = match *pushed {
         Some((day, second)) if day == ny.day => second,
-        Some(_) => CORE_OPEN,
+        Some(_) => 0,
         None => until,
     };
     *pushed = Some((ny.day, until));
-    let count = usize::try_from(until - from).unwrap_or(0).min(MAX_TICKS_PER_PUSH);
-    if count == 0 {
+    if from >= until {
         return Vec::new();
     }
     let Some(path) = market.path_today(quote.instrument_id).filter(|p| p.day() == ny.day) else {
         return Vec::new();
     };
-    let mut ticks = ticks_before(&path, until, count);
-    ticks.reverse();
-    ticks.into_iter().map(|t| to_tick(quote, t)).collect()
+    let trades: Vec<Trade> = path.tape(from, until).collect();
+    let shown = &trades[trades.len().saturating_sub(MAX_TICKS_PER_PUSH)..];
+    // The print before the first shown tells its side.
+    let before = match shown.first() {
+        Some(_) if shown.len() < trades.len() => Some(trades[trades.len() - shown.len() - 1]),
+        Some(first) => path.tape_before(first.second, 0, |_| true).first().copied(),
+        None => None,
+    };
+    to_ticks(ny.day, shown, before.as_ref())
+        .into_iter()
+        .map(|t| to_tick(quote, t))
+        .collect()
 }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
+use signet_model::quotes::{Tick, Ticks};
 use signet_model::wire::WireEnum;
 
 use crate::common::TestServer;
@@ -1389,7 +1390,7 @@ async fn a_resting_limit_at_the_bid_fills_behind_the_shares_shown_there() {
     let ticks = desk.client.stocks().ticks("MSFT", Some(seconds + 1)).await.unwrap();
     let mut after_join: Vec<_> = ticks.result.iter().take(seconds as usize).collect();
     after_join.reverse();
-    let price = |t: &&signet_model::quotes::Tick| t.price.parse::<Decimal>().unwrap();
+    let price = |t: &&Tick| t.price.parse::<Decimal>().unwrap();
     let at_bid: u64 = after_join
         .iter()
         .filter(|t| price(t) == bid)
@@ -1455,4 +1456,78 @@ async fn a_fill_two_ticks_computed_from_the_same_state_applies_once() {
     );
     let (_, filled) = desk.status(&desk.margin_account, "twice").await;
     assert_eq!(filled, "4");
+}
+
+#[tokio::test]
+async fn a_resting_limit_in_the_after_hours_fills_from_its_thin_tape() {
+    let desk = desk().await;
+    // 16:01 on the replayed 2013-02-25: the after hours, whose tape is thin.
+    desk.step(6 * 3600 + 31 * 60).await;
+    let depth = desk.client.stocks().depth("MSFT", Some(1)).await.unwrap();
+    assert_eq!(depth.trading_session, "AFTER_HOURS");
+    let (bid, ahead): (Decimal, u64) = (
+        depth.bids[0].price.parse().unwrap(),
+        depth.bids[0].size.parse().unwrap(),
+    );
+    let quantity: u64 = 2000;
+    let mut buy = order("evening", "BUY", "LIMIT", &quantity.to_string(), Some(&bid.to_string()));
+    buy["symbol"] = json!("MSFT");
+    buy["support_trading_session"] = json!("ALL");
+    desk.place(&desk.margin_account, buy).await.unwrap();
+    // The order joins its queue at the engine's first tick: the prints from the next second on count.
+    let joined_ms = 1_361_802_600_000 + (6 * 3600 + 31 * 60 + 1) * 1000;
+    let prints = || async {
+        let ticks: Ticks = desk
+            .client
+            .get(
+                "/market-data/stocks/ticks/list",
+                &[("symbol", "MSFT"), ("count", "1000"), ("trading_sessions", "ATH")],
+            )
+            .await
+            .unwrap();
+        assert!(ticks.result.iter().all(|t| t.trading_session == "ATH"));
+        ticks.result
+    };
+    // What the tape did for the order's queue since it joined: traded through its price, or
+    // traded shares at it.
+    let queue = |ticks: &[Tick]| {
+        assert!(
+            ticks.last().unwrap().time.parse::<i64>().unwrap() < joined_ms,
+            "the whole stretch read"
+        );
+        let since: Vec<&Tick> = ticks
+            .iter()
+            .filter(|t| t.time.parse::<i64>().unwrap() >= joined_ms)
+            .collect();
+        let price = |t: &Tick| t.price.parse::<Decimal>().unwrap();
+        let through = since.iter().any(|t| price(t) < bid);
+        let at: u64 = since
+            .iter()
+            .filter(|t| price(t) == bid)
+            .map(|t| t.volume.parse::<u64>().unwrap())
+            .sum();
+        (through, at)
+    };
+    let mut before = queue(&prints().await);
+    let mut minutes = 0;
+    let filled = loop {
+        desk.step(60).await;
+        minutes += 1;
+        let filled: u64 = desk.status(&desk.margin_account, "evening").await.1.parse().unwrap();
+        if filled > 0 || minutes == 120 {
+            break filled;
+        }
+        before = queue(&prints().await);
+    };
+    assert!(filled > 0, "the thin tape reached the bid within two hours");
+    // Unfilled a minute before, filled now: the tape went through the price or past the queue.
+    assert!(!before.0 && before.1 <= ahead, "{before:?} with {ahead} ahead");
+    let (through, at) = queue(&prints().await);
+    assert!(through || at > ahead, "{ahead} ahead, {at} traded at {bid}");
+    let record = desk.detail(&desk.margin_account, "evening").await;
+    assert_eq!(
+        record.orders[0].filled_price.as_deref(),
+        Some(bid.to_string().as_str()),
+        "at its limit"
+    );
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_model::ErrorCode;
-use signet_model::quotes::{BarRow, BarsResponse, Depth, DepthLevel, Snapshot, SymbolFootprints, Ticks};
+use signet_model::quotes::{BarRow, BarsResponse, Depth, DepthLevel, Snapshot, SymbolFootprints, Tick, Ticks};
 
 use crate::common::TestServer;
 
@@ -203,10 +203,40 @@ async fn extended_hours_fields_come_when_asked_in_the_after_hours() {
         Some(asked[0].price.as_str())
     );
     assert!(asked[0].ovn_price.is_none(), "not the overnight session");
+    // The after hours' figures are its thin tape's since the close.
+    let after: Ticks = client
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("count", "1000"), ("trading_sessions", "ATH")],
+        )
+        .await
+        .unwrap();
+    let close_ms = 1_361_826_000_000; // 16:00 New York
+    assert!(after.result.iter().all(|t| t.time.parse::<i64>().unwrap() >= close_ms));
+    let n = |s: &str| s.parse::<f64>().unwrap();
+    let volume: u64 = after.result.iter().map(|t| t.volume.parse::<u64>().unwrap()).sum();
+    assert!(after.result.len() < 1000, "all of it, thin");
+    assert_eq!(asked[0].extend_hour_volume, Some(volume.to_string()));
+    let highest = after.result.iter().map(|t| n(&t.price)).fold(f64::MIN, f64::max);
+    assert_eq!(n(asked[0].extend_hour_high.as_deref().unwrap()), highest);
+    assert_eq!(
+        asked[0].extend_hour_last_price.as_deref(),
+        Some(after.result[0].price.as_str())
+    );
+    assert_eq!(
+        asked[0].extend_hour_last_trade_time,
+        Some(after.result[0].time.parse().unwrap())
+    );
+    let change = n(&asked[0].price) - n(&asked[0].close);
+    let reported = n(asked[0].extend_hour_change.as_deref().unwrap());
+    assert!(
+        (reported - change).abs() < 1e-6,
+        "from the day's close: {reported} against {change}"
+    );
 }
 
 #[tokio::test]
-async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
+async fn ticks_are_the_core_sessions_seconds_and_the_thin_tape_around_it() {
     let server = market().await;
     let ops = server.ops().await;
     ops.market().step(120).await.unwrap();
@@ -237,7 +267,8 @@ async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
         assert!(pair[0].volume.parse::<u64>().unwrap() > 0);
         assert_eq!(pair[0].trading_session, "RTH");
     }
-    // The whole session so far is at most 121 seconds; the pre-market alone trades nothing.
+    // The core session so far is 121 seconds; before it, the thin tape of the overnight
+    // session and the pre-market: a print now and then.
     let all: Ticks = client
         .get(
             "/market-data/stocks/ticks/list",
@@ -245,15 +276,45 @@ async fn ticks_are_the_seconds_of_the_core_session_newest_first() {
         )
         .await
         .unwrap();
-    assert_eq!(all.result.len(), 121);
+    assert!(all.result.len() > 121);
+    assert!(all.result[..121].iter().all(|t| t.trading_session == "RTH"));
+    assert!(
+        all.result[121..]
+            .iter()
+            .all(|t| t.trading_session == "PRE" || t.trading_session == "OVN")
+    );
     let pre: Ticks = client
         .get(
             "/market-data/stocks/ticks/list",
-            &[("symbol", "AAPL"), ("trading_sessions", "PRE,ATH")],
+            &[("symbol", "AAPL"), ("trading_sessions", "PRE,ATH"), ("count", "1000")],
         )
         .await
         .unwrap();
-    assert!(pre.result.is_empty());
+    let print = |t: &Tick| (t.time.clone(), t.price.clone(), t.volume.clone());
+    let pre_in_all: Vec<_> = all.result[121..]
+        .iter()
+        .filter(|t| t.trading_session == "PRE")
+        .map(print)
+        .collect();
+    assert!(!pre_in_all.is_empty());
+    assert_eq!(
+        pre.result.iter().take(pre_in_all.len()).map(print).collect::<Vec<_>>(),
+        pre_in_all,
+        "the same prints, whatever else is asked"
+    );
+    assert!(pre.result.iter().all(|t| t.trading_session == "PRE"));
+    let times: Vec<i64> = pre.result.iter().map(|t| t.time.parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    let spread = (times[0] - times[times.len() - 1]) / 1000;
+    assert!(
+        spread > 2 * i64::try_from(times.len()).unwrap(),
+        "thin: {} prints over {spread} seconds",
+        times.len()
+    );
+    assert!(
+        times[0] < open && times[0] >= open - 600_000,
+        "the last just before the open"
+    );
     let e = client
         .get::<Value>(
             "/market-data/stocks/ticks/list",
@@ -408,7 +469,7 @@ async fn intraday_bars_are_the_ticks_grouped_and_roll_up_to_the_daily_bar() {
         .client()
         .get(
             "/market-data/stocks/ticks/list",
-            &[("symbol", "AAPL"), ("count", "1000")],
+            &[("symbol", "AAPL"), ("count", "1000"), ("trading_sessions", "RTH")],
         )
         .await
         .unwrap();
@@ -478,12 +539,36 @@ async fn intraday_bars_are_the_ticks_grouped_and_roll_up_to_the_daily_bar() {
         ]
     );
     assert_eq!(seconds[0].volume, ticks.result[0].volume, "one second of it so far");
-    let none = bars(
+    // The pre-market's bars, when asked for, are its thin tape's prints grouped.
+    let pre = bars(
         &server,
-        json!({"symbols": ["AAPL"], "timespan": "M5", "trading_sessions": "PRE"}),
+        json!({"symbols": ["AAPL"], "timespan": "M5", "trading_sessions": "PRE", "count": 3}),
     )
     .await;
-    assert!(none.is_empty(), "the simulator trades in the core session only");
+    assert_eq!(pre[0].time, "2013-02-25T14:25:00.000+0000", "09:25 to the open");
+    assert_eq!(pre[0].trading_session.as_deref(), Some("PRE"));
+    let pre_ticks: Ticks = server
+        .client()
+        .get(
+            "/market-data/stocks/ticks/list",
+            &[("symbol", "AAPL"), ("count", "1000"), ("trading_sessions", "PRE")],
+        )
+        .await
+        .unwrap();
+    let last_five: u64 = pre_ticks
+        .result
+        .iter()
+        .filter(|t| t.time.parse::<i64>().unwrap() >= open_ms - 300_000)
+        .map(|t| t.volume.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(pre[0].volume, last_five.to_string());
+    let with_core = bars(
+        &server,
+        json!({"symbols": ["AAPL"], "timespan": "M5", "trading_sessions": "PRE,RTH", "count": 5}),
+    )
+    .await;
+    let times: Vec<&str> = with_core.iter().map(|b| &b.time[11..16]).collect();
+    assert_eq!(times, ["14:45", "14:40", "14:35", "14:30", "14:25"]);
 }
 
 #[tokio::test]
