@@ -169,6 +169,10 @@ pub async fn run(args: DataArgs) -> anyhow::Result<()> {
                     status.first_day.as_deref().unwrap_or("-"),
                     status.last_day.as_deref().unwrap_or("-")
                 );
+                println!(
+                    "minute bars         {} (instrument-days: {})",
+                    status.minute_bars, status.days_with_minutes
+                );
                 println!("splits, dividends   {}, {}", status.splits, status.dividends);
                 println!(
                     "SEC facts           {} ({} companies)",

@@ -341,7 +341,18 @@ fn parse_file(
         file: file_name.to_owned(),
         source,
     };
-    let mut reader = open(source, progress.clone()).map_err(io)?;
+    let (reader, stacked) = unstack_yfinance(open(source, progress.clone()).map_err(io)?).map_err(io)?;
+    let mut reader = reader;
+    let stacked = match stacked {
+        None => None,
+        Some(Stacked::Ticker(ticker)) => Some(ticker),
+        Some(Stacked::Several) => {
+            return Err(ImportError::File {
+                file: file_name.to_owned(),
+                problem: "a yfinance download of several tickers: download (or save) one ticker per file".to_owned(),
+            });
+        }
+    };
     let format = match options.format {
         Some(format) => format,
         None => Format::detect(reader.fill_buf().map_err(io)?).ok_or_else(|| ImportError::File {
@@ -356,19 +367,23 @@ fn parse_file(
         tx: tx.clone(),
         progress,
     };
+    // The lines of the file, which has two header rows more than the parser read.
+    let line = |line: u64| if stacked.is_some() && line > 1 { line + 2 } else { line };
     let row_error = |e: RowError| ImportError::Row {
         file: file_name.to_owned(),
-        line: e.line,
+        line: line(e.line),
         column: e.column,
         field: e.field,
         problem: e.problem,
     };
-    // The symbol of a single-symbol layout: given, or from the file's name.
+    // The symbol of a single-symbol layout: given, or a yfinance download's, or from the file's
+    // name.
     let symbol = |single: bool| {
         single.then(|| {
             options
                 .symbol
                 .clone()
+                .or_else(|| stacked.clone())
                 .unwrap_or_else(|| symbol_from_file_name(Path::new(file_name)))
         })
     };
@@ -390,6 +405,53 @@ fn parse_file(
     Ok((format, stats))
 }
 
+/// yfinance (from 0.2.51) writes a download's columns as three header rows: the names, each
+/// column's ticker, and the index's name (`Price,Close,High,Low,Open,Volume`,
+/// `Ticker,AAPL,AAPL,AAPL,AAPL,AAPL`, `Datetime,,,,,`). Such a file is read as if its header were
+/// one row (`Datetime,Close,High,Low,Open,Volume`, a layout [`Format::detect`] knows); with it
+/// comes what its ticker row said.
+fn unstack_yfinance(mut reader: Reader) -> std::io::Result<(Reader, Option<Stacked>)> {
+    let start = reader.fill_buf()?;
+    let text = String::from_utf8_lossy(&start[..start.len().min(4096)]).into_owned();
+    let mut lines = text.trim_start_matches('\u{feff}').lines();
+    let split = |line: &str| -> Vec<String> { line.split(',').map(|c| c.trim().to_owned()).collect() };
+    let (Some(names), Some(tickers), Some(index)) = (lines.next(), lines.next(), lines.next()) else {
+        return Ok((reader, None));
+    };
+    let (names, tickers, index) = (split(names), split(tickers), split(index));
+    let stacked = names[0].eq_ignore_ascii_case("price")
+        && tickers[0].eq_ignore_ascii_case("ticker")
+        && tickers.len() == names.len()
+        && names.len() > 1
+        && index.iter().skip(1).all(String::is_empty);
+    if !stacked {
+        return Ok((reader, None));
+    }
+    let ticker = match &tickers[1] {
+        t if !t.is_empty() && tickers[1..].iter().all(|o| o == t) => Stacked::Ticker(t.clone()),
+        _ => Stacked::Several,
+    };
+    let header = format!("{},{}\n", index[0], names[1..].join(","));
+    let mut dropped = String::new();
+    for _ in 0..3 {
+        reader.read_line(&mut dropped)?;
+    }
+    Ok((
+        Box::new(std::io::Cursor::new(header.into_bytes()).chain(reader)),
+        Some(ticker),
+    ))
+}
+
+/// A file as read, decompressed.
+type Reader = Box<dyn BufRead + Send>;
+
+/// What a yfinance download's ticker row says: one ticker, or several (which a file of one
+/// symbol's bars cannot hold).
+enum Stacked {
+    Ticker(String),
+    Several,
+}
+
 /// `AAPL.csv` → AAPL, `aapl.us.txt` (Stooq) → AAPL, `msft.csv.gz` → MSFT.
 pub fn symbol_from_file_name(path: &Path) -> String {
     let name = path
@@ -406,7 +468,7 @@ pub fn symbol_from_file_name(path: &Path) -> String {
 }
 
 /// A buffered reader of the source, decompressed when it is gzip, counting raw bytes read.
-fn open(source: &Source, progress: Arc<Progress>) -> std::io::Result<Box<dyn BufRead + Send>> {
+fn open(source: &Source, progress: Arc<Progress>) -> std::io::Result<Reader> {
     let inner: Box<dyn Read + Send> = match source {
         Source::File(path) => Box::new(File::open(path)?),
         Source::Embedded { bytes, .. } => Box::new(*bytes),
@@ -541,6 +603,73 @@ mod tests {
             assert_eq!(Format::detect(start.as_bytes()), expected, "{start}");
         }
         assert_eq!(Format::detect(b"symbol,sector,industry\n"), Some(Format::Sectors));
+    }
+
+    /// `text` parsed as `parse_file` does it: the format, and the minutes and bars sent.
+    fn parse_text(text: &'static str, name: &str) -> Result<(Format, Vec<Chunk>), ImportError> {
+        let (tx, mut rx) = mpsc::channel(64);
+        let source = Source::Embedded {
+            name: "test",
+            bytes: text.as_bytes(),
+        };
+        let (format, _) = parse_file(&source, name, &ImportOptions::default(), Arc::default(), tx)?;
+        let mut chunks = Vec::new();
+        while let Ok(ImportMessage::Chunk(chunk)) = rx.try_recv() {
+            chunks.push(chunk);
+        }
+        Ok((format, chunks))
+    }
+
+    #[test]
+    fn yfinance_downloads_with_three_header_rows_are_read_as_one() {
+        let minutes = "\
+Price,Close,High,Low,Open,Volume
+Ticker,AAPL,AAPL,AAPL,AAPL,AAPL
+Datetime,,,,,
+2024-01-02 14:30:00+00:00,188.3699951171875,188.44000244140625,187.0,187.14999389648438,2618335
+2024-01-02 14:31:00+00:00,188.0,188.5,187.92999267578125,188.3800048828125,350211
+";
+        let (format, chunks) = parse_text(minutes, "download.csv").unwrap();
+        assert_eq!(format, Format::Minutes(minutes::Layout::Yfinance));
+        let Chunk::Minutes(read) = &chunks[0] else {
+            panic!("{chunks:?}")
+        };
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[0].symbol, "AAPL", "the ticker row's, not the file name's");
+        assert_eq!((read[0].bar.minute, read[0].bar.close), (0, 188_370_000));
+
+        let daily = "\
+Price,Close,High,Low,Open,Volume
+Ticker,MSFT,MSFT,MSFT,MSFT,MSFT
+Date,,,,,
+2024-01-02,370.87,375.9,366.77,373.86,25258600
+";
+        let (format, chunks) = parse_text(daily, "x.csv").unwrap();
+        assert_eq!(format, Format::Ohlcv(ohlcv::Layout::Stooq));
+        assert!(format!("{chunks:?}").contains("MSFT"), "{chunks:?}");
+
+        // An error names the file's line.
+        let bad = "\
+Price,Close,High,Low,Open,Volume
+Ticker,AAPL,AAPL,AAPL,AAPL,AAPL
+Datetime,,,,,
+2024-01-02 14:30:00+00:00,188.37,188.44,187.0,187.15,2618335
+2024-01-02 14:31:00+00:00,188.0,187.5,187.93,188.38,350211
+";
+        let Err(ImportError::Row { line, field, .. }) = parse_text(bad, "x.csv") else {
+            panic!("a high below the close is refused")
+        };
+        assert_eq!((line, field.as_str()), (5, "high"));
+
+        let several = "\
+Price,Close,Close,High,High,Low,Low,Open,Open,Volume,Volume
+Ticker,AAPL,MSFT,AAPL,MSFT,AAPL,MSFT,AAPL,MSFT,AAPL,MSFT
+Datetime,,,,,,,,,,
+";
+        let Err(ImportError::File { problem, .. }) = parse_text(several, "x.csv") else {
+            panic!("several tickers are refused")
+        };
+        assert!(problem.contains("one ticker per file"), "{problem}");
     }
 
     #[test]

@@ -8,14 +8,15 @@
 //! the time is read in UTC less that offset) or by nothing: a time without an offset is New
 //! York's local time, the exchange's. A timestamp that is not a whole minute is an error. Only
 //! the minutes of the core session are kept (09:30 to 16:00 New York, to 13:00 on an
-//! early-close day, as [`signet_domain::simulator::clock`] reckons them): the simulator has no
-//! tape outside it, so the others are read, checked and counted as skipped. So are rows
+//! early-close day, as [`signet_domain::simulator::clock`] reckons them): the simulator draws
+//! the thin tape around it, so the others are read, checked and counted as skipped. So are rows
 //! without prices (each empty, `null` or `NaN`).
 //!
 //! **Prices** are kept to the cent, rounded half away from zero from the decimal text (as the
-//! simulator quotes them, and as [`MinuteBar`] holds them): a price that is not positive, or a
-//! kept minute's price that rounds to 0.00, is an error, and so is a bar whose high and low do
-//! not bound its open and close. A minute that appears twice for one symbol and day is an
+//! simulator quotes them, and as [`MinuteBar`] holds them): a price that is not positive is an
+//! error, and so is a bar whose high and low do not bound its open and close. A minute with a
+//! price that rounds to 0.00 (a sub-penny stock's, which a market quoted in cents cannot show)
+//! is skipped and counted, as a whole day of them leaves no bar. A minute that appears twice for one symbol and day is an
 //! error.
 //!
 //! **Daily bars**: after its minutes, a file sends the daily bar of each symbol and day it
@@ -183,14 +184,15 @@ pub fn parse(
             stats.skipped += 1;
             continue;
         };
+        if [open, high, low, close]
+            .iter()
+            .any(|&(price, ..)| to_cent(price) == Some(0))
+        {
+            stats.skipped += 1;
+            continue;
+        }
         let cents = |(price, index, name): (Decimal, usize, &str)| match to_cent(price) {
-            Some(micros) if micros > 0 => Ok(micros),
-            Some(_) => Err(RowError::new(
-                line,
-                index + 1,
-                name,
-                format!("{price} rounds to 0.00 (minutes are kept to the cent)"),
-            )),
+            Some(micros) => Ok(micros),
             None => Err(RowError::new(
                 line,
                 index + 1,
@@ -685,13 +687,6 @@ timestamp,open,high,low,close,volume,trade_count,vwap
                 "volume",
                 "share count",
             ),
-            (
-                "AAPL,2024-01-02 09:31,0.004,0.004,0.004,0.004,7\n",
-                3,
-                3,
-                "open",
-                "rounds to 0.00",
-            ),
             ("A A,2024-01-02 09:31,10,11,9,10.5,7\n", 3, 1, "symbol", "ticker"),
         ];
         for (row, line, column, field, problem) in cases {
@@ -703,10 +698,16 @@ timestamp,open,high,low,close,volume,trade_count,vwap
             );
             assert!(error.problem.contains(problem), "{row}: {}", error.problem);
         }
-        // A price that rounds to nothing outside the core session is no error: it is skipped.
+        // A price that rounds to nothing, outside the core session or in it, is no error: a
+        // sub-penny minute is skipped (a close of 0.006 rounds to 0.01 and is kept).
         let premarket = "AAPL,2024-01-02 08:00,0.004,0.004,0.004,0.004,7\n";
         let (stats, ..) = run(Layout::Signet, None, &format!("{header}{good}{premarket}")).unwrap();
         assert_eq!((stats.rows, stats.skipped), (2, 1));
+        let penny =
+            "AAPL,2024-01-02 09:31,0.0061,0.0065,0.0042,0.006,7\nAAPL,2024-01-02 09:32,0.006,0.0065,0.006,0.0061,7\n";
+        let (stats, minutes, _) = run(Layout::Signet, None, &format!("{header}{good}{penny}")).unwrap();
+        assert_eq!((stats.rows, stats.skipped, minutes.len()), (3, 1, 2));
+        assert_eq!(minutes[1].bar.open, 10_000, "0.006 kept as 0.01");
         // Nor is a row without prices.
         let empty = "AAPL,2024-01-02 09:31,,NaN,null,,\n";
         let (stats, minutes, _) = run(Layout::Signet, None, &format!("{header}{good}{empty}")).unwrap();

@@ -281,6 +281,9 @@ pub struct MarketDataStatus {
     pub bars: u64,
     pub first_day: Option<String>,
     pub last_day: Option<String>,
+    /// Imported one-minute bars, and the (instrument, day) pairs they cover.
+    pub minute_bars: u64,
+    pub days_with_minutes: u64,
     pub splits: u64,
     pub dividends: u64,
     pub facts: u64,

@@ -510,6 +510,8 @@ async fn minute_bars_import_once_and_roll_up_into_the_days_bars() {
         ),
         ("minutes-signet", 1_568, 8, 1_560, 4, 1)
     );
+    let status = db.status().await;
+    assert_eq!((status.minute_bars, status.days_with_minutes), (1_560, 4));
     let apple = db.store.instrument("AAPL").await.unwrap().unwrap();
     let msft = db.store.instrument("MSFT").await.unwrap().unwrap();
     let of = |symbol: &str, day: i32| -> Vec<MinuteBar> {

@@ -98,11 +98,39 @@ impl MarketDataStore for SqlStore {
     }
 
     async fn market_data_status(&self) -> Result<MarketDataStatus, StoreError> {
-        type Counts = (i64, i64, i64, Option<i32>, Option<i32>, i64, i64, i64, i64, i64);
-        let (instruments, bars, with_bars, first, last, splits, dividends, facts, companies, records): Counts = query(
+        type Counts = (
+            i64,
+            i64,
+            i64,
+            Option<i32>,
+            Option<i32>,
+            i64,
+            i64,
+            i64,
+            i64,
+            i64,
+            i64,
+            i64,
+        );
+        let (
+            instruments,
+            bars,
+            with_bars,
+            first,
+            last,
+            minutes,
+            minute_days,
+            splits,
+            dividends,
+            facts,
+            companies,
+            records,
+        ): Counts = query(
             "SELECT (SELECT COUNT(*) FROM instruments),
                     (SELECT COUNT(*) FROM daily_bars), (SELECT COUNT(DISTINCT instrument_id) FROM daily_bars),
                     (SELECT MIN(day) FROM daily_bars), (SELECT MAX(day) FROM daily_bars),
+                    (SELECT COUNT(*) FROM minute_bars),
+                    (SELECT COUNT(*) FROM (SELECT 1 FROM minute_bars GROUP BY instrument_id, day) AS days),
                     (SELECT COUNT(*) FROM corporate_actions WHERE kind = 'SPLIT'),
                     (SELECT COUNT(*) FROM corporate_actions WHERE kind = 'DIVIDEND'),
                     (SELECT COUNT(*) FROM facts), (SELECT COUNT(DISTINCT cik) FROM facts),
@@ -117,6 +145,8 @@ impl MarketDataStore for SqlStore {
             bars: count(bars),
             first_day: first.map(format_day),
             last_day: last.map(format_day),
+            minute_bars: count(minutes),
+            days_with_minutes: count(minute_days),
             splits: count(splits),
             dividends: count(dividends),
             facts: count(facts),
