@@ -9,6 +9,7 @@
 pub mod marketdata;
 pub mod ratelimit;
 mod rejection;
+pub mod scenarios;
 pub mod simulator;
 pub mod times;
 pub mod trading;
