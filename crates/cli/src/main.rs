@@ -10,6 +10,7 @@ mod fundamentals;
 mod market;
 mod orders;
 mod output;
+mod scenarios;
 mod screeners;
 mod serve;
 mod sign;
@@ -68,6 +69,9 @@ enum Command {
     Calendar(assets::CalendarArgs),
     /// The market simulator: quote, set (pin a price), step (a manual clock), clock (admin apps)
     Market(market::MarketArgs),
+    /// Scenario rules that make unhappy paths happen on purpose: load, list, on, off, clear
+    /// (admin apps)
+    Scenarios(scenarios::ScenariosArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
     /// Stock snapshots: last price, the day so far, bid and ask (`--watch` to redraw)
@@ -200,6 +204,7 @@ fn main() -> ExitCode {
             Command::Data(args) => data::run(args).await,
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
+            Command::Scenarios(args) => scenarios::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
             Command::Events(args) => events::run(args).await,
             Command::Balance(args) => assets::balance(args).await,

@@ -76,6 +76,10 @@ pub struct ServeArgs {
     /// when --listen is a loopback address only
     #[arg(long, env = "SIGNET_CONSOLE", default_value = "auto", value_parser = ["auto", "on", "off"])]
     console: String,
+    /// Put a file of scenario rules (TOML) in force at start, replacing those in the database
+    /// (`signet scenarios` loads, lists and clears them at run time)
+    #[arg(long, env = "SIGNET_SCENARIOS", value_name = "FILE")]
+    scenarios: Option<std::path::PathBuf>,
     #[command(flatten)]
     db: DbArgs,
     /// Load the demo market data unless the database has it, and when it has no app yet, create one
@@ -315,6 +319,13 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             max_streams_per_app: args.events_max_streams,
         },
         console: auto_on_loopback(&args.console, args.listen),
+        scenarios: args
+            .scenarios
+            .as_ref()
+            .map(|file| {
+                std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("--scenarios {}: {e}", file.display()))
+            })
+            .transpose()?,
         streaming: signet_server::streaming::StreamingConfig {
             max_symbols_per_session: usize::try_from(args.mqtt_max_symbols).unwrap_or(usize::MAX),
             max_sessions_per_app: usize::try_from(args.mqtt_max_sessions).unwrap_or(usize::MAX),

@@ -35,6 +35,7 @@ use signet_model::orders::{
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
 use signet_model::quotes::{BarsRequest, BarsResponse, Depth, Snapshot, SymbolFootprints, Ticks};
+use signet_model::scenarios::{LoadScenarioRequest, ScenarioView, SwitchRuleRequest};
 use signet_model::screeners::{
     ActivesRank, AggType, Direction, GainersRank, ScreenerItem, SectorDetail, SectorPage, SectorPeriod, SortBy,
     Week52Rank, WireEnum,
@@ -198,6 +199,11 @@ impl Client {
     /// The market simulator's controls (apps created with `--admin`).
     pub fn market(&self) -> Market<'_> {
         Market { client: self }
+    }
+
+    /// The scenario rules' controls (apps created with `--admin`).
+    pub fn scenarios(&self) -> Scenarios<'_> {
+        Scenarios { client: self }
     }
 
     /// Stock market data: snapshots and the depth of book.
@@ -711,6 +717,35 @@ impl Market<'_> {
         let mut query = vec![("symbol", symbol)];
         query.extend(date.map(|d| ("date", d)));
         self.client.get("/admin/market/stats", &query).await
+    }
+}
+
+/// `/admin/scenarios/...`: the rules that make unhappy paths happen on purpose.
+pub struct Scenarios<'a> {
+    client: &'a Client,
+}
+
+impl Scenarios<'_> {
+    pub async fn list(&self) -> Result<ScenarioView, Error> {
+        self.client.get("/admin/scenarios", &[]).await
+    }
+
+    /// Puts a file of rules (TOML) in force on every node, replacing those in force.
+    pub async fn load(&self, text: &str) -> Result<ScenarioView, Error> {
+        let request = LoadScenarioRequest { text: text.to_owned() };
+        self.client.post("/admin/scenarios/load", &request).await
+    }
+
+    pub async fn switch(&self, name: &str, enabled: bool) -> Result<ScenarioView, Error> {
+        let request = SwitchRuleRequest {
+            name: name.to_owned(),
+            enabled,
+        };
+        self.client.post("/admin/scenarios/switch", &request).await
+    }
+
+    pub async fn clear(&self) -> Result<ScenarioView, Error> {
+        self.client.post("/admin/scenarios/clear", &serde_json::json!({})).await
     }
 }
 

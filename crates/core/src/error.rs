@@ -12,6 +12,9 @@ pub enum CoreError {
     /// A rule refused the request: its code and message go to the client as they are.
     #[error(transparent)]
     Refused(#[from] Rejection),
+    /// A scenario rule decided the operation's answer instead ([`crate::scenarios`]).
+    #[error("scenario rule {:?}", .0.rule)]
+    Injected(Box<crate::scenarios::Injected>),
     /// Something that cannot happen did: the detail is for the log, not the client.
     #[error("{0}")]
     Internal(&'static str),

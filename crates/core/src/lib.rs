@@ -13,6 +13,7 @@
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
 //! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
 //! - [`ratelimit`]: the per-app and per-address rate limits, on this node or shared in Redis.
+//! - [`scenarios`]: the rules that make unhappy paths happen on purpose, shared through the store.
 
 pub mod accounts;
 pub mod claims;
@@ -22,6 +23,7 @@ pub mod hub;
 pub mod placements;
 pub mod quotes;
 pub mod ratelimit;
+pub mod scenarios;
 pub mod simulator;
 pub mod turns;
 

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use signet_domain::scenarios::Operation;
 use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Verdict};
 use signet_domain::trading::claims::Reserved;
 use signet_domain::trading::combo::ComboKind;
@@ -18,6 +19,7 @@ use crate::claims::ClaimsCache;
 use crate::engine::book::Book;
 use crate::error::CoreError;
 use crate::hub::EventHub;
+use crate::scenarios::Scenarios;
 use crate::simulator::Simulator;
 use crate::turns::Turns;
 
@@ -45,6 +47,7 @@ pub struct Placements {
     pub turns: Arc<Turns<Queued>>,
     pub book: Arc<Book>,
     pub hub: Arc<EventHub>,
+    pub scenarios: Arc<Scenarios>,
 }
 
 impl Placements {
@@ -60,6 +63,12 @@ impl Placements {
     /// as stored (with their `seq`). A client order id (or client combo order id) used before in
     /// the account is 409 and stores nothing.
     pub async fn place(&self, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, CoreError> {
+        // A scenario rule may refuse the placement (nothing stored) or answer it with a fault.
+        for order in &orders.orders {
+            self.scenarios
+                .check_order(Operation::Place, &account.account_id, order, self.simulator.now_ms())
+                .await?;
+        }
         let (answer, answered) = oneshot::channel();
         let (placements, turn_account) = (self.clone(), account.clone());
         self.turns

@@ -14,6 +14,11 @@ pub struct ErrorBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub debug: Option<Vec<SignatureDebug>>,
+    /// The scenario rule that answered instead of the call (signet's addition; the code is the
+    /// rule's then, not one of the table's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub scenario: Option<String>,
 }
 
 /// `error_code`: a string among the codes of [`ErrorCode`].
@@ -170,6 +175,7 @@ mod tests {
             error_code: "NOT_FOUND".into(),
             message: "m".into(),
             debug: None,
+            scenario: None,
         };
         assert_eq!(
             serde_json::to_string(&body).unwrap(),

@@ -10,6 +10,8 @@ pub const VERSION: &str = "x-version";
 /// Carries a token of the token mechanism when the server requires one; not signed.
 pub const ACCESS_TOKEN: &str = "x-access-token";
 pub const REQUEST_ID: &str = "x-request-id";
+/// On every answer a scenario rule touched: the rule's name (signet's addition).
+pub const SCENARIO: &str = "x-signet-scenario";
 
 /// The only accepted `x-version` (v2 was retired on 2026-09-20).
 pub const API_VERSION: &str = "v3";

@@ -11,6 +11,7 @@ pub mod headers;
 pub mod market;
 pub mod orders;
 pub mod quotes;
+pub mod scenarios;
 pub mod screeners;
 pub mod streaming;
 pub mod tokens;

@@ -76,6 +76,9 @@ pub struct ServerConfig {
     pub streaming: crate::streaming::StreamingConfig,
     /// Serve the operator console under `/console/`.
     pub console: bool,
+    /// Scenario rules (a file's TOML) put in force at start (`--scenarios FILE`), replacing
+    /// those in the database.
+    pub scenarios: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -112,6 +115,7 @@ impl Default for ServerConfig {
             mqtt_listen: None,
             streaming: crate::streaming::StreamingConfig::default(),
             console: true,
+            scenarios: None,
         }
     }
 }

@@ -3,11 +3,13 @@
 use std::borrow::Cow;
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use signet_core::CoreError;
+use signet_core::scenarios::Injected;
 use signet_core::simulator::MarketError;
 use signet_domain::Rejection;
+use signet_domain::scenarios::Outcome;
 use signet_model::error::SignatureDebug;
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::StoreError;
@@ -28,6 +30,8 @@ pub struct ApiError {
     /// A status other than the code's own, where the interface asks for one (an unknown symbol
     /// added to a watchlist is 400, not 404).
     pub status: Option<u16>,
+    /// The scenario rule that answered instead of the call: its code, status and name.
+    pub injected: Option<Box<Injected>>,
 }
 
 /// What the authentication layer computed for a refused signature, one per host value tried;
@@ -44,6 +48,34 @@ impl ApiError {
             debug: None,
             explanation: None,
             status: None,
+            injected: None,
+        }
+    }
+
+    /// The answer a scenario rule gives instead of the call's ([`Outcome::Reject`] and
+    /// [`Outcome::Status`]; the others let the call answer).
+    pub fn injected(injected: Injected) -> Self {
+        let (code, message, status) = match &injected.outcome {
+            Outcome::Reject { message, status, .. } => (ErrorCode::IllegalParameter, message.clone(), *status),
+            Outcome::Status { status, .. } => {
+                let code = match status {
+                    429 => ErrorCode::TooManyRequests,
+                    503 => ErrorCode::ServiceNotAvailable,
+                    _ => ErrorCode::InternalError,
+                };
+                (
+                    code,
+                    format!("injected by the scenario rule {:?}", injected.rule),
+                    *status,
+                )
+            }
+            Outcome::DropAnswer | Outcome::Delay => {
+                return ApiError::internal("a scenario outcome without an answer of its own was answered");
+            }
+        };
+        ApiError {
+            injected: Some(Box::new(injected)),
+            ..ApiError::new(code, message).with_status(status)
         }
     }
 
@@ -95,6 +127,7 @@ impl From<CoreError> for ApiError {
         match e {
             CoreError::Store(e) => e.into(),
             CoreError::Refused(r) => r.into(),
+            CoreError::Injected(injected) => ApiError::injected(*injected),
             CoreError::Internal(detail) => ApiError::internal(detail),
         }
     }
@@ -155,12 +188,27 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let explanation = self.explanation.map(Explanation);
+        // A scenario's rejection carries the rule's own code.
+        let error_code = match self.injected.as_deref().map(|i| &i.outcome) {
+            Some(Outcome::Reject { error_code, .. }) => error_code.clone(),
+            _ => self.code.as_str().to_owned(),
+        };
         let body = ErrorBody {
-            error_code: self.code.as_str().to_owned(),
+            error_code,
             message: self.message.into_owned(),
             debug: self.debug,
+            scenario: self.injected.as_ref().map(|i| i.rule.clone()),
         };
         let mut response = (status, Json(body)).into_response();
+        if let Some(Outcome::Status {
+            retry_after_seconds: Some(seconds),
+            ..
+        }) = self.injected.as_deref().map(|i| &i.outcome)
+        {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*seconds));
+        }
         // For the metrics' count of refusals by code.
         response.extensions_mut().insert(self.code);
         if let Some(explanation) = explanation {

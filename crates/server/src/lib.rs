@@ -31,6 +31,7 @@ pub mod openapi;
 pub mod operator;
 pub mod pagination;
 pub mod router;
+pub mod scenarios;
 pub mod secrets;
 pub mod serve;
 pub mod startup;

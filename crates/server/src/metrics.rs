@@ -197,6 +197,13 @@ pub struct Metrics {
     /// Messages a slow MQTT session lost to newer ones of the same symbol (its outbox's bound).
     pub mqtt_dropped: Counter,
     mqtt_unbound_closed: Family<ReasonLabels, Counter>,
+    /// Answers a scenario rule touched, by rule (the rules an admin loaded: a bounded set).
+    scenario_hits: Family<RuleLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RuleLabels {
+    rule: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -231,7 +238,13 @@ impl Default for Metrics {
             Counter::default(),
         );
         let mqtt_unbound_closed = Family::default();
+        let scenario_hits = Family::default();
         let mut registry = Registry::with_prefix("signet");
+        registry.register(
+            "scenario_hits",
+            "Answers a scenario rule touched, by rule",
+            scenario_hits.clone(),
+        );
         registry.register(
             "requests",
             "HTTP requests answered, by route, method and status",
@@ -336,6 +349,7 @@ impl Default for Metrics {
             mqtt_sent,
             mqtt_dropped,
             mqtt_unbound_closed,
+            scenario_hits,
         }
     }
 }
@@ -390,6 +404,13 @@ impl Metrics {
     /// An MQTT connection closed unbound: `address_limit`, `node_limit` or `bind_timeout`.
     pub fn mqtt_unbound_closed(&self, reason: &'static str) {
         self.mqtt_unbound_closed.get_or_create(&ReasonLabels { reason }).inc();
+    }
+
+    /// An answer the scenario rule `rule` touched.
+    pub fn scenario_hit(&self, rule: &str) {
+        self.scenario_hits
+            .get_or_create(&RuleLabels { rule: rule.to_owned() })
+            .inc();
     }
 
     pub fn mqtt_sent(&self, messages: u64) {

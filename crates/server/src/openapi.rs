@@ -74,6 +74,7 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
         (name = "fundamentals", description = "The 23 data sets of one symbol (catalog section 6)"),
         (name = "market data", description = "Stock snapshots and depth of book from the market simulator (catalog section 11)"),
         (name = "market simulator", description = "Read and drive the market simulator: apps created with --admin only"),
+        (name = "scenarios", description = "Rules that make unhappy paths happen on purpose (rejections, faults, lost answers, delays): apps created with --admin only"),
         (name = "legacy", description = "Retired paths, served only by a server started with --compat legacy"),
         (name = "service", description = "Unsigned probes: readiness, metrics, this document"),
     )

@@ -97,6 +97,7 @@ pub fn router(state: AppState) -> Router {
     let signed = Router::from(signed)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), crate::scenarios::apply))
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
         .layer(middleware::from_fn_with_state(
             state.clone(),

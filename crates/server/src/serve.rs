@@ -119,8 +119,12 @@ pub async fn serve(
                 request.extensions_mut().insert(ConnectInfo(remote));
                 let answer = router.clone().oneshot(request);
                 async move {
-                    let answer = answer.await?;
-                    Ok::<_, std::convert::Infallible>(answer.map(|body| Body::new(HeldBody { body, _open: open })))
+                    let Ok(answer) = answer.await;
+                    // A scenario rule drops this answer: the connection closes without it.
+                    if answer.extensions().get::<crate::scenarios::DropAnswer>().is_some() {
+                        return Err(AnswerDropped);
+                    }
+                    Ok(answer.map(|body| Body::new(HeldBody { body, _open: open })))
                 }
             })
         };
@@ -172,6 +176,19 @@ pub async fn serve(
     }
     Ok(())
 }
+
+/// What the connection's service fails with when a scenario rule drops an answer: hyper then
+/// closes the connection (resets the stream, on HTTP/2) without answering.
+#[derive(Debug)]
+struct AnswerDropped;
+
+impl std::fmt::Display for AnswerDropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a scenario rule dropped the answer")
+    }
+}
+
+impl std::error::Error for AnswerDropped {}
 
 fn log_end<E: std::fmt::Display>(served: Result<(), E>, remote: std::net::SocketAddr) {
     if let Err(e) = served {

@@ -37,6 +37,8 @@ pub enum StartupError {
     Redis(String),
     #[error(transparent)]
     Database(#[from] crate::database::OpenError),
+    #[error("the scenario rules (--scenarios): {0}")]
+    Scenarios(#[from] signet_core::scenarios::LoadError),
 }
 
 /// A server bound to its address, ready to run.
@@ -121,6 +123,11 @@ impl Server {
                 move || metrics.fill(),
             )
         };
+        let scenarios = signet_core::scenarios::Scenarios::start(store.clone()).await?;
+        if let Some(text) = &config.scenarios {
+            let loaded = scenarios.load(text).await?;
+            tracing::info!(rules = loaded.rules.len(), "scenario rules loaded (--scenarios)");
+        }
         let streams = Arc::new(crate::streaming::Streams::new(
             config.streaming,
             metrics.mqtt_dropped.clone(),
@@ -145,6 +152,7 @@ impl Server {
             gateway_slots,
             streams,
             key: database.key.clone(),
+            scenarios,
             console: config
                 .console
                 .then(|| Arc::new(crate::console::memory::Console::default())),

@@ -40,6 +40,8 @@ pub struct AppState {
     pub streams: Arc<crate::streaming::Streams>,
     /// The master key, for what the console administers (apps' secrets are sealed with it).
     pub key: Arc<crate::secrets::MasterKey>,
+    /// The scenario rules in force, shared with the other nodes through the store.
+    pub scenarios: Arc<signet_core::scenarios::Scenarios>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
 }
@@ -63,6 +65,7 @@ impl AppState {
             turns: self.turns.clone(),
             book: self.book.clone(),
             hub: self.events.clone(),
+            scenarios: self.scenarios.clone(),
         }
     }
 }

@@ -675,6 +675,41 @@ pub trait FundamentalsStore: Send + Sync {
     async fn ciks_with_facts(&self) -> Result<Vec<String>, StoreError>;
 }
 
+/// The scenario rules in force, shared by every node ([`signet_domain::scenarios`]).
+#[async_trait]
+pub trait ScenarioStore: Send + Sync {
+    /// Puts a file of rules (already checked) in force, its rules switched on and their counts
+    /// at zero; returns the new version.
+    async fn load_scenario(&self, text: &str, rule_names: &[String], now: i64) -> Result<i64, StoreError>;
+    /// Takes every rule out of force; returns the new version.
+    async fn clear_scenario(&self, now: i64) -> Result<i64, StoreError>;
+    /// The rules in force: the file, its version and each rule's state (none before a first load).
+    async fn scenario(&self) -> Result<Option<StoredScenario>, StoreError>;
+    /// The version of the rules in force, which the nodes poll (0 before a first load).
+    async fn scenario_version(&self) -> Result<i64, StoreError>;
+    /// Switches a rule on or off; false when no rule in force has that name.
+    async fn switch_scenario_rule(&self, name: &str, enabled: bool, now: i64) -> Result<bool, StoreError>;
+    /// Counts a match of a rule; the match's number, from 1 (none for a rule no longer in force).
+    async fn hit_scenario_rule(&self, name: &str) -> Result<Option<i64>, StoreError>;
+}
+
+/// The rules in force as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredScenario {
+    pub text: String,
+    pub version: i64,
+    /// Milliseconds since the epoch of the last change.
+    pub changed: i64,
+    pub rules: Vec<StoredRule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredRule {
+    pub name: String,
+    pub enabled: bool,
+    pub hits: i64,
+}
+
 /// Everything the server stores.
 pub trait Store:
     std::fmt::Debug
@@ -688,6 +723,7 @@ pub trait Store:
     + TradingStore
     + WatchlistStore
     + FundamentalsStore
+    + ScenarioStore
 {
 }
 
@@ -703,5 +739,6 @@ impl<T> Store for T where
         + TradingStore
         + WatchlistStore
         + FundamentalsStore
+        + ScenarioStore
 {
 }

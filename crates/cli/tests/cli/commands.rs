@@ -357,6 +357,65 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     );
     assert_eq!(lines.len(), 5, "a title, a header and three bars: {text}");
 
+    // The sandbox's controls, with an app created with --admin beside the running server: how
+    // the market behaved on a day of the history, and a scenario rule that faults one call.
+    let ops = run_json(signet().args([
+        "admin", "apps", "create", "--db", db, "--name", "ops", "--admin", "--json",
+    ]));
+    let with_ops = |command: &mut Command| {
+        command
+            .env("SIGNET_APP_KEY", ops["app_key"].as_str().unwrap())
+            .env("SIGNET_APP_SECRET", ops["app_secret"].as_str().unwrap());
+    };
+    let mut stats = signet();
+    stats.args([
+        "market",
+        "stats",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        "AAPL",
+        "--date",
+        "2013-02-27",
+    ]);
+    with_ops(&mut stats);
+    let stats = run_json(&mut stats);
+    assert_eq!(stats["minutes"], 390, "{stats}");
+    assert!(stats["figures"].as_array().is_some_and(|f| f.len() >= 6), "{stats}");
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\nname = \"down once\"\nwhen = { path = \"/trading/accounts/list\", times = 1 }\nthen = { status = 503 }\n",
+    )
+    .unwrap();
+    let mut load = signet();
+    load.args([
+        "scenarios",
+        "load",
+        "--endpoint",
+        &serving.endpoint,
+        rules.to_str().unwrap(),
+    ]);
+    with_ops(&mut load);
+    let loaded = load.output().unwrap();
+    assert!(loaded.status.success(), "{}", String::from_utf8_lossy(&loaded.stderr));
+    let shown = String::from_utf8(loaded.stdout).unwrap();
+    assert!(shown.contains("down once") && shown.contains("status 503"), "{shown}");
+    let accounts = || {
+        let mut list = signet();
+        list.args(["accounts", "list", "--json", "--endpoint", &serving.endpoint]);
+        with_app(&mut list);
+        list.output().unwrap()
+    };
+    let faulted = accounts();
+    assert!(!faulted.status.success());
+    assert!(String::from_utf8_lossy(&faulted.stderr).contains("SERVICE_NOT_AVAILABLE"));
+    assert!(accounts().status.success(), "times = 1");
+    let mut clear = signet();
+    clear.args(["scenarios", "clear", "--json", "--endpoint", &serving.endpoint]);
+    with_ops(&mut clear);
+    assert_eq!(run_json(&mut clear)["rules"], json!([]));
+
     // --watch redraws the table until interrupted.
     let mut watch = signet();
     watch
@@ -549,7 +608,11 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         "a second --demo keeps the existing app"
     );
     let apps = run_json(signet().args(["admin", "apps", "list", "--db", db, "--json"]));
-    assert_eq!(apps.as_array().unwrap().len(), 1);
+    assert_eq!(
+        apps.as_array().unwrap().len(),
+        2,
+        "the demo's app and the ops app, no other"
+    );
 }
 
 /// Where a server started with `--mqtt-listen` serves its quotes feed, from its log.

@@ -13,22 +13,17 @@ use signet_domain::simulator::clock::{ClockMode, NewYork};
 use signet_domain::simulator::stats::DayStats;
 use signet_domain::times::format_ms;
 use signet_model::market::{MarketClock, MarketFigure, MarketQuote, MarketStats, SetQuoteRequest, StepRequest};
-use signet_model::{ErrorBody, ErrorCode};
-use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::AdminOnly;
+use super::require_admin;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::extract::{JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;
 use crate::state::AppState;
 use signet_core::simulator::Simulator;
-
-/// PERMISSION_DENIED: the calling app was not created with --admin
-#[derive(IntoResponses)]
-#[response(status = 403)]
-pub struct AdminOnly(pub ErrorBody);
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -41,17 +36,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// The longest step one call may take: a week.
 const MAX_STEP_SECONDS: u64 = 7 * 24 * 3600;
-
-fn require_admin(caller: &Caller) -> Result<(), ApiError> {
-    if caller.admin {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::PermissionDenied,
-            "the market controls need an app created with --admin",
-        ))
-    }
-}
 
 /// The quote as the market controls show it, with the day's high and low so far.
 pub fn to_wire(market: &Simulator, q: &Quote) -> MarketQuote {

@@ -1,13 +1,34 @@
 //! The admin API under `/admin/`: signed calls, only for apps created with `--admin`, that drive
-//! the sandbox itself rather than an account (the market simulator: [`market`]). `signet market`
-//! and the console call them.
+//! the sandbox itself rather than an account (the market simulator: [`market`]; the scenario
+//! rules: [`scenarios`]). `signet market`, `signet scenarios` and the console call them.
 
 pub mod market;
+pub mod scenarios;
 
+use signet_model::{ErrorBody, ErrorCode};
+use utoipa::IntoResponses;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::error::ApiError;
+use crate::extract::Caller;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(market::routes())
+    OpenApiRouter::new().merge(market::routes()).merge(scenarios::routes())
+}
+
+/// PERMISSION_DENIED: the calling app was not created with --admin
+#[derive(IntoResponses)]
+#[response(status = 403)]
+pub struct AdminOnly(pub ErrorBody);
+
+fn require_admin(caller: &Caller) -> Result<(), ApiError> {
+    if caller.admin {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::PermissionDenied,
+            "the sandbox's controls (/admin/) need an app created with --admin",
+        ))
+    }
 }

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
+use signet_domain::scenarios::Operation;
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::times::{format_ms, parse_ms};
@@ -397,6 +398,10 @@ pub(super) async fn cancel_order(
     client_order_id: &str,
 ) -> Result<Order, ApiError> {
     let order = find(state, account, client_order_id).await?;
+    state
+        .scenarios
+        .check_order(Operation::Cancel, &account.account_id, &order, state.simulator.now_ms())
+        .await?;
     let now = WallTime::now();
     let cancelled = state
         .store
@@ -441,6 +446,10 @@ pub(super) async fn replace_order(
     order: &Order,
     modify: &ModifyOrder,
 ) -> Result<Order, ApiError> {
+    state
+        .scenarios
+        .check_order(Operation::Replace, &account.account_id, order, state.simulator.now_ms())
+        .await?;
     let replacement = replace::apply(order, modify)?;
     // The replaced order must still fit the account, counting its unfilled part anew.
     let remaining = replacement.remaining(order, || {

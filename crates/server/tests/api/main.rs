@@ -29,6 +29,7 @@ mod openapi;
 mod orders;
 mod redis;
 mod revocation;
+mod scenarios;
 mod schemathesis;
 mod screeners;
 mod stocks;

@@ -615,3 +615,37 @@ async fn revoking_an_app_through_one_node_ends_its_stream_on_another() {
         revoked.elapsed()
     );
 }
+
+/// Scenario rules loaded through one node are followed by the others within a second of the
+/// change, and their matches are counted once for all of them.
+#[tokio::test]
+async fn every_node_follows_the_scenario_rules_loaded_on_one() {
+    let Some(cluster) = Cluster::start(2, |_| {}).await else {
+        return;
+    };
+    let location = Location::Postgres {
+        url: cluster.url.clone(),
+    };
+    let database = crate::common::open(&location, cluster.dir.path()).await;
+    let ops = crate::common::admin(&database)
+        .create_app_with_role("ops", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    crate::common::record_secret(ops.app_secret.expose_secret());
+    let ops = Client::new(&cluster.endpoints[0], &ops.app_key, ops.app_secret.expose_secret()).unwrap();
+    let rules =
+        "[[rule]]\nname = \"down\"\nwhen = { path = \"/trading/accounts/list\", times = 3 }\nthen = { status = 503 }\n";
+    ops.scenarios().load(rules).await.unwrap();
+    tokio::time::sleep(signet_core::scenarios::REFRESH + std::time::Duration::from_millis(200)).await;
+    let mut refused = 0;
+    for node in [1, 0, 1, 0, 1] {
+        match cluster.client(node).accounts().list().await {
+            Err(e) if e.code() == Some(signet_model::ErrorCode::ServiceNotAvailable) => refused += 1,
+            Err(e) => panic!("{e}"),
+            Ok(_) => {}
+        }
+    }
+    assert_eq!(refused, 3, "times = 3, counted across the nodes");
+    assert_eq!(ops.scenarios().list().await.unwrap().rules[0].hits, 5);
+    ops.scenarios().clear().await.unwrap();
+}

@@ -26,6 +26,7 @@ pub mod migrate;
 mod nonces;
 pub mod placements;
 pub mod query;
+mod scenarios;
 mod screeners;
 mod staged_import;
 mod tokens;
