@@ -487,30 +487,8 @@ fn line_of(text: &str, span: Option<Range<usize>>) -> usize {
 mod tests {
     use super::*;
 
-    /// The issue's example, less the fills the engine does not take yet.
-    const EXAMPLE: &str = r#"
-seed = 7                       # every random choice below is drawn from this seed
-
-[[rule]]
-name = "reject big MSFT buys"
-when = { operation = "place", symbol = "MSFT", side = "BUY", min_quantity = 100 }
-then = { reject = "ORDER_REJECTED_BY_SCENARIO", message = "exchange rejected the order" }
-
-[[rule]]
-name = "flaky gateway"
-when = { operation = "place", client_order_id_prefix = "flaky-", times = 1 }
-then = { status = 503, retry_after_seconds = 1 }
-
-[[rule]]
-name = "lost answer"
-when = { operation = "place", client_order_id_prefix = "lost-" }
-then = { drop_answer = "after_commit" }
-
-[[rule]]
-name = "slow market data"
-when = { path_prefix = "/market-data/stocks/" }
-then = { delay_ms = 300 }
-"#;
+    /// README's example (issue 28's, less the fills the engine does not take yet).
+    const EXAMPLE: &str = include_str!("../../../testdata/scenarios/unhappy-paths.toml");
 
     fn order<'a>(symbol: &'a str, side: Side, quantity: f64, client_order_id: &'a str) -> Facts<'a> {
         Facts {

@@ -10,30 +10,8 @@ use signet_model::scenarios::ScenarioView;
 
 use crate::common::{Answer, TestServer, market_buy, metric, scrape_metrics, send};
 
-/// The issue's example, less the fills the engine does not take yet.
-const RULES: &str = r#"
-seed = 7
-
-[[rule]]
-name = "reject big MSFT buys"
-when = { operation = "place", symbol = "MSFT", side = "BUY", min_quantity = 100 }
-then = { reject = "ORDER_REJECTED_BY_SCENARIO", message = "exchange rejected the order" }
-
-[[rule]]
-name = "flaky gateway"
-when = { operation = "place", client_order_id_prefix = "flaky-", times = 1 }
-then = { status = 503, retry_after_seconds = 1 }
-
-[[rule]]
-name = "lost answer"
-when = { operation = "place", client_order_id_prefix = "lost-" }
-then = { drop_answer = "after_commit" }
-
-[[rule]]
-name = "slow market data"
-when = { path_prefix = "/market-data/stocks/" }
-then = { delay_ms = 300 }
-"#;
+/// README's example (issue 28's, less the fills the engine does not take yet).
+const RULES: &str = include_str!("../../../../testdata/scenarios/unhappy-paths.toml");
 
 struct Bench {
     server: TestServer,
