@@ -78,7 +78,8 @@ enum Command {
     Quote(stocks::QuoteArgs),
     /// A stock's book around its quote: the best bid and ask are what an order meets
     Depth(stocks::DepthArgs),
-    /// A stock's trading today, a tick a second of the core session, newest first
+    /// A stock's prints today, newest first: a tick a second of the core session, and the thin
+    /// tape of the overnight session, the pre-market and the after hours
     Ticks(stocks::TicksArgs),
     /// Bars from 5 seconds to a year, newest first, with a line of the closes
     Bars(stocks::BarsArgs),

@@ -239,7 +239,8 @@ pub async fn depth(args: DepthArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The day's trading so far, a tick a second of the core session, newest first.
+/// The day's prints so far, newest first: a tick a second of the core session, the thin tape
+/// around it.
 pub async fn ticks(args: TicksArgs) -> anyhow::Result<()> {
     let client = args.client.client()?;
     let ticks = client
@@ -249,13 +250,14 @@ pub async fn ticks(args: TicksArgs) -> anyhow::Result<()> {
     list(
         args.client.json,
         &ticks.result,
-        &["TIME (UTC)", "PRICE", "VOLUME", "SIDE"],
+        &["TIME (UTC)", "PRICE", "VOLUME", "SIDE", "SESSION"],
         |t: &Tick| {
             vec![
                 crate::output::time(t.time.parse().unwrap_or_default()),
                 t.price.clone(),
                 t.volume.clone(),
                 t.side.clone(),
+                t.trading_session.clone(),
             ]
         },
         |t| serde_json::to_value(t).unwrap_or_default(),
