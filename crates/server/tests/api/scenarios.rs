@@ -254,6 +254,48 @@ async fn the_same_rules_and_requests_meet_the_same_outcomes() {
     assert_eq!(listed.rules[0].hits, 24);
 }
 
+/// The official client, unmodified: a faulted placement is an exception (`ServerException`,
+/// 503, `SERVICE_NOT_AVAILABLE`) and a lost answer another (`ClientException`, `SDK.HttpError`),
+/// with `auto_retry=True` too, which retries GETs only (each attempt signed anew, so a GET's
+/// fault is not seen); the order whose answer was lost is found by its client order id.
+#[tokio::test]
+async fn the_official_client_meets_each_outcome() {
+    let Some(python) = crate::common::interpreter("SIGNET_PYTHON") else {
+        return;
+    };
+    let rules = "[[rule]]\nname = \"flaky\"\nwhen = { operation = \"place\", client_order_id_prefix = \"flaky-\" }\nthen = { status = 503, retry_after_seconds = 1 }\n\
+        [[rule]]\nname = \"lost\"\nwhen = { client_order_id_prefix = \"lost-\" }\nthen = { drop_answer = \"after_commit\" }\n\
+        [[rule]]\nname = \"flaky reads\"\nwhen = { path = \"/trading/accounts/list\", times = 1 }\nthen = { status = 503 }\n";
+    let b = bench(rules).await;
+    let mut command = crate::common::python_script(&python, "official_client.py", &b.server, "unhappy");
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let out: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("one JSON object on stdout ({e}): {stdout}"));
+    let fault = json!({"status": 503, "code": "SERVICE_NOT_AVAILABLE"});
+    assert_eq!(out["flaky"], fault, "{out}");
+    assert_eq!(out["flaky_retrying"], fault, "{out}");
+    for lost in ["lost", "lost_retrying"] {
+        assert_eq!(out[lost]["client_error"], "SDK.HttpError", "{out}");
+        let found = &out[format!("{lost}_found")]["orders"];
+        assert_eq!(found.as_array().map(Vec::len), Some(1), "{out}");
+    }
+    let hits: Vec<i64> = b
+        .ops
+        .scenarios()
+        .list()
+        .await
+        .unwrap()
+        .rules
+        .iter()
+        .map(|r| r.hits)
+        .collect();
+    assert_eq!(hits, [2, 2, 2], "two placements each; the GET's fault and its retry");
+}
+
 #[tokio::test]
 async fn rules_given_at_start_are_in_force() {
     let server = TestServer::start_with(|c| c.scenarios = Some(RULES.to_owned())).await;

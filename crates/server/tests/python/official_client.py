@@ -92,6 +92,16 @@ def main():
     if scenario == "orders":
         print(json.dumps(orders(api)))
         return
+    if scenario == "unhappy":
+        retrying = ApiClient(app_key, app_secret, "us", port=80, auto_retry=True)
+        retrying.add_endpoint("us", f"{host}:{port}")
+        retrying.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
+        retrying.set_stream_logger(stream=sys.stderr)
+        # What the client logs about the faults it meets is kept off this script's one line.
+        with contextlib.redirect_stdout(sys.stderr):
+            out = unhappy(api, retrying)
+        print(json.dumps(out))
+        return
     if scenario == "watchlists":
         print(json.dumps(watchlists(api)))
         return
@@ -189,6 +199,39 @@ def orders(api):
     out["bracket_preview"] = o.preview_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket"] = o.place_order(account_id, bracket, client_combo_order_id="pyBracket1").json()
     out["bracket_leg"] = o.get_order_detail(account_id, "pyLoss").json()
+    return out
+
+
+def unhappy(api, retrying):
+    """The scenario rules' outcomes as the client meets them, without and with its retries."""
+    from webull.core.exception.exceptions import ClientException, ServerException
+
+    trade, again = TradeClient(api), TradeClient(retrying)
+    # A GET is retried (the client's RetryableMethods), each attempt signed anew: the fault the
+    # first attempt meets is not seen.
+    account_id = again.account_v2.get_account_list().json()[1]["account_id"]
+    order = {
+        "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY", "market": "US",
+        "order_type": "MARKET", "quantity": "1", "side": "BUY", "time_in_force": "DAY",
+        "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+
+    def attempt(client, client_order_id):
+        try:
+            return {"placed": client.order_v3.place_order(account_id, [dict(order, client_order_id=client_order_id)]).json()}
+        except ServerException as e:
+            return {"status": e.get_http_status(), "code": e.get_error_code()}
+        except ClientException as e:
+            return {"client_error": e.get_error_code()}
+
+    out = {}
+    out["flaky"] = attempt(trade, "flaky-1")
+    # A placement (a POST) is never retried, auto_retry or not: the bot sees the fault.
+    out["flaky_retrying"] = attempt(again, "flaky-2")
+    out["lost"] = attempt(trade, "lost-1")
+    out["lost_found"] = trade.order_v3.get_order_detail(account_id, "lost-1").json()
+    out["lost_retrying"] = attempt(again, "lost-2")
+    out["lost_retrying_found"] = trade.order_v3.get_order_detail(account_id, "lost-2").json()
     return out
 
 
