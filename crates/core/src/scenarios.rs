@@ -115,7 +115,7 @@ impl Scenarios {
         let names: Vec<String> = scenario.rules.iter().map(|r| r.name.clone()).collect();
         self.store.load_scenario(text, &names, wall_clock_ms()).await?;
         self.refresh().await?;
-        Ok(self.stored().await?.unwrap_or_else(empty))
+        Ok(self.stored().await?.unwrap_or_default())
     }
 
     /// Takes every rule out of force.
@@ -259,14 +259,5 @@ impl Scenarios {
             order: Some(order),
         };
         self.decide(Stage::Order, &facts).await
-    }
-}
-
-fn empty() -> StoredScenario {
-    StoredScenario {
-        text: String::new(),
-        version: 0,
-        changed: 0,
-        rules: Vec::new(),
     }
 }

@@ -28,6 +28,7 @@ use signet_model::wire::WireEnum;
 
 use crate::marketdata::units::parse_day;
 use crate::simulator::clock::NewYork;
+use crate::simulator::mix::Mix;
 
 /// The most rules a file holds, and the largest file.
 pub const MAX_RULES: usize = 100;
@@ -258,10 +259,14 @@ impl Scenario {
         when.times.is_none_or(|times| n <= times)
             && when.probability.is_none_or(|p| chance(self.seed, index as u64, n) < p)
     }
+}
 
+/// For the tests: what the core's `Scenarios` does with the store's counts, with counts of their own.
+#[cfg(test)]
+impl Scenario {
     /// The rule that decides `facts` at `stage`, counting each candidate's match with `hit`
     /// (which returns the match's number, from 1).
-    pub fn decide(&self, stage: Stage, facts: &Facts<'_>, mut hit: impl FnMut(&Rule) -> u64) -> Option<&Rule> {
+    fn decide(&self, stage: Stage, facts: &Facts<'_>, mut hit: impl FnMut(&Rule) -> u64) -> Option<&Rule> {
         self.candidates(stage, facts)
             .into_iter()
             .find(|&index| self.applies(index, hit(&self.rules[index])))
@@ -468,13 +473,10 @@ impl Window {
     }
 }
 
-/// A uniform number in [0, 1) for match `n` of rule `index` (SplitMix64's finalizer).
+/// A uniform number in [0, 1) for match `n` of rule `index`: the simulator's mixer, keyed by
+/// the seed and the rule.
 fn chance(seed: u64, index: u64, n: u64) -> f64 {
-    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ n.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
+    Mix::new(seed, i64::try_from(index).unwrap_or(i64::MAX), 0).at(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 /// The line (from 1) a byte offset of `text` falls on.

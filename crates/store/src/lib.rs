@@ -694,7 +694,7 @@ pub trait ScenarioStore: Send + Sync {
 }
 
 /// The rules in force as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoredScenario {
     pub text: String,
     pub version: i64,

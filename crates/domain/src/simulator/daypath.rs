@@ -336,15 +336,7 @@ impl DayPath {
     pub fn extended_between(&self, since: i64, until: i64) -> Option<Stretch> {
         let mut stretch: Option<Stretch> = None;
         for t in self.extended.tape(since, until) {
-            let print = Candle {
-                day: self.day,
-                start: since,
-                open: t.cents,
-                high: t.cents,
-                low: t.cents,
-                close: t.cents,
-                volume: t.volume,
-            };
+            let print = Candle::of(self.day, since, &t);
             match &mut stretch {
                 Some(s) => {
                     s.bar.absorb(&print);

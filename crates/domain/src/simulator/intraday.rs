@@ -26,7 +26,7 @@ pub struct Candle {
 }
 
 impl Candle {
-    fn of(day: i32, start: i64, t: &Trade) -> Self {
+    pub(crate) fn of(day: i32, start: i64, t: &Trade) -> Self {
         Candle {
             day,
             start,

@@ -6,7 +6,7 @@ pub mod clock;
 pub mod daypath;
 mod extended;
 pub mod intraday;
-mod mix;
+pub(crate) mod mix;
 pub mod path;
 pub mod stats;
 
