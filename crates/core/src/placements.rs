@@ -62,10 +62,12 @@ impl Placements {
     /// Checks new orders against the account in its turn and stores them if they fit; the orders
     /// as stored (with their `seq`). A client order id (or client combo order id) used before in
     /// the account is 409 and stores nothing.
-    pub async fn place(&self, account: &AccountRecord, orders: ToPlace) -> Result<Vec<Order>, CoreError> {
-        // A scenario rule may refuse the placement (nothing stored) or answer it with a fault.
-        for order in &orders.orders {
-            self.scenarios
+    pub async fn place(&self, account: &AccountRecord, mut orders: ToPlace) -> Result<Vec<Order>, CoreError> {
+        // A scenario rule may refuse the placement (nothing stored), answer it with a fault, or
+        // plan the order's fills.
+        for order in &mut orders.orders {
+            order.fill_plan = self
+                .scenarios
                 .check_order(Operation::Place, &account.account_id, order, self.simulator.now_ms())
                 .await?;
         }

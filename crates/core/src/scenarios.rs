@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use signet_domain::scenarios::{Facts, Operation, OrderFacts, Outcome, Rule, Scenario, ScenarioError, Stage};
 use signet_domain::simulator::clock::wall_clock_ms;
+use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::Order;
 use signet_store::{Store, StoreError, StoredScenario};
 
@@ -218,14 +219,15 @@ impl Scenarios {
 
 impl Scenarios {
     /// Decides `operation` on `order` of `account_id` ([`Scenarios::decide_order`]): a rule that
-    /// refuses it or answers with a fault is the error; another (a dropped answer) lets it go on.
+    /// refuses it or answers with a fault is the error; a rule on its fills gives their plan;
+    /// another (a dropped answer, a delay) lets it go on.
     pub async fn check_order(
         &self,
         operation: Operation,
         account_id: &str,
         order: &Order,
         time_ms: i64,
-    ) -> Result<(), CoreError> {
+    ) -> Result<Option<FillPlan>, CoreError> {
         let facts = OrderFacts {
             operation,
             account: account_id,
@@ -239,7 +241,11 @@ impl Scenarios {
             Some(injected) if matches!(injected.outcome, Outcome::Reject { .. } | Outcome::Status { .. }) => {
                 Err(CoreError::Injected(Box::new(injected)))
             }
-            _ => Ok(()),
+            Some(Injected {
+                outcome: Outcome::Fill(plan),
+                ..
+            }) => Ok(Some(plan)),
+            _ => Ok(None),
         }
     }
 

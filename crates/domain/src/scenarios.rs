@@ -22,6 +22,8 @@
 
 use std::ops::Range;
 
+use rust_decimal::Decimal;
+
 use serde::Deserialize;
 use signet_model::orders::{OrderType, Side};
 use signet_model::wire::WireEnum;
@@ -29,12 +31,16 @@ use signet_model::wire::WireEnum;
 use crate::marketdata::units::parse_day;
 use crate::simulator::clock::NewYork;
 use crate::simulator::mix::Mix;
+use crate::trading::fill_plan::{AfterPartial, FillPlan, Shape};
 
 /// The most rules a file holds, and the largest file.
 pub const MAX_RULES: usize = 100;
 pub const MAX_FILE_BYTES: usize = 64 * 1024;
 /// The longest delay a rule may add to an answer.
 pub const MAX_DELAY_MS: u64 = 60_000;
+/// The most slices a fill may come in, and the most slippage.
+pub const MAX_SLICES: u32 = 1000;
+pub const MAX_SLIPPAGE_BPS: f64 = 1000.0;
 
 /// The operations on orders a rule may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -108,6 +114,8 @@ pub enum Outcome {
     },
     /// The order is stored, then the connection closed without an answer.
     DropAnswer,
+    /// The order is stored with this plan for its fills.
+    Fill(FillPlan),
     /// Nothing but the delay.
     Delay,
 }
@@ -192,6 +200,12 @@ struct RawThen {
     retry_after_seconds: Option<u32>,
     drop_answer: Option<String>,
     delay_ms: Option<u64>,
+    fill: Option<String>,
+    slices: Option<u32>,
+    every_seconds: Option<f64>,
+    ratio: Option<f64>,
+    then: Option<String>,
+    slippage_bps: Option<f64>,
 }
 
 /// The statuses a rule may answer with instead of the call's.
@@ -314,7 +328,10 @@ impl Rule {
         if delay_ms > MAX_DELAY_MS {
             return Err(format!("delay_ms: at most {MAX_DELAY_MS}"));
         }
+        let fill = fill_plan(&raw.name, &then)?;
         let outcome = match (&then.reject, then.status, &then.drop_answer) {
+            (None, None, None) if let Some(plan) = fill => Outcome::Fill(plan),
+            _ if fill.is_some() => return Err("then: one of reject, status, drop_answer and a fill".into()),
             (Some(code), status, None) => {
                 let status = status.unwrap_or(400);
                 if !(400..500).contains(&status) {
@@ -349,7 +366,7 @@ impl Rule {
             }
             (None, None, None) if delay_ms > 0 => Outcome::Delay,
             (None, None, None) => {
-                return Err("then: reject, status, drop_answer or delay_ms".into());
+                return Err("then: reject, status, drop_answer, fill, slippage_bps or delay_ms".into());
             }
             _ => return Err("then: one of reject, status and drop_answer".into()),
         };
@@ -366,14 +383,17 @@ impl Rule {
             enabled: raw.enabled.unwrap_or(true),
             window,
         };
-        let orders_only = matches!(rule.then.outcome, Outcome::Reject { .. } | Outcome::DropAnswer);
+        let orders_only = matches!(
+            rule.then.outcome,
+            Outcome::Reject { .. } | Outcome::DropAnswer | Outcome::Fill(_)
+        );
         if orders_only && rule.stage() != Stage::Order {
-            return Err("reject and drop_answer need an order to act on: name an operation (place, replace or cancel) or something of the order".into());
+            return Err("reject, drop_answer and fills need an order to act on: name an operation (place, replace or cancel) or something of the order".into());
         }
         if rule.when.operation.is_some_and(|o| o != Operation::Place)
-            && matches!(rule.then.outcome, Outcome::DropAnswer)
+            && matches!(rule.then.outcome, Outcome::DropAnswer | Outcome::Fill(_))
         {
-            return Err("drop_answer acts on placements only".into());
+            return Err("drop_answer and fills act on placements only".into());
         }
         Ok(rule)
     }
@@ -419,6 +439,78 @@ impl Rule {
         };
         path && app && window && order
     }
+}
+
+/// The fill plan a rule's `then` asks for (`fill`, with its `slices`, `every_seconds`, `ratio`
+/// and `then`, and `slippage_bps`), if any.
+fn fill_plan(rule: &str, then: &RawThen) -> Result<Option<FillPlan>, String> {
+    let decimal = |name: &str, x: f64| Decimal::try_from(x).map_err(|_| format!("{name} {x}: not a number"));
+    let slippage_bps = match then.slippage_bps {
+        Some(bps) if !(bps > 0.0 && bps <= MAX_SLIPPAGE_BPS) => {
+            return Err(format!("slippage_bps {bps}: above 0, at most {MAX_SLIPPAGE_BPS}"));
+        }
+        Some(bps) => decimal("slippage_bps", bps)?,
+        None => Decimal::ZERO,
+    };
+    let given = |name: &'static str, present: bool| present.then_some(name);
+    let extras = [
+        given("slices", then.slices.is_some()),
+        given("every_seconds", then.every_seconds.is_some()),
+        given("ratio", then.ratio.is_some()),
+        given("then", then.then.is_some()),
+    ];
+    let allowed: &[&str] = match then.fill.as_deref() {
+        Some("slices") => &["slices", "every_seconds"],
+        Some("partial") => &["ratio", "then"],
+        _ => &[],
+    };
+    if let Some(extra) = extras.into_iter().flatten().find(|e| !allowed.contains(e)) {
+        return Err(format!(
+            "{extra} does not go with fill = {:?}",
+            then.fill.as_deref().unwrap_or("")
+        ));
+    }
+    let shape = match then.fill.as_deref() {
+        None if then.slippage_bps.is_some() => Shape::Market,
+        None => return Ok(None),
+        Some("slices") => {
+            let slices = then.slices.ok_or("fill = \"slices\" needs slices")?;
+            if !(2..=MAX_SLICES).contains(&slices) {
+                return Err(format!("slices {slices}: 2 to {MAX_SLICES}"));
+            }
+            let every = then.every_seconds.unwrap_or(1.0);
+            if !(0.0..=3600.0).contains(&every) {
+                return Err(format!("every_seconds {every}: 0 to 3600"));
+            }
+            Shape::Slices {
+                slices,
+                every_ms: i64::try_from((decimal("every_seconds", every)? * Decimal::ONE_THOUSAND).round())
+                    .map_err(|_| format!("every_seconds {every}: 0 to 3600"))?,
+            }
+        }
+        Some("partial") => {
+            let ratio = then.ratio.ok_or("fill = \"partial\" needs a ratio")?;
+            if !(ratio > 0.0 && ratio < 1.0) {
+                return Err(format!("ratio {ratio}: above 0, below 1"));
+            }
+            let after = match then.then.as_deref() {
+                Some("cancel") => AfterPartial::Cancel,
+                Some("rest") => AfterPartial::Rest,
+                other => return Err(format!("then {:?}: \"cancel\" or \"rest\"", other.unwrap_or(""))),
+            };
+            Shape::Partial {
+                ratio: decimal("ratio", ratio)?,
+                then: after,
+            }
+        }
+        Some("never") => Shape::Never,
+        Some(other) => return Err(format!("fill {other:?}: \"slices\", \"partial\" or \"never\"")),
+    };
+    Ok(Some(FillPlan {
+        rule: rule.to_owned(),
+        shape,
+        slippage_bps,
+    }))
 }
 
 /// A window of the simulator's clock: seconds of each New York day, or New York moments.
@@ -489,7 +581,7 @@ fn line_of(text: &str, span: Option<Range<usize>>) -> usize {
 mod tests {
     use super::*;
 
-    /// README's example (issue 28's, less the fills the engine does not take yet).
+    /// README's example: issue 28's, as written.
     const EXAMPLE: &str = include_str!("../../../testdata/scenarios/unhappy-paths.toml");
 
     fn order<'a>(symbol: &'a str, side: Side, quantity: f64, client_order_id: &'a str) -> Facts<'a> {
@@ -533,16 +625,48 @@ mod tests {
             }
         );
         let stages: Vec<Stage> = scenario.rules.iter().map(Rule::stage).collect();
-        assert_eq!(stages, [Stage::Order, Stage::Order, Stage::Order, Stage::Request]);
         assert_eq!(
-            scenario.rules[3].then,
+            stages,
+            [
+                Stage::Order,
+                Stage::Order,
+                Stage::Order,
+                Stage::Order,
+                Stage::Order,
+                Stage::Request
+            ]
+        );
+        assert_eq!(
+            scenario.rules[1].then.outcome,
+            Outcome::Fill(FillPlan {
+                rule: "AAPL in three slices".into(),
+                shape: Shape::Slices {
+                    slices: 3,
+                    every_ms: 1000
+                },
+                slippage_bps: Decimal::ZERO,
+            })
+        );
+        assert_eq!(
+            scenario.rules[2].then.outcome,
+            Outcome::Fill(FillPlan {
+                rule: "half then cancelled".into(),
+                shape: Shape::Partial {
+                    ratio: Decimal::new(5, 1),
+                    then: AfterPartial::Cancel
+                },
+                slippage_bps: Decimal::ZERO,
+            })
+        );
+        assert_eq!(
+            scenario.rules[5].then,
             Then {
                 outcome: Outcome::Delay,
                 delay_ms: 300
             }
         );
 
-        let mut hits = vec![0; 4];
+        let mut hits = vec![0; 6];
         let mut decide = |facts: &Facts<'_>| decided(&scenario, Stage::Order, facts, &mut hits);
         assert_eq!(
             decide(&order("MSFT", Side::Buy, 100.0, "a")),
@@ -553,6 +677,15 @@ mod tests {
         assert_eq!(decide(&order("AAPL", Side::Buy, 1.0, "flaky-1")), Some("flaky gateway"));
         assert_eq!(decide(&order("AAPL", Side::Buy, 1.0, "flaky-1")), None, "times = 1");
         assert_eq!(decide(&order("AAPL", Side::Buy, 1.0, "lost-1")), Some("lost answer"));
+        assert_eq!(
+            decide(&order("AAPL", Side::Sell, 9.0, "slices-1")),
+            Some("AAPL in three slices")
+        );
+        assert_eq!(decide(&order("MSFT", Side::Sell, 9.0, "slices-1")), None, "AAPL only");
+        assert_eq!(
+            decide(&order("MSFT", Side::Sell, 9.0, "half-1")),
+            Some("half then cancelled")
+        );
         let market_data = Facts {
             path: "/market-data/stocks/snapshots/list",
             order: None,
@@ -659,6 +792,51 @@ mod tests {
                 "[[rule]]\nname = \"x\"\nwhen = { operation = \"cancel\" }\nthen = { drop_answer = \"after_commit\" }\n",
                 1,
                 "placements only",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { operation = \"replace\" }\nthen = { fill = \"never\" }\n",
+                1,
+                "placements only",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { path = \"/a\" }\nthen = { fill = \"never\" }\n",
+                1,
+                "an order to act on",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"slices\", ratio = 0.5 }\n",
+                1,
+                "ratio does not go",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"slices\", slices = 1 }\n",
+                1,
+                "slices 1",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"partial\", ratio = 1.0, then = \"cancel\" }\n",
+                1,
+                "below 1",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"partial\", ratio = 0.2 }\n",
+                1,
+                "\"cancel\" or \"rest\"",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"sometimes\" }\n",
+                1,
+                "fill \"sometimes\"",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { slippage_bps = 5000 }\n",
+                1,
+                "slippage_bps",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nwhen = { symbol = \"A\" }\nthen = { fill = \"never\", reject = \"NO\" }\n",
+                1,
+                "and a fill",
             ),
         ];
         for (text, line, reason) in cases {

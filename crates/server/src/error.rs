@@ -69,7 +69,7 @@ impl ApiError {
                     *status,
                 )
             }
-            Outcome::DropAnswer | Outcome::Delay => {
+            Outcome::DropAnswer | Outcome::Fill(_) | Outcome::Delay => {
                 return ApiError::internal("a scenario outcome without an answer of its own was answered");
             }
         };

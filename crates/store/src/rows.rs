@@ -6,6 +6,7 @@ use signet_domain::marketdata::screeners::{Direction, Metric, Period, ScreenRow}
 use signet_domain::marketdata::snapshot::Snapshot;
 use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType, MinuteBar};
 use signet_domain::trading::combo::{Combo, ComboKind};
+use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::{Order, Trailing};
 use signet_model::orders::TrailingType;
 use signet_model::wire::WireEnum;
@@ -130,7 +131,7 @@ pub const ORDER_COLUMNS: &str =
     waits_for, instrument_id,
     symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
-    fill_time, update_time";
+    fill_time, update_time, filled_at_sim, fill_plan";
 
 /// An order from the columns of [`ORDER_COLUMNS`].
 pub fn order_from_row<R: Row>(row: &R) -> Result<Order, StoreError>
@@ -193,6 +194,10 @@ where
         place_time: get("place_time")?,
         fill_time: optional_int("fill_time")?,
         update_time: get("update_time")?,
+        filled_at_sim: optional_int("filled_at_sim")?,
+        fill_plan: optional_text("fill_plan")?
+            .map(|t| parse_column("fill_plan", &t, FillPlan::decode))
+            .transpose()?,
     })
 }
 
@@ -510,7 +515,7 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
              combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force,
              entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
              triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason,
-             expires_at_sim, place_time, fill_time, update_time) ",
+             expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan) ",
     );
     query.push_values(orders.iter().copied(), |row, o| {
         row.bind(&o.order_id)
@@ -542,7 +547,9 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
             .bind(o.expires_at_sim)
             .bind(o.place_time)
             .bind(o.fill_time)
-            .bind(o.update_time);
+            .bind(o.update_time)
+            .bind(o.filled_at_sim)
+            .bind(o.fill_plan.as_ref().map(FillPlan::encode));
     });
     query
 }

@@ -146,6 +146,13 @@ impl Engine {
             {
                 fills.extend(self.queued(&order, limit, quote, &mut tapes));
             }
+            // A scenario rule's plan cuts, paces and prices what matching found.
+            let mut cancel_rest = None;
+            if let Some(plan) = &order.fill_plan {
+                let shaped = plan.shape(&order, fills, now_ms);
+                fills = shaped.fills;
+                cancel_rest = shaped.cancel_rest.then(|| plan.cancel_reason());
+            }
             let mut filled_before = order.filled_quantity;
             for (quantity, price) in fills {
                 let fill = FillRequest {
@@ -172,6 +179,7 @@ impl Engine {
                     FillOutcome::Applied(_) => self.book.forget(),
                     FillOutcome::Stale => {
                         self.book.forget();
+                        cancel_rest = None;
                         break;
                     }
                     FillOutcome::Refused(refusal) => {
@@ -179,6 +187,10 @@ impl Engine {
                         continue 'orders;
                     }
                 }
+            }
+            if let Some(reason) = cancel_rest {
+                self.end(&order, Event::Cancel, &reason).await?;
+                continue;
             }
             // An IOC order has had its one chance, or none at all outside its sessions.
             if order.time_in_force == TimeInForce::Ioc {

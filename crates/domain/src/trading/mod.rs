@@ -9,6 +9,7 @@ pub mod combo;
 pub mod corporate;
 pub mod events;
 pub mod expiry;
+pub mod fill_plan;
 pub mod ledger;
 pub mod matching;
 pub mod order;

@@ -8,6 +8,7 @@ use signet_model::orders::{
 use signet_model::wire::WireEnum;
 
 use super::combo::Combo;
+use super::fill_plan::FillPlan;
 use crate::Rejection;
 
 /// What can happen to an order.
@@ -136,6 +137,10 @@ pub struct Order {
     pub place_time: i64,
     pub fill_time: Option<i64>,
     pub update_time: i64,
+    /// Simulated time of its latest fill.
+    pub filled_at_sim: Option<i64>,
+    /// How a scenario rule shapes its fills, when one matched it at placement.
+    pub fill_plan: Option<FillPlan>,
 }
 
 /// A trailing stop's distance from the best price seen.
@@ -220,6 +225,8 @@ impl Order {
             place_time: 0,
             fill_time: None,
             update_time: 0,
+            filled_at_sim: None,
+            fill_plan: None,
         }
     }
 }

@@ -69,6 +69,7 @@ fn outcome(outcome: &Outcome, delay_ms: u64) -> String {
         } => format!("status {status}, retry after {s} s"),
         Outcome::Status { status, .. } => format!("status {status}"),
         Outcome::DropAnswer => "drop_answer after_commit".to_owned(),
+        Outcome::Fill(plan) => plan.to_string(),
         Outcome::Delay => String::new(),
     };
     match (what.is_empty(), delay_ms) {

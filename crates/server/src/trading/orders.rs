@@ -161,6 +161,8 @@ fn new_order(
         place_time: placed_at.0,
         fill_time: None,
         update_time: placed_at.0,
+        filled_at_sim: None,
+        fill_plan: None,
     })
 }
 

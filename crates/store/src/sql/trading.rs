@@ -476,13 +476,15 @@ impl TradingStore for SqlStore {
         .execute(&mut tx)
         .await?;
         query(
-            "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4
-             WHERE order_id = $5",
+            "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4,
+                 filled_at_sim = $5
+             WHERE order_id = $6",
         )
         .bind(effect.status.as_str())
         .bind(effect.filled_quantity.to_string())
         .bind(effect.filled_amount.to_string())
         .bind(fill.time.0)
+        .bind(fill.market_time.0)
         .bind(&order.order_id)
         .execute(&mut tx)
         .await?;
