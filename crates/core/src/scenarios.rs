@@ -12,13 +12,16 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use signet_domain::scenarios::{Facts, Operation, OrderFacts, Outcome, Rule, Scenario, ScenarioError, Stage};
+use signet_domain::scenarios::{
+    Facts, Operation, OrderFacts, Outcome, Rule, Scenario, ScenarioError, Stage, StreamFacts, StreamKind,
+};
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::Order;
 use signet_store::{Store, StoreError, StoredScenario};
 
 use crate::CoreError;
+use crate::simulator::Simulator;
 
 /// How long a node goes on with the rules it read before it asks the store for their version.
 pub const REFRESH: Duration = Duration::from_secs(1);
@@ -31,6 +34,8 @@ struct Held {
 
 pub struct Scenarios {
     store: Arc<dyn Store>,
+    /// Told which symbols the rules hold still.
+    simulator: Arc<Simulator>,
     held: RwLock<Held>,
     checked: Mutex<Option<Instant>>,
 }
@@ -97,9 +102,10 @@ fn touch(injected: &Injected) {
 impl Scenarios {
     /// The rules in force in the store now. A stored file this build cannot read (written by
     /// another version) is logged and left out of force.
-    pub async fn start(store: Arc<dyn Store>) -> Result<Arc<Self>, StoreError> {
+    pub async fn start(store: Arc<dyn Store>, simulator: Arc<Simulator>) -> Result<Arc<Self>, StoreError> {
         let scenarios = Scenarios {
             store,
+            simulator,
             held: RwLock::new(Held {
                 version: -1,
                 scenario: Arc::default(),
@@ -148,6 +154,19 @@ impl Scenarios {
         fresh && self.held().scenario.rules.is_empty()
     }
 
+    /// Reads the rules again whenever they change on any node, within [`REFRESH`], until the
+    /// task is dropped: the symbols they hold still must follow them without a request.
+    pub async fn follow(self: Arc<Self>) {
+        let mut every = tokio::time::interval(REFRESH);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if let Err(e) = self.current().await {
+                tracing::warn!(error = %e, "reading the scenario rules failed");
+            }
+        }
+    }
+
     /// The rules this node holds, read again when [`REFRESH`] has passed since it last asked.
     async fn current(&self) -> Result<Arc<Scenario>, StoreError> {
         let due = {
@@ -185,6 +204,7 @@ impl Scenarios {
             let switched = stored.iter().flat_map(|s| &s.rules).find(|r| r.name == rule.name);
             rule.enabled = switched.is_some_and(|r| r.enabled);
         }
+        self.simulator.follow(scenario.market_rules());
         let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
         *held = Held {
             version,
@@ -228,6 +248,16 @@ impl Scenarios {
         order: &Order,
         time_ms: i64,
     ) -> Result<Option<FillPlan>, CoreError> {
+        // A halted symbol takes no new order nor a change; a cancel goes through.
+        if operation != Operation::Cancel {
+            let scenario = self.current().await?;
+            if let Some(rule) = scenario.halting(&order.symbol, time_ms) {
+                self.store.hit_scenario_rule(&rule.name).await?;
+                let injected = Injected::of(rule);
+                touch(&injected);
+                return Err(CoreError::Injected(Box::new(injected)));
+            }
+        }
         let facts = OrderFacts {
             operation,
             account: account_id,
@@ -263,7 +293,51 @@ impl Scenarios {
             app: app.as_deref(),
             time_ms,
             order: Some(order),
+            stream: None,
         };
         self.decide(Stage::Order, &facts).await
+    }
+
+    /// The rule that ends a stream of `kind` opening for `app` (a trade-events subscription
+    /// following `accounts`), if any.
+    pub async fn decide_stream(
+        &self,
+        kind: StreamKind,
+        app: &str,
+        accounts: &[String],
+        time_ms: i64,
+    ) -> Result<Option<EndStream>, StoreError> {
+        if self.idle() {
+            return Ok(None);
+        }
+        let facts = Facts {
+            path: "",
+            app: Some(app),
+            time_ms,
+            order: None,
+            stream: Some(StreamFacts { kind, accounts }),
+        };
+        Ok(match self.decide(Stage::Stream, &facts).await? {
+            Some(Injected {
+                rule,
+                outcome: Outcome::EndStream { after },
+                ..
+            }) => Some(EndStream { rule, after }),
+            _ => None,
+        })
+    }
+}
+
+/// A stream a rule ends: after how many events or messages, and the rule's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndStream {
+    pub rule: String,
+    pub after: u64,
+}
+
+impl EndStream {
+    /// Whether the stream ends now, having carried `sent`.
+    pub fn due(&self, sent: u64) -> bool {
+        sent >= self.after
     }
 }

@@ -18,13 +18,14 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::marketdata::{MinuteBar, SymbolBar};
+use signet_domain::scenarios::MarketRules;
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::CORE_OPEN;
 use signet_domain::simulator::clock::{Clock, ClockMode, NewYork, Session, next_core_open};
 use signet_domain::simulator::daypath::{DayPath, Stretch};
 use signet_domain::simulator::intraday::{self, Candle};
 use signet_domain::simulator::path::{DayPlan, cents};
-use signet_domain::simulator::{Listing, Pin, PinError, Quote, clock};
+use signet_domain::simulator::{Held, Listing, Pin, PinError, Quote, clock};
 use signet_domain::times::SimTime;
 use signet_store::{Store, StoreError};
 
@@ -71,6 +72,8 @@ pub struct Simulator {
     state: RwLock<State>,
     /// Each (instrument, day)'s path, drawn once: quotes, ticks and bars read it.
     paths: RwLock<HashMap<(i64, i32), Arc<DayPath>>>,
+    /// What the scenario rules in force do to the market ([`Simulator::follow`]).
+    rules: RwLock<MarketRules>,
 }
 
 /// (instrument, day) paths kept beyond which the days before today are dropped (about 10 KB
@@ -170,6 +173,7 @@ impl Simulator {
             store,
             state: RwLock::new(state),
             paths: RwLock::default(),
+            rules: RwLock::default(),
         });
         simulator.sync().await?;
         Ok(simulator)
@@ -214,6 +218,7 @@ impl Simulator {
             (state.day + 1).max(today - MAX_CATCH_UP_DAYS)
         };
         let history_ends = self.store.latest_bar_day().await?.unwrap_or(i32::MIN);
+        let gaps = self.rules().gaps.clone();
         let mut finished = Vec::new();
         for day in from..=today {
             // Within the history the market traded on the days with bars; beyond it, on the
@@ -274,6 +279,7 @@ impl Simulator {
             }
             let replayed: HashMap<i64, _> = bars.into_iter().collect();
             let mut plans = HashMap::with_capacity(state.listings.len());
+            let mut gapped = Vec::new();
             for (&id, listing) in &state.listings {
                 let prev_close =
                     state.closes.get(&id).copied().unwrap_or(20.0) / splits.get(&id).copied().unwrap_or(1.0);
@@ -292,7 +298,18 @@ impl Simulator {
                     },
                     None => DayPlan::draw(self.seed, id, day, prev_close, listing.vol, listing.volume),
                 };
+                // A scenario rule's gap moves the day, which is then drawn from its plan.
+                let plan = match gaps.iter().find(|gap| gap.symbol == listing.symbol && gap.on(day)) {
+                    Some(gap) => {
+                        gapped.push(id);
+                        plan.gapped(gap.ratio)
+                    }
+                    None => plan,
+                };
                 plans.insert(id, plan);
+            }
+            for id in gapped.drain(..) {
+                state.imported.remove(&id);
             }
             for (id, plan) in &plans {
                 state.closes.insert(*id, plan.close);
@@ -339,23 +356,47 @@ impl Simulator {
             .collect()
     }
 
-    /// The quote of an instrument at `time_ms` (within the day the plans are for).
+    /// Follows these scenario rules from now on, in place of those before: symbols held still
+    /// at once, gaps from the next day the simulator plans.
+    pub fn follow(&self, rules: MarketRules) {
+        *self.rules.write().unwrap_or_else(PoisonError::into_inner) = rules;
+    }
+
+    fn rules(&self) -> RwLockReadGuard<'_, MarketRules> {
+        self.rules.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How `symbol` is held still at `time_ms`, and since when, if it is.
+    pub fn held(&self, symbol: &str, time_ms: i64) -> Option<(Held, i64)> {
+        self.rules()
+            .holds
+            .iter()
+            .filter(|hold| hold.symbol == symbol)
+            .find_map(|hold| Some((hold.held, hold.since(time_ms)?)))
+    }
+
+    /// The quote of an instrument at `time_ms` (within the day the plans are for). A symbol a
+    /// scenario rule holds still quotes what it quoted when the hold began, timed then, in the
+    /// session of `time_ms`: the snapshots, ticks and feed made from the quote stand still too.
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
         let ny = NewYork::of(time_ms);
-        let (listing, plan, close, pin, session) = {
+        let (listing, plan, close, pin, session, held) = {
             let state = self.state();
             let listing = state.listings.get(&instrument_id)?;
+            let held = self.held(&listing.symbol, time_ms);
             // The overnight session runs at the last price, also on the evening before a trading day.
             let session = match ny.session() {
                 Session::Overnight => Session::Overnight,
                 s if state.trading && ny.day == state.day => s,
                 _ => Session::Closed,
             };
+            // A held symbol's price is the one of the moment the hold began, in the session of now.
+            let priced = held.map_or(ny, |(_, since)| NewYork::of(since));
             let plan = state
                 .plans
                 .get(&instrument_id)
                 .copied()
-                .filter(|_| state.trading && ny.day == state.day);
+                .filter(|_| state.trading && priced.day == state.day);
             let close = state.closes.get(&instrument_id).copied().unwrap_or(20.0);
             (
                 listing.clone(),
@@ -363,8 +404,10 @@ impl Simulator {
                 close,
                 state.pins.get(&instrument_id).copied(),
                 session,
+                held,
             )
         };
+        let ny = held.map_or(ny, |(_, since)| NewYork::of(since));
         let path = plan.map(|p| self.path(instrument_id, &p));
         let (price, volume, recent) = match &path {
             Some(path) => (
@@ -385,7 +428,8 @@ impl Simulator {
         Some(Quote {
             instrument_id,
             symbol: listing.symbol,
-            time_ms,
+            // A held quote is the one of the moment the hold began: its figures stand still.
+            time_ms: held.map_or(time_ms, |(_, since)| since),
             session,
             bid: pin.map_or_else(|| (last - half_spread).max(Decimal::new(1, 2)), |p| p.bid),
             ask: pin.map_or_else(|| last + half_spread, |p| p.ask),
@@ -396,6 +440,7 @@ impl Simulator {
             pre_close,
             volume,
             pinned: pin.is_some(),
+            held: held.map(|(held, _)| held),
         })
     }
 
@@ -554,21 +599,20 @@ impl Simulator {
     /// The last price of an instrument at `time_ms` (within the day the plans are for): what
     /// the quote says, without the rest of the quote, for valuing positions.
     pub fn last_of(&self, instrument_id: i64, time_ms: i64) -> Option<Decimal> {
-        let ny = NewYork::of(time_ms);
-        let (plan, close) = {
+        let (plan, close, ny) = {
             let state = self.state();
-            if !state.listings.contains_key(&instrument_id) {
-                return None;
-            }
+            let listing = state.listings.get(&instrument_id)?;
             if let Some(pin) = state.pins.get(&instrument_id) {
                 return Some(pin.last);
             }
+            let held = self.held(&listing.symbol, time_ms);
+            let ny = NewYork::of(held.map_or(time_ms, |(_, since)| since));
             let plan = state
                 .plans
                 .get(&instrument_id)
                 .copied()
                 .filter(|_| state.trading && ny.day == state.day);
-            (plan, state.closes.get(&instrument_id).copied().unwrap_or(20.0))
+            (plan, state.closes.get(&instrument_id).copied().unwrap_or(20.0), ny)
         };
         let cents = match plan {
             Some(plan) => self.path(instrument_id, &plan).price_at(ny.second),

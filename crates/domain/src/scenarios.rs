@@ -29,7 +29,8 @@ use signet_model::orders::{OrderType, Side};
 use signet_model::wire::WireEnum;
 
 use crate::marketdata::units::parse_day;
-use crate::simulator::clock::NewYork;
+use crate::simulator::Held;
+use crate::simulator::clock::{CORE_OPEN, NewYork, utc_ms_of};
 use crate::simulator::mix::Mix;
 use crate::trading::fill_plan::{AfterPartial, FillPlan, Shape};
 
@@ -61,12 +62,26 @@ impl Operation {
     }
 }
 
+/// The streams a rule may end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamKind {
+    /// A gRPC trade-events subscription: ended with UNAVAILABLE.
+    Events,
+    /// An MQTT session of the quotes feed: its connection closed.
+    Quotes,
+}
+
 /// When a rule is decided: as a request arrives (by its path and app), or as an order is
 /// placed, replaced or cancelled (by what the order is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     Request,
     Order,
+    /// Not decided by a request: a state of the market while the rule's window holds.
+    Market,
+    /// As a stream opens (by its kind, app and accounts).
+    Stream,
 }
 
 /// What a rule matches. Every condition given must hold.
@@ -74,6 +89,9 @@ pub enum Stage {
 #[serde(deny_unknown_fields)]
 pub struct When {
     pub operation: Option<Operation>,
+    /// A stream rather than a request: the trade-events subscriptions (`events`) or the quotes
+    /// feed's MQTT sessions (`quotes`), decided when one opens.
+    pub stream: Option<StreamKind>,
     /// The request's path, exactly, or its beginning.
     pub path: Option<String>,
     pub path_prefix: Option<String>,
@@ -116,6 +134,15 @@ pub enum Outcome {
     DropAnswer,
     /// The order is stored with this plan for its fills.
     Fill(FillPlan),
+    /// The symbol's quotes stand still while the rule's window holds; halted, its orders are
+    /// refused with this message and nothing fills.
+    Hold { held: Held, message: String },
+    /// The stream ends after this many events or messages: a trade-events subscription with
+    /// UNAVAILABLE, a quotes session by closing its connection.
+    EndStream { after: u64 },
+    /// The symbol's days whose open falls in the rule's window (every day without one) open
+    /// this many percent away from their previous close's course, and trade there.
+    Gap { percent: f64 },
     /// Nothing but the delay.
     Delay,
 }
@@ -159,6 +186,15 @@ pub struct Facts<'a> {
     /// The simulator's clock.
     pub time_ms: i64,
     pub order: Option<OrderFacts<'a>>,
+    pub stream: Option<StreamFacts<'a>>,
+}
+
+/// A stream as it opens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamFacts<'a> {
+    pub kind: StreamKind,
+    /// The accounts a trade-events subscription follows (none for the quotes feed).
+    pub accounts: &'a [String],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -206,6 +242,10 @@ struct RawThen {
     ratio: Option<f64>,
     then: Option<String>,
     slippage_bps: Option<f64>,
+    halt: Option<bool>,
+    freeze_quotes: Option<bool>,
+    end_after: Option<u64>,
+    gap_percent: Option<f64>,
 }
 
 /// The statuses a rule may answer with instead of the call's.
@@ -324,6 +364,26 @@ impl Rule {
             (from, until) => Some(Window::parse(from.as_deref(), until.as_deref())?),
         };
         let then = raw.then;
+        if then.halt == Some(true) || then.freeze_quotes == Some(true) || then.gap_percent.is_some() {
+            let outcome = hold(&when, &then)?;
+            return Ok(Rule {
+                name: raw.name,
+                when,
+                then: Then { outcome, delay_ms: 0 },
+                enabled: raw.enabled.unwrap_or(true),
+                window,
+            });
+        }
+        if when.stream.is_some() || then.end_after.is_some() {
+            let outcome = end_stream(&when, &then)?;
+            return Ok(Rule {
+                name: raw.name,
+                when,
+                then: Then { outcome, delay_ms: 0 },
+                enabled: raw.enabled.unwrap_or(true),
+                window,
+            });
+        }
         let delay_ms = then.delay_ms.unwrap_or(0);
         if delay_ms > MAX_DELAY_MS {
             return Err(format!("delay_ms: at most {MAX_DELAY_MS}"));
@@ -400,6 +460,12 @@ impl Rule {
 
     /// When the rule is decided: a rule that names anything of an order, when one is.
     pub fn stage(&self) -> Stage {
+        if matches!(self.then.outcome, Outcome::Hold { .. } | Outcome::Gap { .. }) {
+            return Stage::Market;
+        }
+        if self.when.stream.is_some() {
+            return Stage::Stream;
+        }
         let w = &self.when;
         let of_an_order = w.operation.is_some()
             || w.account.is_some()
@@ -421,7 +487,14 @@ impl Rule {
         let window = self.window.as_ref().is_none_or(|window| window.holds(facts.time_ms));
         let order = match (self.stage(), facts.order) {
             (Stage::Request, _) => true,
-            (Stage::Order, None) => false,
+            (Stage::Stream, _) => facts.stream.is_some_and(|stream| {
+                w.stream == Some(stream.kind)
+                    && w.account
+                        .as_deref()
+                        .is_none_or(|a| stream.accounts.iter().any(|s| s == a))
+            }),
+            (Stage::Order | Stage::Market, None) => false,
+            (Stage::Market, Some(_)) => false,
             (Stage::Order, Some(o)) => {
                 w.operation.unwrap_or(Operation::Place) == o.operation
                     && w.account.as_deref().is_none_or(|a| a == o.account)
@@ -438,6 +511,217 @@ impl Rule {
             }
         };
         path && app && window && order
+    }
+}
+
+/// The message a halted symbol's orders are refused with, unless the rule gives one.
+pub const HALTED: &str = "trading in the symbol is halted";
+
+/// A `then` that holds a symbol still (`halt = true` or `freeze_quotes = true`): it names the
+/// symbol and when the hold begins (`from`), and nothing else of a request or an order, since
+/// it is a state of the market rather than an answer to one.
+fn hold(when: &When, then: &RawThen) -> Result<Outcome, String> {
+    let kinds = [
+        then.halt == Some(true),
+        then.freeze_quotes == Some(true),
+        then.gap_percent.is_some(),
+    ];
+    if kinds.iter().filter(|&&k| k).count() > 1 {
+        return Err("one of halt, freeze_quotes and gap_percent (a halt freezes the quotes too)".into());
+    }
+    if let Some(percent) = then.gap_percent {
+        if when.symbol.is_none() {
+            return Err("gap_percent names a symbol".into());
+        }
+        if !(percent > -90.0 && percent <= 100.0) || percent == 0.0 {
+            return Err(format!("gap_percent {percent}: above -90, at most 100, not 0"));
+        }
+    } else if when.symbol.is_none() || when.from.is_none() {
+        return Err("halt and freeze_quotes name a symbol and when the hold begins (from)".into());
+    }
+    let named = [
+        ("operation", when.operation.is_some()),
+        ("stream", when.stream.is_some()),
+        ("path", when.path.is_some()),
+        ("path_prefix", when.path_prefix.is_some()),
+        ("app", when.app.is_some()),
+        ("account", when.account.is_some()),
+        ("side", when.side.is_some()),
+        ("order_type", when.order_type.is_some()),
+        ("min_quantity", when.min_quantity.is_some()),
+        ("max_quantity", when.max_quantity.is_some()),
+        ("client_order_id_prefix", when.client_order_id_prefix.is_some()),
+        ("times", when.times.is_some()),
+        ("probability", when.probability.is_some()),
+    ];
+    if let Some((name, _)) = named.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "{name} does not go with a halt, a freeze or a gap: they move the whole symbol"
+        ));
+    }
+    let others = then.reject.is_some()
+        || then.status.is_some()
+        || then.drop_answer.is_some()
+        || then.delay_ms.is_some()
+        || then.retry_after_seconds.is_some()
+        || then.fill.is_some()
+        || then.slippage_bps.is_some()
+        || then.end_after.is_some();
+    if others || (then.message.is_some() && then.halt != Some(true)) {
+        return Err("a halt takes a message, a freeze or a gap nothing else".into());
+    }
+    Ok(if let Some(percent) = then.gap_percent {
+        Outcome::Gap { percent }
+    } else if then.halt == Some(true) {
+        Outcome::Hold {
+            held: Held::Halted,
+            message: then.message.clone().unwrap_or_else(|| HALTED.to_owned()),
+        }
+    } else {
+        Outcome::Hold {
+            held: Held::Frozen,
+            message: String::new(),
+        }
+    })
+}
+
+/// The most events or messages a rule lets a stream carry before it ends.
+pub const MAX_END_AFTER: u64 = 1_000_000;
+
+/// A `then` that ends streams (`end_after`), for a `when` that names the kind of stream and
+/// nothing of a request or an order but its app, its account (trade events), its time, `times`
+/// and `probability`.
+fn end_stream(when: &When, then: &RawThen) -> Result<Outcome, String> {
+    let Some(kind) = when.stream else {
+        return Err("end_after ends streams: name one with stream = \"events\" or \"quotes\"".into());
+    };
+    let Some(after) = then.end_after else {
+        return Err("a rule on a stream ends it: then = { end_after = N }".into());
+    };
+    if after > MAX_END_AFTER {
+        return Err(format!("end_after {after}: at most {MAX_END_AFTER}"));
+    }
+    let named = [
+        ("operation", when.operation.is_some()),
+        ("path", when.path.is_some()),
+        ("path_prefix", when.path_prefix.is_some()),
+        ("symbol", when.symbol.is_some()),
+        ("side", when.side.is_some()),
+        ("order_type", when.order_type.is_some()),
+        ("min_quantity", when.min_quantity.is_some()),
+        ("max_quantity", when.max_quantity.is_some()),
+        ("client_order_id_prefix", when.client_order_id_prefix.is_some()),
+        ("account", when.account.is_some() && kind == StreamKind::Quotes),
+    ];
+    if let Some((name, _)) = named.iter().find(|(_, given)| *given) {
+        return Err(format!("{name} does not go with a stream rule"));
+    }
+    let others = then.reject.is_some()
+        || then.status.is_some()
+        || then.drop_answer.is_some()
+        || then.delay_ms.is_some()
+        || then.retry_after_seconds.is_some()
+        || then.message.is_some()
+        || then.fill.is_some()
+        || then.slippage_bps.is_some();
+    if others {
+        return Err("a stream rule's then is end_after alone".into());
+    }
+    Ok(Outcome::EndStream { after })
+}
+
+/// A symbol held still by a rule, as the simulator needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hold {
+    pub rule: String,
+    pub symbol: String,
+    pub held: Held,
+    window: Window,
+}
+
+impl Hold {
+    /// When the hold under way at `time_ms` began, if one is.
+    pub fn since(&self, time_ms: i64) -> Option<i64> {
+        self.window.began(time_ms)
+    }
+}
+
+/// A symbol's days moved by a rule's gap, as the simulator needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gap {
+    pub rule: String,
+    pub symbol: String,
+    /// The share of the price the days move by (-0.08 for `gap_percent = -8`).
+    pub ratio: f64,
+    window: Option<Window>,
+}
+
+impl Gap {
+    /// Whether New York `day` opens gapped: its core open falls in the rule's window.
+    pub fn on(&self, day: i32) -> bool {
+        self.window.is_none_or(|w| w.holds(utc_ms_of(day, CORE_OPEN)))
+    }
+}
+
+/// What the rules switched on do to the market: the symbols held still, and the days gapped.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MarketRules {
+    pub holds: Vec<Hold>,
+    pub gaps: Vec<Gap>,
+}
+
+impl Scenario {
+    /// The rules switched on that act on the market.
+    pub fn market_rules(&self) -> MarketRules {
+        let gaps = self
+            .rules
+            .iter()
+            .filter(|rule| rule.enabled)
+            .filter_map(|rule| match (&rule.then.outcome, &rule.when.symbol) {
+                (Outcome::Gap { percent }, Some(symbol)) => Some(Gap {
+                    rule: rule.name.clone(),
+                    symbol: symbol.to_ascii_uppercase(),
+                    ratio: percent / 100.0,
+                    window: rule.window,
+                }),
+                _ => None,
+            })
+            .collect();
+        MarketRules {
+            holds: self.holds(),
+            gaps,
+        }
+    }
+
+    /// The holds of the rules switched on.
+    pub fn holds(&self) -> Vec<Hold> {
+        self.rules
+            .iter()
+            .filter(|rule| rule.enabled)
+            .filter_map(|rule| match (&rule.then.outcome, &rule.when.symbol, rule.window) {
+                (Outcome::Hold { held, .. }, Some(symbol), Some(window)) => Some(Hold {
+                    rule: rule.name.clone(),
+                    symbol: symbol.to_ascii_uppercase(),
+                    held: *held,
+                    window,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The rule that halts `symbol` at `time_ms`, if one does.
+    pub fn halting(&self, symbol: &str, time_ms: i64) -> Option<&Rule> {
+        self.rules.iter().find(|rule| {
+            rule.enabled
+                && matches!(rule.then.outcome, Outcome::Hold { held: Held::Halted, .. })
+                && rule
+                    .when
+                    .symbol
+                    .as_deref()
+                    .is_some_and(|s| s.eq_ignore_ascii_case(symbol))
+                && rule.window.is_some_and(|w| w.holds(time_ms))
+        })
     }
 }
 
@@ -551,6 +835,20 @@ impl Window {
         })
     }
 
+    /// When the stretch of the window under way at `time_ms` began (none outside the window, or
+    /// in one open at its start).
+    fn began(&self, time_ms: i64) -> Option<i64> {
+        if !self.holds(time_ms) {
+            return None;
+        }
+        let ny = NewYork::of(time_ms);
+        match *self {
+            Window::Daily { from, until } if from > until && ny.second < until => Some(utc_ms_of(ny.day - 1, from)),
+            Window::Daily { from, .. } => Some(utc_ms_of(ny.day, from)),
+            Window::Once { from, .. } => from.map(|(day, second)| utc_ms_of(day, second)),
+        }
+    }
+
     fn holds(&self, time_ms: i64) -> bool {
         let ny = NewYork::of(time_ms);
         match *self {
@@ -598,6 +896,7 @@ mod tests {
                 quantity,
                 client_order_id,
             }),
+            stream: None,
         }
     }
 
@@ -717,6 +1016,7 @@ mod tests {
                 app: None,
                 time_ms: 0,
                 order: None,
+                stream: None,
             };
             let mut n = 0;
             (0..1000)
@@ -849,6 +1149,167 @@ mod tests {
     }
 
     #[test]
+    fn a_halt_and_a_freeze_hold_their_symbol_from_their_window_s_start() {
+        let scenario = Scenario::parse(
+            "[[rule]]\nname = \"halt\"\nwhen = { symbol = \"aapl\", from = \"10:00\", until = \"10:15\" }\nthen = { halt = true, message = \"LULD pause\" }\n\
+             [[rule]]\nname = \"freeze\"\nwhen = { symbol = \"MSFT\", from = \"2013-02-25 11:00\" }\nthen = { freeze_quotes = true }\n",
+        )
+        .unwrap();
+        assert_eq!(scenario.rules[0].stage(), Stage::Market);
+        assert_eq!(
+            scenario.rules[0].then.outcome,
+            Outcome::Hold {
+                held: Held::Halted,
+                message: "LULD pause".into()
+            }
+        );
+        let open = 1_361_802_600_000; // 2013-02-25 09:30 New York
+        let ten = open + 1_800_000;
+        let holds = scenario.holds();
+        assert_eq!(holds.len(), 2);
+        let (halt, freeze) = (&holds[0], &holds[1]);
+        assert_eq!((halt.symbol.as_str(), halt.held), ("AAPL", Held::Halted));
+        assert_eq!(halt.since(ten - 1), None);
+        assert_eq!(halt.since(ten + 60_000), Some(ten));
+        assert_eq!(halt.since(ten + 900_000), None, "until is excluded");
+        assert_eq!(halt.since(ten + 86_400_000 + 5), Some(ten + 86_400_000), "every day");
+        assert_eq!(
+            freeze.since(ten + 3_600_000 * 30),
+            Some(ten + 3_600_000),
+            "from then on"
+        );
+        assert_eq!(scenario.halting("AAPL", ten + 1).map(|r| r.name.as_str()), Some("halt"));
+        assert_eq!(scenario.halting("MSFT", ten + 3_600_000), None, "frozen, not halted");
+        assert_eq!(scenario.halting("AAPL", open), None);
+        // Never a candidate for a request or an order.
+        let placing = order("AAPL", Side::Buy, 1.0, "x");
+        let placing = Facts {
+            time_ms: ten + 1,
+            ..placing
+        };
+        assert!(scenario.candidates(Stage::Order, &placing).is_empty());
+        assert!(scenario.candidates(Stage::Request, &placing).is_empty());
+
+        for (then, when, reason) in [
+            ("{ halt = true }", "{ symbol = \"A\" }", "when the hold begins"),
+            ("{ halt = true }", "{ from = \"10:00\" }", "name a symbol"),
+            (
+                "{ halt = true, freeze_quotes = true }",
+                "{ symbol = \"A\", from = \"10:00\" }",
+                "one of halt",
+            ),
+            ("{ gap_percent = -95 }", "{ symbol = \"A\" }", "above -90"),
+            ("{ gap_percent = 5 }", "{ path = \"/a\" }", "names a symbol"),
+            (
+                "{ gap_percent = 5, delay_ms = 1 }",
+                "{ symbol = \"A\" }",
+                "a gap nothing else",
+            ),
+            (
+                "{ halt = true }",
+                "{ symbol = \"A\", from = \"10:00\", side = \"BUY\" }",
+                "side does not go",
+            ),
+            (
+                "{ freeze_quotes = true, message = \"m\" }",
+                "{ symbol = \"A\", from = \"10:00\" }",
+                "a freeze or a gap nothing else",
+            ),
+            (
+                "{ halt = true, delay_ms = 5 }",
+                "{ symbol = \"A\", from = \"10:00\" }",
+                "a halt takes",
+            ),
+        ] {
+            let text = format!("[[rule]]\nname = \"x\"\nwhen = {when}\nthen = {then}\n");
+            let e = Scenario::parse(&text).unwrap_err();
+            assert!(e.reason.contains(reason), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_gap_moves_the_days_whose_open_falls_in_its_window() {
+        let scenario = Scenario::parse(
+            "[[rule]]\nname = \"every day\"\nwhen = { symbol = \"aapl\" }\nthen = { gap_percent = -8 }\n\
+             [[rule]]\nname = \"one day\"\nwhen = { symbol = \"MSFT\", from = \"2013-02-26 00:00\", until = \"2013-02-27 00:00\" }\nthen = { gap_percent = 5 }\n",
+        )
+        .unwrap();
+        assert_eq!(scenario.rules[0].stage(), Stage::Market);
+        let rules = scenario.market_rules();
+        assert!(rules.holds.is_empty());
+        let (every, one) = (&rules.gaps[0], &rules.gaps[1]);
+        assert_eq!((every.symbol.as_str(), every.ratio), ("AAPL", -0.08));
+        let monday = parse_day("2013-02-25").unwrap();
+        assert!(every.on(monday) && every.on(monday + 1));
+        assert!(!one.on(monday) && one.on(monday + 1) && !one.on(monday + 2));
+    }
+
+    #[test]
+    fn a_stream_rule_is_decided_as_its_kind_of_stream_opens() {
+        let scenario = Scenario::parse(
+            "[[rule]]\nname = \"events\"\nwhen = { stream = \"events\", account = \"A2\", times = 1 }\nthen = { end_after = 3 }\n\
+             [[rule]]\nname = \"quotes\"\nwhen = { stream = \"quotes\", app = \"k\" }\nthen = { end_after = 0 }\n",
+        )
+        .unwrap();
+        assert_eq!(scenario.rules[0].stage(), Stage::Stream);
+        assert_eq!(scenario.rules[0].then.outcome, Outcome::EndStream { after: 3 });
+        fn opening<'a>(kind: StreamKind, app: &'a str, accounts: &'a [String]) -> Facts<'a> {
+            Facts {
+                path: "",
+                app: Some(app),
+                time_ms: 0,
+                order: None,
+                stream: Some(StreamFacts { kind, accounts }),
+            }
+        }
+        let accounts = &["A1".to_owned(), "A2".to_owned()];
+        let mut hits = vec![0; 2];
+        let mut decide = |facts: &Facts<'_>| decided(&scenario, Stage::Stream, facts, &mut hits);
+        assert_eq!(decide(&opening(StreamKind::Events, "x", accounts)), Some("events"));
+        assert_eq!(decide(&opening(StreamKind::Events, "x", accounts)), None, "times = 1");
+        assert_eq!(
+            decide(&opening(StreamKind::Events, "x", &accounts[..1])),
+            None,
+            "not A2's"
+        );
+        assert_eq!(decide(&opening(StreamKind::Quotes, "x", &[])), None, "another app");
+        assert_eq!(decide(&opening(StreamKind::Quotes, "k", &[])), Some("quotes"));
+        let request = Facts {
+            stream: None,
+            ..opening(StreamKind::Quotes, "k", &[])
+        };
+        assert_eq!(decide(&request), None, "a request is no stream");
+
+        for (text, reason) in [
+            ("when = { stream = \"events\" }\nthen = { status = 503 }", "ends it"),
+            (
+                "when = { path = \"/a\" }\nthen = { end_after = 1 }",
+                "name one with stream",
+            ),
+            (
+                "when = { stream = \"events\", symbol = \"A\" }\nthen = { end_after = 1 }",
+                "symbol does not go",
+            ),
+            (
+                "when = { stream = \"quotes\", account = \"A\" }\nthen = { end_after = 1 }",
+                "account does not go",
+            ),
+            (
+                "when = { stream = \"events\" }\nthen = { end_after = 1, delay_ms = 5 }",
+                "end_after alone",
+            ),
+            (
+                "when = { stream = \"rivers\" }\nthen = { end_after = 1 }",
+                "unknown variant",
+            ),
+        ] {
+            let text = format!("[[rule]]\nname = \"x\"\n{text}\n");
+            let e = Scenario::parse(&text).unwrap_err();
+            assert!(e.reason.contains(reason), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn a_window_of_the_clock_bounds_a_rule() {
         let scenario = Scenario::parse(
             "[[rule]]\nname = \"open\"\nwhen = { from = \"09:30\", until = \"09:35\", path = \"/a\" }\nthen = { status = 503 }\n\
@@ -860,6 +1321,7 @@ mod tests {
             app: None,
             time_ms: ms,
             order: None,
+            stream: None,
         };
         let open = 1_361_802_600_000; // 2013-02-25 09:30 New York
         let decide = |facts: &Facts<'_>| scenario.decide(Stage::Request, facts, |_| 1).map(|r| r.name.clone());

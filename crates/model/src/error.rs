@@ -113,6 +113,8 @@ error_codes! {
     DuplicateClientComboOrderId = ("DUPLICATE_CLIENT_COMBO_ORDER_ID", 409),
     /// The order is FILLED, CANCELLED or FAILED and cannot change.
     OrderNotOpen = ("ORDER_NOT_OPEN", 400),
+    /// Trading in the symbol is halted (by a scenario rule): no order is placed or replaced.
+    TradingHalted = ("TRADING_HALTED", 400),
     /// Not enough buying power (cash, or margin) for the order.
     InsufficientBuyingPower = ("INSUFFICIENT_BUYING_POWER", 400),
     /// Selling more than the account holds (and is not selling elsewhere).

@@ -36,8 +36,9 @@ pub struct ScenarioRuleView {
     pub enabled: bool,
     /// Matches since the file was loaded (those `times` and `probability` let through or not).
     pub hits: i64,
-    /// REQUEST (decided by path and app) or ORDER (decided when an order is placed, replaced or
-    /// cancelled).
+    /// REQUEST (decided by path and app), ORDER (decided when an order is placed, replaced or
+    /// cancelled), MARKET (a halt or a freeze, in force while its window holds) or STREAM
+    /// (decided as a trade-events subscription or a quotes session opens).
     pub stage: String,
     /// What it does: `reject CODE`, `status 503`, `drop_answer`, `delay 300 ms`.
     pub outcome: String,

@@ -69,7 +69,12 @@ impl ApiError {
                     *status,
                 )
             }
-            Outcome::DropAnswer | Outcome::Fill(_) | Outcome::Delay => {
+            Outcome::Hold { message, .. } => (ErrorCode::TradingHalted, message.clone(), 400),
+            Outcome::DropAnswer
+            | Outcome::Fill(_)
+            | Outcome::EndStream { .. }
+            | Outcome::Gap { .. }
+            | Outcome::Delay => {
                 return ApiError::internal("a scenario outcome without an answer of its own was answered");
             }
         };

@@ -39,6 +39,7 @@ pub async fn apply(State(state): State<AppState>, request: Request, next: Next) 
             app: app.as_deref(),
             time_ms: state.simulator.now_ms(),
             order: None,
+            stream: None,
         };
         match state.scenarios.decide(Stage::Request, &facts).await {
             Ok(Some(injected)) if matches!(injected.outcome, Outcome::Status { .. }) => {

@@ -123,7 +123,7 @@ impl Server {
                 move || metrics.fill(),
             )
         };
-        let scenarios = signet_core::scenarios::Scenarios::start(store.clone()).await?;
+        let scenarios = signet_core::scenarios::Scenarios::start(store.clone(), simulator.clone()).await?;
         if let Some(text) = &config.scenarios {
             let loaded = scenarios.load(text).await?;
             tracing::info!(rules = loaded.rules.len(), "scenario rules loaded (--scenarios)");
@@ -197,6 +197,7 @@ impl Server {
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
+        let scenarios = tokio::spawn(self.state.scenarios.clone().follow());
         // A revocation made on any node ends this node's streams and sessions of the app.
         let revocations = tokio::spawn(self.state.apps.clone().end_revoked());
         // Shutdown first ends the event streams (`UNAVAILABLE`: their clients move to another
@@ -248,6 +249,7 @@ impl Server {
             let _ = tokio::time::timeout(limits.shutdown_grace, events_only).await;
         }
         purge.abort();
+        scenarios.abort();
         revocations.abort();
         // Done by now, unless serving failed without a shutdown.
         events.abort();

@@ -217,8 +217,9 @@ impl Engine {
     /// one ([`DayPath::tape`](signet_domain::simulator::daypath::DayPath::tape)).
     fn queued(&self, order: &Order, limit: Decimal, quote: &Quote, tapes: &mut Tapes) -> Option<(Decimal, Decimal)> {
         let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        if quote.pinned || quote.session == Session::Closed {
-            // The tape of a pinned or closed stretch does not count: the order joins again after.
+        if quote.pinned || quote.held.is_some() || quote.session == Session::Closed {
+            // The tape of a pinned, held or closed stretch does not count: the order joins again
+            // after.
             queues.remove(&order.order_id);
             return None;
         }

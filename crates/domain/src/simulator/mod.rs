@@ -34,6 +34,16 @@ pub struct Quote {
     /// Shares traded today so far, this second's included.
     pub volume: u64,
     pub pinned: bool,
+    /// Held still by a scenario rule: the quote of the moment the hold began.
+    pub held: Option<Held>,
+}
+
+/// How a scenario rule holds a symbol still ([`crate::scenarios`]): its quotes frozen (orders
+/// still trade, against the frozen quote), or the symbol halted (no new orders, no fills).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    Frozen,
+    Halted,
 }
 
 /// One price level of the simulated book: a price and the shares shown at it.
@@ -102,6 +112,7 @@ impl Quote {
             pre_close: last,
             volume: 0,
             pinned: true,
+            held: None,
         }
     }
 }

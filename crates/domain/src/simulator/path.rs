@@ -59,6 +59,19 @@ impl DayPlan {
         }
     }
 
+    /// The day moved by `ratio` of its prices after the same previous close: it opens with that
+    /// gap, trades and closes that much away (a scenario rule's gap at the open).
+    pub fn gapped(self, ratio: f64) -> Self {
+        let moved = |x: f64| (x * (1.0 + ratio)).max(0.01);
+        DayPlan {
+            open: moved(self.open),
+            high: moved(self.high),
+            low: moved(self.low),
+            close: moved(self.close),
+            ..self
+        }
+    }
+
     /// A day replayed from its stored bar (prices in micros) after a close of `prev_close`.
     pub fn replay(day: i32, prev_close: f64, bar: &Bar) -> Self {
         DayPlan {

@@ -4,8 +4,8 @@ use rust_decimal::Decimal;
 use signet_model::orders::{OrderType, Side, TradingSession};
 
 use super::order::{Order, has_stop};
-use crate::simulator::Quote;
 use crate::simulator::clock::Session;
+use crate::simulator::{Held, Quote};
 
 /// Whether an order may trade in a session.
 pub fn trades_in(order_session: TradingSession, session: Session) -> bool {
@@ -83,10 +83,11 @@ pub fn fill(order: &Order, quote: &Quote) -> Vec<(Decimal, Decimal)> {
     fills
 }
 
-/// Whether `order` may trade at `quote` at all: in its sessions, not waiting for its master,
-/// and a stop order only once triggered.
+/// Whether `order` may trade at `quote` at all: in its sessions, not halted, not waiting for its
+/// master, and a stop order only once triggered.
 fn may_trade(order: &Order, quote: &Quote) -> bool {
     trades_in(order.session, quote.session)
+        && quote.held != Some(Held::Halted)
         && order.waits_for.is_none()
         && (!has_stop(order.order_type) || order.triggered_at.is_some())
 }

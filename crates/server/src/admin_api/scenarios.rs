@@ -5,6 +5,7 @@ use axum::Json;
 use axum::extract::State;
 use signet_core::scenarios::LoadError;
 use signet_domain::scenarios::{Outcome, Rule, Scenario, Stage};
+use signet_domain::simulator::Held;
 use signet_domain::times::format_ms;
 use signet_model::ErrorCode;
 use signet_model::scenarios::{LoadScenarioRequest, ScenarioRuleView, ScenarioView, SwitchRuleRequest};
@@ -42,6 +43,8 @@ fn view(stored: Option<StoredScenario>) -> ScenarioView {
                 hits: r.hits,
                 stage: match rule.map(Rule::stage) {
                     Some(Stage::Order) => "ORDER",
+                    Some(Stage::Market) => "MARKET",
+                    Some(Stage::Stream) => "STREAM",
                     _ => "REQUEST",
                 }
                 .to_owned(),
@@ -70,6 +73,13 @@ fn outcome(outcome: &Outcome, delay_ms: u64) -> String {
         Outcome::Status { status, .. } => format!("status {status}"),
         Outcome::DropAnswer => "drop_answer after_commit".to_owned(),
         Outcome::Fill(plan) => plan.to_string(),
+        Outcome::Hold {
+            held: Held::Halted,
+            message,
+        } => format!("halt ({message})"),
+        Outcome::Hold { held: Held::Frozen, .. } => "freeze quotes".to_owned(),
+        Outcome::EndStream { after } => format!("end the stream after {after}"),
+        Outcome::Gap { percent } => format!("gap {percent:+} % at the open"),
         Outcome::Delay => String::new(),
     };
     match (what.is_empty(), delay_ms) {

@@ -35,6 +35,8 @@ use axum::extract::Request;
 use axum::response::Response;
 use bytes::Bytes;
 use secrecy::ExposeSecret;
+use signet_core::scenarios::EndStream;
+use signet_domain::scenarios::StreamKind;
 use signet_model::ErrorCode;
 use signet_signing::{GrpcSigningMetadata, grpc_verify};
 use tokio::sync::{mpsc, oneshot};
@@ -103,6 +105,19 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
         }
         Err(e) => return Ok(refused(event_type::AUTH_ERROR, ApiError::from(e).into())),
     };
+    // A scenario rule may end the stream after some events.
+    let now_ms = state.simulator.now_ms();
+    let end = match state
+        .scenarios
+        .decide_stream(StreamKind::Events, &app_key, &accounts, now_ms)
+        .await
+    {
+        Ok(end) => end,
+        Err(e) => return Ok(refused(event_type::AUTH_ERROR, ApiError::from(e).into())),
+    };
+    if let Some(end) = &end {
+        state.metrics.scenario_hit(&end.rule);
+    }
     let (sender, receiver) = mpsc::channel(OUTGOING);
     let (cut, cut_off) = oneshot::channel();
     // Subscribed before SubscribeSuccess is sent, so that no later commit is missed.
@@ -112,7 +127,7 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
     let mut app = state.apps.hold(&app_key);
     metrics.event_stream(true, false);
     tokio::spawn(async move {
-        let cut_off = stream(config, events, sender, cut, app.revoked()).await;
+        let cut_off = stream(config, events, sender, cut, app.revoked(), end).await;
         metrics.event_stream(false, cut_off);
         drop(slot);
     });
@@ -249,7 +264,8 @@ const OUTGOING: usize = 16;
 /// of its accounts and subscribe types. Only this task waits for its client: a subscriber
 /// that fell more than the hub's capacity behind, or whose hub closed, is cut off through `cut`
 /// with `UNAVAILABLE`, ahead of what it had not read; once `revoked` completes (its app was
-/// revoked), with an `AuthError` and `UNAUTHENTICATED`. Answers whether
+/// revoked), with an `AuthError` and `UNAUTHENTICATED`. Once it carried the events a scenario
+/// rule lets it (`end`), it ends after them with `UNAVAILABLE` naming the rule. Answers whether
 /// it was cut off for falling behind.
 async fn stream(
     config: EventsConfig,
@@ -257,6 +273,7 @@ async fn stream(
     sender: mpsc::Sender<Result<Bytes, Status>>,
     cut: oneshot::Sender<Cut>,
     revoked: impl Future<Output = ()>,
+    end: Option<EndStream>,
 ) -> bool {
     let mut revoked = std::pin::pin!(revoked);
     if sender
@@ -264,6 +281,23 @@ async fn stream(
         .await
         .is_err()
     {
+        return false;
+    }
+    let mut sent = 0;
+    let ended = |end: &EndStream| {
+        tracing::info!(rule = %end.rule, events = end.after, "a scenario rule ends a trade-events stream");
+        let mut status = Status::unavailable(format!(
+            "ended by the scenario rule {:?} after {} events; subscribe again",
+            end.rule, end.after
+        ));
+        if let Ok(name) = end.rule.parse() {
+            status.metadata_mut().insert(signet_model::headers::SCENARIO, name);
+        }
+        // After what was sent, unlike a cut.
+        Err(status)
+    };
+    if let Some(end) = end.as_ref().filter(|end| end.due(sent)) {
+        let _ = sender.send(ended(end)).await;
         return false;
     }
     let period = config.ping_interval.max(Duration::from_millis(10));
@@ -292,13 +326,20 @@ async fn stream(
                 }
                 // Waits for its client (a burst of fills may outrun it for a moment), never
                 // longer than the hub lets it fall behind.
-                Some(event) => tokio::select! {
-                    permit = sender.reserve() => match permit {
-                        Ok(permit) => permit.send(Ok(event.message.clone())),
-                        Err(_) => return false,
-                    },
-                    () = subscription.cut.notified() => break lagged(config),
-                },
+                Some(event) => {
+                    tokio::select! {
+                        permit = sender.reserve() => match permit {
+                            Ok(permit) => permit.send(Ok(event.message.clone())),
+                            Err(_) => return false,
+                        },
+                        () = subscription.cut.notified() => break lagged(config),
+                    }
+                    sent += 1;
+                    if let Some(end) = end.as_ref().filter(|end| end.due(sent)) {
+                        let _ = sender.send(ended(end)).await;
+                        return false;
+                    }
+                }
                 None => {
                     let _ = cut.send(Cut::status(Status::unavailable("the server is shutting down; subscribe again")));
                     return false;
@@ -392,6 +433,7 @@ mod tests {
             sender,
             cut,
             std::future::pending(),
+            None,
         ));
         EventStream {
             receiver,

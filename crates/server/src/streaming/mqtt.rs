@@ -24,6 +24,8 @@ use rumqttc::mqttbytes::v4::{
     ConnAck, Connect, ConnectReturnCode, Packet, PubAck, Publish, SubAck, SubscribeReasonCode, UnsubAck,
 };
 use rumqttc::mqttbytes::{Error as CodecError, Protocol, QoS};
+use signet_core::scenarios::EndStream;
+use signet_domain::scenarios::StreamKind;
 use signet_model::streaming::topic;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -191,11 +193,27 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, 
     };
     tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");
     state.metrics.mqtt_connected(1);
+    // A scenario rule may close the session after some messages.
+    let now_ms = state.simulator.now_ms();
+    let end = match state
+        .scenarios
+        .decide_stream(StreamKind::Quotes, &session.app_key, &[], now_ms)
+        .await
+    {
+        Ok(end) => end,
+        Err(e) => {
+            tracing::warn!(error = %e, "deciding the scenario rules of an MQTT session failed");
+            None
+        }
+    };
+    if let Some(end) = &end {
+        state.metrics.scenario_hit(&end.rule);
+    }
     let mut app = state.apps.hold(&session.app_key);
     let (mut reader, writer) = stream.into_split();
     let (control, controls) = mpsc::channel(CONTROL_BACKLOG);
     let _ = control.try_send(Packet::ConnAck(ConnAck::new(ConnectReturnCode::Success, false)));
-    let writing = tokio::spawn(write(writer, session.clone(), controls, state.clone()));
+    let writing = tokio::spawn(write(writer, session.clone(), controls, state.clone(), end));
     let idle = idle_timeout(connect.keep_alive, config.max_keep_alive);
     let mut writing = std::pin::pin!(writing);
     let mut waiting_for_bind = true;
@@ -285,14 +303,16 @@ fn taken_over_notice() -> Packet {
 }
 
 /// Writes a connection's control packets and its session's outbox as they come, until the
-/// connection fails.
+/// connection fails, or until it carried the messages a scenario rule lets it (`end`).
 async fn write(
     mut writer: tokio::net::tcp::OwnedWriteHalf,
     session: Arc<Session>,
     mut controls: mpsc::Receiver<Packet>,
     state: AppState,
+    end: Option<EndStream>,
 ) {
     let mut out = BytesMut::with_capacity(4096);
+    let mut published = 0;
     loop {
         tokio::select! {
             biased;
@@ -305,7 +325,10 @@ async fn write(
                 None => return,
             },
             () = session.ready.notified() => {
-                let messages = session.take();
+                let mut messages = session.take();
+                if let Some(end) = &end {
+                    messages.truncate(usize::try_from(end.after.saturating_sub(published)).unwrap_or(usize::MAX));
+                }
                 let sent = messages.len() as u64;
                 out.clear();
                 for message in messages {
@@ -319,6 +342,11 @@ async fn write(
                     return;
                 }
                 state.metrics.mqtt_sent(sent);
+                published += sent;
+                if let Some(end) = end.as_ref().filter(|end| end.due(published)) {
+                    tracing::info!(rule = %end.rule, messages = end.after, "a scenario rule closes an MQTT session");
+                    return;
+                }
             }
         }
     }

@@ -649,3 +649,43 @@ async fn every_node_follows_the_scenario_rules_loaded_on_one() {
     assert_eq!(ops.scenarios().list().await.unwrap().rules[0].hits, 5);
     ops.scenarios().clear().await.unwrap();
 }
+
+/// A freeze loaded through one node holds the symbol's quotes on the others too: each node's
+/// simulator follows the rules in force (`Scenarios::follow`), not only the node that loaded them.
+#[tokio::test]
+async fn a_freeze_loaded_on_one_node_holds_the_quotes_of_every_node() {
+    let Some(cluster) = Cluster::start(2, running_market).await else {
+        return;
+    };
+    let location = Location::Postgres {
+        url: cluster.url.clone(),
+    };
+    let database = crate::common::open(&location, cluster.dir.path()).await;
+    let ops = crate::common::admin(&database)
+        .create_app_with_role("ops", Decimal::ZERO, true)
+        .await
+        .unwrap();
+    crate::common::record_secret(ops.app_secret.expose_secret());
+    let ops = Client::new(&cluster.endpoints[0], &ops.app_key, ops.app_secret.expose_secret()).unwrap();
+    let snapshot = async || -> Value {
+        let answer: Value = cluster
+            .client(1)
+            .get("/market-data/stocks/snapshots/list", &[("symbols", "AAPL")])
+            .await
+            .unwrap();
+        answer[0].clone()
+    };
+    // A simulated minute a second: the quotes move between two looks 1.5 s apart...
+    let pause = std::time::Duration::from_millis(1500);
+    let before = snapshot().await;
+    tokio::time::sleep(pause).await;
+    assert_ne!(snapshot().await, before, "the market runs");
+    // ...until a rule loaded on node A freezes them on node B as well.
+    let rules = "[[rule]]\nname = \"frozen\"\nwhen = { symbol = \"AAPL\", from = \"00:00\" }\nthen = { freeze_quotes = true }\n";
+    ops.scenarios().load(rules).await.unwrap();
+    tokio::time::sleep(signet_core::scenarios::REFRESH + std::time::Duration::from_millis(200)).await;
+    let frozen = snapshot().await;
+    tokio::time::sleep(pause).await;
+    assert_eq!(snapshot().await, frozen);
+    ops.scenarios().clear().await.unwrap();
+}

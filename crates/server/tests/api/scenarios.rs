@@ -356,6 +356,170 @@ async fn never_rests_a_marketable_order_and_slippage_costs_what_it_says() {
     );
 }
 
+/// A halt refuses new orders and changes of the symbol, fills nothing and freezes its quotes; a
+/// cancel goes through; when the window ends, trading resumes. A freeze holds another symbol's
+/// snapshot and ticks still while its orders still trade.
+#[tokio::test]
+async fn a_halt_stops_a_symbol_and_a_freeze_holds_its_quotes() {
+    let rules = "[[rule]]\nname = \"AAPL halted\"\nwhen = { symbol = \"AAPL\", from = \"2013-02-25 09:31\", until = \"2013-02-25 09:41\" }\nthen = { halt = true, message = \"LULD pause\" }\n\
+        [[rule]]\nname = \"MSFT frozen\"\nwhen = { symbol = \"MSFT\", from = \"09:31\", until = \"09:41\" }\nthen = { freeze_quotes = true }\n";
+    let b = bench(rules).await;
+    b.pin_aapl(1000).await;
+    let mut resting = order(&b.account, "before", "AAPL", "10");
+    resting["new_orders"][0]["order_type"] = json!("LIMIT");
+    resting["new_orders"][0]["limit_price"] = json!("390.00");
+    resting["new_orders"][0]["time_in_force"] = json!("GTC");
+    assert_eq!(b.place(resting.clone()).await.status, 200);
+    let mut keep = resting.clone();
+    keep["new_orders"][0]["client_order_id"] = json!("to-cancel");
+    assert_eq!(b.place(keep).await.status, 200);
+    let snapshot = async || {
+        let answer = b
+            .call(
+                Method::GET,
+                "/market-data/stocks/snapshots/list",
+                &[("symbols", "MSFT")],
+                None,
+            )
+            .await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        answer.body[0].clone()
+    };
+    let newest_tick = async || {
+        let answer = b
+            .call(
+                Method::GET,
+                "/market-data/stocks/ticks/list",
+                &[("symbol", "MSFT"), ("count", "1")],
+                None,
+            )
+            .await;
+        answer.body["result"][0]["time"]
+            .as_str()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    let halted_at = 1_361_802_660_000; // 09:31 New York
+    b.step(61).await;
+    let frozen = snapshot().await;
+
+    // Halted: a new order is refused, saying so and naming the rule; nothing fills, even at a price
+    // the order takes.
+    let refused = b.place(order(&b.account, "during", "AAPL", "1")).await;
+    let body = refused.assert_error(400, "TRADING_HALTED");
+    assert_eq!(body.message, "LULD pause");
+    assert_eq!(rule_header(&refused), Some("AAPL halted"));
+    b.ops
+        .market()
+        .set("AAPL", "380.00", Some("379.99"), Some("380.01"), Some(1000))
+        .await
+        .unwrap();
+    b.step(60).await;
+    assert_eq!(b.fills("before").await.1, "0", "no fill while halted");
+    let cancel = json!({"account_id": b.account, "client_order_id": "to-cancel"});
+    assert_eq!(
+        b.call(Method::POST, "/trading/orders/cancel", &[], Some(cancel))
+            .await
+            .status,
+        200
+    );
+
+    // Frozen: the snapshot and the ticks stand at 09:31.
+    assert_eq!(snapshot().await, frozen);
+    assert!(newest_tick().await <= halted_at);
+
+    // The window over, the halted order fills and the quotes move again.
+    b.step(9 * 60).await;
+    let (status, _, executions) = b.fills("before").await;
+    assert_eq!(status, "FILLED");
+    assert_eq!(executions, strings(&[("10", "380.01")]));
+    assert_ne!(snapshot().await, frozen);
+    assert!(newest_tick().await >= halted_at + 600_000);
+    assert_eq!(b.fills("to-cancel").await.0, "CANCELLED");
+    let listed = b.ops.scenarios().list().await.unwrap();
+    assert_eq!((listed.rules[0].stage.as_str(), listed.rules[0].hits), ("MARKET", 1));
+}
+
+/// A gap moves the next day the simulator plans: it opens that far from the day without the
+/// rule, after the same previous close, and trades there.
+#[tokio::test]
+async fn a_gap_opens_the_next_day_away_from_its_course() {
+    let rules = "[[rule]]\nname = \"gap down\"\nwhen = { symbol = \"AAPL\" }\nthen = { gap_percent = -8 }\n";
+    let gapped = bench(rules).await;
+    let plain = TestServer::start_market("2013-02-25", 2013).await;
+    let plain_ops = plain.ops().await;
+    // To Tuesday's open, and a minute into it.
+    let mut snapshots = Vec::new();
+    for (ops, client) in [(&gapped.ops, gapped.server.client()), (&plain_ops, plain.client())] {
+        ops.market().step(86_400 + 60).await.unwrap();
+        let snapshot = &client.stocks().snapshots(&["AAPL"], false, false).await.unwrap()[0];
+        let number = |text: &str| text.parse::<f64>().unwrap();
+        snapshots.push((
+            number(snapshot.open.as_deref().unwrap()),
+            number(&snapshot.pre_close),
+            number(&snapshot.price),
+        ));
+    }
+    let ((open, pre_close, price), (plain_open, plain_pre_close, plain_price)) = (snapshots[0], snapshots[1]);
+    assert_eq!(pre_close, plain_pre_close, "after the same close");
+    assert!((open / plain_open - 0.92).abs() < 0.0005, "{open} against {plain_open}");
+    assert!(
+        price < plain_price * 0.95,
+        "trades there: {price} against {plain_price}"
+    );
+}
+
+/// A rule on trade-events streams ends the one it matched with UNAVAILABLE after its events,
+/// naming itself; `times = 1` leaves the next subscription alone.
+#[tokio::test]
+async fn a_stream_rule_ends_a_trade_events_subscription_after_its_events() {
+    use crate::events::{next, next_order_event, subscribe};
+    let rules =
+        "[[rule]]\nname = \"events drop\"\nwhen = { stream = \"events\", times = 1 }\nthen = { end_after = 2 }\n";
+    let b = bench(rules).await;
+    let resting = |id: &str| {
+        let mut body = order(&b.account, id, "AAPL", "1");
+        body["new_orders"][0]["order_type"] = json!("LIMIT");
+        body["new_orders"][0]["limit_price"] = json!("1.00");
+        body
+    };
+    let mut ended = subscribe(&b.server, &[&b.account]).await;
+    assert_eq!(
+        next(&mut ended).await.unwrap().unwrap().event_type,
+        0,
+        "SubscribeSuccess"
+    );
+    let mut kept = subscribe(&b.server, &[&b.account]).await;
+    assert_eq!(next(&mut kept).await.unwrap().unwrap().event_type, 0);
+    for id in ["e-1", "e-2", "e-3"] {
+        assert_eq!(b.place(resting(id)).await.status, 200);
+    }
+    for id in ["e-1", "e-2"] {
+        assert_eq!(next_order_event(&mut ended).await.1["client_order_id"], id);
+    }
+    let status = loop {
+        match next(&mut ended).await {
+            Ok(Some(m)) if m.event_type == 1 => continue,
+            other => break other.expect_err("ended after two events"),
+        }
+    };
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+    assert!(status.message().contains("events drop"), "{}", status.message());
+    assert_eq!(
+        status.metadata().get("x-signet-scenario").map(|v| v.to_str().unwrap()),
+        Some("events drop")
+    );
+    for id in ["e-1", "e-2", "e-3"] {
+        assert_eq!(next_order_event(&mut kept).await.1["client_order_id"], id);
+    }
+    let metrics = scrape_metrics(&b.server.endpoint).await;
+    assert_eq!(
+        metric(&metrics, "signet_scenario_hits_total", &[("rule", "events drop")]),
+        Some(1.0)
+    );
+}
+
 /// `value` without what differs from run to run by design: the order ids (drawn at random) and
 /// the wall-clock times.
 fn comparable(value: &Value) -> Value {

@@ -838,3 +838,37 @@ async fn two_connections_racing_for_an_apps_last_session() {
     let (_again, connack) = raw_connect(&server, socket(), "loser", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 105]);
 }
+
+/// A scenario rule on the quotes feed closes the session it matched after its messages; with
+/// `times = 1`, the next session is left alone.
+#[tokio::test]
+async fn a_stream_rule_closes_a_quotes_session_after_its_messages() {
+    let server = market(|_| {}).await;
+    let client = server.client();
+    let ops = server.ops().await;
+    let rules =
+        "[[rule]]\nname = \"quotes drop\"\nwhen = { stream = \"quotes\", times = 1 }\nthen = { end_after = 5 }\n";
+    ops.scenarios().load(rules).await.unwrap();
+    let key = app_key(&server);
+    let (mut closed, connack) = raw_connect(&server, socket(), "q1", &key, 0).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    let answer = subscribe(&client, "q1", &["AAPL"], &["SNAPSHOT", "QUOTE", "TICK"]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    ops.market().step(5).await.unwrap();
+    let (_, received) = until_closed(&mut closed, Duration::from_secs(5)).await;
+    let mut bytes = bytes::BytesMut::from(&received[..]);
+    let mut published = 0;
+    while !bytes.is_empty() {
+        match Packet::read(&mut bytes, 1 << 16) {
+            Ok(Packet::Publish(_)) => published += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(published, 5, "five messages, then the connection closed");
+
+    let (_kept, mut kept_events) = connect(&server, "q2", &key).await.unwrap();
+    let answer = subscribe(&client, "q2", &["AAPL"], &["SNAPSHOT", "QUOTE", "TICK"]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    ops.market().step(5).await.unwrap();
+    until(&mut kept_events, |m| m.len() >= 8).await;
+}
