@@ -656,6 +656,76 @@ async fn the_official_client_meets_each_outcome() {
     assert_eq!(hits, [2, 2, 2], "two placements each; the GET's fault and its retry");
 }
 
+/// README's bot (`examples/unhappy_bot.py`, on the official client) against README's rules on a
+/// running market: each order is placed once, whatever the gateway did, and ends as the rules
+/// say.
+#[tokio::test]
+async fn the_readme_bot_survives_every_rule() {
+    let Some(python) = crate::common::interpreter("SIGNET_PYTHON") else {
+        return;
+    };
+    let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.market.clock = signet_domain::simulator::clock::ClockMode::Running { speed: 60.0 };
+    })
+    .await;
+    server.ops().await.scenarios().load(RULES).await.unwrap();
+    let bot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/unhappy_bot.py");
+    // The client writes its log file where it runs.
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(python);
+    command
+        .arg(bot)
+        .arg(format!("127.0.0.1:{}", server.addr.port()))
+        .arg("t")
+        .env("SIGNET_APP_KEY", &server.app.app_key)
+        .env(
+            "SIGNET_APP_SECRET",
+            secrecy::ExposeSecret::expose_secret(&server.app.app_secret),
+        )
+        .current_dir(dir.path());
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The client may print lines of its own: the bot's are JSON objects.
+    let outcomes: Vec<Value> = stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let expected = [
+        json!({"client_order_id": "slices-t", "placed": "placed", "status": "FILLED", "filled": "30"}),
+        json!({"client_order_id": "half-t", "placed": "placed", "status": "CANCELLED", "filled": "5"}),
+        json!({"client_order_id": "flaky-t", "placed": "placed", "status": "FILLED", "filled": "1"}),
+        json!({"client_order_id": "lost-t", "placed": "placed", "status": "FILLED", "filled": "1"}),
+        json!({"client_order_id": "big-t", "placed": "ORDER_REJECTED_BY_SCENARIO", "status": null, "filled": null}),
+    ];
+    assert_eq!(outcomes, expected, "{stdout}");
+    let hits: Vec<(String, i64)> = server
+        .ops()
+        .await
+        .scenarios()
+        .list()
+        .await
+        .unwrap()
+        .rules
+        .into_iter()
+        .map(|r| (r.name, r.hits))
+        .collect();
+    let hit = |name: &str| hits.iter().find(|(n, _)| n == name).map(|(_, h)| *h);
+    assert_eq!(
+        hit("flaky gateway"),
+        Some(2),
+        "the fault, then its retry let through: {hits:?}"
+    );
+    assert_eq!(hit("lost answer"), Some(1), "looked up, not placed again: {hits:?}");
+}
+
 #[tokio::test]
 async fn rules_given_at_start_are_in_force() {
     let server = TestServer::start_with(|c| c.scenarios = Some(RULES.to_owned())).await;
