@@ -9,7 +9,7 @@ use signet_domain::simulator::Held;
 use signet_domain::times::format_ms;
 use signet_model::ErrorCode;
 use signet_model::scenarios::{LoadScenarioRequest, ScenarioRuleView, ScenarioView, SwitchRuleRequest};
-use signet_store::StoredScenario;
+use signet_store::{StoreError, StoredScenario};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -26,7 +26,16 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(clear))
 }
 
-/// The rules in force as the calls show them.
+/// The rules in force as the calls and the console show them.
+pub async fn in_force(state: &AppState) -> Result<ScenarioView, StoreError> {
+    Ok(view(state.scenarios.stored().await?))
+}
+
+/// The refusal of a switch of a rule that is not in force.
+pub fn no_such_rule(name: &str) -> ApiError {
+    ApiError::new(ErrorCode::NotFound, format!("no rule in force is named {name:?}"))
+}
+
 fn view(stored: Option<StoredScenario>) -> ScenarioView {
     let Some(stored) = stored else {
         return ScenarioView::default();
@@ -99,7 +108,7 @@ fn outcome(outcome: &Outcome, delay_ms: u64) -> String {
 )]
 async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<ScenarioView>, ApiError> {
     require_admin(&caller)?;
-    Ok(Json(view(state.scenarios.stored().await?)))
+    Ok(Json(in_force(&state).await?))
 }
 
 #[utoipa::path(
@@ -145,12 +154,9 @@ async fn switch(
 ) -> Result<Json<ScenarioView>, ApiError> {
     require_admin(&caller)?;
     if !state.scenarios.switch(&request.name, request.enabled).await? {
-        return Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("no rule in force is named {:?}", request.name),
-        ));
+        return Err(no_such_rule(&request.name));
     }
-    Ok(Json(view(state.scenarios.stored().await?)))
+    Ok(Json(in_force(&state).await?))
 }
 
 #[utoipa::path(
@@ -164,5 +170,5 @@ async fn switch(
 async fn clear(State(state): State<AppState>, caller: Caller) -> Result<Json<ScenarioView>, ApiError> {
     require_admin(&caller)?;
     state.scenarios.clear().await?;
-    Ok(Json(view(state.scenarios.stored().await?)))
+    Ok(Json(in_force(&state).await?))
 }
