@@ -1,7 +1,8 @@
 //! The console's view of the interface's traffic: the last few thousand requests in a bounded
 //! ring in memory (never the database), and requests and refusals per second over the last
 //! minutes. A refused signature keeps what the server computed beside the headers it received,
-//! for the Requests page; nothing else of a request is kept.
+//! and an answer a scenario rule touched the rules' names (`x-signet-scenario`), for the
+//! Requests page; nothing else of a request is kept.
 //!
 //! The ring has a fixed budget whatever the requests look like ([`BUDGET`]): an entry copies
 //! what it shows, cut to a few hundred bytes (never a header value or URI as received, which
@@ -18,6 +19,7 @@ use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use signet_model::ErrorCode;
+use signet_model::headers::SCENARIO;
 
 use super::memory::Console;
 use crate::error::Explanation;
@@ -30,8 +32,8 @@ pub const HISTORY_SECS: usize = 600;
 pub const EXPLAINED: usize = 200;
 /// Bytes of each string to sign an explanation keeps; its encoding is made from them when shown.
 pub const STR3_BYTES: usize = 2_048;
-/// Bytes kept of a request's target (path and query), app key, and each header or host value
-/// of an explanation: what the pages show.
+/// Bytes kept of a request's target (path and query), app key, scenario rules' names, and each
+/// header or host value of an explanation: what the pages show.
 const TEXT_BYTES: usize = 200;
 /// Bytes kept of a method that is not a standard one.
 const METHOD_BYTES: usize = 15;
@@ -63,6 +65,9 @@ pub struct Entry {
     pub status: u16,
     pub error_code: Option<&'static str>,
     pub latency_us: u64,
+    /// The names of the scenario rules that touched the answer, one a line, cut to
+    /// [`TEXT_BYTES`].
+    scenarios: Option<Box<str>>,
     /// For a refused signature only, while it is among the newest [`EXPLAINED`].
     pub signature: Option<Box<Refused>>,
 }
@@ -103,10 +108,19 @@ impl Entry {
         &self.target
     }
 
+    /// The names of the scenario rules that touched the answer.
+    pub fn scenarios(&self) -> impl Iterator<Item = &str> {
+        self.scenarios
+            .as_deref()
+            .into_iter()
+            .flat_map(|names| names.split('\n'))
+    }
+
     /// The heap bytes this entry holds beside its place in the ring (its method is inline).
     fn heap_bytes(&self) -> usize {
         self.app_key.as_ref().map_or(0, |k| k.len())
             + self.target.len()
+            + self.scenarios.as_ref().map_or(0, |s| s.len())
             + self.signature.as_ref().map_or(0, |s| s.heap_bytes())
     }
 }
@@ -133,6 +147,22 @@ fn cut(text: &str, max: usize) -> Box<str> {
 /// A header value as text, cut.
 fn value_text(value: &HeaderValue) -> Box<str> {
     cut(&String::from_utf8_lossy(value.as_bytes()), TEXT_BYTES)
+}
+
+/// The names in the answer's `x-signet-scenario` headers, each once, one a line, cut.
+fn rules_of(response: &Response) -> Option<Box<str>> {
+    let mut names: Vec<&str> = Vec::new();
+    for name in response
+        .headers()
+        .get_all(SCENARIO)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+    {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    (!names.is_empty()).then(|| cut(&names.join("\n"), TEXT_BYTES))
 }
 
 /// The method, or the start of a long non-standard one: either is kept inline, without a heap
@@ -314,6 +344,7 @@ impl Arrived {
             status: response.status().as_u16(),
             error_code: response.extensions().get::<ErrorCode>().map(|c| c.as_str()),
             latency_us,
+            scenarios: rules_of(response),
             signature,
         }
     }
@@ -328,7 +359,7 @@ mod tests {
     use super::*;
 
     /// A request as large as the HTTP layer lets through, in every part the ring looks at, and
-    /// its refusal with an explanation per host value tried.
+    /// its refusal with an explanation per host value tried, which many scenario rules touched.
     fn worst_case() -> (Request, Response) {
         let long = "é".repeat(30_000);
         let mut request = Request::builder()
@@ -348,7 +379,12 @@ mod tests {
                 })
                 .collect(),
         );
-        (request, error.into_response())
+        let mut response = error.into_response();
+        for i in 0..20 {
+            let name = HeaderValue::from_str(&format!("{i:02}{}", "r".repeat(98))).unwrap();
+            response.headers_mut().append(SCENARIO, name);
+        }
+        (request, response)
     }
 
     #[test]
@@ -370,12 +406,31 @@ mod tests {
         assert_eq!(newest.method.as_str().len(), METHOD_BYTES);
         assert!(newest.target().starts_with("/trading/accounts/list?q=aaa"));
         assert_eq!(newest.target().len(), TEXT_BYTES);
+        let rules: Vec<&str> = newest.scenarios().collect();
+        assert_eq!(rules.len(), 2, "the first rules' names, cut: {rules:?}");
+        assert!(rules[0].starts_with("00rrr") && rules[1].starts_with("01rrr"));
+        assert_eq!(rules.iter().map(|r| r.len() + 1).sum::<usize>() - 1, TEXT_BYTES);
         let signature = newest.signature.unwrap();
         assert!(signature.received.iter().all(|(_, v)| v.len() == TEXT_BYTES));
         let computed = &signature.computed[0];
         assert_eq!((computed.str3.len(), computed.str3_len), (STR3_BYTES, 60_000));
         assert_eq!(computed.encoded(), "%C3%A9".repeat(STR3_BYTES / 2));
         assert!(computed.host.len() <= TEXT_BYTES);
+    }
+
+    #[test]
+    fn an_answer_names_each_rule_that_touched_it_once() {
+        let request = Request::builder()
+            .uri("/trading/orders/place")
+            .body(Body::empty())
+            .unwrap();
+        let mut response = Response::new(Body::empty());
+        assert_eq!(Arrived::of(&request).answered(&response, 1).scenarios().count(), 0);
+        for name in ["slow", "half then cancelled", "slow"] {
+            response.headers_mut().append(SCENARIO, HeaderValue::from_static(name));
+        }
+        let entry = Arrived::of(&request).answered(&response, 1);
+        assert_eq!(entry.scenarios().collect::<Vec<_>>(), ["slow", "half then cancelled"]);
     }
 
     #[test]

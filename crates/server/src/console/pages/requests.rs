@@ -1,4 +1,5 @@
-//! The last requests to the interface, and a refused signature's explanation.
+//! The last requests to the interface, marked where a scenario rule touched the answer, and a
+//! refused signature's explanation.
 
 use axum::extract::{Path, Query, State};
 use maud::{Markup, html};
@@ -54,7 +55,7 @@ fn request_table(entries: &[Entry]) -> Markup {
                 tr {
                     td { (format_ms(e.time_ms)) }
                     td { code { (e.app_key().unwrap_or("")) } }
-                    td { (e.method) " " (e.target()) }
+                    td { (e.method) " " (e.target()) (scenario_badges(e)) }
                     td.num { (e.status) }
                     td {
                         @if e.signature.is_some() {
@@ -68,6 +69,11 @@ fn request_table(entries: &[Entry]) -> Markup {
     }
 }
 
+/// The scenario rules that touched a request's answer: it was not the normal path's.
+fn scenario_badges(entry: &Entry) -> Markup {
+    html! { @for name in entry.scenarios() { " " span.badge { "scenario: " (name) } } }
+}
+
 /// `/console/requests/{id}`: what the server computed for a refused signature, beside what it
 /// received: the explanation `signet sign` gives, without the secret.
 pub async fn request(
@@ -78,7 +84,7 @@ pub async fn request(
     let console = state.console.as_ref().ok_or(ConsoleError::NotFound)?;
     let entry = console.requests.entry(id).ok_or(ConsoleError::NotFound)?;
     let body = html! {
-        p { (entry.method) " " (entry.target()) " at " (format_ms(entry.time_ms)) ": " (entry.status) " " (entry.error_code.unwrap_or("")) }
+        p { (entry.method) " " (entry.target()) " at " (format_ms(entry.time_ms)) ": " (entry.status) " " (entry.error_code.unwrap_or("")) (scenario_badges(&entry)) }
         @if let Some(signature) = &entry.signature {
             h2 { "Headers received" }
             table {
