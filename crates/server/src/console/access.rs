@@ -150,7 +150,7 @@ impl FromRequestParts<AppState> for Session {
 
 #[derive(Deserialize)]
 pub struct CsrfOnly {
-    csrf: Option<String>,
+    pub(super) csrf: Option<String>,
 }
 
 /// `POST /console/logout`: ends the session.

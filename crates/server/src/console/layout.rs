@@ -13,14 +13,16 @@ use crate::error::ApiError;
 pub enum Tab {
     Overview,
     Market,
+    Scenarios,
     Requests,
     Apps,
     None,
 }
 
-const TABS: [(Tab, &str, &str); 4] = [
+const TABS: [(Tab, &str, &str); 5] = [
     (Tab::Overview, "/console/", "Overview"),
     (Tab::Market, "/console/market", "Market"),
+    (Tab::Scenarios, "/console/scenarios", "Scenarios"),
     (Tab::Requests, "/console/requests", "Requests"),
     (Tab::Apps, "/console/apps", "Apps and tokens"),
 ];

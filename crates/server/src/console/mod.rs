@@ -1,5 +1,6 @@
 //! The operator console under `/console/`: server-rendered pages for a person to see and drive a
-//! running server (accounts, the market simulator, the interface's traffic, apps and tokens).
+//! running server (accounts, the market simulator, the scenario rules, the interface's traffic,
+//! apps and tokens).
 //!
 //! Access ([`access`]): a one-time login link (`signet admin console-link`, or the one `serve
 //! --demo` prints) becomes a session cookie; every state-changing action is a POST carrying the
@@ -17,6 +18,7 @@ pub mod requests;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -44,6 +46,13 @@ pub fn router() -> Router<AppState> {
         .route("/console/market", get(pages::market))
         .route("/console/market/set", post(pages::market_set))
         .route("/console/market/step", post(pages::market_step))
+        .route("/console/scenarios", get(pages::scenarios))
+        .route(
+            "/console/scenarios/load",
+            post(pages::scenarios_load).layer(DefaultBodyLimit::max(pages::LOAD_FORM_BYTES)),
+        )
+        .route("/console/scenarios/switch", post(pages::scenarios_switch))
+        .route("/console/scenarios/clear", post(pages::scenarios_clear))
         .route("/console/requests", get(pages::requests))
         .route("/console/requests/{id}", get(pages::request))
         .route("/console/apps", get(pages::apps))

@@ -1,5 +1,5 @@
 //! The operator console over plain HTTP: login links, the session cookie, CSRF tokens, the limit
-//! on failed logins, and what its pages show (and never show). The browser test is in
+//! on failed logins, what its pages show (and never show), and the scenario rules' controls. The browser test is in
 //! `console_browser.rs`.
 
 use std::time::Duration;
@@ -45,13 +45,11 @@ pub async fn page(server: &TestServer, cookie: &str, path: &str) -> (StatusCode,
     (response.status(), response.text().await.unwrap())
 }
 
-/// A form body of values that need no escaping (symbols, prices, hex tokens).
+/// A form body, as a browser encodes it.
 fn form(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
 }
 
 /// Posts a form of the console.
@@ -311,4 +309,163 @@ async fn the_market_page_shows_how_a_day_behaved() {
     let (status, html) = page(&server, &session, "/console/market?symbol=AAPL&date=2013-03-08").await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("AAPL has no minutes on 2013-03-08"), "{html}");
+}
+
+/// README's example rules, as the scenario tests load them.
+const RULES: &str = include_str!("../../../../testdata/scenarios/unhappy-paths.toml");
+const BIG_MSFT: &str = "reject big MSFT buys";
+
+/// Places a buy of `quantity` MSFT: whether it was taken.
+async fn buy_msft(server: &TestServer, id: &str, quantity: &str) -> bool {
+    let mut body = market_buy(&server.app.account_ids[1], id, "MSFT");
+    body["new_orders"][0]["quantity"] = quantity.into();
+    let placed: Result<serde_json::Value, _> = server.client().post("/trading/orders/place", &body).await;
+    placed.is_ok()
+}
+
+#[tokio::test]
+async fn the_scenarios_page_loads_switches_and_clears_the_rules() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let session = sign_in(&server).await;
+    let (status, html) = page(&server, &session, "/console/scenarios").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("No rules have been loaded."), "{html}");
+    let token = csrf(&html);
+
+    let loaded = post(
+        &server,
+        &session,
+        "/console/scenarios/load",
+        &[("csrf", &token), ("text", RULES)],
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(loaded.status(), StatusCode::SEE_OTHER);
+    assert_eq!(loaded.headers()[LOCATION], "/console/scenarios");
+    let listed = ops.scenarios().list().await.unwrap();
+    assert_eq!(listed.rules.len(), 6);
+    let (_, html) = page(&server, &session, "/console/scenarios").await;
+    for rule in &listed.rules {
+        let row = format!("<td>{}</td><td>{}</td><td>{}</td>", rule.name, rule.stage, rule.outcome);
+        assert!(html.contains(&row), "{row}: {html}");
+    }
+    let figures = format!(
+        "<dt>Seed</dt><dd>7</dd></div><div><dt>Version</dt><dd>{}</dd></div><div><dt>Changed</dt><dd>{}</dd>",
+        listed.version, listed.changed
+    );
+    assert!(html.contains(&figures), "{figures}: {html}");
+    assert!(html.contains("Switch off reject big MSFT buys"));
+
+    // The rule refuses a big buy until it is switched off through the form.
+    assert!(!buy_msft(&server, "big-1", "100").await, "the rule refuses it");
+    let switched = post(
+        &server,
+        &session,
+        "/console/scenarios/switch",
+        &[("csrf", &token), ("name", BIG_MSFT), ("enabled", "false")],
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(switched.status(), StatusCode::SEE_OTHER);
+    let listed = ops.scenarios().list().await.unwrap();
+    let rule = listed.rules.iter().find(|r| r.name == BIG_MSFT).unwrap();
+    assert!(!rule.enabled, "the admin API sees the switch");
+    assert_eq!(rule.hits, 1);
+    assert!(buy_msft(&server, "big-2", "100").await, "the rule is off");
+    let (_, html) = page(&server, &session, "/console/scenarios").await;
+    assert!(html.contains("Switch on reject big MSFT buys"), "{html}");
+    let unknown = post(
+        &server,
+        &session,
+        "/console/scenarios/switch",
+        &[("csrf", &token), ("name", "nope"), ("enabled", "true")],
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert!(unknown.text().await.unwrap().contains("no rule in force is named"));
+
+    // Only the refused buy is marked on the Requests page, in the list and in its detail.
+    let (_, requests) = page(&server, &session, "/console/requests").await;
+    let badge = format!(r#"<span class="badge">scenario: {BIG_MSFT}</span>"#);
+    assert_eq!(requests.matches(&badge).count(), 1, "{requests}");
+    let mut marked = String::new();
+    for id in 0..100 {
+        let (_, detail) = page(&server, &session, &format!("/console/requests/{id}")).await;
+        if detail.contains(&badge) {
+            marked = detail;
+            break;
+        }
+    }
+    assert!(marked.contains("POST /trading/orders/place"), "{marked}");
+
+    let cleared = post(&server, &session, "/console/scenarios/clear", &[("csrf", &token)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cleared.status(), StatusCode::SEE_OTHER);
+    assert!(ops.scenarios().list().await.unwrap().rules.is_empty());
+    let (_, html) = page(&server, &session, "/console/scenarios").await;
+    assert!(html.contains("No rule is in force."), "{html}");
+}
+
+#[tokio::test]
+async fn a_refused_file_or_form_changes_no_rule() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let before = ops.scenarios().load(RULES).await.unwrap();
+    let session = sign_in(&server).await;
+    let (_, html) = page(&server, &session, "/console/scenarios").await;
+    let token = csrf(&html);
+    let load = |pairs: &[(&str, &str)]| post(&server, &session, "/console/scenarios/load", pairs).send();
+
+    let bad = "[[rule]]\nname = \"ok\"\nthen = { delay_ms = 5 }\n\n[[rule]]\nname = \"x\"\nwhen = { sidee = \"BUY\" }\nthen = { status = 503 }\n";
+    let refused = load(&[("csrf", &token), ("text", bad)]).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("The file is refused, nothing changed: line 7:"), "{html}");
+    assert!(html.contains("sidee"), "the reason: {html}");
+    assert!(
+        html.contains("name = &quot;ok&quot;"),
+        "the file is shown again to be fixed: {html}"
+    );
+    assert!(!html.contains("data-live"), "a POST's page is not refreshed");
+
+    let large = format!("# {}\n", "x".repeat(70 * 1024));
+    let refused = load(&[("csrf", &token), ("text", &large)]).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(
+        refused
+            .text()
+            .await
+            .unwrap()
+            .contains("line 1: the file is larger than 65536 bytes")
+    );
+    let beyond = "é".repeat(40 * 1024);
+    let refused = load(&[("csrf", &token), ("text", &beyond)]).await.unwrap();
+    assert_eq!(
+        refused.status(),
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "the form's body is bounded"
+    );
+
+    // Without the session's token, no action is taken.
+    let empty = "seed = 1\n";
+    assert_eq!(load(&[("text", empty)]).await.unwrap().status(), StatusCode::FORBIDDEN);
+    let switch = post(
+        &server,
+        &session,
+        "/console/scenarios/switch",
+        &[("name", BIG_MSFT), ("enabled", "false")],
+    );
+    assert_eq!(switch.send().await.unwrap().status(), StatusCode::FORBIDDEN);
+    let other = "ab".repeat(32);
+    let clear = post(&server, &session, "/console/scenarios/clear", &[("csrf", &other)]);
+    assert_eq!(clear.send().await.unwrap().status(), StatusCode::FORBIDDEN);
+
+    assert_eq!(ops.scenarios().list().await.unwrap(), before, "the rules in force stay");
 }

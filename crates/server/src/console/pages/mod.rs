@@ -8,12 +8,14 @@ mod apps;
 mod market;
 mod overview;
 mod requests;
+mod scenarios;
 
 pub use account::account;
 pub use apps::{add_account, approve_tokens, apps, create_app, revoke_app};
 pub use market::{market, market_set, market_step};
 pub use overview::overview;
 pub use requests::{request, requests};
+pub use scenarios::{LOAD_FORM_BYTES, scenarios, scenarios_clear, scenarios_load, scenarios_switch};
 
 use std::collections::HashMap;
 
