@@ -520,6 +520,29 @@ async fn a_stream_rule_ends_a_trade_events_subscription_after_its_events() {
     );
 }
 
+/// The official client's trade-events client, unmodified, on a subscription a rule ends after
+/// one event: its retry policy takes UNAVAILABLE for a reason to subscribe again (5 s later),
+/// and the next event arrives on the new subscription.
+#[tokio::test]
+async fn the_official_events_client_subscribes_again_after_a_rule_ends_its_stream() {
+    let Some(python) = crate::common::interpreter("SIGNET_PYTHON") else {
+        return;
+    };
+    let rules =
+        "[[rule]]\nname = \"events drop\"\nwhen = { stream = \"events\", times = 1 }\nthen = { end_after = 1 }\n";
+    let b = bench(rules).await;
+    let mut command = crate::common::python_script(&python, "official_client.py", &b.server, "events-ended");
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["orders"], json!(["pyEnd1", "pyEnd2"]), "{out}");
+    assert_eq!(out["connects"], 2, "{out}");
+    let after = out["resubscribed_after"].as_f64().unwrap();
+    assert!((4.5..10.0).contains(&after), "the client's fixed 5 s: {out}");
+}
+
 /// `value` without what differs from run to run by design: the order ids (drawn at random) and
 /// the wall-clock times.
 fn comparable(value: &Value) -> Value {

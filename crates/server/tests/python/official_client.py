@@ -18,6 +18,8 @@ Scenarios:
   companions        balance, positions and executions of that account (TradeClient), the
                     instrument lookup (DataClient.instrument.list_instruments), and
                     market_data.get_eod_bar and get_corp_action of the instrument held
+  events-ended      TradeEventsClient subscribed while a scenario rule ends the subscription after
+                    one event: the order events before and after it subscribes again by itself
   events            TradeEventsClient(key, secret, "us", host=HOST, port=PORT, tls_enable=False)
                     subscribed to the CASH account: a market buy's fill event (the test steps the
                     market meanwhile), a cancelled limit order's CANCEL_SUCCESS, and a wrong
@@ -126,6 +128,11 @@ def main():
         # one JSON object this script answers with.
         with contextlib.redirect_stdout(sys.stderr):
             out = events(api, host, port, app_key, app_secret)
+        print(json.dumps(out))
+        return
+    if scenario == "events-ended":
+        with contextlib.redirect_stdout(sys.stderr):
+            out = events_ended(api, host, port, app_key, app_secret)
         print(json.dumps(out))
         return
     if scenario == "quotes":
@@ -421,6 +428,54 @@ def revoked(api, host, port, app_key, app_secret, lines):
     out["streaming_disconnected_seconds"] = [round(t - revoked_at, 3) for t in disconnected]
     out["events_fatal_logs"] = [text for level, text in events_logs if level >= logging.CRITICAL]
     return out
+
+
+def events_ended(api, host, port, app_key, app_secret):
+    """A trade-events subscription that a scenario rule ends after its first event: the client
+    subscribes again as its retry policy says (UNAVAILABLE is retried, 5 s later) and receives
+    the next event."""
+    import threading
+    import time
+
+    from webull.trade.trade_events_client import TradeEventsClient
+
+    trade = TradeClient(api)
+    account_id = trade.account_v2.get_account_list().json()[0]["account_id"]
+    changed = threading.Condition()
+    connects, orders = [], []
+    client = TradeEventsClient(app_key, app_secret, "us", host=host, port=port, tls_enable=False)
+
+    def on_connect(*_):
+        with changed:
+            connects.append(time.time())
+            changed.notify_all()
+
+    def on_events_message(event_type, _subscribe_type, payload, _response):
+        with changed:
+            if event_type == 1024:
+                orders.append(payload.get("client_order_id"))
+            changed.notify_all()
+
+    client.on_connect = on_connect
+    client.on_events_message = on_events_message
+    threading.Thread(target=client.do_subscribe, args=([account_id],), daemon=True).start()
+
+    def wait_until(done, timeout, what):
+        with changed:
+            if not changed.wait_for(done, timeout):
+                raise AssertionError(f"{what} within {timeout} s: {connects} {orders}")
+
+    resting = {
+        "combo_type": "NORMAL", "symbol": "AAPL", "instrument_type": "EQUITY", "market": "US",
+        "order_type": "LIMIT", "limit_price": "1.00", "quantity": "1", "side": "BUY",
+        "time_in_force": "GTC", "entrust_type": "QTY", "support_trading_session": "CORE",
+    }
+    wait_until(lambda: len(connects) == 1, 10, "no SubscribeSuccess")
+    trade.order_v3.place_order(account_id, [dict(resting, client_order_id="pyEnd1")])
+    wait_until(lambda: len(connects) == 2, 15, "no second subscription")
+    trade.order_v3.place_order(account_id, [dict(resting, client_order_id="pyEnd2")])
+    wait_until(lambda: "pyEnd2" in orders, 10, "no event of the second order")
+    return {"orders": orders, "connects": len(connects), "resubscribed_after": connects[1] - connects[0]}
 
 
 def events(api, host, port, app_key, app_secret):
