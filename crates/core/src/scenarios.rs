@@ -27,16 +27,16 @@ use crate::simulator::Simulator;
 pub const REFRESH: Duration = Duration::from_secs(1);
 
 /// The rules this node holds, and the version they are of.
-struct Held {
+struct InForce {
     version: i64,
     scenario: Arc<Scenario>,
 }
 
 pub struct Scenarios {
     store: Arc<dyn Store>,
-    /// Told which symbols the rules hold still.
+    /// Told what the rules do to the market (halts, freezes, gaps).
     simulator: Arc<Simulator>,
-    held: RwLock<Held>,
+    held: RwLock<InForce>,
     checked: Mutex<Option<Instant>>,
 }
 
@@ -106,7 +106,7 @@ impl Scenarios {
         let scenarios = Scenarios {
             store,
             simulator,
-            held: RwLock::new(Held {
+            held: RwLock::new(InForce {
                 version: -1,
                 scenario: Arc::default(),
             }),
@@ -183,7 +183,7 @@ impl Scenarios {
         Ok(self.held().scenario.clone())
     }
 
-    fn held(&self) -> std::sync::RwLockReadGuard<'_, Held> {
+    fn held(&self) -> std::sync::RwLockReadGuard<'_, InForce> {
         self.held.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -206,7 +206,7 @@ impl Scenarios {
         }
         self.simulator.follow(scenario.market_rules());
         let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
-        *held = Held {
+        *held = InForce {
             version,
             scenario: Arc::new(scenario),
         };

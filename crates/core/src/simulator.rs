@@ -380,7 +380,7 @@ impl Simulator {
     /// session of `time_ms`: the snapshots, ticks and feed made from the quote stand still too.
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
         let ny = NewYork::of(time_ms);
-        let (listing, plan, close, pin, session, held) = {
+        let (listing, plan, close, pin, session, held, priced) = {
             let state = self.state();
             let listing = state.listings.get(&instrument_id)?;
             let held = self.held(&listing.symbol, time_ms);
@@ -405,15 +405,15 @@ impl Simulator {
                 state.pins.get(&instrument_id).copied(),
                 session,
                 held,
+                priced,
             )
         };
-        let ny = held.map_or(ny, |(_, since)| NewYork::of(since));
         let path = plan.map(|p| self.path(instrument_id, &p));
         let (price, volume, recent) = match &path {
             Some(path) => (
-                path.price_at(ny.second),
-                path.volume_before(ny.second + 1),
-                path.minute_before(ny.second),
+                path.price_at(priced.second),
+                path.volume_before(priced.second + 1),
+                path.minute_before(priced.second),
             ),
             None => (cents(close), 0, None),
         };

@@ -13,17 +13,19 @@
 //!
 //! A rule that names anything of an order (its operation, account, symbol, side, type,
 //! quantity or client order id) is decided when an order is placed, replaced or cancelled
-//! ([`Stage::Order`]); the others when a request arrives ([`Stage::Request`]). The first rule of
-//! the file that matches, and whose `times` and `probability` let it, decides. `times = N` limits
-//! a rule to its first N matches; `probability = p` makes it apply to a match with that chance,
-//! drawn from the seed and the match's number, so the same requests meet the same outcomes.
+//! ([`Stage::Order`]); a rule that names a `stream` when a trade-events subscription or a quotes
+//! session opens ([`Stage::Stream`]); a halt, a freeze or a gap is a state of the market while
+//! its window holds ([`Stage::Market`], [`MarketRules`]); the others are decided when a request
+//! arrives ([`Stage::Request`]). The first rule of the file that matches, and whose `times` and
+//! `probability` let it, decides. `times = N` limits a rule to its first N matches;
+//! `probability = p` makes it apply to a match with that chance, drawn from the seed and the
+//! match's number, so the same requests meet the same outcomes.
 //!
 //! A file with anything wrong is refused whole, naming the line and the reason.
 
 use std::ops::Range;
 
 use rust_decimal::Decimal;
-
 use serde::Deserialize;
 use signet_model::orders::{OrderType, Side};
 use signet_model::wire::WireEnum;
@@ -1002,6 +1004,12 @@ mod tests {
         assert_eq!(decided(&scenario, Stage::Request, &trading, &mut hits), None);
     }
 
+    /// That `text` is refused, for `reason`.
+    fn assert_refused(text: &str, reason: &str) {
+        let e = Scenario::parse(text).unwrap_err();
+        assert!(e.reason.contains(reason), "{text}: {e}");
+    }
+
     #[test]
     fn a_probability_draws_the_same_matches_from_the_same_seed() {
         let text = |seed: u64| {
@@ -1221,9 +1229,10 @@ mod tests {
                 "a halt takes",
             ),
         ] {
-            let text = format!("[[rule]]\nname = \"x\"\nwhen = {when}\nthen = {then}\n");
-            let e = Scenario::parse(&text).unwrap_err();
-            assert!(e.reason.contains(reason), "{text}: {e}");
+            assert_refused(
+                &format!("[[rule]]\nname = \"x\"\nwhen = {when}\nthen = {then}\n"),
+                reason,
+            );
         }
     }
 
@@ -1303,9 +1312,7 @@ mod tests {
                 "unknown variant",
             ),
         ] {
-            let text = format!("[[rule]]\nname = \"x\"\n{text}\n");
-            let e = Scenario::parse(&text).unwrap_err();
-            assert!(e.reason.contains(reason), "{text}: {e}");
+            assert_refused(&format!("[[rule]]\nname = \"x\"\n{text}\n"), reason);
         }
     }
 

@@ -71,6 +71,18 @@ impl Cluster {
         })
     }
 
+    /// A client of node A for a new app created with `--admin`, which may load scenario rules.
+    async fn ops(&self) -> Client {
+        let location = Location::Postgres { url: self.url.clone() };
+        let database = crate::common::open(&location, self.dir.path()).await;
+        let ops = crate::common::admin(&database)
+            .create_app_with_role("ops", Decimal::ZERO, true)
+            .await
+            .unwrap();
+        crate::common::record_secret(ops.app_secret.expose_secret());
+        Client::new(&self.endpoints[0], &ops.app_key, ops.app_secret.expose_secret()).unwrap()
+    }
+
     fn client(&self, node: usize) -> Client {
         Client::new(
             &self.endpoints[node],
@@ -623,16 +635,7 @@ async fn every_node_follows_the_scenario_rules_loaded_on_one() {
     let Some(cluster) = Cluster::start(2, |_| {}).await else {
         return;
     };
-    let location = Location::Postgres {
-        url: cluster.url.clone(),
-    };
-    let database = crate::common::open(&location, cluster.dir.path()).await;
-    let ops = crate::common::admin(&database)
-        .create_app_with_role("ops", Decimal::ZERO, true)
-        .await
-        .unwrap();
-    crate::common::record_secret(ops.app_secret.expose_secret());
-    let ops = Client::new(&cluster.endpoints[0], &ops.app_key, ops.app_secret.expose_secret()).unwrap();
+    let ops = cluster.ops().await;
     let rules =
         "[[rule]]\nname = \"down\"\nwhen = { path = \"/trading/accounts/list\", times = 3 }\nthen = { status = 503 }\n";
     ops.scenarios().load(rules).await.unwrap();
@@ -657,16 +660,7 @@ async fn a_freeze_loaded_on_one_node_holds_the_quotes_of_every_node() {
     let Some(cluster) = Cluster::start(2, running_market).await else {
         return;
     };
-    let location = Location::Postgres {
-        url: cluster.url.clone(),
-    };
-    let database = crate::common::open(&location, cluster.dir.path()).await;
-    let ops = crate::common::admin(&database)
-        .create_app_with_role("ops", Decimal::ZERO, true)
-        .await
-        .unwrap();
-    crate::common::record_secret(ops.app_secret.expose_secret());
-    let ops = Client::new(&cluster.endpoints[0], &ops.app_key, ops.app_secret.expose_secret()).unwrap();
+    let ops = cluster.ops().await;
     let snapshot = async || -> Value {
         let answer: Value = cluster
             .client(1)
