@@ -17,6 +17,15 @@ pub struct AccountsArgs {
 enum AccountsCommand {
     /// List the calling app's accounts (GET /trading/accounts/list)
     List,
+    /// Start an account over: its orders, fills, positions and activities removed, its cash set;
+    /// its id and its app's keys unchanged (an app created with --admin; POST /admin/accounts/reset)
+    Reset {
+        /// The account's id
+        account_id: String,
+        /// The cash it starts over with [default: its opening cash]
+        #[arg(long)]
+        cash: Option<String>,
+    },
 }
 
 pub async fn run(args: AccountsArgs) -> anyhow::Result<()> {
@@ -38,6 +47,14 @@ pub async fn run(args: AccountsArgs) -> anyhow::Result<()> {
                 },
                 |a| serde_json::to_value(a).unwrap_or_default(),
             )?;
+        }
+        AccountsCommand::Reset { account_id, cash } => {
+            let reset = client.accounts().reset(&account_id, cash.as_deref()).await?;
+            if args.client.json {
+                println!("{}", serde_json::to_string_pretty(&reset)?);
+            } else {
+                println!("{} starts over with {} in cash", reset.account_id, reset.cash);
+            }
         }
     }
     Ok(())

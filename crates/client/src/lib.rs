@@ -21,6 +21,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use signet_model::accounts::{ResetAccountRequest, ResetAccountView};
 use signet_model::assets::{AccountBalance, CashActivityPage, ExecutionPage, InstrumentPage, Position};
 use signet_model::fundamentals::{
     AnalystRating, BalanceSheet, CapitalFlow, CashFlowStatement, CompanyProfile, ComparisonMetric, DividendEvent,
@@ -354,6 +355,16 @@ impl Accounts<'_> {
     /// `GET /trading/accounts/list`: the calling app's accounts.
     pub async fn list(&self) -> Result<Vec<Account>, Error> {
         self.client.get("/trading/accounts/list", &[]).await
+    }
+
+    /// `POST /admin/accounts/reset` (an app created with `--admin`): starts an account over, with
+    /// `cash` or its opening cash.
+    pub async fn reset(&self, account_id: &str, cash: Option<&str>) -> Result<ResetAccountView, Error> {
+        let request = ResetAccountRequest {
+            account_id: account_id.to_owned(),
+            cash: cash.map(str::to_owned),
+        };
+        self.client.post("/admin/accounts/reset", &request).await
     }
 
     /// `GET /trading/assets/balances/get`: cash, market value, buying power, open P&L and net

@@ -59,3 +59,19 @@ impl AccountClass {
         }
     }
 }
+
+/// `POST /admin/accounts/reset`: start an account over (apps created with `--admin`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ResetAccountRequest {
+    pub account_id: String,
+    /// The cash it starts over with; its opening cash (its first deposit) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cash: Option<String>,
+}
+
+/// An account started over: no order, fill, position or activity but its cash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ResetAccountView {
+    pub account_id: String,
+    pub cash: String,
+}

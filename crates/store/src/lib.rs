@@ -555,6 +555,12 @@ pub trait TradingStore: Send + Sync {
     async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError>;
     /// The splits and dividends applied to the account's positions, in the order they were.
     async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError>;
+    /// Starts the account over: its orders are removed with their events and fills, its
+    /// positions and applied splits and dividends too, and its cash set to `cash`; its id, type
+    /// and app stay. One transaction, in the account's turn and under its lock, so that no
+    /// placement or fill of the account is half before and half after it. False when there is
+    /// no such account.
+    async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError>;
 }
 
 /// What a crossing of ex-dates did.

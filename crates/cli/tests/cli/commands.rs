@@ -415,6 +415,28 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     clear.args(["scenarios", "clear", "--json", "--endpoint", &serving.endpoint]);
     with_ops(&mut clear);
     assert_eq!(run_json(&mut clear)["rules"], json!([]));
+    // An account started over (not the one the checks below read), with the cash asked for.
+    let listed: Value = serde_json::from_slice(&accounts().stdout).unwrap();
+    let account = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["account_id"].as_str())
+        .find(|id| *id != cash_account)
+        .unwrap();
+    let mut reset = signet();
+    reset.args([
+        "accounts",
+        "reset",
+        "--json",
+        "--endpoint",
+        &serving.endpoint,
+        account,
+        "--cash",
+        "2500",
+    ]);
+    with_ops(&mut reset);
+    assert_eq!(run_json(&mut reset), json!({"account_id": account, "cash": "2500"}));
 
     // --watch redraws the table until interrupted.
     let mut watch = signet();

@@ -1,7 +1,9 @@
 //! The admin API under `/admin/`: signed calls, only for apps created with `--admin`, that drive
 //! the sandbox itself rather than an account (the market simulator: [`market`]; the scenario
-//! rules: [`scenarios`]). `signet market`, `signet scenarios` and the console call them.
+//! rules: [`scenarios`]; accounts started over: [`accounts`]). `signet market`, `signet
+//! scenarios`, `signet accounts reset` and the console call them.
 
+pub mod accounts;
 pub mod market;
 pub mod scenarios;
 
@@ -14,7 +16,10 @@ use crate::extract::Caller;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(market::routes()).merge(scenarios::routes())
+    OpenApiRouter::new()
+        .merge(market::routes())
+        .merge(scenarios::routes())
+        .merge(accounts::routes())
 }
 
 /// PERMISSION_DENIED: the calling app was not created with --admin

@@ -6,6 +6,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::wall_clock_ms;
@@ -165,6 +166,18 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
         ErrorCode::ServiceNotAvailable,
         "the account is filling faster than its ledger can be read: retry shortly",
     ))
+}
+
+/// The account's opening cash: its cash now less what its fills, splits and dividends moved (the
+/// ledger's first entry, the deposit it was made with).
+pub(crate) async fn opening_cash(state: &AppState, account_id: &str) -> Result<Decimal, ApiError> {
+    let Changes {
+        account,
+        fills,
+        applied,
+    } = account_and_changes(state, account_id).await?;
+    let ledger = ledger::ledger(account.cash, account.created_at, &fills, &applied);
+    Ok(ledger.first().map_or(account.cash, |deposit| deposit.amount))
 }
 
 /// The account's ledger, newest first, of the types and window asked for.

@@ -28,6 +28,7 @@ mod official_client;
 mod openapi;
 mod orders;
 mod redis;
+mod reset;
 mod revocation;
 mod scenarios;
 mod schemathesis;

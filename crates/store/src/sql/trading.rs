@@ -137,6 +137,41 @@ impl TradingStore for SqlStore {
         SqlStore::applied_actions(self, account_id).await
     }
 
+    async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError> {
+        // The turn first, as a placement takes it, then the account's row, as a fill does.
+        let turn = self.begin_turn(account_id).await?;
+        let mut tx = self.writer.begin().await?;
+        let lock = match tx.dialect() {
+            Dialect::Postgres => " FOR UPDATE",
+            Dialect::Sqlite => "",
+        };
+        let found: Option<(String,)> = query(format!("SELECT account_id FROM accounts WHERE account_id = $1{lock}"))
+            .bind(account_id)
+            .fetch_optional(&mut tx)
+            .await?;
+        if found.is_none() {
+            return Ok(false);
+        }
+        let of_its_orders = "order_id IN (SELECT order_id FROM orders WHERE account_id = $1)";
+        for statement in [
+            format!("DELETE FROM order_events WHERE {of_its_orders} OR account_id = $1"),
+            format!("DELETE FROM fills WHERE {of_its_orders}"),
+            "DELETE FROM orders WHERE account_id = $1".to_owned(),
+            "DELETE FROM positions WHERE account_id = $1".to_owned(),
+            "DELETE FROM corporate_action_entries WHERE account_id = $1".to_owned(),
+        ] {
+            query(statement).bind(account_id).execute(&mut tx).await?;
+        }
+        query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
+            .bind(cash.normalize().to_string())
+            .bind(account_id)
+            .execute(&mut tx)
+            .await?;
+        tx.commit().await?;
+        turn.end().await?.on_disk().await?;
+        Ok(true)
+    }
+
     async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
         SqlStore::begin_turn(self, account_id).await
     }
