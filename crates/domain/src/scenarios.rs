@@ -250,6 +250,75 @@ struct RawThen {
     gap_percent: Option<f64>,
 }
 
+/// The conditions that name something of an order: a rule naming one is decided on orders.
+const ORDER_CONDITIONS: [&str; 8] = [
+    "operation",
+    "account",
+    "symbol",
+    "side",
+    "order_type",
+    "min_quantity",
+    "max_quantity",
+    "client_order_id_prefix",
+];
+
+impl When {
+    /// The conditions this `when` names, in the file's terms.
+    fn named(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("operation", self.operation.is_some()),
+            ("stream", self.stream.is_some()),
+            ("path", self.path.is_some()),
+            ("path_prefix", self.path_prefix.is_some()),
+            ("app", self.app.is_some()),
+            ("account", self.account.is_some()),
+            ("symbol", self.symbol.is_some()),
+            ("side", self.side.is_some()),
+            ("order_type", self.order_type.is_some()),
+            ("min_quantity", self.min_quantity.is_some()),
+            ("max_quantity", self.max_quantity.is_some()),
+            ("client_order_id_prefix", self.client_order_id_prefix.is_some()),
+            ("from", self.from.is_some()),
+            ("until", self.until.is_some()),
+            ("times", self.times.is_some()),
+            ("probability", self.probability.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+    }
+
+    /// The first condition named that is not `allowed`.
+    fn beyond(&self, allowed: &[&str]) -> Option<&'static str> {
+        self.named().find(|name| !allowed.contains(name))
+    }
+}
+
+impl RawThen {
+    /// The first field given that is not `allowed` (`halt` and `freeze_quotes` count when true).
+    fn beyond(&self, allowed: &[&str]) -> Option<&'static str> {
+        [
+            ("reject", self.reject.is_some()),
+            ("message", self.message.is_some()),
+            ("status", self.status.is_some()),
+            ("retry_after_seconds", self.retry_after_seconds.is_some()),
+            ("drop_answer", self.drop_answer.is_some()),
+            ("delay_ms", self.delay_ms.is_some()),
+            ("fill", self.fill.is_some()),
+            ("slices", self.slices.is_some()),
+            ("every_seconds", self.every_seconds.is_some()),
+            ("ratio", self.ratio.is_some()),
+            ("then", self.then.is_some()),
+            ("slippage_bps", self.slippage_bps.is_some()),
+            ("halt", self.halt == Some(true)),
+            ("freeze_quotes", self.freeze_quotes == Some(true)),
+            ("end_after", self.end_after.is_some()),
+            ("gap_percent", self.gap_percent.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(name, given)| (given && !allowed.contains(&name)).then_some(name))
+    }
+}
+
 /// The statuses a rule may answer with instead of the call's.
 const FAULT_STATUSES: [u16; 4] = [429, 500, 502, 503];
 
@@ -468,15 +537,7 @@ impl Rule {
         if self.when.stream.is_some() {
             return Stage::Stream;
         }
-        let w = &self.when;
-        let of_an_order = w.operation.is_some()
-            || w.account.is_some()
-            || w.symbol.is_some()
-            || w.side.is_some()
-            || w.order_type.is_some()
-            || w.min_quantity.is_some()
-            || w.max_quantity.is_some()
-            || w.client_order_id_prefix.is_some();
+        let of_an_order = self.when.named().any(|name| ORDER_CONDITIONS.contains(&name));
         if of_an_order { Stage::Order } else { Stage::Request }
     }
 
@@ -541,35 +602,17 @@ fn hold(when: &When, then: &RawThen) -> Result<Outcome, String> {
     } else if when.symbol.is_none() || when.from.is_none() {
         return Err("halt and freeze_quotes name a symbol and when the hold begins (from)".into());
     }
-    let named = [
-        ("operation", when.operation.is_some()),
-        ("stream", when.stream.is_some()),
-        ("path", when.path.is_some()),
-        ("path_prefix", when.path_prefix.is_some()),
-        ("app", when.app.is_some()),
-        ("account", when.account.is_some()),
-        ("side", when.side.is_some()),
-        ("order_type", when.order_type.is_some()),
-        ("min_quantity", when.min_quantity.is_some()),
-        ("max_quantity", when.max_quantity.is_some()),
-        ("client_order_id_prefix", when.client_order_id_prefix.is_some()),
-        ("times", when.times.is_some()),
-        ("probability", when.probability.is_some()),
-    ];
-    if let Some((name, _)) = named.iter().find(|(_, given)| *given) {
+    if let Some(name) = when.beyond(&["symbol", "from", "until"]) {
         return Err(format!(
             "{name} does not go with a halt, a freeze or a gap: they move the whole symbol"
         ));
     }
-    let others = then.reject.is_some()
-        || then.status.is_some()
-        || then.drop_answer.is_some()
-        || then.delay_ms.is_some()
-        || then.retry_after_seconds.is_some()
-        || then.fill.is_some()
-        || then.slippage_bps.is_some()
-        || then.end_after.is_some();
-    if others || (then.message.is_some() && then.halt != Some(true)) {
+    let allowed: &[&str] = if then.halt == Some(true) {
+        &["halt", "message"]
+    } else {
+        &["freeze_quotes", "gap_percent"]
+    };
+    if then.beyond(allowed).is_some() {
         return Err("a halt takes a message, a freeze or a gap nothing else".into());
     }
     Ok(if let Some(percent) = then.gap_percent {
@@ -603,30 +646,14 @@ fn end_stream(when: &When, then: &RawThen) -> Result<Outcome, String> {
     if after > MAX_END_AFTER {
         return Err(format!("end_after {after}: at most {MAX_END_AFTER}"));
     }
-    let named = [
-        ("operation", when.operation.is_some()),
-        ("path", when.path.is_some()),
-        ("path_prefix", when.path_prefix.is_some()),
-        ("symbol", when.symbol.is_some()),
-        ("side", when.side.is_some()),
-        ("order_type", when.order_type.is_some()),
-        ("min_quantity", when.min_quantity.is_some()),
-        ("max_quantity", when.max_quantity.is_some()),
-        ("client_order_id_prefix", when.client_order_id_prefix.is_some()),
-        ("account", when.account.is_some() && kind == StreamKind::Quotes),
-    ];
-    if let Some((name, _)) = named.iter().find(|(_, given)| *given) {
+    let mut allowed = vec!["stream", "app", "from", "until", "times", "probability"];
+    if kind == StreamKind::Events {
+        allowed.push("account");
+    }
+    if let Some(name) = when.beyond(&allowed) {
         return Err(format!("{name} does not go with a stream rule"));
     }
-    let others = then.reject.is_some()
-        || then.status.is_some()
-        || then.drop_answer.is_some()
-        || then.delay_ms.is_some()
-        || then.retry_after_seconds.is_some()
-        || then.message.is_some()
-        || then.fill.is_some()
-        || then.slippage_bps.is_some();
-    if others {
+    if then.beyond(&["end_after"]).is_some() {
         return Err("a stream rule's then is end_after alone".into());
     }
     Ok(Outcome::EndStream { after })
