@@ -6,6 +6,7 @@
 //! Nothing here reads a database, a socket or a file: the store loads what a rule needs, calls
 //! it, and saves its effect; the server maps a [`Rejection`] to its HTTP answer.
 
+pub mod checkpoint;
 pub mod marketdata;
 pub mod ratelimit;
 mod rejection;

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rust_decimal::Decimal;
+use signet_domain::checkpoint::CheckpointName;
 use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::fundamentals::layout::{DataSet, Record};
 use signet_domain::marketdata::import::{ImportCounts, ImportMessage};
@@ -46,6 +47,10 @@ pub enum StoreError {
     Conflict(String),
     #[error("database error: {0}")]
     Other(String),
+    /// A checkpoint that does not read (damaged, made by a newer build, or sealed with another
+    /// master key); nothing was changed.
+    #[error("{0}")]
+    Unusable(String),
     /// A multi-step write was abandoned by its caller and rolled back.
     #[error("the operation was abandoned and rolled back")]
     Aborted,
@@ -716,6 +721,57 @@ pub struct StoredRule {
     pub hits: i64,
 }
 
+/// Checkpoints of the sandbox's state: its apps, accounts, orders, fills, positions,
+/// watchlists and scenario rules (not its market data, nonces or console sessions), saved
+/// apart and put back in one transaction ([`sql`]'s `checkpoints` module says where).
+#[async_trait]
+pub trait CheckpointStore: Send + Sync {
+    /// Saves the state with `market` (the simulator's, encoded) as `name`, replacing any
+    /// checkpoint of that name; all or nothing.
+    async fn save_checkpoint(
+        &self,
+        name: &CheckpointName,
+        market: &str,
+        saved_at: i64,
+    ) -> Result<CheckpointInfo, StoreError>;
+    /// Puts the state saved as `name` in place of the state now, in one transaction that also
+    /// moves the restore epoch on; `None` when no checkpoint has that name.
+    async fn restore_checkpoint(&self, name: &CheckpointName) -> Result<Option<Restored>, StoreError>;
+    /// Every checkpoint that reads, by name.
+    async fn checkpoints(&self) -> Result<Vec<CheckpointInfo>, StoreError>;
+    /// False when no checkpoint has that name.
+    async fn delete_checkpoint(&self, name: &CheckpointName) -> Result<bool, StoreError>;
+    /// Moves on with every restore, with the market state of the last one restored: the nodes
+    /// sharing the database follow them.
+    async fn restore_epoch(&self) -> Result<(i64, Option<String>), StoreError>;
+}
+
+/// A checkpoint as saved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointInfo {
+    pub name: String,
+    /// Wall clock, milliseconds since the epoch.
+    pub saved_at: i64,
+    /// The simulator's state ([`signet_domain::checkpoint::MarketState`], encoded).
+    pub market: String,
+    /// The last migration step of the build that saved it.
+    pub schema_version: i64,
+    pub accounts: u64,
+    pub orders: u64,
+    pub bytes: u64,
+}
+
+/// What a restore put back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    pub info: CheckpointInfo,
+    /// The epoch the restore moved to.
+    pub epoch: i64,
+    /// Bars of simulated days after the checkpoint that it dropped (the screeners' figures
+    /// are then computed again).
+    pub dropped_bars: u64,
+}
+
 /// Everything the server stores.
 pub trait Store:
     std::fmt::Debug
@@ -730,6 +786,7 @@ pub trait Store:
     + WatchlistStore
     + FundamentalsStore
     + ScenarioStore
+    + CheckpointStore
 {
 }
 
@@ -746,5 +803,6 @@ impl<T> Store for T where
         + WatchlistStore
         + FundamentalsStore
         + ScenarioStore
+        + CheckpointStore
 {
 }

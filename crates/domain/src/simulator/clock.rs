@@ -158,27 +158,26 @@ pub enum ClockMode {
 
 #[derive(Debug)]
 pub struct Clock {
-    mode: ClockMode,
-    state: Mutex<(Instant, i64)>,
+    /// The mode, and the simulated time it showed at an instant.
+    state: Mutex<(ClockMode, Instant, i64)>,
 }
 
 impl Clock {
     /// A clock in `mode` showing `start_ms` now (ignored in `Real` mode).
     pub fn new(mode: ClockMode, start_ms: i64) -> Self {
         Clock {
-            mode,
-            state: Mutex::new((Instant::now(), start_ms)),
+            state: Mutex::new((mode, Instant::now(), start_ms)),
         }
     }
 
     pub fn mode(&self) -> ClockMode {
-        self.mode
+        self.state.lock().expect("clock lock").0
     }
 
     /// Simulated now, in UTC milliseconds.
     pub fn now_ms(&self) -> i64 {
-        let (anchor, start) = *self.state.lock().expect("clock lock");
-        match self.mode {
+        let (mode, anchor, start) = *self.state.lock().expect("clock lock");
+        match mode {
             ClockMode::Real => wall_clock_ms(),
             ClockMode::Running { speed } => start + crate::times::millis(anchor.elapsed().mul_f64(speed)),
             ClockMode::Manual => start,
@@ -188,8 +187,13 @@ impl Clock {
     /// Moves simulated time forward (any mode but `Real`).
     pub fn step(&self, by: Duration) -> i64 {
         let mut state = self.state.lock().expect("clock lock");
-        state.1 += crate::times::millis(by);
-        state.1
+        state.2 += crate::times::millis(by);
+        state.2
+    }
+
+    /// Sets the mode, and the time it shows now (a checkpoint's clock put back).
+    pub fn set(&self, mode: ClockMode, now_ms: i64) {
+        *self.state.lock().expect("clock lock") = (mode, Instant::now(), now_ms);
     }
 }
 

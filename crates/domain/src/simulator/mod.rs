@@ -119,7 +119,7 @@ impl Quote {
 
 /// A quote pinned by a test or an operator (`signet market set`) until it is released: what
 /// orders meet instead of the simulated price.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pin {
     pub last: Decimal,
     pub bid: Decimal,

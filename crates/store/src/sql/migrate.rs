@@ -26,6 +26,14 @@ pub async fn run(pool: &Pool) -> Result<(), MigrateError> {
     run_to(pool, i64::MAX).await
 }
 
+/// Brings a SQLite file other than the store's (a checkpoint) up to date: a task of its own,
+/// whose future a caller may hold across its awaits in any task.
+pub async fn run_sqlite_file(pool: sqlx::SqlitePool) -> Result<(), MigrateError> {
+    tokio::spawn(async move { SQLITE.run(&pool).await })
+        .await
+        .map_err(|e| MigrateError::Execute(sqlx::Error::Protocol(e.to_string())))?
+}
+
 /// Brings the schema up to step `version` (tests compare the backends step by step).
 pub async fn run_to(pool: &Pool, version: i64) -> Result<(), MigrateError> {
     match pool {

@@ -17,6 +17,7 @@
 //! advisory lock, so nodes may start together.
 
 mod apps;
+mod checkpoints;
 mod console;
 mod corporate;
 mod fundamentals;
@@ -41,6 +42,7 @@ use signet_domain::trading::order::Order;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 
+pub use self::checkpoints::KEY_FINGERPRINT;
 use self::query::{Dialect, Pool, map_err};
 use crate::StoreError;
 use crate::batch::Batcher;
@@ -85,6 +87,8 @@ pub struct SqlStore {
     sqlite: Option<(PathBuf, SqlitePool)>,
     /// How the SQLite connections open (a large import opens one of its own).
     sqlite_options: Option<SqliteConnectOptions>,
+    /// SQLite: the directory of the checkpoint files ([`SqlStore::with_checkpoints`]).
+    checkpoint_dir: Option<PathBuf>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -145,6 +149,7 @@ impl SqlStore {
             writer,
             sqlite: Some((path.to_owned(), checkpointer)),
             sqlite_options: Some(options),
+            checkpoint_dir: Some(checkpoints::default_dir(path)),
         })
     }
 
@@ -177,7 +182,17 @@ impl SqlStore {
             writer: pool,
             sqlite: None,
             sqlite_options: None,
+            checkpoint_dir: None,
         })
+    }
+
+    /// Keeps SQLite's checkpoint files in `dir` instead of beside the database (`DB.checkpoints`
+    /// for `DB.db`); PostgreSQL keeps them in schemas of its own.
+    pub fn with_checkpoints(mut self, dir: PathBuf) -> Self {
+        if self.sqlite.is_some() {
+            self.checkpoint_dir = Some(dir);
+        }
+        self
     }
 
     /// The SQLite file; `None` on PostgreSQL.
