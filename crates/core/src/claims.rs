@@ -200,6 +200,21 @@ impl ClaimsCache {
         }
     }
 
+    /// Forgets every account (after a checkpoint's restore): each is read again when next used.
+    pub fn clear(&self) {
+        let mut accounts = self.accounts.lock().expect("claims lock");
+        for entry in accounts.values_mut() {
+            entry.generation += 1;
+            entry.orders = None;
+            entry.placed_meanwhile.clear();
+        }
+        drop(accounts);
+        if let Some(followers) = &self.followers {
+            followers.accounts.lock().expect("followers lock").clear();
+            followers.rows.lock().expect("followers lock").clear();
+        }
+    }
+
     /// An open order of the account changed: read them again next time (followed accounts read
     /// their changes anyway).
     pub fn forget(&self, account_id: &str) {

@@ -11,7 +11,7 @@
 //! stream is ended with `UNAVAILABLE` (the client reconnects).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -72,6 +72,8 @@ pub struct EventHub {
     capacity: usize,
     /// Woken when this node committed order events.
     committed: Notify,
+    /// Moved on by every [`EventHub::restart`]: the reader then starts again from now.
+    restarts: AtomicU64,
 }
 
 /// A subscription's queue, as its accounts list it.
@@ -99,6 +101,7 @@ impl EventHub {
             subscribers: Mutex::new(Some(HashMap::new())),
             capacity: capacity.max(1),
             committed: Notify::new(),
+            restarts: AtomicU64::new(0),
         }
     }
 
@@ -160,6 +163,16 @@ impl EventHub {
             .is_some_and(|all| all.values().flatten().any(|s| !s.sender.is_closed()))
     }
 
+    /// After a checkpoint's restore: ends every stream (its client subscribes again and sees the
+    /// restored state), and reads the database's events from now on, not from where it was.
+    pub fn restart(&self) {
+        self.restarts.fetch_add(1, Ordering::SeqCst);
+        if let Some(all) = &mut *self.subscribers() {
+            all.clear();
+        }
+        self.committed.notify_one();
+    }
+
     /// Tells the reader of the database's order events that some may have committed on this
     /// node (a write that commits them calls it after its commit).
     pub fn wake(&self) {
@@ -206,6 +219,8 @@ impl EventHub {
 /// Where the reader of the order events is, and which of the events it may read again it sent.
 #[derive(Default)]
 struct Reader {
+    /// The hub's restarts this reader has seen.
+    restarts: u64,
     cursor: Option<ChangeCursor>,
     /// The ids sent that a read from `cursor` may return again, with where they stand.
     sent: HashMap<i64, u64>,
@@ -213,6 +228,13 @@ struct Reader {
 
 impl Reader {
     async fn read(&mut self, hub: &EventHub, store: &dyn Store) -> Result<(), StoreError> {
+        let restarts = hub.restarts.load(Ordering::SeqCst);
+        if restarts != self.restarts {
+            *self = Reader {
+                restarts,
+                ..Reader::default()
+            };
+        }
         let cursor = match self.cursor {
             Some(cursor) => cursor,
             None => store.order_events(None).await?.cursor,

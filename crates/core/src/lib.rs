@@ -14,8 +14,10 @@
 //! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
 //! - [`ratelimit`]: the per-app and per-address rate limits, on this node or shared in Redis.
 //! - [`scenarios`]: the rules that make unhappy paths happen on purpose, shared through the store.
+//! - [`checkpoints`]: known states saved and restored while the server runs.
 
 pub mod accounts;
+pub mod checkpoints;
 pub mod claims;
 pub mod engine;
 pub mod error;

@@ -138,6 +138,11 @@ impl Scenarios {
         Ok(found)
     }
 
+    /// Reads the rules in force again (after a checkpoint's restore put others in place).
+    pub async fn reload(&self) -> Result<(), StoreError> {
+        self.refresh().await
+    }
+
     /// The rules in force as stored, with their counts.
     pub async fn stored(&self) -> Result<Option<StoredScenario>, StoreError> {
         self.store.scenario().await

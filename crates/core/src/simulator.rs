@@ -12,10 +12,12 @@
 //! restart replays what was simulated.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
+use signet_domain::checkpoint::{MarketState, SavedClock};
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::marketdata::{MinuteBar, SymbolBar};
 use signet_domain::scenarios::MarketRules;
@@ -65,7 +67,8 @@ pub enum MarketError {
 }
 
 pub struct Simulator {
-    seed: u64,
+    /// Set again only by a restore ([`Simulator::restore`]).
+    seed: AtomicU64,
     clock: Clock,
     tick: Duration,
     store: Arc<dyn Store>,
@@ -144,6 +147,23 @@ impl Simulator {
                 None => next_core_open(NewYork::of(clock::wall_clock_ms()).day),
             },
         };
+        let state = Self::fresh_state(store.as_ref(), config.seed, start_ms).await?;
+        let simulator = Arc::new(Simulator {
+            seed: AtomicU64::new(config.seed),
+            clock: Clock::new(config.clock, start_ms),
+            tick: config.tick,
+            store,
+            state: RwLock::new(state),
+            paths: RwLock::default(),
+            rules: RwLock::default(),
+        });
+        simulator.sync().await?;
+        Ok(simulator)
+    }
+
+    /// The listings, and the closes before the day of `start_ms`: what the plans of that day
+    /// are drawn from ([`Simulator::sync`]).
+    async fn fresh_state(store: &dyn Store, seed: u64, start_ms: i64) -> Result<State, StoreError> {
         let start_day = NewYork::of(start_ms).day;
         let listings = store.listings().await?;
         let closes: HashMap<i64, f64> = store
@@ -164,19 +184,47 @@ impl Simulator {
             state
                 .closes
                 .entry(id)
-                .or_insert_with(|| DayPlan::draw(config.seed, id, 0, 20.0, 0.6, 0.0).close.clamp(5.0, 50.0));
+                .or_insert_with(|| DayPlan::draw(seed, id, 0, 20.0, 0.6, 0.0).close.clamp(5.0, 50.0));
         }
-        let simulator = Arc::new(Simulator {
-            seed: config.seed,
-            clock: Clock::new(config.clock, start_ms),
-            tick: config.tick,
-            store,
-            state: RwLock::new(state),
-            paths: RwLock::default(),
-            rules: RwLock::default(),
-        });
-        simulator.sync().await?;
-        Ok(simulator)
+        Ok(state)
+    }
+
+    /// The clock, seed and pinned quotes, as a checkpoint holds them.
+    pub fn market_state(&self) -> MarketState {
+        let state = self.state();
+        let mut pins: Vec<(String, Pin)> = state
+            .pins
+            .iter()
+            .filter_map(|(id, pin)| Some((state.listings.get(id)?.symbol.clone(), *pin)))
+            .collect();
+        pins.sort_by(|a, b| a.0.cmp(&b.0));
+        MarketState {
+            now_ms: self.now_ms(),
+            clock: self.clock_mode().into(),
+            seed: self.seed(),
+            pins,
+        }
+    }
+
+    /// Puts a checkpoint's market back: its seed and pins, and its clock unless either clock
+    /// follows real time (which no checkpoint sets); every plan and path is drawn again, as at
+    /// a start, from the database as the restore left it.
+    pub async fn restore(&self, saved: &MarketState) -> Result<(), StoreError> {
+        let keeps_real = self.clock_mode() == ClockMode::Real || saved.clock == SavedClock::Real;
+        let now_ms = if keeps_real { self.now_ms() } else { saved.now_ms };
+        let mut state = Self::fresh_state(self.store.as_ref(), saved.seed, now_ms).await?;
+        state.pins = saved
+            .pins
+            .iter()
+            .filter_map(|(symbol, pin)| Some((*state.ids.get(symbol)?, *pin)))
+            .collect();
+        self.seed.store(saved.seed, Ordering::Relaxed);
+        if !keeps_real {
+            self.clock.set(saved.clock.into(), saved.now_ms);
+        }
+        *self.state_mut() = state;
+        self.paths.write().unwrap_or_else(PoisonError::into_inner).clear();
+        self.sync().await
     }
 
     /// The market's state. A panic while it was written (a bug) leaves it as the panic found it
@@ -296,7 +344,7 @@ impl Simulator {
                         volume: 0.0,
                         replayed: false,
                     },
-                    None => DayPlan::draw(self.seed, id, day, prev_close, listing.vol, listing.volume),
+                    None => DayPlan::draw(self.seed(), id, day, prev_close, listing.vol, listing.volume),
                 };
                 // A scenario rule's gap moves the day, which is then drawn from its plan.
                 let plan = match gaps.iter().find(|gap| gap.symbol == listing.symbol && gap.on(day)) {
@@ -468,8 +516,8 @@ impl Simulator {
                 .flatten()
         };
         let path = match imported {
-            Some(minutes) => DayPath::replay(plan, self.seed, instrument_id, &minutes),
-            None => DayPath::draw(plan, self.seed, instrument_id),
+            Some(minutes) => DayPath::replay(plan, self.seed(), instrument_id, &minutes),
+            None => DayPath::draw(plan, self.seed(), instrument_id),
         };
         self.keep(instrument_id, path)
     }
@@ -485,9 +533,9 @@ impl Simulator {
         }
         let imported = self.store.minute_bars(instrument_id, plan.day).await?;
         let path = if imported.is_empty() {
-            DayPath::draw(plan, self.seed, instrument_id)
+            DayPath::draw(plan, self.seed(), instrument_id)
         } else {
-            DayPath::replay(plan, self.seed, instrument_id, &imported)
+            DayPath::replay(plan, self.seed(), instrument_id, &imported)
         };
         Ok(self.keep(instrument_id, path))
     }
@@ -517,7 +565,7 @@ impl Simulator {
     }
 
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.seed.load(Ordering::Relaxed)
     }
 
     /// `plan`'s bars of `span` seconds up to `until` (a second after New York midnight,

@@ -132,6 +132,9 @@ error_codes! {
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
     /// No transfer of the account has this id (signet moves no money between institutions).
     TransferNotFound = ("TRANSFER_NOT_FOUND", 404),
+    /// A checkpoint that cannot be restored: damaged, made by a newer build, or sealed with
+    /// another master key. Nothing was changed.
+    CheckpointUnusable = ("CHECKPOINT_UNUSABLE", 409),
     /// No watchlist of the calling app has this id.
     WatchlistNotFound = ("WATCHLIST_NOT_FOUND", 404),
     /// A configured limit (watchlists per app, instruments per watchlist, MQTT sessions per app
@@ -149,6 +152,8 @@ error_codes! {
     InternalError = ("INTERNAL_ERROR", 500),
     /// A dependency (the database) is briefly unavailable; GETs may be retried.
     ServiceNotAvailable = ("SERVICE_NOT_AVAILABLE", 503),
+    /// A checkpoint is being restored: the call is refused until it is done (`Retry-After`).
+    Restoring = ("RESTORING", 503),
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod assets;
+pub mod checkpoints;
 pub mod error;
 pub mod events;
 pub mod fundamentals;

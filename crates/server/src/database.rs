@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use secrecy::SecretString;
+use signet_store::sql::KEY_FINGERPRINT;
 use signet_store::{Durability, SqlStore};
 use signet_store::{Store, StoreError};
 
@@ -39,7 +40,12 @@ pub enum OpenError {
 #[derive(Debug, Clone)]
 pub enum Location {
     /// The embedded default: one file, its key file beside it unless another is named.
-    Sqlite { path: PathBuf, durability: Durability },
+    Sqlite {
+        path: PathBuf,
+        durability: Durability,
+        /// The checkpoint files' directory; `DB.checkpoints` beside `DB.db` when `None`.
+        checkpoints: Option<PathBuf>,
+    },
     /// `postgres://...`, shared by every node.
     Postgres { url: String },
 }
@@ -93,8 +99,6 @@ pub struct Database {
     sqlite_file: Option<PathBuf>,
 }
 
-const KEY_FINGERPRINT: &str = "master_key_fingerprint";
-
 impl Database {
     /// Opens (creating if needed) the database at `location`. The master key is `master_key`
     /// when given (`SIGNET_MASTER_KEY`), else the one in `key_file` (created if missing), which
@@ -116,7 +120,17 @@ impl Database {
         };
         let key = MasterKey::load(master_key, &key_file)?;
         let store: Arc<dyn Store> = match location {
-            Location::Sqlite { path, durability } => Arc::new(SqlStore::sqlite(path, *durability).await?),
+            Location::Sqlite {
+                path,
+                durability,
+                checkpoints,
+            } => {
+                let store = SqlStore::sqlite(path, *durability).await?;
+                Arc::new(match checkpoints {
+                    Some(dir) => store.with_checkpoints(dir.clone()),
+                    None => store,
+                })
+            }
             Location::Postgres { url } => Arc::new(SqlStore::postgres(url).await?),
         };
         let stored = store.init_meta(KEY_FINGERPRINT, key.fingerprint()).await?;
@@ -174,6 +188,7 @@ impl Database {
         let location = Location::Sqlite {
             path: path.to_owned(),
             durability,
+            checkpoints: None,
         };
         Self::open(&location, master_key, None).await
     }

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use signet_core::CoreError;
+use signet_core::checkpoints::CheckpointError;
 use signet_core::scenarios::Injected;
 use signet_core::simulator::MarketError;
 use signet_domain::Rejection;
@@ -123,6 +124,18 @@ impl From<StoreError> for ApiError {
                 )
             }
             other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<CheckpointError> for ApiError {
+    fn from(e: CheckpointError) -> Self {
+        match e {
+            CheckpointError::NotFound(_) => ApiError::not_found(e.to_string()),
+            CheckpointError::Market(..) | CheckpointError::Store(StoreError::Unusable(_)) => {
+                ApiError::new(ErrorCode::CheckpointUnusable, e.to_string())
+            }
+            CheckpointError::Store(e) => e.into(),
         }
     }
 }

@@ -16,6 +16,8 @@ use tower_http::trace::TraceLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use signet_core::checkpoints::Gate;
+
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -168,8 +170,34 @@ fn guarded(state: &AppState, inner: Router) -> Router {
                     headers: state.config.max_header_bytes,
                 },
                 limit_head,
-            )),
+            ))
+            .layer(middleware::from_fn_with_state(state.gate.clone(), pass_gate)),
     )
+}
+
+/// Paths served while a checkpoint is restored: the checkpoints' own calls (a restore holds the
+/// gate closed) and the health check.
+fn served_while_restoring(path: &str) -> bool {
+    path == "/health" || path.starts_with("/admin/checkpoints/") || path.starts_with("/console/checkpoints")
+}
+
+/// Refuses every call with 503 `RESTORING` while a checkpoint is restored; otherwise holds the
+/// gate open until the call's answer (its head, for a stream) is ready, so that a restore waits
+/// for the calls under way.
+async fn pass_gate(State(gate): State<Gate>, request: Request, next: middleware::Next) -> Response {
+    if served_while_restoring(request.uri().path()) {
+        return next.run(request).await;
+    }
+    let Some(_pass) = gate.enter() else {
+        let mut refused = ApiError::new(
+            ErrorCode::Restoring,
+            "a checkpoint is being restored; retry in a moment",
+        )
+        .into_response();
+        refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1));
+        return refused;
+    };
+    next.run(request).await
 }
 
 /// The sizes of a request's head that [`limit_head`] holds it to.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use secrecy::ExposeSecret;
-use signet_domain::simulator::clock::ClockMode;
 use signet_store::memory::MemoryNonces;
 use signet_store::redis::{Redis, RedisArrivals, RedisNonces, RedisStreams};
 use signet_store::{NonceStore, StoreError};
@@ -19,6 +18,7 @@ use crate::database::Database;
 use crate::metrics::Metrics;
 use crate::router::router;
 use crate::state::AppState;
+use signet_core::checkpoints::{Checkpoints, Gate};
 use signet_core::claims::ClaimsCache;
 use signet_core::engine::book::Book;
 use signet_core::engine::{Engine, run_ticker};
@@ -132,16 +132,42 @@ impl Server {
             config.streaming,
             metrics.mqtt_dropped.clone(),
         ));
+        let engine = Arc::new(engine);
+        let apps = Arc::new(AppDirectory::new(
+            store.clone(),
+            database.key.clone(),
+            config.app_cache_ttl,
+        ));
+        let gate = Gate::default();
+        let checkpoints = Checkpoints::start(
+            store.clone(),
+            simulator.clone(),
+            engine.clone(),
+            claims.clone(),
+            events.clone(),
+            scenarios.clone(),
+            gate.clone(),
+            vec![
+                Box::new({
+                    let apps = apps.clone();
+                    move || apps.forget_all()
+                }),
+                // Its clients connect again and subscribe to the restored market.
+                Box::new({
+                    let streams = streams.clone();
+                    move || streams.close_all()
+                }),
+            ],
+        )
+        .await?;
         let state = AppState {
-            apps: Arc::new(AppDirectory::new(
-                store.clone(),
-                database.key.clone(),
-                config.app_cache_ttl,
-            )),
+            apps,
+            gate,
+            checkpoints,
             nonces,
             store,
             simulator,
-            engine: Arc::new(engine),
+            engine,
             claims,
             turns: Arc::default(),
             book,
@@ -198,6 +224,7 @@ impl Server {
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
         let scenarios = tokio::spawn(self.state.scenarios.clone().follow());
+        let restores = tokio::spawn(self.state.checkpoints.clone().follow());
         // A revocation made on any node ends this node's streams and sessions of the app.
         let revocations = tokio::spawn(self.state.apps.clone().end_revoked());
         // Shutdown first ends the event streams (`UNAVAILABLE`: their clients move to another
@@ -238,10 +265,15 @@ impl Server {
             )
         });
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
-        let ticker = (self.state.simulator.clock_mode() != ClockMode::Manual).then(|| {
+        // Also with a manual clock, whose ticks it skips: a restore may set a running one.
+        let ticker = {
             let (engine, metrics) = (self.state.engine.clone(), self.state.metrics.clone());
-            tokio::spawn(run_ticker(engine, move || metrics.tick_panicked(), ticks_stopped))
-        });
+            Some(tokio::spawn(run_ticker(
+                engine,
+                move || metrics.tick_panicked(),
+                ticks_stopped,
+            )))
+        };
         let streams = self.state.streams.clone();
         let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
         if let Some(events_only) = events_only {
@@ -250,6 +282,7 @@ impl Server {
         }
         purge.abort();
         scenarios.abort();
+        restores.abort();
         revocations.abort();
         // Done by now, unless serving failed without a shutdown.
         events.abort();

@@ -42,6 +42,9 @@ pub struct AppState {
     pub key: Arc<crate::secrets::MasterKey>,
     /// The scenario rules in force, shared with the other nodes through the store.
     pub scenarios: Arc<signet_core::scenarios::Scenarios>,
+    /// Closed while a checkpoint is restored: calls are then refused with `RESTORING`.
+    pub gate: signet_core::checkpoints::Gate,
+    pub checkpoints: Arc<signet_core::checkpoints::Checkpoints>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
 }

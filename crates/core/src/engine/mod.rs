@@ -5,6 +5,7 @@
 pub mod book;
 mod ticker;
 
+use signet_domain::simulator::clock::ClockMode;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -92,6 +93,19 @@ impl Engine {
     /// Tells the quotes feed that quotes changed at `now_ms` outside a tick (a pin).
     pub fn announce(&self, now_ms: i64) {
         self.ticked.send_replace(now_ms);
+    }
+
+    /// Waits for the tick under way, and holds the next ones back while the guard lives (a
+    /// checkpoint's restore).
+    pub async fn hold(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.ticks.lock().await
+    }
+
+    /// Forgets what the ticks kept of the orders and the calendar (after a restore).
+    pub fn forget(&self) {
+        *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.queues.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.book.forget();
     }
 }
 
@@ -345,7 +359,14 @@ pub async fn run_ticker(
 ) {
     let tick = move || {
         let engine = engine.clone();
-        async move { engine.tick(engine.simulator.now()).await }
+        async move {
+            // A manual clock moves only by steps, which tick themselves (a restored checkpoint
+            // may have set it so).
+            if engine.simulator.clock_mode() == ClockMode::Manual {
+                return Ok(());
+            }
+            engine.tick(engine.simulator.now()).await
+        }
     };
     ticker::run(tick, panicked, stop).await;
 }

@@ -142,6 +142,11 @@ impl AppDirectory {
         }
     }
 
+    /// Forgets every app read (after a checkpoint's restore put other apps in place).
+    pub fn forget_all(&self) {
+        self.cache.write().expect("app cache lock").clear();
+    }
+
     /// The active app with this key, or `None` when it is unknown or revoked.
     pub async fn active(&self, app_key: &str) -> Result<Option<Arc<ActiveApp>>, ApiError> {
         if app_key.len() > MAX_APP_KEY_LEN {

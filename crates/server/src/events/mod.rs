@@ -341,7 +341,7 @@ async fn stream(
                     }
                 }
                 None => {
-                    let _ = cut.send(Cut::status(Status::unavailable("the server is shutting down; subscribe again")));
+                    let _ = cut.send(Cut::status(Status::unavailable("the server ended the stream (shutting down, or restoring a checkpoint); subscribe again")));
                     return false;
                 }
             },
