@@ -3,6 +3,7 @@
 mod accounts;
 mod admin;
 mod assets;
+mod checkpoints;
 mod config;
 mod data;
 mod events;
@@ -72,6 +73,9 @@ enum Command {
     /// Scenario rules that make unhappy paths happen on purpose: load, list, on, off, clear
     /// (admin apps)
     Scenarios(scenarios::ScenariosArgs),
+    /// Known states of the whole sandbox, saved and restored while it runs: save, restore,
+    /// list, delete (admin apps)
+    Checkpoint(checkpoints::CheckpointArgs),
     /// Market-data rankings: gainers, losers, actives, sectors, sector, dividends, 52w
     Screeners(screeners::ScreenersArgs),
     /// Stock snapshots: last price, the day so far, bid and ask (`--watch` to redraw)
@@ -106,6 +110,10 @@ struct DbArgs {
     /// about half the write throughput (an fsync per commit)
     #[arg(long, env = "SIGNET_SQLITE_DURABILITY", default_value = "normal", global = true)]
     durability: Durability,
+    /// SQLite: the directory of `signet checkpoint` files [default: <db>.checkpoints beside the
+    /// database]; PostgreSQL keeps checkpoints in schemas of its own
+    #[arg(long, env = "SIGNET_CHECKPOINTS", global = true)]
+    checkpoints: Option<PathBuf>,
     /// PostgreSQL instead of SQLite (postgres://USER:PASSWORD@HOST:PORT/DATABASE), for several
     /// nodes sharing one system of record; needs SIGNET_MASTER_KEY or --master-key-file
     #[arg(long, env = "SIGNET_DATABASE_URL", hide_env_values = true, global = true)]
@@ -122,6 +130,7 @@ impl DbArgs {
             None => Location::Sqlite {
                 path: self.db.clone(),
                 durability: self.durability,
+                checkpoints: self.checkpoints.clone(),
             },
         }
     }
@@ -206,6 +215,7 @@ fn main() -> ExitCode {
             Command::Accounts(args) => accounts::run(args).await,
             Command::Market(args) => market::run(args).await,
             Command::Scenarios(args) => scenarios::run(args).await,
+            Command::Checkpoint(args) => checkpoints::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
             Command::Events(args) => events::run(args).await,
             Command::Balance(args) => assets::balance(args).await,

@@ -23,6 +23,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use signet_model::accounts::{ResetAccountRequest, ResetAccountView};
 use signet_model::assets::{AccountBalance, CashActivityPage, ExecutionPage, InstrumentPage, Position};
+use signet_model::checkpoints::{CheckpointList, CheckpointRequest, CheckpointView, RestoredView};
 use signet_model::fundamentals::{
     AnalystRating, BalanceSheet, CapitalFlow, CashFlowStatement, CompanyProfile, ComparisonMetric, DividendEvent,
     EarningsEvent, Filings, FinancialAlert, ForecastEps, FundAllocation, FundBrief, FundDividendPage, FundFile,
@@ -205,6 +206,11 @@ impl Client {
     /// The scenario rules' controls (apps created with `--admin`).
     pub fn scenarios(&self) -> Scenarios<'_> {
         Scenarios { client: self }
+    }
+
+    /// Checkpoints of the whole sandbox (admin apps): save, restore, list, delete.
+    pub fn checkpoints(&self) -> Checkpoints<'_> {
+        Checkpoints { client: self }
     }
 
     /// Stock market data: snapshots and the depth of book.
@@ -757,6 +763,38 @@ impl Scenarios<'_> {
 
     pub async fn clear(&self) -> Result<ScenarioView, Error> {
         self.client.post("/admin/scenarios/clear", &serde_json::json!({})).await
+    }
+}
+
+pub struct Checkpoints<'a> {
+    client: &'a Client,
+}
+
+impl Checkpoints<'_> {
+    fn request(name: &str) -> CheckpointRequest {
+        CheckpointRequest { name: name.to_owned() }
+    }
+
+    pub async fn list(&self) -> Result<CheckpointList, Error> {
+        self.client.get("/admin/checkpoints/list", &[]).await
+    }
+
+    /// Saves the whole sandbox's state as `name`, replacing a checkpoint of that name.
+    pub async fn save(&self, name: &str) -> Result<CheckpointView, Error> {
+        self.client.post("/admin/checkpoints/save", &Self::request(name)).await
+    }
+
+    /// Returns the sandbox to `name`; other calls meanwhile are answered 503 `RESTORING`.
+    pub async fn restore(&self, name: &str) -> Result<RestoredView, Error> {
+        self.client
+            .post("/admin/checkpoints/restore", &Self::request(name))
+            .await
+    }
+
+    pub async fn delete(&self, name: &str) -> Result<CheckpointRequest, Error> {
+        self.client
+            .post("/admin/checkpoints/delete", &Self::request(name))
+            .await
     }
 }
 

@@ -75,6 +75,7 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
         (name = "market data", description = "Stock snapshots and depth of book from the market simulator (catalog section 11)"),
         (name = "market simulator", description = "Read and drive the market simulator: apps created with --admin only"),
         (name = "scenarios", description = "Rules that make unhappy paths happen on purpose (rejections, faults, lost answers, delays): apps created with --admin only"),
+        (name = "checkpoints", description = "Known states of the whole sandbox, saved and restored while it runs: apps created with --admin only"),
         (name = "legacy", description = "Retired paths, served only by a server started with --compat legacy"),
         (name = "service", description = "Unsigned probes: readiness, metrics, this document"),
     )
@@ -225,7 +226,8 @@ const ERRORS: [(&str, &str, &str); 12] = [
     (
         "503",
         "ServiceNotAvailable",
-        "SERVICE_NOT_AVAILABLE: the database (or Redis) does not answer; GETs may be retried",
+        "SERVICE_NOT_AVAILABLE: the database (or Redis) does not answer; GETs may be retried. \
+         RESTORING: a checkpoint is being restored; retry after Retry-After",
     ),
 ];
 

@@ -1,9 +1,11 @@
 //! The admin API under `/admin/`: signed calls, only for apps created with `--admin`, that drive
 //! the sandbox itself rather than an account (the market simulator: [`market`]; the scenario
-//! rules: [`scenarios`]; accounts started over: [`accounts`]). `signet market`, `signet
-//! scenarios`, `signet accounts reset` and the console call them.
+//! rules: [`scenarios`]; accounts started over: [`accounts`]; checkpoints of the whole sandbox:
+//! [`checkpoints`]). `signet market`, `signet scenarios`, `signet accounts reset`, `signet
+//! checkpoint` and the console call them.
 
 pub mod accounts;
+pub mod checkpoints;
 pub mod market;
 pub mod scenarios;
 
@@ -20,6 +22,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(market::routes())
         .merge(scenarios::routes())
         .merge(accounts::routes())
+        .merge(checkpoints::routes())
 }
 
 /// PERMISSION_DENIED: the calling app was not created with --admin
