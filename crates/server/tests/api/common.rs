@@ -62,6 +62,7 @@ pub async fn fresh_location(dir: &Path) -> Location {
         return Location::Sqlite {
             path: dir.join("signet.db"),
             durability: Durability::Normal,
+            checkpoints: None,
         };
     }
     fresh_postgres()

@@ -12,6 +12,7 @@ mod events;
 
 mod assets;
 mod auth;
+mod checkpoints;
 mod claims;
 mod earlier_sdk;
 mod fundamentals;

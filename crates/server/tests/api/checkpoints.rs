@@ -1,0 +1,283 @@
+//! Checkpoints of the whole sandbox (`/admin/checkpoints/...`, `signet checkpoint`): saved,
+//! changed, restored while the server runs, and compared with what was saved.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Value, json};
+use signet_client::Client;
+use signet_model::ErrorCode;
+
+use crate::common::{TestServer, market_buy, send};
+
+/// Everything a client sees of the sandbox: both accounts (balance, positions, orders,
+/// executions, activities), the app's watchlists, the clock, a pinned and a free quote, and the
+/// scenario rules in force.
+async fn everything(server: &TestServer, client: &Client, ops: &Client) -> Value {
+    let mut state = serde_json::Map::new();
+    for account in &server.app.account_ids {
+        for path in [
+            "/trading/assets/balances/get",
+            "/trading/assets/positions/list",
+            "/trading/orders/open-orders/list",
+            "/trading/orders/historical-orders/list",
+            "/trading/orders/executions/list",
+            "/trading/activities/cash-activities/list",
+        ] {
+            let mut query = vec![("account_id", account.as_str())];
+            if path.contains("/orders/") || path.contains("/activities/") {
+                query.push(("page_size", "100"));
+            }
+            let answer: Value = client.get(path, &query).await.unwrap();
+            state.insert(format!("{account} {path}"), answer);
+        }
+    }
+    let watchlists = client.watchlists().list().await.unwrap();
+    state.insert("watchlists".into(), serde_json::to_value(&watchlists).unwrap());
+    for watchlist in &watchlists {
+        let items = client.watchlists().instruments(&watchlist.watchlist_id).await.unwrap();
+        state.insert(
+            format!("watchlist {}", watchlist.watchlist_id),
+            serde_json::to_value(items).unwrap(),
+        );
+    }
+    let market = ops.market();
+    state.insert(
+        "clock".into(),
+        serde_json::to_value(market.clock().await.unwrap()).unwrap(),
+    );
+    for symbol in ["AAPL", "MSFT"] {
+        state.insert(
+            format!("quote {symbol}"),
+            serde_json::to_value(market.quote(symbol).await.unwrap()).unwrap(),
+        );
+    }
+    let mut scenarios = serde_json::to_value(ops.scenarios().list().await.unwrap()).unwrap();
+    // When the rules were loaded is the wall clock's; the restore keeps it as saved, but a
+    // rule's hits move with every request they see.
+    scenarios["changed"] = Value::Null;
+    state.insert("scenarios".into(), scenarios);
+    Value::Object(state)
+}
+
+/// The rows of a list answer: a bare array, or its `data`.
+fn rows(answer: &Value) -> &Vec<Value> {
+    answer
+        .as_array()
+        .or_else(|| answer["data"].as_array())
+        .unwrap_or_else(|| panic!("a list: {answer}"))
+}
+
+async fn place(client: &Client, body: Value) -> crate::common::Answer {
+    send(
+        client
+            .prepare(
+                reqwest::Method::POST,
+                "/trading/orders/place",
+                &[],
+                Some(serde_json::to_vec(&body).unwrap()),
+            )
+            .unwrap(),
+    )
+    .await
+}
+
+fn limit_buy(account: &str, id: &str, price: &str) -> Value {
+    let mut body = market_buy(account, id, "AAPL");
+    body["new_orders"][0]["order_type"] = json!("LIMIT");
+    body["new_orders"][0]["limit_price"] = json!(price);
+    body["new_orders"][0]["time_in_force"] = json!("GTC");
+    body
+}
+
+const RULES: &str = r#"
+[[rule]]
+name = "big"
+when = { path = "/trading/orders/place", min_quantity = 1001 }
+then = { reject = "INSUFFICIENT_BUYING_POWER", message = "too big for this test" }
+"#;
+
+#[tokio::test]
+async fn a_restore_puts_back_everything_saved_and_keeps_used_nonces_used() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let (first, second) = (&server.app.account_ids[0], &server.app.account_ids[1]);
+    ops.market()
+        .set("AAPL", "400.00", Some("399.99"), Some("400.01"), Some(10_000))
+        .await
+        .unwrap();
+    ops.scenarios().load(RULES).await.unwrap();
+    assert_eq!(place(&client, market_buy(first, "bought", "AAPL")).await.status, 200);
+    assert_eq!(place(&client, limit_buy(second, "resting", "300")).await.status, 200);
+    let watchlist = client.watchlists().create("before", None).await.unwrap();
+    ops.market().step(5).await.unwrap();
+    // A request whose nonce is used before the save.
+    let used = client
+        .prepare(
+            reqwest::Method::GET,
+            "/trading/assets/balances/get",
+            &[("account_id", first)],
+            None,
+        )
+        .unwrap();
+    assert_eq!(send(used.clone()).await.status, 200);
+
+    let saved = ops.checkpoints().save("base").await.unwrap();
+    assert_eq!((saved.name.as_str(), saved.orders), ("base", 2), "{saved:?}");
+    let before = everything(&server, &client, &ops).await;
+
+    // Change everything: orders, fills, a cancel, the watchlists, the pin, the clock, the rules,
+    // and one account started over.
+    assert_eq!(place(&client, market_buy(second, "after", "AAPL")).await.status, 200);
+    assert_eq!(place(&client, limit_buy(first, "also-after", "390")).await.status, 200);
+    ops.market().set("AAPL", "380.00", None, None, None).await.unwrap();
+    ops.market().step(3600).await.unwrap();
+    client.watchlists().delete(&watchlist.watchlist_id).await.unwrap();
+    client.watchlists().create("after", None).await.unwrap();
+    ops.scenarios().clear().await.unwrap();
+    ops.accounts().reset(first, Some("1")).await.unwrap();
+    let changed = everything(&server, &client, &ops).await;
+    assert_ne!(changed, before);
+
+    let restored = ops.checkpoints().restore("base").await.unwrap();
+    assert_eq!(restored.checkpoint.name, "base");
+    let after = everything(&server, &client, &ops).await;
+    assert_eq!(after, before, "the state after the restore is the state saved");
+
+    // A used nonce stays used; the ids used after the save are free again.
+    let replayed = send(used).await;
+    assert_eq!(
+        replayed.error().error_code,
+        ErrorCode::DuplicatedRequest.as_str(),
+        "{}",
+        replayed.body
+    );
+    assert_eq!(place(&client, market_buy(second, "after", "AAPL")).await.status, 200);
+    // The engine trades from the restored state: the order fills at the pinned price.
+    ops.market().step(1).await.unwrap();
+    let history: Value = client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", second), ("page_size", "10")],
+        )
+        .await
+        .unwrap();
+    let filled = rows(&history)
+        .iter()
+        .find(|o| o["client_order_id"] == "after")
+        .unwrap_or_else(|| panic!("{history}"));
+    assert_eq!(filled["orders"][0]["status"], "FILLED", "{filled}");
+
+    // The list, a delete, and the refusals.
+    let list = ops.checkpoints().list().await.unwrap();
+    assert_eq!(list.checkpoints.len(), 1);
+    assert_eq!(list.checkpoints[0].market_time, saved.market_time);
+    assert!(list.checkpoints[0].bytes > 0);
+    for bad in ["", "../x", "a b"] {
+        let refused = ops.checkpoints().save(bad).await.unwrap_err();
+        assert_eq!(refused.code(), Some(ErrorCode::IllegalParameter), "{bad:?}: {refused}");
+    }
+    let missing = ops.checkpoints().restore("nothing").await.unwrap_err();
+    assert_eq!(missing.code(), Some(ErrorCode::NotFound), "{missing}");
+    let not_admin = client.checkpoints().save("mine").await.unwrap_err();
+    assert_eq!(not_admin.code(), Some(ErrorCode::PermissionDenied), "{not_admin}");
+    ops.checkpoints().delete("base").await.unwrap();
+    assert!(ops.checkpoints().list().await.unwrap().checkpoints.is_empty());
+    let gone = ops.checkpoints().delete("base").await.unwrap_err();
+    assert_eq!(gone.code(), Some(ErrorCode::NotFound), "{gone}");
+}
+
+/// While a restore runs, every other call is answered at once with 503 `RESTORING` and a
+/// `Retry-After`, or served wholly before or after it: never a failure, never a half state.
+#[tokio::test]
+async fn calls_during_a_restore_are_refused_with_restoring_or_served_whole() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = server.app.account_ids[1].clone();
+    ops.checkpoints().save("empty").await.unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let callers: Vec<_> = (0..4)
+        .map(|caller| {
+            let (client, account, done) = (client.clone(), account.clone(), done.clone());
+            tokio::spawn(async move {
+                let (mut served, mut refused) = (0, 0);
+                let mut i = 0;
+                while !done.load(Ordering::SeqCst) {
+                    i += 1;
+                    let mut body = market_buy(&account, &format!("c{caller}-{i}"), "AAPL");
+                    body["new_orders"][0]["quantity"] = json!("1");
+                    let answer = place(&client, body).await;
+                    match answer.status.as_u16() {
+                        200 => served += 1,
+                        503 => {
+                            assert_eq!(answer.error().error_code, "RESTORING", "{}", answer.body);
+                            assert_eq!(answer.headers["retry-after"], "1");
+                            refused += 1;
+                        }
+                        other => panic!("{other}: {}", answer.body),
+                    }
+                }
+                (served, refused)
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let mut restoring_ms = Vec::new();
+    for _ in 0..5 {
+        restoring_ms.push(ops.checkpoints().restore("empty").await.unwrap().restoring_ms);
+    }
+    done.store(true, Ordering::SeqCst);
+    let (mut served, mut refused) = (0, 0);
+    for caller in callers {
+        let (s, r) = caller.await.unwrap();
+        served += s;
+        refused += r;
+    }
+    eprintln!("{served} placements served, {refused} refused RESTORING; restores took {restoring_ms:?} ms");
+    assert!(served > 0);
+    // The last restore left no order: those served after it are the only ones.
+    let open: Value = client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", account.as_str()), ("page_size", "100")],
+        )
+        .await
+        .unwrap();
+    assert!(rows(&open).len() <= served, "{open}");
+}
+
+/// A checkpoint whose tables do not hold what it recorded is refused, and nothing changes.
+#[tokio::test]
+async fn a_damaged_checkpoint_is_refused_and_nothing_changes() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = &server.app.account_ids[0];
+    assert_eq!(place(&client, market_buy(account, "one", "AAPL")).await.status, 200);
+    ops.checkpoints().save("damaged").await.unwrap();
+    assert_eq!(place(&client, market_buy(account, "two", "AAPL")).await.status, 200);
+    let before = everything(&server, &client, &ops).await;
+    match &server.location {
+        signet_server::database::Location::Sqlite { path, .. } => {
+            let file = path.with_file_name("signet.checkpoints").join("damaged.checkpoint");
+            let mut bytes = std::fs::read(&file).unwrap();
+            let middle = bytes.len() / 2;
+            let end = (middle + 4096).min(bytes.len());
+            bytes[middle..end].fill(0x5a);
+            std::fs::write(&file, bytes).unwrap();
+        }
+        signet_server::database::Location::Postgres { url } => {
+            let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            sqlx::query(r#"DELETE FROM "checkpoint_damaged".orders"#)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+    }
+    let refused = ops.checkpoints().restore("damaged").await.unwrap_err();
+    assert_eq!(refused.code(), Some(ErrorCode::CheckpointUnusable), "{refused}");
+    assert!(refused.to_string().contains("nothing was changed"), "{refused}");
+    assert_eq!(everything(&server, &client, &ops).await, before);
+}
