@@ -14,15 +14,17 @@ pub enum Tab {
     Overview,
     Market,
     Scenarios,
+    Checkpoints,
     Requests,
     Apps,
     None,
 }
 
-const TABS: [(Tab, &str, &str); 5] = [
+const TABS: [(Tab, &str, &str); 6] = [
     (Tab::Overview, "/console/", "Overview"),
     (Tab::Market, "/console/market", "Market"),
     (Tab::Scenarios, "/console/scenarios", "Scenarios"),
+    (Tab::Checkpoints, "/console/checkpoints", "Checkpoints"),
     (Tab::Requests, "/console/requests", "Requests"),
     (Tab::Apps, "/console/apps", "Apps and tokens"),
 ];

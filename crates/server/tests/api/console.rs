@@ -469,3 +469,67 @@ async fn a_refused_file_or_form_changes_no_rule() {
 
     assert_eq!(ops.scenarios().list().await.unwrap(), before, "the rules in force stay");
 }
+
+#[tokio::test]
+async fn the_checkpoints_page_saves_restores_and_deletes() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let session = sign_in(&server).await;
+    let (status, html) = page(&server, &session, "/console/checkpoints").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("No checkpoint has been saved."), "{html}");
+    let token = csrf(&html);
+    let action = |path: &'static str, name: &'static str| {
+        let (server, session, token) = (&server, &session, token.clone());
+        async move {
+            let answer = post(server, session, path, &[("csrf", &token), ("name", name)])
+                .send()
+                .await
+                .unwrap();
+            answer.status()
+        }
+    };
+    assert_eq!(
+        action("/console/checkpoints/save", "from-console").await,
+        StatusCode::SEE_OTHER
+    );
+    let listed = ops.checkpoints().list().await.unwrap().checkpoints;
+    assert_eq!(listed.len(), 1);
+    let (_, html) = page(&server, &session, "/console/checkpoints").await;
+    let row = format!(
+        "<td>from-console</td><td>{}</td><td>{}</td>",
+        listed[0].saved, listed[0].market_time
+    );
+    assert!(html.contains(&row), "{row}: {html}");
+    assert!(html.contains("Restore from-console"), "{html}");
+
+    // An order placed after the save is gone once the page restores it.
+    assert!(buy_msft(&server, "after-save", "1").await);
+    assert_eq!(
+        action("/console/checkpoints/restore", "from-console").await,
+        StatusCode::SEE_OTHER
+    );
+    let open: serde_json::Value = server
+        .client()
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", server.app.account_ids[1].as_str())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(open.as_array().map_or(0, Vec::len), 0, "{open}");
+
+    assert_eq!(
+        action("/console/checkpoints/save", "../bad").await,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        action("/console/checkpoints/delete", "from-console").await,
+        StatusCode::SEE_OTHER
+    );
+    assert!(ops.checkpoints().list().await.unwrap().checkpoints.is_empty());
+    assert_eq!(
+        action("/console/checkpoints/delete", "from-console").await,
+        StatusCode::NOT_FOUND
+    );
+}

@@ -5,6 +5,7 @@
 
 mod account;
 mod apps;
+mod checkpoints;
 mod market;
 mod overview;
 mod requests;
@@ -12,6 +13,7 @@ mod scenarios;
 
 pub use account::account;
 pub use apps::{add_account, approve_tokens, apps, create_app, revoke_app};
+pub use checkpoints::{checkpoint_delete, checkpoint_restore, checkpoint_save, checkpoints};
 pub use market::{market, market_set, market_step};
 pub use overview::overview;
 pub use requests::{request, requests};
