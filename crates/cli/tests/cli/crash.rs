@@ -238,3 +238,119 @@ fn kill_9_under_mixed_load_leaves_every_acknowledged_write_once_and_no_half_impo
         crate::common::assert_bought_once(&database, &account, &acknowledged, WORKERS, Decimal::from(10_000_000)).await;
     });
 }
+
+/// What the database holds of the sandbox's state: (orders, order events, each account's cash).
+async fn state_of(db: &str) -> (i64, i64, String) {
+    let mut db = sqlite(db).await;
+    let orders = count(&mut db, "SELECT COUNT(*) FROM orders").await;
+    let events = count(&mut db, "SELECT COUNT(*) FROM order_events").await;
+    let cash: String =
+        sqlx::query_scalar("SELECT group_concat(cash, ' ') FROM (SELECT cash FROM accounts ORDER BY account_id)")
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    (orders, events, cash)
+}
+
+/// `kill -9` at moments from the start of a restore (or a save) to its end: after each, the
+/// database holds the state before the restore or the checkpoint's, whole, never a mixture, and
+/// a save either left a checkpoint that restores or none.
+#[test]
+fn kill_9_during_a_restore_or_a_save_leaves_the_state_before_or_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("restore.db");
+    let db = db_path.to_str().unwrap();
+    let prices = dir.path().join("prices.csv");
+    crate::common::made_up_prices(&prices, 20);
+    run_json(signet().args(["data", "import", "--db", db, "--json", prices.to_str().unwrap()]));
+    let app = run_json(signet().args([
+        "admin", "apps", "create", "--db", db, "--name", "bot", "--cash", "10000000", "--json",
+    ]));
+    let ops = run_json(signet().args([
+        "admin", "apps", "create", "--db", db, "--name", "ops", "--admin", "--json",
+    ]));
+    let credentials = |created: &serde_json::Value| {
+        (
+            created["app_key"].as_str().unwrap().to_owned(),
+            created["app_secret"].as_str().unwrap().to_owned(),
+        )
+    };
+    let ((key, secret), (ops_key, ops_secret)) = (credentials(&app), credentials(&ops));
+    crate::common::append_to_log_dir("secrets", &secret);
+    crate::common::append_to_log_dir("secrets", &ops_secret);
+    let account = app["account_ids"][1].as_str().unwrap().to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let options = ["--db", db, "--market-clock", "manual", "--rate-limits", "off"];
+    let mut placed = 0;
+    let mut place = |client: &Client, n: usize| {
+        runtime.block_on(async {
+            for _ in 0..n {
+                placed += 1;
+                let mut order = market_buy(format!("o{placed}"));
+                order.symbol = Some("Z0001".into());
+                client.orders().place(&account, order).await.unwrap();
+            }
+        })
+    };
+    let mut checkpoint = None;
+    for (round, delay_ms) in [0u64, 2, 10, 40, 120, 400].into_iter().enumerate() {
+        let serving = crate::common::serve_with(&options, &[]);
+        let client = Client::new(&serving.endpoint, &key, &secret).unwrap();
+        let admin = Client::new(&serving.endpoint, &ops_key, &ops_secret).unwrap();
+        if checkpoint.is_none() {
+            place(&client, 10);
+            runtime.block_on(admin.checkpoints().save("known")).unwrap();
+            checkpoint = Some(runtime.block_on(state_of(db)));
+        }
+        // Something to undo, then a restore (or, every other round, a save over the
+        // checkpoint of another name) killed `delay_ms` after it was sent.
+        place(&client, 5);
+        let before = runtime.block_on(state_of(db));
+        let saving = round % 2 == 1;
+        let pid = serving.child.id().to_string();
+        runtime.block_on(async {
+            let call = tokio::spawn(async move {
+                if saving {
+                    admin.checkpoints().save("other").await.map(|_| ())
+                } else {
+                    admin.checkpoints().restore("known").await.map(|_| ())
+                }
+            });
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+            let _ = call.await;
+        });
+        let Serving { mut child, .. } = serving;
+        assert!(!child.wait().unwrap().success());
+        let after = runtime.block_on(state_of(db));
+        let known = checkpoint.clone().unwrap();
+        if saving {
+            assert_eq!(after, before, "round {round}: a save changes no state");
+        } else {
+            assert!(
+                after == before || after == known,
+                "round {round} ({delay_ms} ms): {after:?} is neither {before:?} nor the checkpoint's {known:?}"
+            );
+        }
+        eprintln!(
+            "round {round}: killed {delay_ms} ms into a {}: {}",
+            if saving { "save" } else { "restore" },
+            if after == before { "before" } else { "after" }
+        );
+    }
+    // Every checkpoint left restores whole.
+    let serving = crate::common::serve_with(&options, &[]);
+    let admin = Client::new(&serving.endpoint, &ops_key, &ops_secret).unwrap();
+    runtime.block_on(async {
+        for listed in admin.checkpoints().list().await.unwrap().checkpoints {
+            admin.checkpoints().restore(&listed.name).await.unwrap();
+        }
+        admin.checkpoints().restore("known").await.unwrap();
+    });
+    assert_eq!(runtime.block_on(state_of(db)), checkpoint.unwrap());
+    stop(serving);
+}
