@@ -293,7 +293,7 @@ fn kill_9_during_a_restore_or_a_save_leaves_the_state_before_or_after_it() {
         })
     };
     let mut checkpoint = None;
-    for (round, delay_ms) in [0u64, 2, 10, 40, 120, 400].into_iter().enumerate() {
+    for (round, delay_ms) in [0u64, 2, 3, 4, 6, 8, 12, 40, 120, 400].into_iter().enumerate() {
         let serving = crate::common::serve_with(&options, &[]);
         let client = Client::new(&serving.endpoint, &key, &secret).unwrap();
         let admin = Client::new(&serving.endpoint, &ops_key, &ops_secret).unwrap();
