@@ -23,7 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use signet_domain::checkpoint::CheckpointName;
+use signet_domain::checkpoint::{CheckpointName, MarketState};
 use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 
@@ -256,6 +256,8 @@ impl Places {
             .ok()
             .flatten()
             .ok_or_else(|| unusable(name, "it has no record of itself"))?;
+        MarketState::decode(&info.market)
+            .map_err(|e| unusable(name, format!("its market state does not read ({e})")))?;
         if info.schema_version > latest_version() {
             return Err(unusable(
                 name,
