@@ -380,3 +380,100 @@ async fn two_runs_from_one_checkpoint_give_the_same_answers() {
     }
     assert_eq!(first.len(), second.len());
 }
+
+/// A checkpoint saved by a build before the orders had their fill plans (migration step 16) is
+/// brought to this build's schema when restored: on SQLite by running the step on its file, on
+/// PostgreSQL by the columns its tables share with today's.
+#[tokio::test]
+async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let (first, second) = (&server.app.account_ids[0], &server.app.account_ids[1]);
+    assert_eq!(place(&client, market_buy(first, "filled", "AAPL")).await.status, 200);
+    assert_eq!(place(&client, limit_buy(second, "resting", "300")).await.status, 200);
+    ops.market().step(5).await.unwrap();
+    ops.checkpoints().save("old").await.unwrap();
+    let saved = everything(&server, &client, &ops).await;
+    // As the build before step 16 would have saved it.
+    let older = [
+        "ALTER TABLE {orders} DROP COLUMN fill_plan",
+        "ALTER TABLE {orders} DROP COLUMN filled_at_sim",
+        "UPDATE {info} SET schema_version = 15",
+    ];
+    match &server.location {
+        signet_server::database::Location::Sqlite { path, .. } => {
+            let file = path.with_file_name("signet.checkpoints").join("old.checkpoint");
+            let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&file);
+            let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+                .await
+                .unwrap();
+            for statement in older
+                .iter()
+                .map(|s| s.replace("{orders}", "orders").replace("{info}", "checkpoint_info"))
+            {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+            }
+            sqlx::raw_sql("DELETE FROM _sqlx_migrations WHERE version = 16")
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        signet_server::database::Location::Postgres { url } => {
+            let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            for statement in older.iter().map(|s| {
+                s.replace("{orders}", r#""checkpoint_old".orders"#)
+                    .replace("{info}", r#""checkpoint_old".checkpoint_info"#)
+            }) {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+    assert_eq!(place(&client, market_buy(second, "after", "AAPL")).await.status, 200);
+    let restored = ops.checkpoints().restore("old").await.unwrap();
+    assert_eq!(restored.checkpoint.name, "old");
+    assert_eq!(everything(&server, &client, &ops).await, saved);
+    if let signet_server::database::Location::Sqlite { path, .. } = &server.location {
+        let file = path.with_file_name("signet.checkpoints").join("old.checkpoint");
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&file)
+            .read_only(true);
+        let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+            .await
+            .unwrap();
+        let steps: i64 = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        let latest = *signet_store::sql::migrate::versions().last().unwrap();
+        assert_eq!(steps, latest, "the file was migrated");
+        sqlx::query("SELECT fill_plan, filled_at_sim FROM orders")
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+    // The resting order still trades after the restore.
+    ops.market()
+        .set("AAPL", "299.00", Some("298.99"), Some("299.01"), None)
+        .await
+        .unwrap();
+    ops.market().step(1).await.unwrap();
+    let history: Value = client
+        .get(
+            "/trading/orders/historical-orders/list",
+            &[("account_id", second.as_str()), ("page_size", "10")],
+        )
+        .await
+        .unwrap();
+    let resting = rows(&history)
+        .iter()
+        .find(|o| o["client_order_id"] == "resting")
+        .unwrap_or_else(|| panic!("{history}"));
+    assert_eq!(resting["orders"][0]["status"], "FILLED", "{resting}");
+}
