@@ -9,8 +9,8 @@
 //!
 //! Other nodes on the same database follow the store's restore epoch ([`Checkpoints::follow`]):
 //! each closes its gate and starts its caches again as soon as it sees the epoch move, within
-//! [`FOLLOW_EVERY`]. Until then it serves what it held; its placements are still checked against
-//! the database under the account's lock, so that it refuses more, never less.
+//! [`FOLLOW_EVERY`]. Until then it may answer from what it held before (its market, the
+//! positions it last read): the window a client that restores waits out.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -28,7 +28,7 @@ use crate::scenarios::Scenarios;
 use crate::simulator::Simulator;
 
 /// How often a node asks the store whether another node restored a checkpoint.
-pub const FOLLOW_EVERY: Duration = Duration::from_millis(250);
+pub const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 
 /// Open while the node serves; closed while it restores.
 #[derive(Debug, Default, Clone)]
