@@ -290,7 +290,7 @@ fn kill_9_during_a_restore_or_a_save_leaves_the_state_before_or_after_it() {
                 order.symbol = Some("Z0001".into());
                 client.orders().place(&account, order).await.unwrap();
             }
-        })
+        });
     };
     let mut checkpoint = None;
     for (round, delay_ms) in [0u64, 2, 3, 4, 6, 8, 12, 40, 120, 400].into_iter().enumerate() {

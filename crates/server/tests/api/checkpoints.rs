@@ -290,7 +290,8 @@ fn comparable(value: &Value) -> Value {
             fields
                 .iter()
                 .filter(|(key, _)| {
-                    !(key.ends_with("order_id") && key.as_str() != "client_order_id") && !key.contains("time")
+                    let drawn_id = key.ends_with("order_id") && key.as_str() != "client_order_id";
+                    !drawn_id && !key.contains("time")
                 })
                 .map(|(key, v)| (key.clone(), comparable(v)))
                 .collect(),
