@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use signet_client::Client;
 use signet_model::ErrorCode;
 
-use crate::common::{TestServer, market_buy, send};
+use crate::common::{TestServer, market_buy, place, rows, send};
 
 /// Everything a client sees of the sandbox: both accounts (balance, positions, orders,
 /// executions, activities), the app's watchlists, the clock, a pinned and a free quote, and the
@@ -58,28 +58,6 @@ async fn everything(server: &TestServer, client: &Client, ops: &Client) -> Value
     scenarios["changed"] = Value::Null;
     state.insert("scenarios".into(), scenarios);
     Value::Object(state)
-}
-
-/// The rows of a list answer: a bare array, or its `data`.
-fn rows(answer: &Value) -> &Vec<Value> {
-    answer
-        .as_array()
-        .or_else(|| answer["data"].as_array())
-        .unwrap_or_else(|| panic!("a list: {answer}"))
-}
-
-async fn place(client: &Client, body: Value) -> crate::common::Answer {
-    send(
-        client
-            .prepare(
-                reqwest::Method::POST,
-                "/trading/orders/place",
-                &[],
-                Some(serde_json::to_vec(&body).unwrap()),
-            )
-            .unwrap(),
-    )
-    .await
 }
 
 fn limit_buy(account: &str, id: &str, price: &str) -> Value {

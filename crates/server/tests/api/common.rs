@@ -372,6 +372,25 @@ pub async fn send(request: SignedRequest) -> Answer {
     answer(response).await
 }
 
+/// Places `body` (a `/trading/orders/place` body) through `client`, signed; the answer as it is.
+pub async fn place(client: &Client, body: impl std::borrow::Borrow<serde_json::Value>) -> Answer {
+    let body = serde_json::to_vec(body.borrow()).expect("a JSON body");
+    send(
+        client
+            .prepare(reqwest::Method::POST, "/trading/orders/place", &[], Some(body))
+            .expect("a signed request"),
+    )
+    .await
+}
+
+/// The rows of a list answer: a bare array, or its `data`.
+pub fn rows(answer: &serde_json::Value) -> &Vec<serde_json::Value> {
+    answer
+        .as_array()
+        .or_else(|| answer["data"].as_array())
+        .unwrap_or_else(|| panic!("a list: {answer}"))
+}
+
 /// Sends every request at once and waits for all the answers, in order.
 pub async fn send_together(requests: Vec<SignedRequest>) -> Vec<Answer> {
     let handles: Vec<_> = requests.into_iter().map(|r| tokio::spawn(send(r))).collect();

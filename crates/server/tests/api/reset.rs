@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use signet_client::Client;
 
-use crate::common::{TestServer, market_buy, send};
+use crate::common::{TestServer, market_buy, rows};
 
 /// What the account shows: balance, positions, open orders, history, executions, activities.
 async fn state_of(client: &Client, account: &str) -> Value {
@@ -28,26 +28,8 @@ async fn state_of(client: &Client, account: &str) -> Value {
 
 /// Places `body` (a `/trading/orders/place` body) and expects it placed.
 async fn place(client: &Client, body: Value) {
-    let answer = send(
-        client
-            .prepare(
-                reqwest::Method::POST,
-                "/trading/orders/place",
-                &[],
-                Some(serde_json::to_vec(&body).unwrap()),
-            )
-            .unwrap(),
-    )
-    .await;
+    let answer = crate::common::place(client, &body).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
-}
-
-/// The rows of a list answer: a bare array, or its `data`.
-fn rows(answer: &Value) -> &Vec<Value> {
-    answer
-        .as_array()
-        .or_else(|| answer["data"].as_array())
-        .unwrap_or_else(|| panic!("a list: {answer}"))
 }
 
 fn resting(account: &str, id: &str) -> Value {
