@@ -7,19 +7,22 @@
 //! and the event hub, which ends every open stream so that its client subscribes again; the
 //! doors add their own ([`Checkpoints::on_restore`]). Then the gate opens.
 //!
-//! Other nodes on the same database follow the store's restore epoch ([`Checkpoints::follow`]):
-//! each closes its gate and starts its caches again as soon as it sees the epoch move, within
-//! [`FOLLOW_EVERY`]. Until then it may answer from what it held before (its market, the
-//! positions it last read): the window a client that restores waits out.
+//! Several nodes on one database restore together, through it ([`Checkpoints::follow`]). The
+//! restoring node first announces the restore in the store and waits twice [`FOLLOW_EVERY`]:
+//! every other node, which reads the store's restores that often, closes its own gate on
+//! seeing the announcement, so that none serves the state before once the state after is
+//! committed. Each starts its caches again when it sees the restore's epoch move, and opens its
+//! gate; an announcement withdrawn (the restore failed) or left for [`ANNOUNCED_AT_MOST`] (its
+//! node died) opens it too.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use signet_domain::checkpoint::{CheckpointName, MarketState};
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_store::{CheckpointInfo, Restored, Store, StoreError};
-use tokio::sync::{OwnedRwLockReadGuard, RwLock};
+use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
 
 use crate::claims::ClaimsCache;
 use crate::engine::Engine;
@@ -27,8 +30,10 @@ use crate::hub::EventHub;
 use crate::scenarios::Scenarios;
 use crate::simulator::Simulator;
 
-/// How often a node asks the store whether another node restored a checkpoint.
+/// How often a node asks the store whether another node restores a checkpoint.
 pub const FOLLOW_EVERY: Duration = Duration::from_millis(100);
+/// How long an announced restore keeps the other nodes' gates closed without moving the epoch.
+pub const ANNOUNCED_AT_MOST: Duration = Duration::from_secs(30);
 
 /// Open while the node serves; closed while it restores.
 #[derive(Debug, Default, Clone)]
@@ -72,6 +77,8 @@ pub struct Checkpoints {
     pub on_restore: Vec<Box<dyn Fn() + Send + Sync>>,
     /// The restore epoch this node's caches follow.
     epoch: AtomicI64,
+    /// Set while this node restores: the announcement it made is not for its own gate.
+    restoring_here: AtomicBool,
     /// One save, restore or delete at a time on this node.
     busy: tokio::sync::Mutex<()>,
 }
@@ -88,7 +95,7 @@ impl Checkpoints {
         gate: Gate,
         on_restore: Vec<Box<dyn Fn() + Send + Sync>>,
     ) -> Result<Arc<Self>, StoreError> {
-        let (epoch, _) = store.restore_epoch().await?;
+        let epoch = store.restores().await?.epoch;
         Ok(Arc::new(Checkpoints {
             store,
             simulator,
@@ -99,6 +106,7 @@ impl Checkpoints {
             gate,
             on_restore,
             epoch: AtomicI64::new(epoch),
+            restoring_here: AtomicBool::new(false),
             busy: tokio::sync::Mutex::new(()),
         }))
     }
@@ -123,14 +131,30 @@ impl Checkpoints {
         let this = self.clone();
         run_apart(async move {
             let _one = this.busy.lock().await;
+            // The other nodes close their gates before anything changes.
+            let shared = this.store.shared();
+            if shared {
+                this.restoring_here.store(true, Ordering::SeqCst);
+                this.store.announce_restore(Some(wall_clock_ms())).await?;
+                tokio::time::sleep(FOLLOW_EVERY * 2).await;
+            }
             let closed = Instant::now();
-            let _gate = this.gate.0.write().await;
-            let _ticks = this.engine.hold().await;
-            let restored = this
-                .store
-                .restore_checkpoint(&name)
-                .await?
-                .ok_or_else(|| CheckpointError::NotFound(name.to_string()))?;
+            let gate = this.gate.0.write().await;
+            let ticks = this.engine.hold().await;
+            let restored = this.store.restore_checkpoint(&name).await;
+            let restored = match restored {
+                Ok(Some(restored)) => restored,
+                failed => {
+                    drop((ticks, gate));
+                    if shared {
+                        this.restoring_here.store(false, Ordering::SeqCst);
+                        this.store.announce_restore(None).await?;
+                    }
+                    failed?;
+                    return Err(CheckpointError::NotFound(name.to_string()));
+                }
+            };
+            this.restoring_here.store(false, Ordering::SeqCst);
             let market = MarketState::decode(&restored.info.market)
                 .map_err(|e| CheckpointError::Market(name.to_string(), e.to_string()))?;
             this.epoch.store(restored.epoch, Ordering::SeqCst);
@@ -182,36 +206,51 @@ impl Checkpoints {
         Ok(())
     }
 
-    /// Follows the restores other nodes make, until the task is dropped.
+    /// Follows the restores other nodes make, until the task is dropped: closes this node's
+    /// gate while one is announced, and starts the caches again once it is committed.
     pub async fn follow(self: Arc<Self>) {
         let mut every = tokio::time::interval(FOLLOW_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // This node's gate, held closed for another node's announced restore.
+        let mut closed: Option<OwnedRwLockWriteGuard<()>> = None;
         loop {
             every.tick().await;
-            let (epoch, market) = match self.store.restore_epoch().await {
+            let restores = match self.store.restores().await {
                 Ok(found) => found,
                 Err(e) => {
-                    tracing::debug!(error = %e, "reading the restore epoch failed");
+                    tracing::debug!(error = %e, "reading the restores failed");
                     continue;
                 }
             };
-            if epoch == self.epoch.load(Ordering::SeqCst) {
-                continue;
-            }
-            let _one = self.busy.lock().await;
-            // This node's own restore may have moved it meanwhile.
-            if epoch <= self.epoch.load(Ordering::SeqCst) {
-                continue;
-            }
-            let _gate = self.gate.0.write().await;
-            let _ticks = self.engine.hold().await;
-            let market = market.as_deref().map(MarketState::decode).and_then(Result::ok);
-            match self.start_again(market.as_ref(), false).await {
-                Ok(()) => {
-                    self.epoch.store(epoch, Ordering::SeqCst);
-                    tracing::info!(epoch, "followed another node's restore");
+            if restores.epoch > self.epoch.load(Ordering::SeqCst) {
+                let _one = self.busy.lock().await;
+                // This node's own restore may have moved it meanwhile.
+                if restores.epoch > self.epoch.load(Ordering::SeqCst) {
+                    let _gate = match closed.take() {
+                        Some(gate) => gate,
+                        None => self.gate.0.clone().write_owned().await,
+                    };
+                    let _ticks = self.engine.hold().await;
+                    let market = restores.market.as_deref().map(MarketState::decode).and_then(Result::ok);
+                    match self.start_again(market.as_ref(), false).await {
+                        Ok(()) => {
+                            self.epoch.store(restores.epoch, Ordering::SeqCst);
+                            tracing::info!(epoch = restores.epoch, "followed another node's restore");
+                        }
+                        Err(e) => tracing::warn!(error = %e, "following another node's restore failed; trying again"),
+                    }
                 }
-                Err(e) => tracing::warn!(error = %e, "following another node's restore failed; trying again"),
+                continue;
+            }
+            let announced = restores.announced.is_some_and(|at| {
+                let age = u64::try_from(wall_clock_ms().saturating_sub(at)).unwrap_or(0);
+                Duration::from_millis(age) < ANNOUNCED_AT_MOST
+            });
+            if !announced || self.restoring_here.load(Ordering::SeqCst) {
+                closed = None;
+            } else if closed.is_none() {
+                closed = Some(self.gate.0.clone().write_owned().await);
+                tracing::info!("another node announced a restore: calls wait for it");
             }
         }
     }

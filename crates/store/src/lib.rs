@@ -741,9 +741,11 @@ pub trait CheckpointStore: Send + Sync {
     async fn checkpoints(&self) -> Result<Vec<CheckpointInfo>, StoreError>;
     /// False when no checkpoint has that name.
     async fn delete_checkpoint(&self, name: &CheckpointName) -> Result<bool, StoreError>;
-    /// Moves on with every restore, with the market state of the last one restored: the nodes
-    /// sharing the database follow them.
-    async fn restore_epoch(&self) -> Result<(i64, Option<String>), StoreError>;
+    /// Where the restores stand, as every node sharing the database follows them.
+    async fn restores(&self) -> Result<Restores, StoreError>;
+    /// Tells every node that a restore is about to begin (`Some(wall-clock ms)`), or that it
+    /// will not after all (`None`); a restore's commit clears it.
+    async fn announce_restore(&self, at: Option<i64>) -> Result<(), StoreError>;
 }
 
 /// A checkpoint as saved.
@@ -759,6 +761,17 @@ pub struct CheckpointInfo {
     pub accounts: u64,
     pub orders: u64,
     pub bytes: u64,
+}
+
+/// Where the restores stand ([`CheckpointStore::restores`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Restores {
+    /// Moves on with every restore.
+    pub epoch: i64,
+    /// The market state of the last checkpoint restored.
+    pub market: Option<String>,
+    /// When a node announced the restore it is about to make (wall clock, ms).
+    pub announced: Option<i64>,
 }
 
 /// What a restore put back.

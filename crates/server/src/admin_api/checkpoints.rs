@@ -89,7 +89,7 @@ async fn save(
     description = "Puts the checkpoint's state in place of the state now, in one transaction. Meanwhile every other \
         call is answered 503 RESTORING with Retry-After; then every cache starts from the restored state, and the \
         open trade-event streams and quotes sessions are ended so that their clients connect again. Other nodes on \
-        the same PostgreSQL database do the same within a tenth of a second. Used nonces stay used.",
+        the same PostgreSQL database close their gates before the state changes and do the same. Used nonces stay used.",
     request_body = CheckpointRequest,
     responses(
         (status = 200, description = "The checkpoint restored, and how long calls were refused", body = RestoredView),

@@ -713,18 +713,7 @@ async fn a_checkpoint_restored_on_one_node_is_what_every_node_serves() {
             .unwrap()
     };
     let place = async |client: &Client, id: &str| {
-        let body = crate::common::market_buy(&account, id, "AAPL");
-        let answer = crate::common::send(
-            client
-                .prepare(
-                    Method::POST,
-                    "/trading/orders/place",
-                    &[],
-                    Some(serde_json::to_vec(&body).unwrap()),
-                )
-                .unwrap(),
-        )
-        .await;
+        let answer = crate::common::place(client, &crate::common::market_buy(&account, id, "AAPL")).await;
         assert_eq!(answer.status, 200, "{}", answer.body);
     };
     place(&a, "before-save").await;
@@ -734,10 +723,49 @@ async fn a_checkpoint_restored_on_one_node_is_what_every_node_serves() {
     place(&b, "after-save-2").await;
     assert_ne!(history(&b).await, saved);
 
-    ops.checkpoints().restore("nodes").await.unwrap();
+    // While A restores, B refuses calls (it closed its gate on A's announcement), and every
+    // answer it gives is of the state before or after, whole.
+    let restoring = tokio::spawn(async move { ops.checkpoints().restore("nodes").await });
+    let mut refused = 0;
+    let mut answers = Vec::new();
+    while !restoring.is_finished() {
+        let answer = crate::common::send(
+            b.prepare(
+                Method::GET,
+                "/trading/orders/historical-orders/list",
+                &[("account_id", account.as_str()), ("page_size", "100")],
+                None,
+            )
+            .unwrap(),
+        )
+        .await;
+        match answer.status.as_u16() {
+            503 => {
+                assert_eq!(answer.error().error_code, "RESTORING", "{}", answer.body);
+                refused += 1;
+            }
+            200 => answers.push(answer.body),
+            other => panic!("{other}: {}", answer.body),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    restoring.await.unwrap().unwrap();
+    assert!(refused > 0, "node B refused calls during the restore");
     assert_eq!(history(&a).await, saved, "node A serves the checkpoint");
     tokio::time::sleep(signet_core::checkpoints::FOLLOW_EVERY * 2 + std::time::Duration::from_millis(300)).await;
     assert_eq!(history(&b).await, saved, "node B serves the checkpoint too");
+    let after: Vec<&Value> = answers.iter().filter(|body| **body == saved).collect();
+    assert!(
+        answers
+            .iter()
+            .all(|body| crate::common::rows(body).len() == 3 || *body == saved),
+        "each answer of B is the state before (3 orders) or the checkpoint's: {answers:?}"
+    );
+    eprintln!(
+        "node B: {refused} calls refused during the restore, {} answered ({} after it)",
+        answers.len(),
+        after.len()
+    );
     // B's caches start from the restored state: an id used after the save is free again there.
     place(&b, "after-save-1").await;
 }

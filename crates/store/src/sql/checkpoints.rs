@@ -48,7 +48,7 @@ enum Done {
     /// The checkpoint's record, the new epoch, the bars dropped.
     Restored(InfoRow, i64, u64),
 }
-use crate::{CheckpointInfo, CheckpointStore, Restored, StoreError};
+use crate::{CheckpointInfo, CheckpointStore, Restored, Restores, StoreError};
 
 /// The state's tables, parents before children.
 const STATE: [&str; 12] = [
@@ -80,6 +80,8 @@ pub const KEY_FINGERPRINT: &str = "master_key_fingerprint";
 /// The `meta` keys of the restore epoch, and of the market state restored with it.
 const EPOCH: &str = "restore_epoch";
 const RESTORED_MARKET: &str = "restored_market";
+/// The `meta` key of a restore announced to the other nodes ([`CheckpointStore::announce_restore`]).
+const ANNOUNCED: &str = "restore_announced";
 const FILE_EXTENSION: &str = "checkpoint";
 const SCHEMA_PREFIX: &str = "checkpoint_";
 /// The name a checkpoint file is attached under.
@@ -341,6 +343,10 @@ impl Places {
         let epoch: Option<(String,)> = query(format!("SELECT value FROM {live}meta WHERE key = $1"))
             .bind(EPOCH)
             .fetch_optional(&mut *tx)
+            .await?;
+        query(format!("DELETE FROM {live}meta WHERE key = $1"))
+            .bind(ANNOUNCED)
+            .execute(&mut *tx)
             .await?;
         let epoch = epoch.and_then(|(e,)| e.parse::<i64>().ok()).unwrap_or(0) + 1;
         for (key, value) in [(EPOCH, epoch.to_string()), (RESTORED_MARKET, info.market.clone())] {
@@ -645,14 +651,37 @@ impl CheckpointStore for SqlStore {
         }
     }
 
-    async fn restore_epoch(&self) -> Result<(i64, Option<String>), StoreError> {
-        let rows: Vec<(String, String)> = query("SELECT key, value FROM meta WHERE key IN ($1, $2)")
+    async fn restores(&self) -> Result<Restores, StoreError> {
+        let rows: Vec<(String, String)> = query("SELECT key, value FROM meta WHERE key IN ($1, $2, $3)")
             .bind(EPOCH)
             .bind(RESTORED_MARKET)
+            .bind(ANNOUNCED)
             .fetch_all(&self.reader)
             .await?;
         let value = |key: &str| rows.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-        let epoch = value(EPOCH).and_then(|e| e.parse().ok()).unwrap_or(0);
-        Ok((epoch, value(RESTORED_MARKET)))
+        Ok(Restores {
+            epoch: value(EPOCH).and_then(|e| e.parse().ok()).unwrap_or(0),
+            market: value(RESTORED_MARKET),
+            announced: value(ANNOUNCED).and_then(|at| at.parse().ok()),
+        })
+    }
+
+    async fn announce_restore(&self, at: Option<i64>) -> Result<(), StoreError> {
+        match at {
+            Some(at) => query(
+                "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
+            .bind(ANNOUNCED)
+            .bind(at.to_string())
+            .execute(&self.writer)
+            .await?,
+            None => {
+                query("DELETE FROM meta WHERE key = $1")
+                    .bind(ANNOUNCED)
+                    .execute(&self.writer)
+                    .await?
+            }
+        };
+        Ok(())
     }
 }
