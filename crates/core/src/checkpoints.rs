@@ -134,8 +134,12 @@ impl Checkpoints {
             // The other nodes close their gates before anything changes.
             let shared = this.store.shared();
             if shared {
+                // Before the announcement, which this node's own follower then leaves alone.
                 this.restoring_here.store(true, Ordering::SeqCst);
-                this.store.announce_restore(Some(wall_clock_ms())).await?;
+                if let Err(e) = this.store.announce_restore(Some(wall_clock_ms())).await {
+                    this.restoring_here.store(false, Ordering::SeqCst);
+                    return Err(e.into());
+                }
                 tokio::time::sleep(FOLLOW_EVERY * 2).await;
             }
             let closed = Instant::now();
