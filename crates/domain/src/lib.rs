@@ -8,6 +8,7 @@
 
 pub mod checkpoint;
 pub mod marketdata;
+pub mod options;
 pub mod ratelimit;
 mod rejection;
 pub mod scenarios;
