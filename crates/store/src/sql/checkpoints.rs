@@ -95,6 +95,9 @@ pub(super) fn default_dir(db: &Path) -> PathBuf {
     db.with_file_name(format!("{stem}.checkpoints"))
 }
 
+/// The columns of a checkpoint's record of itself, in [`InfoRow`]'s order.
+const INFO_COLUMNS: &str = "name, saved_at, market, schema_version, last_bar_day, key_fingerprint, counts";
+
 /// A checkpoint's own record of itself.
 #[derive(Debug, sqlx::FromRow)]
 struct InfoRow {
@@ -214,8 +217,7 @@ impl Places {
         .execute(&mut *tx)
         .await?;
         query(format!(
-            "INSERT INTO {saved}checkpoint_info (name, saved_at, market, schema_version, last_bar_day, key_fingerprint, counts)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            "INSERT INTO {saved}checkpoint_info ({INFO_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
         ))
         .bind(info.name.as_str())
         .bind(info.saved_at)
@@ -239,13 +241,9 @@ impl Places {
     }
 
     async fn info(&self, conn: Conn<'_>) -> Result<Option<InfoRow>, StoreError> {
-        query(format!(
-            "SELECT name, saved_at, market, schema_version, last_bar_day, key_fingerprint, counts
-             FROM {}checkpoint_info",
-            self.saved
-        ))
-        .fetch_optional(conn)
-        .await
+        query(format!("SELECT {INFO_COLUMNS} FROM {}checkpoint_info", self.saved))
+            .fetch_optional(conn)
+            .await
     }
 
     /// Checks the checkpoint, then replaces the state's rows by its own, in the caller's
@@ -454,12 +452,13 @@ impl SqlStore {
     async fn file_info(path: &Path) -> Option<CheckpointInfo> {
         let options = SqliteConnectOptions::new().filename(path).read_only(true);
         let mut conn = SqliteConnection::connect_with(&options).await.ok()?;
-        let row: Option<InfoRow> = query(
-            "SELECT name, saved_at, market, schema_version, last_bar_day, key_fingerprint, counts FROM checkpoint_info",
-        )
-        .fetch_optional(Conn::Sqlite(&mut conn))
-        .await
-        .ok()?;
+        // The file's own tables, unattached.
+        let own = Places {
+            saved: String::new(),
+            live: "",
+            dialect: Dialect::Sqlite,
+        };
+        let row = own.info(Conn::Sqlite(&mut conn)).await.ok()?;
         let _ = conn.close().await;
         let bytes = tokio::fs::metadata(path).await.ok()?.len();
         Some(row?.info(bytes))
