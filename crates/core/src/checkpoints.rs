@@ -213,6 +213,10 @@ impl Checkpoints {
     /// Follows the restores other nodes make, until the task is dropped: closes this node's
     /// gate while one is announced, and starts the caches again once it is committed.
     pub async fn follow(self: Arc<Self>) {
+        // On SQLite this node is the only server of the file: no other restores to follow.
+        if !self.store.shared() {
+            return;
+        }
         let mut every = tokio::time::interval(FOLLOW_EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // This node's gate, held closed for another node's announced restore.
