@@ -69,6 +69,23 @@ pub fn expiries(today: i32) -> Vec<i32> {
     listed
 }
 
+/// `MONTHLY` for a month's third-Friday expiry (LEAPS included), `WEEKLY` for the others.
+pub fn cycle(expiry: i32) -> &'static str {
+    let date = date_of(expiry);
+    if trading_day_on_or_before(third_friday(date.year(), date.month())) == expiry {
+        "MONTHLY"
+    } else {
+        "WEEKLY"
+    }
+}
+
+/// Whether `contract` is listed on New York `today` for an underlying that closed at
+/// `prev_close` the trading day before: its expiry among today's and its strike among the
+/// strikes around that close. A day's strikes are fixed by the close before it.
+pub fn is_listed(contract: &super::Contract, today: i32, prev_close: f64) -> bool {
+    expiries(today).binary_search(&contract.expiry).is_ok() && strikes(prev_close).binary_search(&contract.strike).is_ok()
+}
+
 /// The strike increment usual at a price level.
 pub fn increment(price: f64) -> Decimal {
     match price {
@@ -127,6 +144,13 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted, listed, "sorted and without repeats");
         assert!(listed.len() >= 18 && listed.len() <= 22, "{}", listed.len());
+    }
+
+    #[test]
+    fn third_fridays_are_monthly_and_the_rest_weekly() {
+        assert_eq!(cycle(parse_day("2013-03-15").unwrap()), "MONTHLY");
+        assert_eq!(cycle(parse_day("2013-03-22").unwrap()), "WEEKLY");
+        assert_eq!(cycle(parse_day("2015-01-16").unwrap()), "MONTHLY");
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! US equity options, as the simulator lists and prices them: contracts named by their OCC
-//! symbol ([`Contract`]), the chain an exchange lists on a day ([`chain`]), and their fair value
-//! and greeks ([`pricing`]). Every contract is American style with a multiplier of 100.
+//! symbol ([`Contract`]), the chain an exchange lists on a day ([`chain`]), their fair value
+//! and greeks ([`pricing`]), the market a contract shows at a moment ([`market`]) and the trades
+//! it prints through a day ([`tape`]). Every contract is American style with a multiplier of 100.
 
 pub mod chain;
+pub mod market;
 pub mod pricing;
+pub mod tape;
 
 use rust_decimal::Decimal;
 
@@ -23,7 +26,32 @@ impl Right {
             Right::Put => 'P',
         }
     }
+
+    /// `CALL` or `PUT`, as the wire names it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Right::Call => "CALL",
+            Right::Put => "PUT",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Right> {
+        match text.trim().to_ascii_uppercase().as_str() {
+            "CALL" | "C" => Some(Right::Call),
+            "PUT" | "P" => Some(Right::Put),
+            _ => None,
+        }
+    }
 }
+
+/// Where contract ids start: above every stock's id, so that the two never meet.
+const ID_MARKER: i64 = 1 << 55;
+/// Bits of a contract id: (underlying id, expiry, strike in half-dollars, right), highest first,
+/// so that ids sort as a chain reads (by underlying, then expiry, then strike, call before put).
+const RIGHT_BITS: u32 = 1;
+const STRIKE_BITS: u32 = 18;
+const EXPIRY_BITS: u32 = 15;
+const UNDERLYING_BITS: u32 = 21;
 
 /// One listed contract.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -42,7 +70,55 @@ pub struct BadSymbol(pub String);
 /// Strikes an OCC symbol can name: up to 99,999.999.
 const MAX_STRIKE_THOUSANDTHS: i64 = 99_999_999;
 
+/// A contract's parts as its id holds them, read back by [`Contract::of_id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdParts {
+    pub underlying_id: i64,
+    pub expiry: i32,
+    pub right: Right,
+    pub strike: Decimal,
+}
+
 impl Contract {
+    /// The contract's instrument id, made of its parts (no table of contracts is kept): `None`
+    /// for a contract the simulator never lists (a strike off the half-dollar grid or above
+    /// $131,071.50, an expiry outside 1970–2059, an underlying id of 2^21 or more).
+    pub fn instrument_id(&self, underlying_id: i64) -> Option<i64> {
+        let halves = self.strike * Decimal::TWO;
+        if halves.fract() != Decimal::ZERO {
+            return None;
+        }
+        let halves = i64::try_from(halves.trunc()).ok()?;
+        let fits = |value: i64, bits: u32| (0..1 << bits).contains(&value);
+        let expiry = i64::from(self.expiry);
+        if !(fits(underlying_id, UNDERLYING_BITS) && fits(expiry, EXPIRY_BITS) && fits(halves, STRIKE_BITS)) {
+            return None;
+        }
+        let right = i64::from(self.right == Right::Put);
+        Some(
+            ID_MARKER
+                | underlying_id << (EXPIRY_BITS + STRIKE_BITS + RIGHT_BITS)
+                | expiry << (STRIKE_BITS + RIGHT_BITS)
+                | halves << RIGHT_BITS
+                | right,
+        )
+    }
+
+    /// The parts of a contract id from [`Contract::instrument_id`]; `None` for any other id.
+    pub fn of_id(id: i64) -> Option<IdParts> {
+        if id & !((ID_MARKER << 1) - 1) != 0 || id & ID_MARKER == 0 {
+            return None;
+        }
+        let field = |shift: u32, bits: u32| (id >> shift) & ((1 << bits) - 1);
+        let halves = field(RIGHT_BITS, STRIKE_BITS);
+        Some(IdParts {
+            underlying_id: field(EXPIRY_BITS + STRIKE_BITS + RIGHT_BITS, UNDERLYING_BITS),
+            expiry: i32::try_from(field(STRIKE_BITS + RIGHT_BITS, EXPIRY_BITS)).ok()?,
+            right: if field(0, RIGHT_BITS) == 1 { Right::Put } else { Right::Call },
+            strike: (Decimal::from(halves) / Decimal::TWO).normalize(),
+        })
+    }
+
     /// The OCC symbol without the root's padding, as Webull and most brokers write it:
     /// `AAPL130315C00430000` is AAPL's call at 430 expiring 2013-03-15.
     pub fn occ_symbol(&self) -> String {
@@ -129,6 +205,44 @@ mod tests {
         let put = Contract::parse_occ("F130419P00012500").unwrap();
         assert_eq!((put.right, put.strike), (Right::Put, Decimal::new(125, 1)));
         assert_eq!(put.occ_symbol(), "F130419P00012500");
+    }
+
+    #[test]
+    fn an_id_holds_the_contract_and_sorts_as_the_chain_reads() {
+        let contract = |expiry: &str, right, strike: Decimal| Contract {
+            underlying: "AAPL".into(),
+            expiry: parse_day(expiry).unwrap(),
+            right,
+            strike,
+        };
+        let call = contract("2013-03-15", Right::Call, Decimal::new(4325, 1));
+        let id = call.instrument_id(3).unwrap();
+        assert!(id > 1 << 55 && id < i64::MAX);
+        assert_eq!(
+            Contract::of_id(id),
+            Some(IdParts {
+                underlying_id: 3,
+                expiry: call.expiry,
+                right: Right::Call,
+                strike: Decimal::new(4325, 1)
+            })
+        );
+        let ids: Vec<i64> = [
+            contract("2013-03-15", Right::Call, Decimal::from(430)),
+            contract("2013-03-15", Right::Put, Decimal::from(430)),
+            contract("2013-03-15", Right::Call, Decimal::from(440)),
+            contract("2013-04-19", Right::Call, Decimal::from(100)),
+        ]
+        .iter()
+        .map(|c| c.instrument_id(3).unwrap())
+        .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        assert!(contract("2013-03-15", Right::Call, Decimal::from(100)).instrument_id(4).unwrap() > ids[3]);
+        // Off the grid, too large, or not a contract's id.
+        assert_eq!(contract("2013-03-15", Right::Call, Decimal::new(4301, 1)).instrument_id(3), None);
+        assert_eq!(call.instrument_id(1 << 21), None);
+        assert_eq!(Contract::of_id(3), None);
+        assert_eq!(Contract::of_id(-id), None);
     }
 
     #[test]

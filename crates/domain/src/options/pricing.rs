@@ -139,10 +139,11 @@ pub fn implied_vol(right: Right, price: f64, i: &Inputs) -> Option<f64> {
 
 /// The volatility of a strike: the at-the-money volatility `atm`, raised for strikes below the
 /// underlying (puts' protection is bid up) and a little for those far above it, the more so the
-/// nearer the expiry: `atm × (1 − 0.25·m + 0.35·m²)` with `m = ln(K/S) / √max(T, 1/52)`.
+/// nearer the expiry, flat beyond three standard moves: `atm × (1 − 0.15·m + 0.06·m²)` with
+/// `m = ln(K/S) / √max(T, 1/52)` held within ±3.
 pub fn smile(atm: f64, spot: f64, strike: f64, years: f64) -> f64 {
-    let m = (strike / spot).ln() / years.max(1.0 / 52.0).sqrt();
-    (atm * (1.0 - 0.25 * m + 0.35 * m * m)).clamp(0.05, 3.0)
+    let m = ((strike / spot).ln() / years.max(1.0 / 52.0).sqrt()).clamp(-3.0, 3.0);
+    (atm * (1.0 - 0.15 * m + 0.06 * m * m)).clamp(0.05, 3.0)
 }
 
 #[cfg(test)]
