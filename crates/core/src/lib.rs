@@ -11,6 +11,7 @@
 //!   checked one after another.
 //! - [`placements`]: new orders, checked and stored in their account's turn.
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
+//! - [`options`]: listed option contracts and their market, priced off the simulator.
 //! - [`quotes`]: the simulator's quotes and trades in the wire's shapes, for HTTP and MQTT alike.
 //! - [`ratelimit`]: the per-app and per-address rate limits, on this node or shared in Redis.
 //! - [`scenarios`]: the rules that make unhappy paths happen on purpose, shared through the store.
@@ -22,6 +23,7 @@ pub mod claims;
 pub mod engine;
 pub mod error;
 pub mod hub;
+pub mod options;
 pub mod placements;
 pub mod quotes;
 pub mod ratelimit;

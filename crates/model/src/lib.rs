@@ -10,6 +10,7 @@ pub mod fundamentals;
 pub mod gateway;
 pub mod headers;
 pub mod market;
+pub mod options;
 pub mod orders;
 pub mod quotes;
 pub mod scenarios;

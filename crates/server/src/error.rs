@@ -170,6 +170,18 @@ impl From<MarketError> for ApiError {
     }
 }
 
+impl From<signet_core::options::OptionsError> for ApiError {
+    fn from(e: signet_core::options::OptionsError) -> Self {
+        use signet_core::options::OptionsError;
+        match e {
+            OptionsError::Market(e) => e.into(),
+            OptionsError::Store(e) => e.into(),
+            OptionsError::BadSymbol(e) => ApiError::illegal_parameter(e.to_string()),
+            OptionsError::NotListed(message) => ApiError::new(ErrorCode::InstrumentNotFound, message),
+        }
+    }
+}
+
 impl From<crate::streaming::sessions::Refusal> for ApiError {
     fn from(refusal: crate::streaming::sessions::Refusal) -> Self {
         use crate::streaming::sessions::Refusal;

@@ -73,6 +73,7 @@ pub struct InstrumentNotFound(pub signet_model::ErrorBody);
         (name = "watchlists", description = "The calling app's watchlists (catalog section 5)"),
         (name = "fundamentals", description = "The 23 data sets of one symbol (catalog section 6)"),
         (name = "market data", description = "Stock snapshots and depth of book from the market simulator (catalog section 11)"),
+        (name = "options", description = "US equity options: the contracts listed today and each one's snapshot, ticks and bars, priced off the market simulator"),
         (name = "market simulator", description = "Read and drive the market simulator: apps created with --admin only"),
         (name = "scenarios", description = "Rules that make unhappy paths happen on purpose (rejections, faults, lost answers, delays): apps created with --admin only"),
         (name = "checkpoints", description = "Known states of the whole sandbox, saved and restored while it runs: apps created with --admin only"),

@@ -44,6 +44,7 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
         .merge(crate::marketdata::stocks::routes())
+        .merge(crate::marketdata::options::routes())
         .merge(crate::marketdata::end_of_day::routes())
         .merge(crate::marketdata::streaming::routes())
         .merge(crate::admin_api::routes())

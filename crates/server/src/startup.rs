@@ -161,6 +161,7 @@ impl Server {
         )
         .await?;
         let state = AppState {
+            options: Arc::new(signet_core::options::Options::new(simulator.clone(), store.clone())),
             apps,
             gate,
             checkpoints,

@@ -45,6 +45,8 @@ pub struct AppState {
     /// Closed while a checkpoint is restored: calls are then refused with `RESTORING`.
     pub gate: signet_core::checkpoints::Gate,
     pub checkpoints: Arc<signet_core::checkpoints::Checkpoints>,
+    /// The listed options and their market, priced off the simulator.
+    pub options: Arc<signet_core::options::Options>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
 }

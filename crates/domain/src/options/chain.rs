@@ -83,7 +83,8 @@ pub fn cycle(expiry: i32) -> &'static str {
 /// `prev_close` the trading day before: its expiry among today's and its strike among the
 /// strikes around that close. A day's strikes are fixed by the close before it.
 pub fn is_listed(contract: &super::Contract, today: i32, prev_close: f64) -> bool {
-    expiries(today).binary_search(&contract.expiry).is_ok() && strikes(prev_close).binary_search(&contract.strike).is_ok()
+    expiries(today).binary_search(&contract.expiry).is_ok()
+        && strikes(prev_close).binary_search(&contract.strike).is_ok()
 }
 
 /// The strike increment usual at a price level.

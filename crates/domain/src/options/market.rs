@@ -61,7 +61,11 @@ pub fn realized_vol(closes: &[f64]) -> Option<f64> {
 
 /// The yield of `paid` dollars of dividends a year on a share at `price`, at most 20 %.
 pub fn dividend_yield(paid: f64, price: f64) -> f64 {
-    if price > 0.0 && paid > 0.0 { (paid / price).min(0.2) } else { 0.0 }
+    if price > 0.0 && paid > 0.0 {
+        (paid / price).min(0.2)
+    } else {
+        0.0
+    }
 }
 
 /// Years from `now_ms` to the close of the expiry day (calendar years of 365 days), at least 0.

@@ -114,7 +114,11 @@ impl Contract {
         Some(IdParts {
             underlying_id: field(EXPIRY_BITS + STRIKE_BITS + RIGHT_BITS, UNDERLYING_BITS),
             expiry: i32::try_from(field(STRIKE_BITS + RIGHT_BITS, EXPIRY_BITS)).ok()?,
-            right: if field(0, RIGHT_BITS) == 1 { Right::Put } else { Right::Call },
+            right: if field(0, RIGHT_BITS) == 1 {
+                Right::Put
+            } else {
+                Right::Call
+            },
             strike: (Decimal::from(halves) / Decimal::TWO).normalize(),
         })
     }
@@ -237,9 +241,17 @@ mod tests {
         .map(|c| c.instrument_id(3).unwrap())
         .collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
-        assert!(contract("2013-03-15", Right::Call, Decimal::from(100)).instrument_id(4).unwrap() > ids[3]);
+        assert!(
+            contract("2013-03-15", Right::Call, Decimal::from(100))
+                .instrument_id(4)
+                .unwrap()
+                > ids[3]
+        );
         // Off the grid, too large, or not a contract's id.
-        assert_eq!(contract("2013-03-15", Right::Call, Decimal::new(4301, 1)).instrument_id(3), None);
+        assert_eq!(
+            contract("2013-03-15", Right::Call, Decimal::new(4301, 1)).instrument_id(3),
+            None
+        );
         assert_eq!(call.instrument_id(1 << 21), None);
         assert_eq!(Contract::of_id(3), None);
         assert_eq!(Contract::of_id(-id), None);

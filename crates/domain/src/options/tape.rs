@@ -28,7 +28,10 @@ const BASE_RATE: f64 = 0.000_5;
 const LIQUID_RATE: f64 = 0.03;
 
 fn rng(seed: u64, day: i32, contract: &Contract) -> Rng {
-    Rng::for_name(seed ^ u64::from(day.unsigned_abs()).rotate_left(32), &contract.occ_symbol())
+    Rng::for_name(
+        seed ^ u64::from(day.unsigned_abs()).rotate_left(32),
+        &contract.occ_symbol(),
+    )
 }
 
 /// The contract's prints on `path`'s day, oldest first: the whole core session's.
@@ -125,7 +128,10 @@ mod tests {
         let far = day_prints(&contract(600), &u, &path, 1);
         assert!(atm.len() > 5 * far.len().max(1), "{} {}", atm.len(), far.len());
         assert!(atm.windows(2).all(|w| w[0].second < w[1].second));
-        assert!(atm.iter().all(|p| (CORE_OPEN..path.core_close()).contains(&p.second) && p.volume >= 1));
+        assert!(
+            atm.iter()
+                .all(|p| (CORE_OPEN..path.core_close()).contains(&p.second) && p.volume >= 1)
+        );
         // Each print is the fair value at the underlying's price of its second.
         let p = atm[atm.len() / 2];
         let spot = path.price_at(p.second) as f64 / 100.0;

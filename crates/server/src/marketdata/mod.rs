@@ -1,5 +1,5 @@
-//! The market-data area over HTTP: screeners, watchlists, fundamentals, stock quotes and the
-//! quotes feed's subscribe calls; under `--compat legacy` the earlier SDK generation's paths
+//! The market-data area over HTTP: screeners, watchlists, fundamentals, stock quotes, options and
+//! the quotes feed's subscribe calls; under `--compat legacy` the earlier SDK generation's paths
 //! (`earlier`). The import of market data and the demo dataset are the
 //! `signet-import` crate's.
 
@@ -7,6 +7,7 @@ pub mod bar_rows;
 pub mod earlier;
 pub mod end_of_day;
 pub mod fundamentals;
+pub mod options;
 pub mod screeners;
 pub mod stocks;
 pub mod streaming;

@@ -1,0 +1,343 @@
+//! Listed options and their market, read off the simulator so that every number agrees with the
+//! underlying's quote: the chain listed today, each contract's mark (fair value, greeks, bid and
+//! ask) at the underlying's last price, and its prints of the day so far.
+//!
+//! An underlying is optionable when the simulator quotes it and it closed the day before at $1
+//! or more. What its contracts are priced from ([`Underlying`]) is read once a day: its
+//! realized volatility over the last thirty daily returns, its dividends of the last year, and
+//! whether it is in the penny program. A contract's day of prints is drawn once and kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rust_decimal::Decimal;
+use signet_domain::marketdata::{ActionKind, InstrumentType};
+use signet_domain::options::market::{self, Mark, Underlying};
+use signet_domain::options::tape::{self, Print};
+use signet_domain::options::{Contract, Right, chain, pricing};
+use signet_domain::simulator::calendar;
+use signet_domain::simulator::clock::{NewYork, core_close, utc_ms_of};
+use signet_store::{Store, StoreError};
+
+use crate::simulator::{MarketError, Simulator};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OptionsError {
+    #[error(transparent)]
+    Market(#[from] MarketError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A symbol that is not an OCC option symbol.
+    #[error(transparent)]
+    BadSymbol(#[from] signet_domain::options::BadSymbol),
+    /// An underlying without options, or a contract not listed today.
+    #[error("{0}")]
+    NotListed(String),
+}
+
+/// Underlyings below this close list no options.
+pub const MIN_UNDERLYING_PRICE: f64 = 1.0;
+/// (underlying or contract id, day, seed) entries kept before the cache starts again.
+const MAX_CACHED: usize = 50_000;
+
+/// What a cache entry is for: an underlying's or a contract's id, the New York day and the seed
+/// (a restore may change the seed within a day).
+type DayKey = (i64, i32, u64);
+
+pub struct Options {
+    simulator: Arc<Simulator>,
+    store: Arc<dyn Store>,
+    underlyings: Mutex<HashMap<DayKey, Arc<Underlying>>>,
+    tapes: Mutex<HashMap<DayKey, Arc<[Print]>>>,
+}
+
+/// A contract's market now.
+#[derive(Debug, Clone)]
+pub struct OptionQuote {
+    pub contract: Contract,
+    pub instrument_id: i64,
+    pub underlying: Arc<Underlying>,
+    /// The simulated time of the quote: the underlying's.
+    pub time_ms: i64,
+    /// The underlying's last price the mark is taken at.
+    pub spot: Decimal,
+    pub mark: Mark,
+    /// Today's prints so far, oldest first.
+    pub prints: Vec<Print>,
+    /// Its value at the previous trading day's close.
+    pub pre_close: Decimal,
+    pub open_interest: u64,
+}
+
+/// One bar of a contract, prices in cents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionBar {
+    /// The bar's start, UTC epoch milliseconds.
+    pub time_ms: i64,
+    pub open: i64,
+    pub high: i64,
+    pub low: i64,
+    pub close: i64,
+    pub volume: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn cents(d: Decimal) -> i64 {
+    i64::try_from((d * Decimal::ONE_HUNDRED).round()).unwrap_or(i64::MAX)
+}
+
+/// The trading day before `day`.
+fn trading_day_before(mut day: i32) -> i32 {
+    day -= 1;
+    while !calendar::is_trading_day(day) {
+        day -= 1;
+    }
+    day
+}
+
+impl Options {
+    pub fn new(simulator: Arc<Simulator>, store: Arc<dyn Store>) -> Self {
+        Options {
+            simulator,
+            store,
+            underlyings: Mutex::new(HashMap::new()),
+            tapes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The simulator's New York day now.
+    pub fn today(&self) -> i32 {
+        NewYork::of(self.simulator.now_ms()).day
+    }
+
+    /// What `symbol`'s contracts are priced from today; refused when it lists no options.
+    pub async fn underlying(&self, symbol: &str) -> Result<Arc<Underlying>, OptionsError> {
+        self.simulator.sync().await.map_err(MarketError::from)?;
+        let quote = self.simulator.quote(symbol)?;
+        let (id, today, seed) = (quote.instrument_id, self.today(), self.simulator.seed());
+        if let Some(u) = lock(&self.underlyings).get(&(id, today, seed)) {
+            return Ok(u.clone());
+        }
+        let prev_close = market::decimal_f64(quote.pre_close);
+        if prev_close < MIN_UNDERLYING_PRICE {
+            return Err(OptionsError::NotListed(format!(
+                "{} lists no options: an underlying needs a previous close of at least ${MIN_UNDERLYING_PRICE:.2}",
+                quote.symbol
+            )));
+        }
+        let bars = self.store.daily_bars(id, today - 70, today - 1).await?;
+        let closes: Vec<f64> = bars.iter().map(|b| b.close as f64 / 1e6).collect();
+        let listing = self.simulator.listing(id);
+        let vol = market::realized_vol(&closes)
+            .unwrap_or_else(|| listing.as_ref().map_or(0.02, |l| l.vol) * market::TRADING_DAYS_A_YEAR.sqrt());
+        let paid: Decimal = self
+            .store
+            .corporate_actions(id)
+            .await?
+            .iter()
+            .filter(|a| a.kind == ActionKind::Dividend && (today - 365..today).contains(&a.day))
+            .map(|a| a.value)
+            .sum();
+        let etf = self
+            .store
+            .instrument(&quote.symbol)
+            .await?
+            .is_some_and(|i| i.instrument_type == InstrumentType::Etf);
+        let u = Arc::new(Underlying {
+            instrument_id: id,
+            symbol: quote.symbol.clone(),
+            etf,
+            prev_close,
+            vol,
+            dividend_yield: market::dividend_yield(market::decimal_f64(paid), prev_close),
+            penny: listing.is_some_and(|l| l.volume >= market::PENNY_VOLUME),
+        });
+        let mut cache = lock(&self.underlyings);
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert((id, today, seed), u.clone());
+        Ok(u)
+    }
+
+    /// The contracts of `u` listed today, in the order of their ids: by expiry, then strike,
+    /// call before put.
+    pub fn chain(&self, u: &Underlying) -> Vec<(i64, Contract)> {
+        let today = self.today();
+        let strikes = chain::strikes(u.prev_close);
+        let mut listed = Vec::with_capacity(strikes.len() * 40);
+        for expiry in chain::expiries(today) {
+            for strike in &strikes {
+                for right in [Right::Call, Right::Put] {
+                    let contract = Contract {
+                        underlying: u.symbol.clone(),
+                        expiry,
+                        right,
+                        strike: *strike,
+                    };
+                    if let Some(id) = contract.instrument_id(u.instrument_id) {
+                        listed.push((id, contract));
+                    }
+                }
+            }
+        }
+        listed
+    }
+
+    /// The listed contract an OCC symbol names, with its id and underlying.
+    pub async fn contract(&self, symbol: &str) -> Result<(i64, Contract, Arc<Underlying>), OptionsError> {
+        let contract = Contract::parse_occ(symbol)?;
+        let u = self.underlying(&contract.underlying).await?;
+        let contract = Contract {
+            underlying: u.symbol.clone(),
+            ..contract
+        };
+        let not_listed = || {
+            OptionsError::NotListed(format!(
+                "{} is not listed today: list {}'s contracts to see the expiries and strikes there are",
+                contract.occ_symbol(),
+                u.symbol
+            ))
+        };
+        if !chain::is_listed(&contract, self.today(), u.prev_close) {
+            return Err(not_listed());
+        }
+        let id = contract.instrument_id(u.instrument_id).ok_or_else(not_listed)?;
+        Ok((id, contract, u))
+    }
+
+    /// `contract`'s day of prints on the underlying's path of today, drawn once.
+    fn prints_today(&self, id: i64, contract: &Contract, u: &Underlying) -> Arc<[Print]> {
+        let today = self.today();
+        let seed = self.simulator.seed();
+        if let Some(prints) = lock(&self.tapes).get(&(id, today, seed)) {
+            return prints.clone();
+        }
+        let prints: Arc<[Print]> = match self.simulator.path_today(u.instrument_id).filter(|p| p.day() == today) {
+            Some(path) => tape::day_prints(contract, u, &path, seed).into(),
+            None => Arc::from(Vec::new()),
+        };
+        let mut cache = lock(&self.tapes);
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert((id, today, seed), prints.clone());
+        prints
+    }
+
+    /// The market of a listed contract now.
+    pub async fn quote(&self, symbol: &str) -> Result<OptionQuote, OptionsError> {
+        let (id, contract, u) = self.contract(symbol).await?;
+        let quote = self.simulator.quote(&u.symbol)?;
+        let now = NewYork::of(quote.time_ms);
+        let mark = market::mark(&contract, &u, market::decimal_f64(quote.last), quote.time_ms);
+        let prints: Vec<Print> = self
+            .prints_today(id, &contract, &u)
+            .iter()
+            .take_while(|p| p.second <= now.second)
+            .copied()
+            .collect();
+        let before = trading_day_before(now.day);
+        let pre_close = market::print_price(
+            pricing::value(
+                contract.right,
+                &market::inputs(&contract, &u, u.prev_close, utc_ms_of(before, core_close(before))),
+            )
+            .price,
+            u.penny,
+        );
+        Ok(OptionQuote {
+            open_interest: tape::open_interest(&contract, mark.liquidity, self.simulator.seed(), now.day),
+            contract,
+            instrument_id: id,
+            underlying: u,
+            time_ms: quote.time_ms,
+            spot: quote.last,
+            mark,
+            prints,
+            pre_close,
+        })
+    }
+
+    /// `q`'s bars of `span` seconds today, of its prints so far, newest first, at most `count`.
+    pub fn intraday_bars(q: &OptionQuote, span: i64, count: usize) -> Vec<OptionBar> {
+        let day = NewYork::of(q.time_ms).day;
+        let trades = q.prints.iter().map(|p| signet_domain::simulator::path::Trade {
+            second: p.second,
+            cents: cents(p.price),
+            volume: p.volume,
+        });
+        signet_domain::simulator::intraday::candles(day, trades, span)
+            .iter()
+            .rev()
+            .take(count)
+            .map(|c| OptionBar {
+                time_ms: utc_ms_of(day, c.start),
+                open: c.open,
+                high: c.high,
+                low: c.low,
+                close: c.close,
+                volume: c.volume,
+            })
+            .collect()
+    }
+
+    /// `q`'s daily bars, newest first, at most `count`: today's of its prints so far, then those
+    /// of the days it was listed, valued off the underlying's daily bars (its open, high, low and
+    /// close at the underlying's; the volume drawn at the contract's liquidity that day).
+    pub async fn daily_bars(&self, q: &OptionQuote, count: usize) -> Result<Vec<OptionBar>, OptionsError> {
+        let today = NewYork::of(q.time_ms).day;
+        let mut bars = Vec::with_capacity(count);
+        if let (Some(first), Some(last)) = (q.prints.first(), q.prints.last()) {
+            bars.push(OptionBar {
+                time_ms: utc_ms_of(today, 0),
+                open: cents(first.price),
+                high: q.prints.iter().map(|p| cents(p.price)).max().unwrap_or(0),
+                low: q.prints.iter().map(|p| cents(p.price)).min().unwrap_or(0),
+                close: cents(last.price),
+                volume: q.prints.iter().map(|p| p.volume).sum(),
+            });
+        }
+        // The longest a contract is listed: LEAPS, about three years before their expiry.
+        let history = self
+            .store
+            .daily_bars(q.underlying.instrument_id, today - 3 * 366, today - 1)
+            .await?;
+        let (contract, u) = (&q.contract, &q.underlying);
+        for bar in history.iter().rev() {
+            if bars.len() >= count {
+                break;
+            }
+            if chain::expiries(bar.day).binary_search(&contract.expiry).is_err() {
+                break;
+            }
+            let at_close = utc_ms_of(bar.day, core_close(bar.day));
+            let value_at = |micros: i64| {
+                let spot = micros as f64 / 1e6;
+                let fair = pricing::value(contract.right, &market::inputs(contract, u, spot, at_close)).price;
+                cents(market::print_price(fair, u.penny))
+            };
+            let (open, close) = (value_at(bar.open), value_at(bar.close));
+            let (at_high, at_low) = (value_at(bar.high), value_at(bar.low));
+            let spot = bar.close as f64 / 1e6;
+            let liquidity = market::liquidity(
+                spot,
+                market::decimal_f64(contract.strike),
+                market::years_to_expiry(at_close, contract.expiry),
+                u.vol,
+            );
+            bars.push(OptionBar {
+                time_ms: utc_ms_of(bar.day, 0),
+                open,
+                high: open.max(close).max(at_high).max(at_low),
+                low: open.min(close).min(at_high).min(at_low),
+                close,
+                volume: tape::drawn_volume(contract, liquidity, self.simulator.seed(), bar.day),
+            });
+        }
+        Ok(bars)
+    }
+}
