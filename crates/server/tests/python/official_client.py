@@ -14,6 +14,10 @@ Scenarios:
   fundamentals      the 23 fundamentals calls of DataClient (instrument and fundamentals)
   quotes            DataClient.market_data: get_snapshot (two symbols, extended hours asked) and
                     get_quotes (depth 3), get_tick (5) and get_batch_history_bar (2 daily)
+  options           DataClient's option calls: instrument.list_option_contracts (AAPL's calls
+                    of one expiry, then every page of its chain) and get_option_contracts (page 5),
+                    option_market_data.get_option_snapshot (a call and a put), get_option_tick (10)
+                    and get_option_history_bars (M5 and D)
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
   companions        balance, positions and executions of that account (TradeClient), the
                     instrument lookup (DataClient.instrument.list_instruments), and
@@ -137,6 +141,9 @@ def main():
         return
     if scenario == "quotes":
         print(json.dumps(quotes(api)))
+        return
+    if scenario == "options":
+        print(json.dumps(options(api)))
         return
     if scenario == "companions-buy":
         print(json.dumps(companions_buy(api)))
@@ -806,6 +813,35 @@ def quotes(api):
         "ticks": {"status": ticks.status_code, "body": ticks.json()},
         "snapshot": {"status": snapshot.status_code, "body": snapshot.json()},
         "depth": {"status": depth.status_code, "body": depth.json()},
+    }
+
+
+def options(api):
+    from webull.data.data_client import DataClient
+
+    data = DataClient(api)
+    answer = lambda r: {"status": r.status_code, "body": r.json()}
+    calls = data.instrument.list_option_contracts(
+        underlying_symbols="AAPL", start_date="2013-03-15", option_type="CALL", strike_price_gte=400, strike_price_lte=500
+    )
+    pages, key = [], None
+    while True:
+        page = data.instrument.list_option_contracts(underlying_symbols="AAPL", pagination_key=key).json()
+        pages.append(len(page["data"]))
+        key = page.get("pagination_key")
+        if not key:
+            break
+    earlier = data.instrument.get_option_contracts(underlying_symbols="AAPL", page_size=5)
+    m = data.option_market_data
+    pair = ["AAPL130315C00450000", "AAPL130315P00450000"]
+    return {
+        "calls": answer(calls),
+        "pages": pages,
+        "earlier": answer(earlier),
+        "snapshot": answer(m.get_option_snapshot(pair, "US_OPTION")),
+        "ticks": answer(m.get_option_tick(pair[0], "US_OPTION", count="10")),
+        "minutes": answer(m.get_option_history_bars([pair[0]], "US_OPTION", "M5", count="3")),
+        "days": answer(m.get_option_history_bars(pair, "US_OPTION", "D", count="5")),
     }
 
 
