@@ -9,6 +9,7 @@ mod data;
 mod events;
 mod fundamentals;
 mod market;
+mod options;
 mod orders;
 mod output;
 mod scenarios;
@@ -89,6 +90,8 @@ enum Command {
     Bars(stocks::BarsArgs),
     /// Footprints: each bar's shares bought and sold, and at which prices
     Footprints(stocks::FootprintsArgs),
+    /// US equity options: an underlying's chain (the money marked) and contracts' quotes
+    Options(options::OptionsArgs),
     /// Watchlists: list, create, update, delete, show, add, remove, sort
     Watchlists(watchlists::WatchlistsArgs),
     /// Fundamentals of a symbol: statements, analysts, calendars, fund data (23 data sets)
@@ -216,6 +219,7 @@ fn main() -> ExitCode {
             Command::Market(args) => market::run(args).await,
             Command::Scenarios(args) => scenarios::run(args).await,
             Command::Checkpoint(args) => checkpoints::run(args).await,
+            Command::Options(args) => options::run(args).await,
             Command::Orders(args) => orders::run(*args).await,
             Command::Events(args) => events::run(args).await,
             Command::Balance(args) => assets::balance(args).await,

@@ -32,6 +32,7 @@ use signet_model::fundamentals::{
 };
 use signet_model::headers as h;
 use signet_model::market::{MarketClock, MarketQuote, MarketStats, SetQuoteRequest, StepRequest};
+use signet_model::options::{OptionContract, OptionContractPage, OptionSnapshot, OptionTicks};
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
@@ -216,6 +217,11 @@ impl Client {
     /// Stock market data: snapshots and the depth of book.
     pub fn stocks(&self) -> Stocks<'_> {
         Stocks { client: self }
+    }
+
+    /// US equity options: the contracts listed today and each one's market.
+    pub fn options(&self) -> Options<'_> {
+        Options { client: self }
     }
 
     /// Order events as they commit, over gRPC on the same address.
@@ -603,6 +609,59 @@ impl Screeners<'_> {
 }
 
 /// Stock market data from the simulator, as any app reads it (catalog §11).
+pub struct Options<'a> {
+    client: &'a Client,
+}
+
+impl Options<'_> {
+    /// `GET /trading/instruments/options/contracts/list`: every contract of `underlying` listed
+    /// today that the extra query parameters keep (`start_date`, `option_type`,
+    /// `strike_price_gte`, ...), every page read.
+    pub async fn chain(&self, underlying: &str, filter: &[(&str, &str)]) -> Result<Vec<OptionContract>, Error> {
+        let mut contracts = Vec::new();
+        let mut key: Option<String> = None;
+        loop {
+            let mut query = vec![("category", "US_OPTION"), ("underlying_symbols", underlying)];
+            query.extend_from_slice(filter);
+            query.extend(key.as_deref().map(|k| ("pagination_key", k)));
+            let page: OptionContractPage = self
+                .client
+                .get("/trading/instruments/options/contracts/list", &query)
+                .await?;
+            contracts.extend(page.data);
+            match page.pagination_key {
+                Some(next) => key = Some(next),
+                None => return Ok(contracts),
+            }
+        }
+    }
+
+    /// `GET /market-data/options/snapshots/list`, 20 contracts a call (as many calls as it takes).
+    pub async fn snapshots(&self, symbols: &[&str]) -> Result<Vec<OptionSnapshot>, Error> {
+        let mut snapshots = Vec::with_capacity(symbols.len());
+        for chunk in symbols.chunks(20) {
+            let symbols = chunk.join(",");
+            let page: Vec<OptionSnapshot> = self
+                .client
+                .get(
+                    "/market-data/options/snapshots/list",
+                    &[("symbols", symbols.as_str()), ("category", "US_OPTION")],
+                )
+                .await?;
+            snapshots.extend(page);
+        }
+        Ok(snapshots)
+    }
+
+    /// `GET /market-data/options/ticks/list`: the contract's trades today, newest first.
+    pub async fn ticks(&self, symbol: &str, count: Option<u32>) -> Result<OptionTicks, Error> {
+        let count = count.map(|c| c.to_string());
+        let mut query = vec![("symbol", symbol), ("category", "US_OPTION")];
+        query.extend(count.as_deref().map(|c| ("count", c)));
+        self.client.get("/market-data/options/ticks/list", &query).await
+    }
+}
+
 pub struct Stocks<'a> {
     client: &'a Client,
 }

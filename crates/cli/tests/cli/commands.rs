@@ -295,6 +295,47 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     with_app(&mut ticks);
     let ticks = run_json(&mut ticks);
     assert!(ticks.as_array().is_some_and(|t| t.len() <= 3), "{ticks}");
+    // Options: AAPL's expiries, one expiry's chain with the money marked, contracts' quotes.
+    let mut expiries = signet();
+    expiries.args(["options", "--json", "--endpoint", &serving.endpoint, "chain", "aapl"]);
+    with_app(&mut expiries);
+    let expiries = run_json(&mut expiries);
+    let first = expiries[0]["expiry"].as_str().unwrap().to_owned();
+    assert!(expiries.as_array().unwrap().len() >= 18, "{expiries}");
+    let mut chain = signet();
+    chain.args([
+        "options",
+        "--endpoint",
+        &serving.endpoint,
+        "chain",
+        "AAPL",
+        "--expiry",
+        &first,
+    ]);
+    with_app(&mut chain);
+    let shown = chain.output().unwrap();
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let text = String::from_utf8(shown.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[0].starts_with("AAPL at ") && rows[1].contains("STRIKE"), "{text}");
+    // The lowest strikes' calls are in the money, the highest strikes' puts.
+    assert!(rows[2].starts_with('*') && !rows[2].ends_with('*'), "{text}");
+    assert!(
+        rows[rows.len() - 1].ends_with('*') && !rows[rows.len() - 1].starts_with('*'),
+        "{text}"
+    );
+    let symbol = format!("AAPL{}{}{}C", &first[2..4], &first[5..7], &first[8..10]);
+    let mut quote = signet();
+    quote.args(["options", "--json", "--endpoint", &serving.endpoint, "quote"]);
+    let strike = rows[2].split_whitespace().nth(6).unwrap();
+    let strike: u64 = strike.parse().unwrap();
+    quote.arg(format!("{symbol}{:08}", strike * 1000));
+    with_app(&mut quote);
+    let quoted = run_json(&mut quote);
+    assert!(
+        quoted[0]["bid"].is_string() && quoted[0]["imp_vol"].is_string(),
+        "{quoted}"
+    );
     let mut bars = signet();
     bars.args([
         "bars",

@@ -240,11 +240,23 @@ async fn the_official_client_lists_option_contracts_and_reads_their_market() {
     let symbols: Vec<&str> = calls.iter().map(|c| c["symbol"].as_str().unwrap()).collect();
     assert_eq!(symbols.len(), 11, "400 to 500 by $10: {symbols:?}");
     assert_eq!(symbols[5], "AAPL130315C00450000");
-    assert!(calls.iter().all(|c| c["option_type"] == "CALL" && c["expiration_date"] == "2013-03-15"));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["option_type"] == "CALL" && c["expiration_date"] == "2013-03-15")
+    );
     assert!(out["calls"]["body"].get("pagination_key").is_none(), "one page");
     // The whole chain in pages of 1000, the last one short.
-    let pages: Vec<u64> = out["pages"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
-    assert!(pages.len() >= 2 && pages[..pages.len() - 1].iter().all(|&n| n == 1000), "{pages:?}");
+    let pages: Vec<u64> = out["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(
+        pages.len() >= 2 && pages[..pages.len() - 1].iter().all(|&n| n == 1000),
+        "{pages:?}"
+    );
     assert_eq!(out["earlier"]["body"].as_array().unwrap().len(), 5);
     let snapshots = out["snapshot"]["body"].as_array().unwrap();
     assert_eq!(snapshots[0]["symbol"], "AAPL130315C00450000");
@@ -256,12 +268,18 @@ async fn the_official_client_lists_option_contracts_and_reads_their_market() {
     }
     let ticks = out["ticks"]["body"]["result"].as_array().unwrap();
     assert_eq!(ticks.len(), 10, "an hour at the money trades more than ten times");
-    assert_eq!(ticks[0]["price"], snapshots[0]["price"], "the newest tick is the last price");
+    assert_eq!(
+        ticks[0]["price"], snapshots[0]["price"],
+        "the newest tick is the last price"
+    );
     let minutes = out["minutes"]["body"]["result"][0]["result"].as_array().unwrap();
     assert_eq!(minutes.len(), 3);
     let days = out["days"]["body"]["result"].as_array().unwrap();
     assert_eq!(days.len(), 2);
-    assert_eq!(days[0]["result"][0]["volume"], snapshots[0]["volume"], "today's bar so far");
+    assert_eq!(
+        days[0]["result"][0]["volume"], snapshots[0]["volume"],
+        "today's bar so far"
+    );
     assert_eq!(days[1]["result"].as_array().unwrap().len(), 5);
 }
 
