@@ -6,6 +6,8 @@
 pub mod chain;
 pub mod market;
 pub mod pricing;
+pub mod requirement;
+pub mod strategy;
 pub mod tape;
 
 use rust_decimal::Decimal;
