@@ -17,6 +17,7 @@ use signet_domain::options::tape::{self, Print};
 use signet_domain::options::{Contract, Right, chain, pricing};
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::{NewYork, core_close, utc_ms_of};
+use signet_domain::simulator::daypath::DayPath;
 use signet_store::{Store, StoreError};
 
 use crate::simulator::{MarketError, Simulator};
@@ -209,23 +210,28 @@ impl Options {
         Ok((id, contract, u))
     }
 
-    /// `contract`'s day of prints on the underlying's path of today, drawn once.
-    fn prints_today(&self, id: i64, contract: &Contract, u: &Underlying) -> Arc<[Print]> {
-        let today = self.today();
-        let seed = self.simulator.seed();
-        if let Some(prints) = lock(&self.tapes).get(&(id, today, seed)) {
+    /// `contract`'s prints on `path`'s day (its underlying's), drawn once.
+    pub fn prints_on(&self, id: i64, contract: &Contract, u: &Underlying, path: &DayPath) -> Arc<[Print]> {
+        let key = (id, path.day(), self.simulator.seed());
+        if let Some(prints) = lock(&self.tapes).get(&key) {
             return prints.clone();
         }
-        let prints: Arc<[Print]> = match self.simulator.path_today(u.instrument_id).filter(|p| p.day() == today) {
-            Some(path) => tape::day_prints(contract, u, &path, seed).into(),
-            None => Arc::from(Vec::new()),
-        };
+        let prints: Arc<[Print]> = tape::day_prints(contract, u, path, key.2).into();
         let mut cache = lock(&self.tapes);
         if cache.len() >= MAX_CACHED {
             cache.clear();
         }
-        cache.insert((id, today, seed), prints.clone());
+        cache.insert(key, prints.clone());
         prints
+    }
+
+    /// `contract`'s day of prints on the underlying's path of today.
+    fn prints_today(&self, id: i64, contract: &Contract, u: &Underlying) -> Arc<[Print]> {
+        let today = self.today();
+        match self.simulator.path_today(u.instrument_id).filter(|p| p.day() == today) {
+            Some(path) => self.prints_on(id, contract, u, &path),
+            None => Arc::from(Vec::new()),
+        }
     }
 
     /// The market of a listed contract now.
@@ -262,10 +268,9 @@ impl Options {
         })
     }
 
-    /// `q`'s bars of `span` seconds today, of its prints so far, newest first, at most `count`.
-    pub fn intraday_bars(q: &OptionQuote, span: i64, count: usize) -> Vec<OptionBar> {
-        let day = NewYork::of(q.time_ms).day;
-        let trades = q.prints.iter().map(|p| signet_domain::simulator::path::Trade {
+    /// Bars of `span` seconds of a day's `prints` (New York `day`), newest first.
+    pub fn intraday_bars(day: i32, prints: &[Print], span: i64) -> Vec<OptionBar> {
+        let trades = prints.iter().map(|p| signet_domain::simulator::path::Trade {
             second: p.second,
             cents: cents(p.price),
             volume: p.volume,
@@ -273,7 +278,6 @@ impl Options {
         signet_domain::simulator::intraday::candles(day, trades, span)
             .iter()
             .rev()
-            .take(count)
             .map(|c| OptionBar {
                 time_ms: utc_ms_of(day, c.start),
                 open: c.open,

@@ -14,7 +14,7 @@ use signet_domain::marketdata::bars::{Timespan, roll_up};
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::options::market::Underlying;
 use signet_domain::options::{Contract, MULTIPLIER, Right, chain};
-use signet_domain::simulator::clock::utc_ms_of;
+use signet_domain::simulator::clock::{NewYork, utc_ms_of};
 use signet_domain::times::format_ms_utc_offset;
 use signet_model::options::{
     Deliverable, OptionBar, OptionBars, OptionContract, OptionContractPage, OptionSnapshot, OptionSymbolBars,
@@ -23,6 +23,7 @@ use signet_model::options::{
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::stocks::{Range, trading_days};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
@@ -390,7 +391,7 @@ fn to_snapshot(q: &OptionQuote) -> OptionSnapshot {
         change_ratio: traded
             .then(|| (q.pre_close > Decimal::ZERO).then(|| (change / q.pre_close).round_dp(4).normalize().to_string()))
             .flatten(),
-        last_trade_time: last.map(|p| utc_ms_of(signet_domain::simulator::clock::NewYork::of(q.time_ms).day, p.second)),
+        last_trade_time: last.map(|p| utc_ms_of(NewYork::of(q.time_ms).day, p.second)),
         close: money(price),
         strike_price: q.contract.strike.to_string(),
         delta: fixed(v.delta, 4),
@@ -476,7 +477,7 @@ async fn ticks(
     let symbol = required_list("symbol", p.symbol.as_deref(), 1)?.remove(0);
     let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_TICKS, MAX_TICKS)? as usize;
     let q = state.options.quote(&symbol).await?;
-    let day = signet_domain::simulator::clock::NewYork::of(q.time_ms).day;
+    let day = NewYork::of(q.time_ms).day;
     let mut result = Vec::with_capacity(count.min(q.prints.len()));
     let shown = q.prints.len().saturating_sub(count);
     let mut before = shown.checked_sub(1).map_or(q.pre_close, |i| q.prints[i].price);
@@ -514,6 +515,47 @@ fn to_bar(b: &CoreBar) -> OptionBar {
     }
 }
 
+/// A contract's bars of `span` seconds, newest first: today's trades so far, then those of the
+/// trading days before it was listed on (as far back as the stocks' intraday bars reach).
+async fn intraday(
+    state: &AppState,
+    q: &OptionQuote,
+    span: i64,
+    count: usize,
+    unfinished: bool,
+    (start_ms, end_ms): (Option<i64>, Option<i64>),
+) -> Result<Vec<CoreBar>, ApiError> {
+    let range = Range {
+        start_ms,
+        end_ms,
+        unfinished,
+    };
+    let today = NewYork::of(q.time_ms).day;
+    let mut rows = Vec::new();
+    for plan in trading_days(state, q.underlying.instrument_id, &range).await? {
+        if chain::expiries(plan.day).binary_search(&q.contract.expiry).is_err() {
+            break;
+        }
+        if plan.day == today {
+            let mut bars = Options::intraday_bars(today, &q.prints, span);
+            if !unfinished {
+                bars.retain(|b| b.time_ms + span * 1000 <= q.time_ms);
+            }
+            rows.extend(bars);
+        } else {
+            let path = state.simulator.path_on(q.underlying.instrument_id, &plan).await?;
+            let prints = state
+                .options
+                .prints_on(q.instrument_id, &q.contract, &q.underlying, &path);
+            rows.extend(Options::intraday_bars(plan.day, &prints, span));
+        }
+        if rows.len() >= count {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
 fn millis(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
     given(value)
         .map(|v| {
@@ -526,8 +568,9 @@ fn millis(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
 #[utoipa::path(
     get, path = "/market-data/options/bars/list", tag = "options",
     operation_id = "listOptionBars", summary = "Option bars",
-    description = "Each contract's bars, newest first. Intraday timespans (M1 to M240) are made of today's trades \
-        (the ticks call's), counted from the open. Daily and longer ones (D, W, M for a month, Y): today's of its \
+    description = "Each contract's bars, newest first. Intraday timespans (M1 to M240) are made of its trades (the \
+        ticks call's), counted from the open: today's so far, then those of the trading days before that it was \
+        listed on, over the last 30. Daily and longer ones (D, W, M for a month, Y): today's of its \
         trades so far (with `real_time_required=true` or absent), then each day it was listed valued off the \
         underlying's daily bar: the contract's value at the underlying's open, high, low and close, and a volume \
         drawn at its liquidity that day.",
@@ -565,17 +608,10 @@ async fn bars(
     let mut result = Vec::with_capacity(symbols.len());
     for q in quotes(&state.options, &symbols).await? {
         let rows: Vec<CoreBar> = match timespan {
-            Timespan::Seconds(span) => {
-                let mut rows = Options::intraday_bars(&q, span, usize::MAX);
-                if !unfinished {
-                    let now = q.time_ms;
-                    rows.retain(|b| b.time_ms + span * 1000 <= now);
-                }
-                rows
-            }
+            Timespan::Seconds(span) => intraday(&state, &q, span, count, unfinished, (from, to)).await?,
             Timespan::Days(span) => {
                 let mut days = state.options.daily_bars(&q, MAX_BARS as usize).await?;
-                let today = utc_ms_of(signet_domain::simulator::clock::NewYork::of(q.time_ms).day, 0);
+                let today = utc_ms_of(NewYork::of(q.time_ms).day, 0);
                 if !unfinished {
                     days.retain(|b| b.time_ms < today);
                 }
@@ -584,7 +620,7 @@ async fn bars(
                     .iter()
                     .rev()
                     .map(|b| Bar {
-                        day: signet_domain::simulator::clock::NewYork::of(b.time_ms).day,
+                        day: NewYork::of(b.time_ms).day,
                         open: b.open * 10_000,
                         high: b.high * 10_000,
                         low: b.low * 10_000,

@@ -463,10 +463,10 @@ pub(crate) fn one_symbol_bars(p: &Params) -> Result<BarsRequest, ApiError> {
 
 /// The time a bars or footprints call asks about: bars starting in `[start_ms, end_ms]`, and
 /// whether today's unfinished bar is wanted.
-struct Range {
-    start_ms: Option<i64>,
-    end_ms: Option<i64>,
-    unfinished: bool,
+pub(crate) struct Range {
+    pub(crate) start_ms: Option<i64>,
+    pub(crate) end_ms: Option<i64>,
+    pub(crate) unfinished: bool,
 }
 
 impl Range {
@@ -514,7 +514,11 @@ async fn extended_candles(
 /// made of: today if it trades and has begun, then the stored days before it (each replayed
 /// from its daily bar, so a day the simulator drew is rebuilt from the bar it stored), up to
 /// [`INTRADAY_DAYS`] in all and none after `range`'s end.
-async fn trading_days(state: &AppState, instrument_id: i64, range: &Range) -> Result<Vec<DayPlan>, ApiError> {
+pub(crate) async fn trading_days(
+    state: &AppState,
+    instrument_id: i64,
+    range: &Range,
+) -> Result<Vec<DayPlan>, ApiError> {
     let today = NewYork::of(state.simulator.now_ms()).day;
     let last = range.end_ms.map_or(today, |e| NewYork::of(e).day.min(today));
     let first = range.start_ms.map_or(i32::MIN, |s| NewYork::of(s).day);

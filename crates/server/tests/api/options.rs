@@ -287,9 +287,19 @@ async fn ticks_bars_and_the_snapshot_tell_the_same_day() {
         }
     };
     let minutes = bars("M5").await;
-    let summed: u64 = minutes.iter().map(|b| b.volume.parse::<u64>().unwrap()).sum();
-    assert_eq!(summed.to_string(), now.volume, "the bars are made of the ticks");
-    assert!(minutes.len() <= 24 && minutes[0].time > minutes[minutes.len() - 1].time);
+    let (today, before): (Vec<_>, Vec<_>) = minutes.iter().partition(|b| b.time.starts_with("2013-02-25"));
+    let summed: u64 = today.iter().map(|b| b.volume.parse::<u64>().unwrap()).sum();
+    assert_eq!(summed.to_string(), now.volume, "today's bars are made of its ticks");
+    assert!(today.len() <= 24, "two hours of five minutes: {}", today.len());
+    assert!(
+        before[0].time.starts_with("2013-02-22"),
+        "then Friday's: {}",
+        before[0].time
+    );
+    assert!(before.iter().all(|b| b.time.as_str() < "2013-02-23"));
+    assert_eq!(minutes.len(), 200, "as many as asked, from the days before");
+    assert!(minutes.windows(2).all(|w| w[0].time > w[1].time));
+    assert_eq!(bars("M5").await, minutes, "an earlier day's trades are drawn once");
     let days = bars("D").await;
     assert_eq!(days[0].volume, now.volume, "today's bar so far first");
     assert_eq!(days[0].close, now.price);
