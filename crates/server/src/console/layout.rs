@@ -15,14 +15,16 @@ pub enum Tab {
     Market,
     Scenarios,
     Checkpoints,
+    Options,
     Requests,
     Apps,
     None,
 }
 
-const TABS: [(Tab, &str, &str); 6] = [
+const TABS: [(Tab, &str, &str); 7] = [
     (Tab::Overview, "/console/", "Overview"),
     (Tab::Market, "/console/market", "Market"),
+    (Tab::Options, "/console/options", "Options"),
     (Tab::Scenarios, "/console/scenarios", "Scenarios"),
     (Tab::Checkpoints, "/console/checkpoints", "Checkpoints"),
     (Tab::Requests, "/console/requests", "Requests"),

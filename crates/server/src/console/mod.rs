@@ -46,6 +46,7 @@ pub fn router() -> Router<AppState> {
         .route("/console/market", get(pages::market))
         .route("/console/market/set", post(pages::market_set))
         .route("/console/market/step", post(pages::market_step))
+        .route("/console/options", get(pages::options))
         .route("/console/scenarios", get(pages::scenarios))
         .route(
             "/console/scenarios/load",

@@ -533,3 +533,36 @@ async fn the_checkpoints_page_saves_restores_and_deletes() {
         StatusCode::NOT_FOUND
     );
 }
+
+#[tokio::test]
+async fn the_options_page_shows_a_chain_with_the_money_marked() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let session = sign_in(&server).await;
+    let (status, html) = page(&server, &session, "/console/options?underlying=aapl&expiry=2013-03-15").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains("Options of AAPL"), "{html}");
+    assert!(html.contains(r#"<option value="2013-03-15" selected>"#), "{html}");
+    assert!(html.contains(r#"href="/console/options""#), "the tab");
+    // 45 strikes, a row each; the lowest strikes' calls and the highest strikes' puts in the money.
+    let rows: Vec<&str> = html.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 45, "{html}");
+    assert!(rows[0].starts_with("<td>ITM</td>") && rows[0].contains(r#"<th class="num" scope="row">230</th>"#));
+    assert!(!rows[44].starts_with("<td>ITM</td>") && rows[44].contains("<td>ITM</td>"));
+    // The snapshot call shows the same market.
+    let snapshot: Vec<signet_model::options::OptionSnapshot> = server
+        .client()
+        .get(
+            "/market-data/options/snapshots/list",
+            &[("symbols", "AAPL130315C00450000"), ("category", "US_OPTION")],
+        )
+        .await
+        .unwrap();
+    let row = rows.iter().find(|r| r.contains(r#"scope="row">450</th>"#)).unwrap();
+    let cell = |v: &str| format!(r#"<td class="num">{v}</td>"#);
+    assert!(row.contains(&cell(&snapshot[0].bid)), "{row} {}", snapshot[0].bid);
+    assert!(row.contains(&cell(&snapshot[0].ask)), "{row} {}", snapshot[0].ask);
+    // An expiry not listed is refused with a page that says so.
+    let (status, html) = page(&server, &session, "/console/options?underlying=AAPL&expiry=2013-03-16").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(html.contains("not an expiry listed today"), "{html}");
+}
