@@ -48,8 +48,17 @@ type DayKey = (i64, i32, u64);
 pub struct Options {
     simulator: Arc<Simulator>,
     store: Arc<dyn Store>,
-    underlyings: Mutex<HashMap<DayKey, Arc<Underlying>>>,
+    underlyings: Mutex<HashMap<DayKey, Listed>>,
     tapes: Mutex<HashMap<DayKey, Arc<[Print]>>>,
+    /// The expiries listed on a day, for that day.
+    expiries: Mutex<Option<(i32, Arc<[i32]>)>>,
+}
+
+/// An underlying of a day and the strikes listed around its previous close.
+#[derive(Clone)]
+struct Listed {
+    u: Arc<Underlying>,
+    strikes: Arc<[Decimal]>,
 }
 
 /// A contract's market now.
@@ -106,6 +115,7 @@ impl Options {
             store,
             underlyings: Mutex::new(HashMap::new()),
             tapes: Mutex::new(HashMap::new()),
+            expiries: Mutex::new(None),
         }
     }
 
@@ -114,14 +124,36 @@ impl Options {
         NewYork::of(self.simulator.now_ms()).day
     }
 
+    /// The expiries listed today.
+    pub fn expiries(&self) -> Arc<[i32]> {
+        let today = self.today();
+        let mut kept = lock(&self.expiries);
+        match &*kept {
+            Some((day, expiries)) if *day == today => expiries.clone(),
+            _ => {
+                let expiries: Arc<[i32]> = chain::expiries(today).into();
+                *kept = Some((today, expiries.clone()));
+                expiries
+            }
+        }
+    }
+
     /// What `symbol`'s contracts are priced from today; refused when it lists no options.
     pub async fn underlying(&self, symbol: &str) -> Result<Arc<Underlying>, OptionsError> {
+        Ok(self.listed(symbol).await?.u)
+    }
+
+    /// `symbol` as an underlying today, with its strikes.
+    async fn listed(&self, symbol: &str) -> Result<Listed, OptionsError> {
         self.simulator.sync().await.map_err(MarketError::from)?;
-        let quote = self.simulator.quote(symbol)?;
-        let (id, today, seed) = (quote.instrument_id, self.today(), self.simulator.seed());
-        if let Some(u) = lock(&self.underlyings).get(&(id, today, seed)) {
-            return Ok(u.clone());
+        let (today, seed) = (self.today(), self.simulator.seed());
+        if let Some(id) = self.simulator.instrument_id(&symbol.to_ascii_uppercase())
+            && let Some(listed) = lock(&self.underlyings).get(&(id, today, seed))
+        {
+            return Ok(listed.clone());
         }
+        let quote = self.simulator.quote(symbol)?;
+        let id = quote.instrument_id;
         let prev_close = market::decimal_f64(quote.pre_close);
         if prev_close < MIN_UNDERLYING_PRICE {
             return Err(OptionsError::NotListed(format!(
@@ -147,7 +179,7 @@ impl Options {
             .instrument(&quote.symbol)
             .await?
             .is_some_and(|i| i.instrument_type == InstrumentType::Etf);
-        let u = Arc::new(Underlying {
+        let u = Underlying {
             instrument_id: id,
             symbol: quote.symbol.clone(),
             etf,
@@ -155,22 +187,25 @@ impl Options {
             vol,
             dividend_yield: market::dividend_yield(market::decimal_f64(paid), prev_close),
             penny: listing.is_some_and(|l| l.volume >= market::PENNY_VOLUME),
-        });
+        };
+        let listed = Listed {
+            strikes: chain::strikes(u.prev_close).into(),
+            u: Arc::new(u),
+        };
         let mut cache = lock(&self.underlyings);
         if cache.len() >= MAX_CACHED {
             cache.clear();
         }
-        cache.insert((id, today, seed), u.clone());
-        Ok(u)
+        cache.insert((id, today, seed), listed.clone());
+        Ok(listed)
     }
 
     /// The contracts of `u` listed today, in the order of their ids: by expiry, then strike,
     /// call before put.
     pub fn chain(&self, u: &Underlying) -> Vec<(i64, Contract)> {
-        let today = self.today();
         let strikes = chain::strikes(u.prev_close);
         let mut listed = Vec::with_capacity(strikes.len() * 40);
-        for expiry in chain::expiries(today) {
+        for &expiry in self.expiries().iter() {
             for strike in &strikes {
                 for right in [Right::Call, Right::Put] {
                     let contract = Contract {
@@ -191,7 +226,7 @@ impl Options {
     /// The listed contract an OCC symbol names, with its id and underlying.
     pub async fn contract(&self, symbol: &str) -> Result<(i64, Contract, Arc<Underlying>), OptionsError> {
         let contract = Contract::parse_occ(symbol)?;
-        let u = self.underlying(&contract.underlying).await?;
+        let Listed { u, strikes } = self.listed(&contract.underlying).await?;
         let contract = Contract {
             underlying: u.symbol.clone(),
             ..contract
@@ -203,7 +238,8 @@ impl Options {
                 u.symbol
             ))
         };
-        if !chain::is_listed(&contract, self.today(), u.prev_close) {
+        if self.expiries().binary_search(&contract.expiry).is_err() || strikes.binary_search(&contract.strike).is_err()
+        {
             return Err(not_listed());
         }
         let id = contract.instrument_id(u.instrument_id).ok_or_else(not_listed)?;
@@ -236,8 +272,39 @@ impl Options {
 
     /// The market of a listed contract now.
     pub async fn quote(&self, symbol: &str) -> Result<OptionQuote, OptionsError> {
-        let (id, contract, u) = self.contract(symbol).await?;
-        let quote = self.simulator.quote(&u.symbol)?;
+        Ok(self.quotes(&[symbol]).await?.remove(0))
+    }
+
+    /// The markets of listed contracts now, in the order named: each underlying quoted once.
+    pub async fn quotes(&self, symbols: &[&str]) -> Result<Vec<OptionQuote>, OptionsError> {
+        let mut contracts = Vec::with_capacity(symbols.len());
+        for symbol in symbols {
+            contracts.push(self.contract(symbol).await?);
+        }
+        let mut underlying_quotes: HashMap<i64, signet_domain::simulator::Quote> = HashMap::new();
+        let mut quotes = Vec::with_capacity(contracts.len());
+        for (id, contract, u) in contracts {
+            let quote = match underlying_quotes.get(&u.instrument_id) {
+                Some(q) => q.clone(),
+                None => {
+                    let q = self.simulator.quote(&u.symbol)?;
+                    underlying_quotes.insert(u.instrument_id, q.clone());
+                    q
+                }
+            };
+            quotes.push(self.quote_with(id, contract, u, &quote));
+        }
+        Ok(quotes)
+    }
+
+    /// A contract's market with its underlying quoted `quote`.
+    fn quote_with(
+        &self,
+        id: i64,
+        contract: Contract,
+        u: Arc<Underlying>,
+        quote: &signet_domain::simulator::Quote,
+    ) -> OptionQuote {
         let now = NewYork::of(quote.time_ms);
         let mark = market::mark(&contract, &u, market::decimal_f64(quote.last), quote.time_ms);
         let prints: Vec<Print> = self
@@ -255,7 +322,7 @@ impl Options {
             .price,
             u.penny,
         );
-        Ok(OptionQuote {
+        OptionQuote {
             open_interest: tape::open_interest(&contract, mark.liquidity, self.simulator.seed(), now.day),
             contract,
             instrument_id: id,
@@ -265,7 +332,7 @@ impl Options {
             mark,
             prints,
             pre_close,
-        })
+        }
     }
 
     /// Bars of `span` seconds of a day's `prints` (New York `day`), newest first.

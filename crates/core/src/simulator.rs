@@ -380,12 +380,12 @@ impl Simulator {
         self.state().ids.get(symbol).copied()
     }
 
-    /// The symbol of an instrument the simulator quotes (the v1 calls place by instrument id).
     /// What the simulator draws an instrument's days from.
     pub fn listing(&self, instrument_id: i64) -> Option<Listing> {
         self.state().listings.get(&instrument_id).cloned()
     }
 
+    /// The symbol of an instrument the simulator quotes (the v1 calls place by instrument id).
     pub fn symbol_of(&self, instrument_id: i64) -> Option<String> {
         self.state().listings.get(&instrument_id).map(|l| l.symbol.clone())
     }

@@ -47,6 +47,8 @@ pub struct AppState {
     pub checkpoints: Arc<signet_core::checkpoints::Checkpoints>,
     /// The listed options and their market, priced off the simulator.
     pub options: Arc<signet_core::options::Options>,
+    /// The option listing's rows, rendered once a day per underlying.
+    pub rendered_chains: Arc<crate::marketdata::options::RenderedChains>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
 }

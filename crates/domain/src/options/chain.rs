@@ -79,14 +79,6 @@ pub fn cycle(expiry: i32) -> &'static str {
     }
 }
 
-/// Whether `contract` is listed on New York `today` for an underlying that closed at
-/// `prev_close` the trading day before: its expiry among today's and its strike among the
-/// strikes around that close. A day's strikes are fixed by the close before it.
-pub fn is_listed(contract: &super::Contract, today: i32, prev_close: f64) -> bool {
-    expiries(today).binary_search(&contract.expiry).is_ok()
-        && strikes(prev_close).binary_search(&contract.strike).is_ok()
-}
-
 /// The strike increment usual at a price level.
 pub fn increment(price: f64) -> Decimal {
     match price {

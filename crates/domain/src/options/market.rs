@@ -9,7 +9,6 @@
 //!   parity holds within the spread.
 
 use rust_decimal::Decimal;
-use rust_decimal::prelude::FromPrimitive;
 
 use super::pricing::{self, Inputs, Valuation};
 use super::{Contract, Right};
@@ -167,14 +166,23 @@ enum Rounding {
     Nearest,
 }
 
+/// `price` on a multiple of `tick` (whole cents), in float arithmetic: a price a billionth of a
+/// tick off a multiple is taken as on it, so that `1.0 / 0.01` rounds up to 100, not 101.
 fn to_tick(price: f64, tick: Decimal, rounding: Rounding) -> Decimal {
-    let ticks = Decimal::from_f64(price).unwrap_or_default() / tick;
+    const NEAR: f64 = 1e-9;
+    let tick_cents = (tick * Decimal::ONE_HUNDRED).trunc();
+    let ticks = price / decimal_f64(tick);
     let whole = match rounding {
-        Rounding::Down => ticks.floor(),
-        Rounding::Up => ticks.ceil(),
+        Rounding::Down => (ticks + NEAR).floor(),
+        Rounding::Up => (ticks - NEAR).ceil(),
         Rounding::Nearest => ticks.round(),
     };
-    (whole * tick).normalize()
+    if !whole.is_finite() {
+        return Decimal::ZERO;
+    }
+    #[expect(clippy::cast_possible_truncation, reason = "a premium's ticks are far below 2^63")]
+    let whole = whole as i64;
+    Decimal::new(whole.saturating_mul(i64::try_from(tick_cents).unwrap_or(1)), 2).normalize()
 }
 
 /// A decimal as a float (strikes and prices are far within an f64's exact range).

@@ -3,10 +3,14 @@
 //! contract's snapshot, ticks and bars, all from `signet_core::options`, so that a snapshot's
 //! bid and ask are what an order would meet.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use axum::Json;
 use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
-use rust_decimal::prelude::FromPrimitive;
 use serde::Deserialize;
 use signet_core::options::{OptionBar as CoreBar, OptionQuote, Options};
 use signet_domain::marketdata::Bar;
@@ -231,15 +235,90 @@ fn to_contract(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Opt
     }
 }
 
-/// The contracts a listing asks for after contract id `after`, in id order, at most `limit`;
-/// and whether more follow.
+/// The listing's rows of one underlying's chain, rendered once a day: each contract with its
+/// JSON, so that a page of 1,000 (about 550 KB) is the rows it keeps joined, not 1,000 answers
+/// built and serialized again for every page a bot reads.
+pub struct RenderedChain {
+    u: Arc<Underlying>,
+    rows: Vec<(i64, Contract, Box<str>)>,
+}
+
+/// What a chain is rendered for: (underlying id, day, seed, with deliverables).
+type ChainKey = (i64, i32, u64, bool);
+
+/// The chains rendered today.
+#[derive(Default)]
+pub struct RenderedChains(Mutex<HashMap<ChainKey, Arc<RenderedChain>>>);
+
+/// Chains kept rendered (about 1 MB each) before the cache starts again.
+const MAX_RENDERED: usize = 64;
+
+fn render(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Box<str> {
+    serde_json::to_string(&to_contract(id, c, u, deliverables))
+        .unwrap_or_default()
+        .into_boxed_str()
+}
+
+impl RenderedChains {
+    fn chain(&self, options: &Options, seed: u64, u: Arc<Underlying>, deliverables: bool) -> Arc<RenderedChain> {
+        let key = (u.instrument_id, options.today(), seed, deliverables);
+        if let Some(chain) = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return chain.clone();
+        }
+        let rows = options
+            .chain(&u)
+            .into_iter()
+            .map(|(id, c)| {
+                let json = render(id, &c, &u, deliverables);
+                (id, c, json)
+            })
+            .collect();
+        let chain = Arc::new(RenderedChain { u, rows });
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MAX_RENDERED {
+            kept.clear();
+        }
+        kept.insert(key, chain.clone());
+        chain
+    }
+}
+
+/// A page of a listing: its rows' JSON, and whether more follow.
+struct Page {
+    rows: Vec<(i64, Box<str>)>,
+    more: bool,
+}
+
+impl Page {
+    /// The rows as a JSON array, written once into a buffer of the right size.
+    fn array(&self, into: &mut Vec<u8>) {
+        into.push(b'[');
+        for (i, (_, json)) in self.rows.iter().enumerate() {
+            if i > 0 {
+                into.push(b',');
+            }
+            into.extend_from_slice(json.as_bytes());
+        }
+        into.push(b']');
+    }
+
+    fn len(&self) -> usize {
+        self.rows.iter().map(|(_, json)| json.len() + 1).sum::<usize>() + 64
+    }
+}
+
+fn json_answer(body: Vec<u8>) -> Response {
+    ([(CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The contracts a listing asks for after contract id `after`, in id order, at most `limit`.
 async fn listed(
-    options: &Options,
+    state: &AppState,
     p: &Params,
     option_symbols: Option<Vec<String>>,
     after: Option<i64>,
     limit: usize,
-) -> Result<(Vec<OptionContract>, bool), ApiError> {
+) -> Result<Page, ApiError> {
     let filter = Filter::read(p)?;
     let deliverables = flag("show_deliverables", p.show_deliverables.as_deref())?.unwrap_or(false);
     let underlyings = list(
@@ -252,28 +331,44 @@ async fn listed(
             "name underlying_symbols or option_symbols: every underlying's chain at once (millions of contracts) is not listed",
         ));
     }
-    let mut found: Vec<(i64, Contract, std::sync::Arc<Underlying>)> = Vec::new();
+    let options = &state.options;
+    let mut singles: Vec<(i64, Contract, Arc<Underlying>)> = Vec::new();
     for symbol in option_symbols.iter().flatten() {
         Contract::parse_occ(symbol).map_err(|e| ApiError::illegal_parameter(e.to_string()))?;
         // A contract that is not listed, or whose underlying is unknown, is not in the list.
-        if let Ok((id, contract, u)) = options.contract(symbol).await {
-            found.push((id, contract, u));
+        if let Ok(found) = options.contract(symbol).await {
+            singles.push(found);
         }
     }
+    let mut chains = Vec::new();
     for symbol in underlyings.iter().flatten() {
         if let Ok(u) = options.underlying(symbol).await {
-            found.extend(options.chain(&u).into_iter().map(|(id, c)| (id, c, u.clone())));
+            chains.push(
+                state
+                    .rendered_chains
+                    .chain(options, state.simulator.seed(), u, deliverables),
+            );
         }
     }
+    let mut found: Vec<(i64, &Contract, &Underlying, Option<&str>)> = singles
+        .iter()
+        .map(|(id, c, u)| (*id, c, &**u, None))
+        .chain(chains.iter().flat_map(|chain| {
+            chain
+                .rows
+                .iter()
+                .map(|(id, c, json)| (*id, c, &*chain.u, Some(&**json)))
+        }))
+        .collect();
     found.sort_by_key(|(id, ..)| *id);
     found.dedup_by_key(|(id, ..)| *id);
     let mut kept = found
-        .iter()
-        .filter(|(id, c, u)| after.is_none_or(|a| *id > a) && filter.keeps(c, u))
-        .map(|(id, c, u)| to_contract(*id, c, u, deliverables));
-    let page: Vec<OptionContract> = kept.by_ref().take(limit).collect();
+        .into_iter()
+        .filter(|(id, c, u, _)| after.is_none_or(|a| *id > a) && filter.keeps(c, u))
+        .map(|(id, c, u, json)| (id, json.map_or_else(|| render(id, c, u, deliverables), Box::from)));
+    let rows: Vec<(i64, Box<str>)> = kept.by_ref().take(limit).collect();
     let more = kept.next().is_some();
-    Ok((page, more))
+    Ok(Page { rows, more })
 }
 
 #[utoipa::path(
@@ -308,16 +403,21 @@ async fn contracts(
     State(state): State<AppState>,
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
-) -> Result<Json<OptionContractPage>, ApiError> {
+) -> Result<Response, ApiError> {
     check_category(p.category.as_deref())?;
     let after = pagination::decode(KEY, p.pagination_key.as_deref())?;
     let symbols = list("option_symbols", p.option_symbols.as_deref(), MAX_LISTED_SYMBOLS)?;
-    let (data, more) = listed(&state.options, &p, symbols, after, PAGE).await?;
-    let pagination_key = more
-        .then(|| data.last().and_then(|c| c.instrument_id.parse().ok()))
-        .flatten()
-        .map(|id| pagination::encode(KEY, id));
-    Ok(Json(OptionContractPage { data, pagination_key }))
+    let page = listed(&state, &p, symbols, after, PAGE).await?;
+    let mut body = Vec::with_capacity(page.len());
+    body.extend_from_slice(b"{\"data\":");
+    page.array(&mut body);
+    if page.more
+        && let Some((last, _)) = page.rows.last()
+    {
+        body.extend_from_slice(format!(",\"pagination_key\":\"{}\"", pagination::encode(KEY, *last)).as_bytes());
+    }
+    body.push(b'}');
+    Ok(json_answer(body))
 }
 
 #[utoipa::path(
@@ -338,7 +438,7 @@ async fn earlier_contracts(
     State(state): State<AppState>,
     _caller: Caller,
     QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Vec<OptionContract>>, ApiError> {
+) -> Result<Response, ApiError> {
     check_category(p.category.as_deref())?;
     let size = pagination::page_size(given(p.page_size.as_deref()), EARLIER_PAGE, EARLIER_MAX_PAGE)?;
     let after = given(p.last_instrument_id.as_deref())
@@ -348,17 +448,24 @@ async fn earlier_contracts(
         })
         .transpose()?;
     let symbols = list("option_symbol", p.option_symbol.as_deref(), 1)?;
-    let (data, _) = listed(&state.options, &p, symbols, after, size as usize).await?;
-    Ok(Json(data))
+    let page = listed(&state, &p, symbols, after, size as usize).await?;
+    let mut body = Vec::with_capacity(page.len());
+    page.array(&mut body);
+    Ok(json_answer(body))
 }
 
-/// A figure to `dp` places, without trailing zeros.
-fn fixed(x: f64, dp: u32) -> String {
-    Decimal::from_f64(x)
-        .unwrap_or_default()
-        .round_dp(dp)
-        .normalize()
-        .to_string()
+/// A figure to `dp` places, without trailing zeros (`0.5623`, `-0.01`, `0`).
+fn fixed(x: f64, dp: usize) -> String {
+    let text = format!("{x:.dp$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    match text {
+        "-0" | "" => "0".to_owned(),
+        t => t.to_owned(),
+    }
 }
 
 /// A price to the cent, as the quotes print (`10.30`, not `10.3`).
@@ -412,11 +519,8 @@ fn to_snapshot(q: &OptionQuote) -> OptionSnapshot {
 
 /// The quotes of the contracts a call names, in the order asked.
 async fn quotes(options: &Options, symbols: &[String]) -> Result<Vec<OptionQuote>, ApiError> {
-    let mut quotes = Vec::with_capacity(symbols.len());
-    for symbol in symbols {
-        quotes.push(options.quote(symbol).await?);
-    }
-    Ok(quotes)
+    let symbols: Vec<&str> = symbols.iter().map(String::as_str).collect();
+    Ok(options.quotes(&symbols).await?)
 }
 
 fn required_list(name: &str, value: Option<&str>, max: usize) -> Result<Vec<String>, ApiError> {
@@ -650,4 +754,16 @@ async fn bars(
         });
     }
     Ok(Json(OptionBars { result }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn figures_are_shown_without_trailing_zeros() {
+        assert_eq!(super::fixed(0.562_349, 4), "0.5623");
+        assert_eq!(super::fixed(-0.000_01, 4), "0");
+        assert_eq!(super::fixed(-0.0123, 4), "-0.0123");
+        assert_eq!(super::fixed(2.0, 4), "2");
+        assert_eq!(super::fixed(-0.1, 4), "-0.1");
+    }
 }
