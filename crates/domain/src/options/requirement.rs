@@ -282,8 +282,7 @@ mod tests {
     use Right::{Call as C, Put as P};
     use Side::{Buy as B, Sell as S};
 
-    const MARCH: i32 = 15_779;
-    const APRIL: i32 = 15_814;
+    use super::super::strategy::tests::{APRIL, MARCH};
 
     fn d(text: &str) -> Decimal {
         text.parse().unwrap()
@@ -295,15 +294,7 @@ mod tests {
 
     fn at(side: Side, quantity: u64, right: Right, strike: i64, expiry: i32, price: &str) -> PricedLeg {
         PricedLeg {
-            leg: Leg {
-                side,
-                quantity,
-                asset: Asset::Option {
-                    expiry,
-                    right,
-                    strike: Decimal::from(strike),
-                },
-            },
+            leg: super::super::strategy::tests::at(side, quantity, right, strike, expiry),
             price: d(price),
         }
     }

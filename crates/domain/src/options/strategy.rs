@@ -290,17 +290,18 @@ pub fn check(strategy: Strategy, legs: &[Leg]) -> Result<(), NotTheStrategy> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    const MARCH: i32 = 15_779;
-    const APRIL: i32 = 15_814;
+    pub(in crate::options) const MARCH: i32 = 15_779;
+    pub(in crate::options) const APRIL: i32 = 15_814;
 
     fn leg(side: Side, quantity: u64, right: Right, strike: i64) -> Leg {
         at(side, quantity, right, strike, MARCH)
     }
 
-    fn at(side: Side, quantity: u64, right: Right, strike: i64, expiry: i32) -> Leg {
+    /// A leg of `quantity` contracts of `right` at a whole `strike`, expiring on `expiry`.
+    pub(in crate::options) fn at(side: Side, quantity: u64, right: Right, strike: i64, expiry: i32) -> Leg {
         Leg {
             side,
             quantity,
