@@ -106,6 +106,12 @@ impl Contract {
         )
     }
 
+    /// The lowest id a contract of `underlying_id` can have: every contract of an underlying with
+    /// a greater id sorts after every contract of this one.
+    pub fn first_id_of(underlying_id: i64) -> i64 {
+        ID_MARKER | underlying_id << (EXPIRY_BITS + STRIKE_BITS + RIGHT_BITS)
+    }
+
     /// The parts of a contract id from [`Contract::instrument_id`]; `None` for any other id.
     pub fn of_id(id: i64) -> Option<IdParts> {
         if id & !((ID_MARKER << 1) - 1) != 0 || id & ID_MARKER == 0 {

@@ -332,42 +332,54 @@ async fn listed(
         ));
     }
     let options = &state.options;
-    let mut singles: Vec<(i64, Contract, Arc<Underlying>)> = Vec::new();
+    let kept = |id: i64, c: &Contract, u: &Underlying| after.is_none_or(|a| id > a) && filter.keeps(c, u);
+    // The contracts named, each rendered on its own.
+    let mut rows: Vec<(i64, Box<str>)> = Vec::new();
     for symbol in option_symbols.iter().flatten() {
         Contract::parse_occ(symbol).map_err(|e| ApiError::illegal_parameter(e.to_string()))?;
         // A contract that is not listed, or whose underlying is unknown, is not in the list.
-        if let Ok(found) = options.contract(symbol).await {
-            singles.push(found);
+        if let Ok((id, c, u)) = options.contract(symbol).await
+            && kept(id, &c, &u)
+        {
+            rows.push((id, render(id, &c, &u, deliverables)));
         }
     }
-    let mut chains = Vec::new();
+    // The underlyings' chains in id order, from the cursor's: a page renders only the chains it
+    // reaches, whatever the number named.
+    let mut named = Vec::new();
     for symbol in underlyings.iter().flatten() {
         if let Ok(u) = options.underlying(symbol).await {
-            chains.push(
-                state
-                    .rendered_chains
-                    .chain(options, state.simulator.seed(), u, deliverables),
-            );
+            named.push(u);
         }
     }
-    let mut found: Vec<(i64, &Contract, &Underlying, Option<&str>)> = singles
-        .iter()
-        .map(|(id, c, u)| (*id, c, &**u, None))
-        .chain(chains.iter().flat_map(|chain| {
+    named.sort_by_key(|u| u.instrument_id);
+    named.dedup_by_key(|u| u.instrument_id);
+    let from = after.and_then(Contract::of_id).map(|p| p.underlying_id);
+    named.retain(|u| from.is_none_or(|f| u.instrument_id >= f));
+    for (i, u) in named.iter().enumerate() {
+        let chain = state
+            .rendered_chains
+            .chain(options, state.simulator.seed(), u.clone(), deliverables);
+        rows.extend(
             chain
                 .rows
                 .iter()
-                .map(|(id, c, json)| (*id, c, &*chain.u, Some(&**json)))
-        }))
-        .collect();
-    found.sort_by_key(|(id, ..)| *id);
-    found.dedup_by_key(|(id, ..)| *id);
-    let mut kept = found
-        .into_iter()
-        .filter(|(id, c, u, _)| after.is_none_or(|a| *id > a) && filter.keeps(c, u))
-        .map(|(id, c, u, json)| (id, json.map_or_else(|| render(id, c, u, deliverables), Box::from)));
-    let rows: Vec<(i64, Box<str>)> = kept.by_ref().take(limit).collect();
-    let more = kept.next().is_some();
+                .filter(|(id, c, _)| kept(*id, c, &chain.u))
+                .map(|(id, _, json)| (*id, json.clone())),
+        );
+        // Every chain after the next one sorts after the rows so far: enough of them, and the
+        // page and whether more follow are known.
+        let next = named
+            .get(i + 1)
+            .map_or(i64::MAX, |n| Contract::first_id_of(n.instrument_id));
+        if rows.iter().filter(|(id, _)| *id < next).count() > limit {
+            break;
+        }
+    }
+    rows.sort_by_key(|(id, _)| *id);
+    rows.dedup_by_key(|(id, _)| *id);
+    let more = rows.len() > limit;
+    rows.truncate(limit);
     Ok(Page { rows, more })
 }
 

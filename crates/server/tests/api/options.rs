@@ -30,7 +30,12 @@ async fn chain(server: &TestServer, query: &[(&str, &str)]) -> Vec<OptionContrac
             q.push(("pagination_key", k));
         }
         let page: OptionContractPage = client.get(CONTRACTS, &q).await.unwrap();
-        assert!(page.data.len() <= 1000);
+        // Full pages but the last.
+        assert!(
+            page.data.len() == 1000 || page.pagination_key.is_none(),
+            "{}",
+            page.data.len()
+        );
         all.extend(page.data);
         match page.pagination_key {
             Some(k) => key = Some(k),
@@ -119,6 +124,13 @@ async fn a_chain_is_listed_once_across_its_pages_and_the_filters_narrow_it() {
             .await
             .is_empty()
     );
+    // Two whole chains paged together: each contract once, in id order, AAPL's first (its id is
+    // the lower), and every page but the last full.
+    let spy = chain(&server, &[("underlying_symbols", "SPY")]).await;
+    let both = chain(&server, &[("underlying_symbols", "SPY,AAPL,AAPL")]).await;
+    assert_eq!(both.len(), all.len() + spy.len());
+    assert_eq!(both[..all.len()], all[..]);
+    assert_eq!(both[all.len()..], spy[..]);
     // By symbol: listed ones only.
     let by_symbol = chain(
         &server,
