@@ -16,7 +16,7 @@ use signet_domain::options::market::{self, Mark, Underlying};
 use signet_domain::options::tape::{self, Print};
 use signet_domain::options::{Contract, Right, chain, pricing};
 use signet_domain::simulator::calendar;
-use signet_domain::simulator::clock::{NewYork, core_close, utc_ms_of};
+use signet_domain::simulator::clock::{CORE_OPEN, NewYork, core_close, utc_ms_of};
 use signet_domain::simulator::daypath::DayPath;
 use signet_store::{Store, StoreError};
 
@@ -297,6 +297,29 @@ impl Options {
         Ok(quotes)
     }
 
+    /// The underlying's price and the moment options are marked at: now in the core session;
+    /// outside it, options do not trade and are valued at the last close's price and time (the
+    /// previous trading day's before the open and on days without trading, today's after the
+    /// close), whatever the underlying does in the extended sessions. The volatility is the
+    /// day's, so before the open it already takes in the previous day's return.
+    fn marked_at(&self, u: &Underlying, quote: &signet_domain::simulator::Quote) -> (f64, i64) {
+        let now = NewYork::of(quote.time_ms);
+        let close = core_close(now.day);
+        let traded_today = calendar::is_trading_day(now.day) && now.second >= CORE_OPEN;
+        if !traded_today {
+            let before = trading_day_before(now.day);
+            return (u.prev_close, utc_ms_of(before, core_close(before)));
+        }
+        if now.second < close {
+            return (market::decimal_f64(quote.last), quote.time_ms);
+        }
+        let last = self
+            .simulator
+            .session(u.instrument_id, quote.time_ms)
+            .map_or_else(|| market::decimal_f64(quote.last), |s| s.close as f64 / 100.0);
+        (last, utc_ms_of(now.day, close))
+    }
+
     /// A contract's market with its underlying quoted `quote`.
     fn quote_with(
         &self,
@@ -306,7 +329,8 @@ impl Options {
         quote: &signet_domain::simulator::Quote,
     ) -> OptionQuote {
         let now = NewYork::of(quote.time_ms);
-        let mark = market::mark(&contract, &u, market::decimal_f64(quote.last), quote.time_ms);
+        let (spot, at_ms) = self.marked_at(&u, quote);
+        let mark = market::mark(&contract, &u, spot, at_ms);
         let prints: Vec<Print> = self
             .prints_today(id, &contract, &u)
             .iter()
@@ -328,7 +352,7 @@ impl Options {
             instrument_id: id,
             underlying: u,
             time_ms: quote.time_ms,
-            spot: quote.last,
+            spot: Decimal::try_from(spot).unwrap_or(quote.last).round_dp(2),
             mark,
             prints,
             pre_close,

@@ -544,7 +544,8 @@ fn required_list(name: &str, value: Option<&str>, max: usize) -> Result<Vec<Stri
 #[utoipa::path(
     get, path = "/market-data/options/snapshots/list", tag = "options",
     operation_id = "listOptionSnapshots", summary = "Option snapshots",
-    description = "Each contract now: its fair value at the underlying's last price (Black-Scholes-Merton with the \
+    description = "Each contract now: its fair value at the underlying's last price (outside the core session, at \
+        the last close's price and time; Black-Scholes-Merton with the \
         underlying's dividend yield and a 2 % rate, at the volatility of its strike: the underlying's realized \
         volatility of the last 30 days shaped by a skew), the greeks and that volatility as `imp_vol`; the bid and \
         ask around the value on the exchanges' ticks, wider away from the money; and the day's trades so far.",

@@ -399,3 +399,36 @@ async fn refusals_name_what_is_wrong() {
     // An unknown underlying lists nothing.
     assert!(chain(&server, &[("underlying_symbols", "NOPE")]).await.is_empty());
 }
+
+#[tokio::test]
+async fn outside_the_core_session_options_stand_at_the_close() {
+    let server = market().await;
+    let ops = server.ops().await;
+    let pair = "AAPL130315C00440000,AAPL130315P00440000";
+    // 16:10, then 17:10: the underlying trades on thinly after hours, the options do not.
+    ops.market().step(6 * 3600 + 40 * 60).await.unwrap();
+    let after_close = snapshot(&server, pair).await;
+    ops.market().step(3600).await.unwrap();
+    let later = snapshot(&server, pair).await;
+    // Tuesday 09:00, the pre-market: still Monday's close.
+    ops.market().step(15 * 3600 + 50 * 60).await.unwrap();
+    let pre_market = snapshot(&server, pair).await;
+    let market_of = |s: &OptionSnapshot| (s.bid.clone(), s.ask.clone(), s.delta.clone(), s.imp_vol.clone());
+    for (a, b) in after_close.iter().zip(&later) {
+        assert_eq!(market_of(a), market_of(b), "{}", a.symbol);
+        assert_ne!(a.volume, "0", "Monday traded");
+    }
+    // Before Tuesday's open: valued at Monday's close (with Tuesday's volatility, which takes in
+    // Monday's return), which is Tuesday's previous close; nothing traded yet.
+    for (monday, tuesday) in after_close.iter().zip(&pre_market) {
+        let close = f(&tuesday.pre_close);
+        assert!(
+            f(&tuesday.bid) <= close && close <= f(&tuesday.ask),
+            "{}: {close}",
+            tuesday.symbol
+        );
+        assert_eq!(tuesday.volume, "0");
+        let moved = (f(&tuesday.bid) - f(&monday.bid)).abs() / f(&monday.bid);
+        assert!(moved < 0.05, "{}: {} then {}", monday.symbol, monday.bid, tuesday.bid);
+    }
+}
