@@ -338,16 +338,20 @@ impl Options {
             .copied()
             .collect();
         let before = trading_day_before(now.day);
+        let at_close = utc_ms_of(before, core_close(before));
         let pre_close = market::print_price(
-            pricing::value(
-                contract.right,
-                &market::inputs(&contract, &u, u.prev_close, utc_ms_of(before, core_close(before))),
-            )
-            .price,
+            pricing::value(contract.right, &market::inputs(&contract, &u, u.prev_close, at_close)).price,
             u.penny,
         );
+        // Open interest is the day's: drawn at the contract's liquidity at the previous close.
+        let liquidity = market::liquidity(
+            u.prev_close,
+            market::decimal_f64(contract.strike),
+            market::years_to_expiry(at_close, contract.expiry),
+            u.vol,
+        );
         OptionQuote {
-            open_interest: tape::open_interest(&contract, mark.liquidity, self.simulator.seed(), now.day),
+            open_interest: tape::open_interest(&contract, liquidity, self.simulator.seed(), now.day),
             contract,
             instrument_id: id,
             underlying: u,

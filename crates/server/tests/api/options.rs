@@ -235,6 +235,10 @@ async fn snapshots_are_priced_off_the_underlying_with_parity_within_the_spread()
     );
     assert!(f(&moved[1].ask) < f(&snaps[5].bid), "{} {}", moved[1].ask, snaps[5].bid);
     assert!(f(&moved[0].delta) > f(&snaps[4].delta));
+    assert_eq!(
+        moved[0].open_interest, snaps[4].open_interest,
+        "open interest is the day's"
+    );
 }
 
 #[tokio::test]
