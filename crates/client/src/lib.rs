@@ -608,7 +608,7 @@ impl Screeners<'_> {
     }
 }
 
-/// Stock market data from the simulator, as any app reads it (catalog §11).
+/// US equity options from the simulator, as any app reads them: chains, snapshots and ticks.
 pub struct Options<'a> {
     client: &'a Client,
 }
@@ -662,6 +662,7 @@ impl Options<'_> {
     }
 }
 
+/// Stock market data from the simulator, as any app reads it (catalog §11).
 pub struct Stocks<'a> {
     client: &'a Client,
 }

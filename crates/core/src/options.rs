@@ -38,13 +38,19 @@ pub enum OptionsError {
 
 /// Underlyings below this close list no options.
 pub const MIN_UNDERLYING_PRICE: f64 = 1.0;
-/// (underlying or contract id, day, seed) entries kept before the cache starts again.
-const MAX_CACHED: usize = 50_000;
+/// Underlyings of a day kept before that cache starts again (a day lists about 10,000 at most,
+/// each about 1 KB with its strikes).
+const MAX_UNDERLYINGS: usize = 20_000;
+/// Contracts' days of prints kept before that cache starts again: a day is at most about 700
+/// prints (a busy contract's), 22 KB, so at most about 90 MB.
+const MAX_TAPES: usize = 4_096;
 
 /// What a cache entry is for: an underlying's or a contract's id, the New York day and the seed
 /// (a restore may change the seed within a day).
 type DayKey = (i64, i32, u64);
 
+/// The options of the simulator's market: what each underlying's contracts are priced from
+/// today, the chains listed, each contract's market and its days of trades.
 pub struct Options {
     simulator: Arc<Simulator>,
     store: Arc<dyn Store>,
@@ -193,7 +199,7 @@ impl Options {
             u: Arc::new(u),
         };
         let mut cache = lock(&self.underlyings);
-        if cache.len() >= MAX_CACHED {
+        if cache.len() >= MAX_UNDERLYINGS {
             cache.clear();
         }
         cache.insert((id, today, seed), listed.clone());
@@ -254,7 +260,7 @@ impl Options {
         }
         let prints: Arc<[Print]> = tape::day_prints(contract, u, path, key.2).into();
         let mut cache = lock(&self.tapes);
-        if cache.len() >= MAX_CACHED {
+        if cache.len() >= MAX_TAPES {
             cache.clear();
         }
         cache.insert(key, prints.clone());
