@@ -105,15 +105,6 @@ fn cents(d: Decimal) -> i64 {
     i64::try_from((d * Decimal::ONE_HUNDRED).round()).unwrap_or(i64::MAX)
 }
 
-/// The trading day before `day`.
-fn trading_day_before(mut day: i32) -> i32 {
-    day -= 1;
-    while !calendar::is_trading_day(day) {
-        day -= 1;
-    }
-    day
-}
-
 impl Options {
     pub fn new(simulator: Arc<Simulator>, store: Arc<dyn Store>) -> Self {
         Options {
@@ -313,7 +304,7 @@ impl Options {
         let close = core_close(now.day);
         let traded_today = calendar::is_trading_day(now.day) && now.second >= CORE_OPEN;
         if !traded_today {
-            let before = trading_day_before(now.day);
+            let before = calendar::previous_trading_day(now.day);
             return (u.prev_close, utc_ms_of(before, core_close(before)));
         }
         if now.second < close {
@@ -343,7 +334,7 @@ impl Options {
             .take_while(|p| p.second <= now.second)
             .copied()
             .collect();
-        let before = trading_day_before(now.day);
+        let before = calendar::previous_trading_day(now.day);
         let at_close = utc_ms_of(before, core_close(before));
         let pre_close = market::print_price(
             pricing::value(contract.right, &market::inputs(&contract, &u, u.prev_close, at_close)).price,

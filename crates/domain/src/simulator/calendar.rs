@@ -76,6 +76,15 @@ pub fn next_trading_day(day: i32) -> i32 {
     next
 }
 
+/// The last trading day before `day`.
+pub fn previous_trading_day(day: i32) -> i32 {
+    let mut previous = day - 1;
+    while !is_trading_day(previous) {
+        previous -= 1;
+    }
+    previous
+}
+
 /// A holiday on a weekend moves to the nearest weekday.
 fn observed(date: Date) -> Date {
     match date.weekday() {
@@ -175,6 +184,11 @@ mod tests {
         );
         assert!(!is_trading_day(day("2013-03-30")) && !is_trading_day(day("2013-03-31")));
         assert_eq!(next_trading_day(day("2013-03-28")), day("2013-04-01"));
+        assert_eq!(
+            previous_trading_day(day("2013-04-01")),
+            day("2013-03-28"),
+            "back over Good Friday"
+        );
     }
 
     #[test]

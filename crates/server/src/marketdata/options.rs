@@ -240,7 +240,7 @@ fn to_contract(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Opt
 /// built and serialized again for every page a bot reads.
 pub struct RenderedChain {
     u: Arc<Underlying>,
-    rows: Vec<(i64, Contract, Box<str>)>,
+    rows: Vec<(i64, Contract, Arc<str>)>,
 }
 
 /// What a chain is rendered for: (underlying id, day, seed, with deliverables).
@@ -254,10 +254,10 @@ pub struct RenderedChains(Mutex<HashMap<ChainKey, Arc<RenderedChain>>>);
 /// again.
 const MAX_RENDERED: usize = 64;
 
-fn render(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Box<str> {
+fn render(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Arc<str> {
     serde_json::to_string(&to_contract(id, c, u, deliverables))
         .unwrap_or_default()
-        .into_boxed_str()
+        .into()
 }
 
 impl RenderedChains {
@@ -286,7 +286,7 @@ impl RenderedChains {
 
 /// A page of a listing: its rows' JSON, and whether more follow.
 struct Page {
-    rows: Vec<(i64, Box<str>)>,
+    rows: Vec<(i64, Arc<str>)>,
     more: bool,
 }
 
@@ -335,7 +335,7 @@ async fn listed(
     let options = &state.options;
     let kept = |id: i64, c: &Contract, u: &Underlying| after.is_none_or(|a| id > a) && filter.keeps(c, u);
     // The contracts named, each rendered on its own.
-    let mut rows: Vec<(i64, Box<str>)> = Vec::new();
+    let mut rows: Vec<(i64, Arc<str>)> = Vec::new();
     for symbol in option_symbols.iter().flatten() {
         Contract::parse_occ(symbol).map_err(|e| ApiError::illegal_parameter(e.to_string()))?;
         // A contract that is not listed, or whose underlying is unknown, is not in the list.
@@ -482,7 +482,7 @@ fn fixed(x: f64, dp: usize) -> String {
 }
 
 /// A price to the cent, as the quotes print (`10.30`, not `10.3`).
-fn money(d: Decimal) -> String {
+pub(crate) fn money(d: Decimal) -> String {
     format!("{:.2}", d.round_dp(2))
 }
 

@@ -12,6 +12,7 @@ use signet_domain::options::market::in_the_money;
 use crate::console::access::Session;
 use crate::console::layout::{ConsoleError, Tab, page};
 use crate::error::ApiError;
+use crate::marketdata::options::money;
 use crate::state::AppState;
 
 #[derive(Debug, Default, Deserialize)]
@@ -121,9 +122,4 @@ pub async fn options(
 /// The last trade's price today, or its previous close.
 fn last(q: &OptionQuote) -> String {
     money(q.prints.last().map_or(q.pre_close, |p| p.price))
-}
-
-/// To the cent, as the snapshots show it.
-fn money(d: rust_decimal::Decimal) -> String {
-    format!("{:.2}", d.round_dp(2))
 }
