@@ -5,6 +5,7 @@ use signet_domain::marketdata::fundamentals::Peer;
 use signet_domain::marketdata::screeners::{Direction, Metric, Period, ScreenRow};
 use signet_domain::marketdata::snapshot::Snapshot;
 use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType, MinuteBar};
+use signet_domain::options::Contract;
 use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::{Order, Trailing};
@@ -126,9 +127,12 @@ pub fn fact_from_row(row: FactRow) -> Result<Fact, StoreError> {
     })
 }
 
+/// The columns of an order, as [`order_from_row`] reads them. An option order's instrument is its
+/// contract, whose id is in `option_contract_id` (its underlying's is in `instrument_id`, which
+/// refers to `instruments`); see [`stored_instrument`].
 pub const ORDER_COLUMNS: &str =
     "seq, order_id, account_id, client_order_id, client_combo_order_id, combo_type, combo_order_id, combo_kind,
-    waits_for, instrument_id,
+    waits_for, instrument_id, option_contract_id,
     symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
     fill_time, update_time, filled_at_sim, fill_plan";
@@ -168,7 +172,10 @@ where
             None => None,
         },
         waits_for: optional_text("waits_for")?,
-        instrument_id: get("instrument_id")?,
+        instrument_id: match optional_int("option_contract_id")? {
+            Some(contract_id) => contract_id,
+            None => get("instrument_id")?,
+        },
         symbol: text("symbol")?,
         side: wire("side", text("side")?)?,
         order_type: wire("order_type", text("order_type")?)?,
@@ -506,18 +513,30 @@ pub fn push_order(query: &mut Query<'_>, (metric, direction): (Metric, Direction
     ));
 }
 
+/// How an order's instrument is stored: `orders.instrument_id` refers to `instruments`, which
+/// holds no option contract, so an option order keeps its underlying's id there and the
+/// contract's in `option_contract_id` (NULL for any other order). [`order_from_row`] reads
+/// the order's instrument back as `COALESCE(option_contract_id, instrument_id)`.
+pub fn stored_instrument(instrument_id: i64) -> (i64, Option<i64>) {
+    match Contract::of_id(instrument_id) {
+        Some(parts) => (parts.underlying_id, Some(instrument_id)),
+        None => (instrument_id, None),
+    }
+}
+
 /// A multi-row INSERT of new orders, after `prefix` (a `WITH ... AS (`, or nothing), for the
 /// caller to finish with its conflict clause.
 pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q> {
     let mut query = crate::sql::query::query(prefix);
     query.push(
         "INSERT INTO orders (order_id, account_id, client_order_id, client_combo_order_id, combo_type,
-             combo_order_id, combo_kind, waits_for, instrument_id, symbol, side, order_type, time_in_force,
-             entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
+             combo_order_id, combo_kind, waits_for, instrument_id, option_contract_id, symbol, side, order_type,
+             time_in_force, entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
              triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason,
              expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan) ",
     );
     query.push_values(orders.iter().copied(), |row, o| {
+        let (instrument_id, option_contract_id) = stored_instrument(o.instrument_id);
         row.bind(&o.order_id)
             .bind(&o.account_id)
             .bind(&o.client_order_id)
@@ -526,7 +545,8 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
             .bind(o.combo.as_ref().map(|c| &c.combo_order_id))
             .bind(o.combo.as_ref().map(|c| c.kind.as_str()))
             .bind(o.waits_for.as_ref())
-            .bind(o.instrument_id)
+            .bind(instrument_id)
+            .bind(option_contract_id)
             .bind(&o.symbol)
             .bind(o.side.as_str())
             .bind(o.order_type.as_str())

@@ -22,6 +22,12 @@ use crate::{Crossed, StoreError};
 /// The `meta` key of the last New York day whose ex-dates were crossed.
 const MARK: &str = "ex_dates_crossed_through";
 
+/// The orders of an instrument's own shares, not of option contracts on it: an option order
+/// keeps its underlying's id in `instrument_id` (`rows::stored_instrument`), and an action of the
+/// underlying leaves option orders alone (as it does option positions, whose `instrument_id` is
+/// the contract's).
+const OF_SHARES: &str = "option_contract_id IS NULL";
+
 /// Why a split cancels the open orders of its instrument.
 const SPLIT_CANCELS: &str = "cancelled by the broker: a split of the instrument changed its prices";
 
@@ -120,7 +126,9 @@ async fn lock_accounts(tx: &mut Tx, instrument_id: i64, kind: ActionKind) -> Res
         return Ok(());
     }
     let orders = match kind {
-        ActionKind::Split => format!("UNION SELECT account_id FROM orders WHERE instrument_id = $1 AND {OPEN}"),
+        ActionKind::Split => {
+            format!("UNION SELECT account_id FROM orders WHERE instrument_id = $1 AND {OF_SHARES} AND {OPEN}")
+        }
         ActionKind::Dividend => String::new(),
     };
     let _: Vec<(String,)> = query(format!(
@@ -137,7 +145,7 @@ async fn lock_accounts(tx: &mut Tx, instrument_id: i64, kind: ActionKind) -> Res
 /// Cancels every open order of the instrument, with its event, as the broker does on a split.
 async fn cancel_open_orders(tx: &mut Tx, instrument_id: i64, time: WallTime) -> Result<Vec<Order>, StoreError> {
     let open: Vec<Decoded<Order>> = query(format!(
-        "SELECT {ORDER_COLUMNS} FROM orders WHERE instrument_id = $1 AND {OPEN} ORDER BY seq"
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE instrument_id = $1 AND {OF_SHARES} AND {OPEN} ORDER BY seq"
     ))
     .bind(instrument_id)
     .fetch_all(&mut *tx)
