@@ -52,8 +52,13 @@ impl Accounts<'_> {
         let View {
             account,
             positions,
-            claims: Claims { cash, selling },
+            claims: Claims {
+                cash,
+                premiums,
+                selling,
+            },
         } = self.claims.view(self.store, account_id, replacing, price_now).await?;
+        self.simulator.prepare(positions.iter().map(|p| p.instrument_id)).await;
         let standing = Standing {
             account_type: account.account_type,
             cash: account.cash,
@@ -66,6 +71,7 @@ impl Accounts<'_> {
                 })
                 .collect(),
             reserved: cash,
+            reserved_premiums: premiums,
             selling,
         };
         Ok((standing, positions))

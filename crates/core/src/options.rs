@@ -15,12 +15,13 @@ use signet_domain::marketdata::{ActionKind, InstrumentType};
 use signet_domain::options::market::{self, Mark, Underlying};
 use signet_domain::options::tape::{self, Print};
 use signet_domain::options::{Contract, Right, chain, pricing};
+use signet_domain::simulator::Quote;
 use signet_domain::simulator::calendar;
-use signet_domain::simulator::clock::{CORE_OPEN, NewYork, core_close, utc_ms_of};
+use signet_domain::simulator::clock::{CORE_OPEN, NewYork, Session, core_close, utc_ms_of};
 use signet_domain::simulator::daypath::DayPath;
 use signet_store::{Store, StoreError};
 
-use crate::simulator::{MarketError, Simulator};
+use crate::simulator::{ContractQuotes, MarketError, Simulator};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OptionsError {
@@ -85,6 +86,56 @@ pub struct OptionQuote {
     pub open_interest: u64,
 }
 
+impl ContractQuotes for Options {
+    /// A contract's market as a [`Quote`]: its bid and ask, its last print (else its previous
+    /// close) and the day's volume of contracts. Options trade in the core session only: in any
+    /// other the quote says the market is closed.
+    fn quote_at(&self, contract_id: i64, time_ms: i64) -> Option<Quote> {
+        let (contract, u) = self.contract_of_id(contract_id)?;
+        let underlying = self.simulator.quote_of(u.instrument_id, time_ms)?;
+        let q = self.quote_with(contract_id, contract, u, &underlying);
+        let last = q.prints.last().map_or(q.pre_close, |p| p.price);
+        Some(Quote {
+            instrument_id: contract_id,
+            symbol: q.contract.occ_symbol(),
+            time_ms: underlying.time_ms,
+            session: match underlying.session {
+                Session::Core => Session::Core,
+                _ => Session::Closed,
+            },
+            last,
+            bid: q.mark.bid,
+            ask: q.mark.ask,
+            bid_size: q.mark.bid_size,
+            ask_size: q.mark.ask_size,
+            open: q.prints.first().map_or(q.pre_close, |p| p.price),
+            pre_close: q.pre_close,
+            volume: q.prints.iter().map(|p| p.volume).sum(),
+            pinned: underlying.pinned,
+            held: underlying.held,
+        })
+    }
+
+    fn prepare<'a>(&'a self, contract_ids: &'a [i64]) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            let mut underlyings: Vec<i64> = contract_ids
+                .iter()
+                .filter_map(|&id| Contract::of_id(id))
+                .map(|p| p.underlying_id)
+                .collect();
+            underlyings.dedup();
+            for id in underlyings {
+                let Some(symbol) = self.simulator.symbol_of(id) else {
+                    continue;
+                };
+                if let Err(e) = self.listed(&symbol).await {
+                    tracing::warn!(symbol, error = %e, "the options of an underlying cannot be quoted");
+                }
+            }
+        })
+    }
+}
+
 /// One bar of a contract, prices in cents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OptionBar {
@@ -106,14 +157,19 @@ fn cents(d: Decimal) -> i64 {
 }
 
 impl Options {
-    pub fn new(simulator: Arc<Simulator>, store: Arc<dyn Store>) -> Self {
-        Options {
+    /// The options of `simulator`'s market, which from now on quotes option contracts from
+    /// here ([`Simulator::quote_contracts_with`]).
+    pub fn start(simulator: Arc<Simulator>, store: Arc<dyn Store>) -> Arc<Self> {
+        let options = Arc::new(Options {
             simulator,
             store,
             underlyings: Mutex::new(HashMap::new()),
             tapes: Mutex::new(HashMap::new()),
             expiries: Mutex::new(None),
-        }
+        });
+        let source: std::sync::Weak<dyn ContractQuotes> = Arc::downgrade(&options) as _;
+        options.simulator.quote_contracts_with(source);
+        options
     }
 
     /// The simulator's New York day now.
@@ -243,6 +299,22 @@ impl Options {
         Ok((id, contract, u))
     }
 
+    /// The contract an id names, with its underlying as listed today, if that is read already
+    /// ([`ContractQuotes::prepare`]). A contract stays quoted while it is held, whether or not
+    /// today's chain still lists its strike.
+    fn contract_of_id(&self, id: i64) -> Option<(Contract, Arc<Underlying>)> {
+        let parts = Contract::of_id(id)?;
+        let key = (parts.underlying_id, self.today(), self.simulator.seed());
+        let u = lock(&self.underlyings).get(&key)?.u.clone();
+        let contract = Contract {
+            underlying: u.symbol.clone(),
+            expiry: parts.expiry,
+            right: parts.right,
+            strike: parts.strike,
+        };
+        Some((contract, u))
+    }
+
     /// `contract`'s prints on `path`'s day (its underlying's), drawn once.
     pub fn prints_on(&self, id: i64, contract: &Contract, u: &Underlying, path: &DayPath) -> Arc<[Print]> {
         let key = (id, path.day(), self.simulator.seed());
@@ -278,7 +350,7 @@ impl Options {
         for symbol in symbols {
             contracts.push(self.contract(symbol).await?);
         }
-        let mut underlying_quotes: HashMap<i64, signet_domain::simulator::Quote> = HashMap::new();
+        let mut underlying_quotes: HashMap<i64, Quote> = HashMap::new();
         let mut quotes = Vec::with_capacity(contracts.len());
         for (id, contract, u) in contracts {
             let quote = match underlying_quotes.get(&u.instrument_id) {
@@ -299,7 +371,7 @@ impl Options {
     /// previous trading day's before the open and on days without trading, today's after the
     /// close), whatever the underlying does in the extended sessions. The volatility is the
     /// day's, so before the open it already takes in the previous day's return.
-    fn marked_at(&self, u: &Underlying, quote: &signet_domain::simulator::Quote) -> (f64, i64) {
+    fn marked_at(&self, u: &Underlying, quote: &Quote) -> (f64, i64) {
         let now = NewYork::of(quote.time_ms);
         let close = core_close(now.day);
         let traded_today = calendar::is_trading_day(now.day) && now.second >= CORE_OPEN;
@@ -318,13 +390,7 @@ impl Options {
     }
 
     /// A contract's market with its underlying quoted `quote`.
-    fn quote_with(
-        &self,
-        id: i64,
-        contract: Contract,
-        u: Arc<Underlying>,
-        quote: &signet_domain::simulator::Quote,
-    ) -> OptionQuote {
+    fn quote_with(&self, id: i64, contract: Contract, u: Arc<Underlying>, quote: &Quote) -> OptionQuote {
         let now = NewYork::of(quote.time_ms);
         let (spot, at_ms) = self.marked_at(&u, quote);
         let mark = market::mark(&contract, &u, spot, at_ms);

@@ -13,13 +13,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
 use signet_domain::checkpoint::{MarketState, SavedClock};
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
 use signet_domain::marketdata::{MinuteBar, SymbolBar};
+use signet_domain::options::is_contract;
 use signet_domain::scenarios::MarketRules;
 use signet_domain::simulator::calendar;
 use signet_domain::simulator::clock::CORE_OPEN;
@@ -66,9 +67,22 @@ pub enum MarketError {
     Store(#[from] StoreError),
 }
 
+/// The market of option contracts, made from their underlyings' quotes
+/// ([`crate::options::Options`]), so that whoever asks the simulator for a quote (the engine,
+/// placement, the accounts) gets one for a contract too.
+pub trait ContractQuotes: Send + Sync {
+    /// Contract `contract_id`'s quote at `time_ms`: `None` when its underlying was not prepared
+    /// today ([`ContractQuotes::prepare`]).
+    fn quote_at(&self, contract_id: i64, time_ms: i64) -> Option<Quote>;
+    /// Reads what quoting these contracts needs (their underlyings' figures of the day).
+    fn prepare<'a>(&'a self, contract_ids: &'a [i64]) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+}
+
 pub struct Simulator {
     /// Set again only by a restore ([`Simulator::restore`]).
     seed: AtomicU64,
+    /// Where the quotes of option contracts come from, once set.
+    contracts: OnceLock<Weak<dyn ContractQuotes>>,
     clock: Clock,
     tick: Duration,
     store: Arc<dyn Store>,
@@ -150,6 +164,7 @@ impl Simulator {
         let state = Self::fresh_state(store.as_ref(), config.seed, start_ms).await?;
         let simulator = Arc::new(Simulator {
             seed: AtomicU64::new(config.seed),
+            contracts: OnceLock::new(),
             clock: Clock::new(config.clock, start_ms),
             tick: config.tick,
             store,
@@ -432,6 +447,9 @@ impl Simulator {
     /// scenario rule holds still quotes what it quoted when the hold began, timed then, in the
     /// session of `time_ms`: the snapshots, ticks and feed made from the quote stand still too.
     pub fn quote_of(&self, instrument_id: i64, time_ms: i64) -> Option<Quote> {
+        if is_contract(instrument_id) {
+            return self.contracts.get()?.upgrade()?.quote_at(instrument_id, time_ms);
+        }
         let ny = NewYork::of(time_ms);
         let (listing, plan, close, pin, session, held, priced) = {
             let state = self.state();
@@ -495,6 +513,26 @@ impl Simulator {
             pinned: pin.is_some(),
             held: held.map(|(held, _)| held),
         })
+    }
+
+    /// Makes `contracts` the source of option contracts' quotes (once; later calls change
+    /// nothing).
+    pub fn quote_contracts_with(&self, contracts: Weak<dyn ContractQuotes>) {
+        let _ = self.contracts.set(contracts);
+    }
+
+    /// Reads what quoting `instrument_ids` needs now, for those that are option contracts:
+    /// before a loop that asks [`Simulator::quote_of`] or [`Simulator::last_of`] of them.
+    pub async fn prepare(&self, instrument_ids: impl IntoIterator<Item = i64>) {
+        let mut contracts: Vec<i64> = instrument_ids.into_iter().filter(|&id| is_contract(id)).collect();
+        if contracts.is_empty() {
+            return;
+        }
+        contracts.sort_unstable();
+        contracts.dedup();
+        if let Some(source) = self.contracts.get().and_then(Weak::upgrade) {
+            source.prepare(&contracts).await;
+        }
     }
 
     /// The plan of `instrument` today (the simulator's day), if it trades today.
@@ -652,6 +690,11 @@ impl Simulator {
     /// The last price of an instrument at `time_ms` (within the day the plans are for): what
     /// the quote says, without the rest of the quote, for valuing positions.
     pub fn last_of(&self, instrument_id: i64, time_ms: i64) -> Option<Decimal> {
+        // An option contract is valued at its mark: the middle of its bid and ask.
+        if is_contract(instrument_id) {
+            let quote = self.quote_of(instrument_id, time_ms)?;
+            return Some(((quote.bid + quote.ask) / Decimal::TWO).round_dp(4).normalize());
+        }
         let (plan, close, ny) = {
             let state = self.state();
             let listing = state.listings.get(&instrument_id)?;

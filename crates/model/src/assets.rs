@@ -97,12 +97,23 @@ pub struct PositionDetailPage {
     pub pagination_key: Option<String>,
 }
 
-/// A leg of an option position (signet holds shares only, so none is ever listed).
+/// The contract of an option position (catalog: the published US position schema).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionLeg {
     pub leg_id: String,
+    /// The contract's OCC symbol.
     pub symbol: String,
+    /// Contracts, negative when written.
     pub quantity: String,
+    /// `CALL` or `PUT`.
+    pub option_type: String,
+    /// `yyyy-MM-dd`.
+    pub option_expire_date: String,
+    pub option_exercise_price: String,
+    pub strike_price: String,
+    /// Shares a contract delivers: 100.
+    pub option_contract_multiplier: String,
+    pub option_contract_deliverable: String,
 }
 
 /// One fill of an order, as `GET /trading/orders/executions/list` shows it (catalog 10.4).

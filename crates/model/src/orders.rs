@@ -78,7 +78,7 @@ pub struct NewOrder {
     #[schema(value_type = Option<ComboType>)]
     pub combo_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^EQUITY$")]
+    #[schema(pattern = "^(EQUITY|OPTION)$")]
     pub instrument_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^US$")]
@@ -126,10 +126,52 @@ pub struct NewOrder {
     pub support_trading_session: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extended_hours: Option<bool>,
-    /// Anything else the client sent (legs, algo fields, ...), judged by the server.
+    /// `SINGLE` for one option leg (the default when `legs` name an option); the multi-leg
+    /// strategies are refused for now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^SINGLE$")]
+    pub option_strategy: Option<String>,
+    /// The option contract of an `OPTION` order: one leg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_items = 1)]
+    pub legs: Option<Vec<NewLeg>>,
+    /// Anything else the client sent (algo fields, ...), judged by the server.
     #[serde(flatten)]
     #[schema(ignore)]
     pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// One leg of an option order: the contract (underlying, expiry, right, strike), its side and
+/// its quantity in contracts, which must agree with the order's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NewLeg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Side>)]
+    pub side: Option<String>,
+    /// Contracts (a decimal string of a whole number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
+    pub quantity: Option<serde_json::Value>,
+    /// The underlying's symbol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::wire::decimal_input)]
+    pub strike_price: Option<serde_json::Value>,
+    /// `yyyy-MM-dd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = Date)]
+    pub option_expire_date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^OPTION$")]
+    pub instrument_type: Option<String>,
+    /// `CALL` or `PUT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^(CALL|PUT)$")]
+    pub option_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^US$")]
+    pub market: Option<String>,
 }
 
 /// `POST /trading/orders/place` and `/preview` (where `new_orders` holds the orders to preview).
@@ -299,6 +341,49 @@ pub struct OrderDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub reason: Option<String>,
+    /// `SINGLE` for an option order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_strategy: Option<String>,
+    /// An option order's contract: one leg.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legs: Vec<OrderLeg>,
+}
+
+/// One leg of an option order as the order listings show it (catalog 3.13). Prices are per
+/// share; a contract is 100 shares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OrderLeg {
+    /// What a replacement names the leg by (`legs[].id`).
+    pub id: String,
+    /// The contract's instrument id.
+    pub instrument_id: String,
+    /// The underlying's symbol.
+    pub symbol: String,
+    /// The contract's OCC symbol.
+    pub option_symbol: String,
+    /// `OPTION`.
+    pub instrument_type: String,
+    pub market: String,
+    pub side: Side,
+    /// Contracts.
+    pub quantity: String,
+    pub total_quantity: String,
+    pub filled_quantity: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub filled_price: Option<String>,
+    pub status: OrderStatus,
+    /// `CALL` or `PUT`.
+    pub option_type: String,
+    pub option_strategy: String,
+    pub strike_price: String,
+    /// `yyyy-MM-dd`.
+    pub option_expire_date: String,
+    /// Shares a contract delivers: 100.
+    pub option_contract_multiplier: String,
+    /// Contracts deliverable per contract: 1.
+    pub option_contract_deliverable: String,
 }
 
 /// A page of open orders or history, newest first.

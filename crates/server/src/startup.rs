@@ -161,7 +161,7 @@ impl Server {
         )
         .await?;
         let state = AppState {
-            options: Arc::new(signet_core::options::Options::new(simulator.clone(), store.clone())),
+            options: signet_core::options::Options::start(simulator.clone(), store.clone()),
             rendered_chains: Arc::default(),
             apps,
             gate,

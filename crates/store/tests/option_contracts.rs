@@ -362,10 +362,7 @@ async fn as_before_step_17(store: &SqlStore, raw: &Raw, name: &str) {
         Raw::Sqlite(_) => {
             let db = store.path().unwrap();
             let file = db
-                .with_file_name(format!(
-                    "{}.checkpoints",
-                    db.file_stem().unwrap().to_string_lossy()
-                ))
+                .with_file_name(format!("{}.checkpoints", db.file_stem().unwrap().to_string_lossy()))
                 .join(format!("{name}.checkpoint"));
             let pool = SqlitePool::connect_with(SqliteConnectOptions::new().filename(&file))
                 .await

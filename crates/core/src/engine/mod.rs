@@ -122,6 +122,7 @@ impl Engine {
         self.cross_ex_dates(now_ms).await?;
         let open = self.book.open(&*self.store).await?;
         self.forget_queues(&open);
+        self.simulator.prepare(open.iter().map(|o| o.instrument_id)).await;
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
         // The tape since the last tick, read once an instrument for all its resting orders.
         let mut tapes: Tapes = HashMap::new();

@@ -122,6 +122,18 @@ pub struct Mark {
     pub liquidity: f64,
 }
 
+/// Refuses an order's `price` off the tick of a contract at that premium ([`tick`]), as the
+/// exchanges do.
+pub fn check_tick(penny: bool, field: &str, price: Decimal) -> Result<(), crate::Rejection> {
+    let tick = tick(penny, decimal_f64(price));
+    if (price % tick).is_zero() {
+        return Ok(());
+    }
+    Err(crate::Rejection::illegal_parameter(format!(
+        "{field} {price} is not on the contract's tick: at this premium it trades in steps of {tick}"
+    )))
+}
+
 /// The contract's market with the underlying at `spot` at `now_ms`.
 pub fn mark(contract: &Contract, u: &Underlying, spot: f64, now_ms: i64) -> Mark {
     let i = inputs(contract, u, spot, now_ms);
@@ -216,6 +228,14 @@ mod tests {
             dividend_yield: 0.024,
             penny: true,
         }
+    }
+
+    #[test]
+    fn prices_off_the_tick_are_refused() {
+        let ok = |penny: bool, price: &str| check_tick(penny, "limit_price", price.parse().unwrap()).is_ok();
+        // Penny names: cents below $3, nickels above; the others nickels, then dimes.
+        assert!(ok(true, "2.99") && ok(true, "3.05") && !ok(true, "3.52"));
+        assert!(ok(false, "2.95") && !ok(false, "2.97") && ok(false, "3.10") && !ok(false, "3.15"));
     }
 
     fn contract(right: Right, strike: i64) -> Contract {

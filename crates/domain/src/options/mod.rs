@@ -15,6 +15,23 @@ use rust_decimal::Decimal;
 /// Shares one contract delivers.
 pub const MULTIPLIER: u32 = 100;
 
+/// Whether `instrument_id` names an option contract ([`Contract::instrument_id`]) rather than
+/// a share.
+pub fn is_contract(instrument_id: i64) -> bool {
+    Contract::of_id(instrument_id).is_some()
+}
+
+/// The shares of the underlying one unit of `instrument_id` stands for: [`MULTIPLIER`] for an
+/// option contract, whose prices are quoted per share; one for a share. What a quantity is
+/// worth is quantity × price × this.
+pub fn multiplier(instrument_id: i64) -> Decimal {
+    if is_contract(instrument_id) {
+        Decimal::from(MULTIPLIER)
+    } else {
+        Decimal::ONE
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Right {
     Call,

@@ -67,9 +67,36 @@ pub fn apply_fill(
     price: Decimal,
     commission: Decimal,
 ) -> Result<FillEffect, Refusal> {
-    let value = quantity * price;
+    apply_fill_scaled(
+        account_type,
+        side,
+        holding,
+        cash,
+        quantity,
+        price,
+        commission,
+        Decimal::ONE,
+    )
+}
+
+/// [`apply_fill`] of units that each stand for `multiplier` shares (an option contract's 100,
+/// [`crate::options::multiplier`]): the cash moves by quantity × price × multiplier, and the
+/// average cost stays a price per share, as it is quoted.
+#[expect(clippy::too_many_arguments, reason = "apply_fill's arguments and the unit's size")]
+pub fn apply_fill_scaled(
+    account_type: AccountType,
+    side: Side,
+    holding: Holding,
+    cash: Decimal,
+    quantity: Decimal,
+    price: Decimal,
+    commission: Decimal,
+    multiplier: Decimal,
+) -> Result<FillEffect, Refusal> {
+    let value = quantity * price * multiplier;
     // The average of an existing holding and `quantity` more at `price`, by absolute size.
-    let averaged = |held: Decimal| ((held.abs() * holding.average_cost + value) / (held.abs() + quantity)).round_dp(6);
+    let averaged =
+        |held: Decimal| ((held.abs() * holding.average_cost + quantity * price) / (held.abs() + quantity)).round_dp(6);
     let (quantity_after, average_cost, cash) = match side {
         Side::Buy => {
             let cash = cash - value - commission;
@@ -121,26 +148,34 @@ pub fn apply_fill(
     })
 }
 
-/// The market value of positions: longs, and shorts as a positive amount.
+/// The market value of positions: longs, and shorts as a positive amount; options bought apart,
+/// since they are paid in full and lend no buying power.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Exposure {
     pub long: Decimal,
     pub short: Decimal,
+    /// Option contracts held long, at their mark × 100.
+    pub options: Decimal,
 }
 
 impl Exposure {
-    /// `quantity` shares (negative when short) at `price`.
-    pub fn of(quantity: Decimal, price: Decimal) -> Exposure {
-        let value = quantity * price;
+    /// `quantity` of `instrument_id` (negative when short) at `price`.
+    pub fn of(instrument_id: i64, quantity: Decimal, price: Decimal) -> Exposure {
+        let value = quantity * price * crate::options::multiplier(instrument_id);
         if value.is_sign_negative() {
             Exposure {
-                long: Decimal::ZERO,
                 short: -value,
+                ..Exposure::default()
+            }
+        } else if crate::options::is_contract(instrument_id) {
+            Exposure {
+                options: value,
+                ..Exposure::default()
             }
         } else {
             Exposure {
                 long: value,
-                short: Decimal::ZERO,
+                ..Exposure::default()
             }
         }
     }
@@ -149,7 +184,13 @@ impl Exposure {
         Exposure {
             long: self.long + other.long,
             short: self.short + other.short,
+            options: self.options + other.options,
         }
+    }
+
+    /// Longs (options included) less shorts: the equity the positions add to the cash.
+    pub fn net(&self) -> Decimal {
+        self.long + self.options - self.short
     }
 }
 
@@ -162,6 +203,7 @@ impl Exposure {
 /// frees buying power and always passes; the claims of other open orders do not count here.
 pub fn within_margin(
     account_type: AccountType,
+    instrument_id: i64,
     before: Holding,
     after: &FillEffect,
     price: Decimal,
@@ -170,7 +212,7 @@ pub fn within_margin(
     if account_type != AccountType::Margin || after.holding.quantity.abs() <= before.quantity.abs() {
         return Ok(());
     }
-    let all = others.plus(Exposure::of(after.holding.quantity, price));
+    let all = others.plus(Exposure::of(instrument_id, after.holding.quantity, price));
     if margin_power(after.cash, all) < Decimal::ZERO {
         return Err(Refusal::Margin);
     }
@@ -179,9 +221,10 @@ pub fn within_margin(
 
 /// Reg T buying power before open orders: twice the equity (cash, which holds the proceeds of
 /// short sales, plus longs less shorts) less what the positions use (50 % initial margin on
-/// both sides); negative when the positions use more than the equity allows.
+/// both sides of shares, 100 % of options bought, so that they lend nothing); negative when the
+/// positions use more than the equity allows.
 fn margin_power(cash: Decimal, positions: Exposure) -> Decimal {
-    (cash + positions.long - positions.short) * Decimal::TWO - positions.long - positions.short
+    (cash + positions.net()) * Decimal::TWO - positions.long - positions.short - positions.options * Decimal::TWO
 }
 
 /// A fill the engine found: `quantity` of an order at `price`.
@@ -228,9 +271,19 @@ pub fn fill_order(
         return Err(NotFilled::Stale);
     }
     let commission = execution.commission.of(quantity, order.filled_quantity.is_zero());
-    let account =
-        apply_fill(account_type, order.side, holding, cash, quantity, price, commission).map_err(NotFilled::Refused)?;
-    within_margin(account_type, holding, &account, price, others).map_err(NotFilled::Refused)?;
+    let multiplier = crate::options::multiplier(order.instrument_id);
+    let account = apply_fill_scaled(
+        account_type,
+        order.side,
+        holding,
+        cash,
+        quantity,
+        price,
+        commission,
+        multiplier,
+    )
+    .map_err(NotFilled::Refused)?;
+    within_margin(account_type, order.instrument_id, holding, &account, price, others).map_err(NotFilled::Refused)?;
     let filled_quantity = order.filled_quantity + quantity;
     let event = if filled_quantity == order.quantity {
         Event::Fill
@@ -254,19 +307,15 @@ pub fn fill_order(
 pub fn buying_power(
     account_type: AccountType,
     cash: Decimal,
-    long_value: Decimal,
-    short_value: Decimal,
+    positions: Exposure,
     reserved: Decimal,
+    reserved_premiums: Decimal,
 ) -> Decimal {
     let power = match account_type {
         AccountType::Cash => cash,
-        AccountType::Margin => margin_power(
-            cash,
-            Exposure {
-                long: long_value,
-                short: short_value,
-            },
-        ),
+        // Options bought are paid in full: of a margin account's buying power (twice its excess
+        // equity) they take twice what they cost, once in `reserved` and once here.
+        AccountType::Margin => margin_power(cash, positions) - reserved_premiums,
     };
     (power - reserved).max(Decimal::ZERO)
 }
@@ -477,12 +526,12 @@ mod tests {
     #[test]
     fn a_margin_fill_that_grows_a_position_stays_within_reg_t() {
         let none = Holding::default();
-        let others = Exposure::of(d("10"), d("100"));
+        let others = Exposure::of(1, d("10"), d("100"));
         // Equity 2000 (1000 cash, 1000 of stock): 4000 of positions at most, 1000 used.
         let within = |side, holding: Holding, cash: &str, quantity: &str, price: &str| {
             let (cash, quantity, price) = (d(cash), d(quantity), d(price));
             let effect = apply_fill(AccountType::Margin, side, holding, cash, quantity, price, d("0")).unwrap();
-            within_margin(AccountType::Margin, holding, &effect, price, others)
+            within_margin(AccountType::Margin, 1, holding, &effect, price, others)
         };
         assert_eq!(within(Side::Buy, none, "1000", "30", "100"), Ok(()));
         assert_eq!(within(Side::Buy, none, "1000", "31", "100"), Err(Refusal::Margin));
@@ -499,12 +548,105 @@ mod tests {
         assert_eq!(
             within_margin(
                 AccountType::Cash,
+                1,
                 none,
                 &effect,
                 d("100"),
-                Exposure::of(d("-1000"), d("1"))
+                Exposure::of(2, d("-1000"), d("1"))
             ),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_contract_moves_a_hundred_times_its_price_and_keeps_its_cost_per_share() {
+        let none = Holding::default();
+        let hundred = d("100");
+        let bought = apply_fill_scaled(
+            AccountType::Cash,
+            Side::Buy,
+            none,
+            d("1000"),
+            d("2"),
+            d("4.5"),
+            d("1"),
+            hundred,
+        )
+        .unwrap();
+        assert_eq!(
+            (bought.cash, bought.holding.quantity, bought.holding.average_cost),
+            (d("99"), d("2"), d("4.5"))
+        );
+        assert_eq!(
+            apply_fill_scaled(
+                AccountType::Cash,
+                Side::Buy,
+                none,
+                d("899"),
+                d("2"),
+                d("4.5"),
+                d("0"),
+                hundred
+            ),
+            Err(Refusal::Cash)
+        );
+        let more = apply_fill_scaled(
+            AccountType::Margin,
+            Side::Buy,
+            bought.holding,
+            d("1000"),
+            d("2"),
+            d("5.5"),
+            d("0"),
+            hundred,
+        )
+        .unwrap();
+        assert_eq!((more.cash, more.holding.average_cost), (d("-100"), d("5")));
+        let sold = apply_fill_scaled(
+            AccountType::Cash,
+            Side::Sell,
+            bought.holding,
+            d("0"),
+            d("2"),
+            d("6"),
+            d("0"),
+            hundred,
+        )
+        .unwrap();
+        assert_eq!((sold.cash, sold.holding.quantity), (d("1200"), d("0")));
+    }
+
+    #[test]
+    fn options_bought_add_to_the_equity_and_nothing_to_a_margin_accounts_power() {
+        let call = crate::options::Contract {
+            underlying: "AAPL".into(),
+            expiry: 15_779,
+            right: crate::options::Right::Call,
+            strike: d("450"),
+        }
+        .instrument_id(1)
+        .unwrap();
+        let options = Exposure::of(call, d("2"), d("10"));
+        assert_eq!(
+            options,
+            Exposure {
+                options: d("2000"),
+                ..Exposure::default()
+            }
+        );
+        assert_eq!(options.net(), d("2000"));
+        // 8000 of cash and 2000 of options: twice the equity less twice the options.
+        assert_eq!(
+            buying_power(AccountType::Margin, d("8000"), options, d("0"), d("0")),
+            d("16000")
+        );
+        assert_eq!(
+            buying_power(AccountType::Margin, d("8000"), options, d("100"), d("100")),
+            d("15800")
+        );
+        assert_eq!(
+            buying_power(AccountType::Cash, d("8000"), options, d("100"), d("100")),
+            d("7900")
         );
     }
 
@@ -512,24 +654,54 @@ mod tests {
     fn buying_power_of_cash_and_margin() {
         let zero = d("0");
         assert_eq!(
-            buying_power(AccountType::Cash, d("1000"), d("500"), zero, d("300")),
+            buying_power(
+                AccountType::Cash,
+                d("1000"),
+                Exposure {
+                    long: d("500"),
+                    ..Exposure::default()
+                },
+                d("300"),
+                zero
+            ),
             d("700")
         );
         assert_eq!(
-            buying_power(AccountType::Margin, d("1000"), zero, zero, zero),
+            buying_power(AccountType::Margin, d("1000"), Exposure::default(), zero, zero),
             d("2000")
         );
         assert_eq!(
-            buying_power(AccountType::Margin, zero, d("2000"), zero, zero),
+            buying_power(
+                AccountType::Margin,
+                zero,
+                Exposure {
+                    long: d("2000"),
+                    ..Exposure::default()
+                },
+                zero,
+                zero
+            ),
             d("2000"),
             "equity 2000, all of it in stock"
         );
         assert_eq!(
-            buying_power(AccountType::Margin, d("2000"), zero, d("1000"), zero),
+            buying_power(
+                AccountType::Margin,
+                d("2000"),
+                Exposure {
+                    short: d("1000"),
+                    ..Exposure::default()
+                },
+                zero,
+                zero
+            ),
             d("1000"),
             "1000 of cash and a short of 1000 (whose proceeds are in the cash): half the power used"
         );
-        assert_eq!(buying_power(AccountType::Cash, d("10"), zero, zero, d("50")), zero);
+        assert_eq!(
+            buying_power(AccountType::Cash, d("10"), Exposure::default(), d("50"), zero),
+            zero
+        );
         let c = Commission {
             per_share: d("0.005"),
             per_order: d("1"),

@@ -9,11 +9,12 @@ use rust_decimal::Decimal;
 use signet_model::orders::Side;
 use signet_model::{AccountType, ErrorCode};
 
-use super::accounting::buying_power;
+use super::accounting::{Exposure, buying_power};
 use super::claims::{Claims, OpenClaims, Reserved};
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
+use crate::options::{is_contract, multiplier};
 
 /// An order parsed and priced, ready for the check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub struct Standing {
     pub positions: Vec<Position>,
     /// The cash the account's open buy and short orders hold back.
     pub reserved: Decimal,
+    /// The part of `reserved` that buys option contracts ([`Claims::premiums`]).
+    pub reserved_premiums: Decimal,
     /// The shares its open sell orders already sell, per instrument.
     pub selling: HashMap<i64, Decimal>,
 }
@@ -51,6 +54,7 @@ impl Standing {
     /// turn accepted before the one it checks).
     pub fn claiming(mut self, more: &Claims) -> Standing {
         self.reserved += more.cash;
+        self.reserved_premiums += more.premiums;
         for (&instrument_id, &shares) in &more.selling {
             *self.selling.entry(instrument_id).or_default() += shares;
         }
@@ -76,18 +80,14 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         cash,
         positions,
         reserved,
+        reserved_premiums,
         mut selling,
     } = standing;
-    let (mut long_value, mut short_value) = (Decimal::ZERO, Decimal::ZERO);
-    for p in &positions {
-        let value = p.quantity * p.price;
-        if value.is_sign_negative() {
-            short_value -= value;
-        } else {
-            long_value += value;
-        }
-    }
-    let before = buying_power(account_type, cash, long_value, short_value, reserved);
+    let exposure = positions
+        .iter()
+        .map(|p| Exposure::of(p.instrument_id, p.quantity, p.price))
+        .fold(Exposure::default(), Exposure::plus);
+    let before = buying_power(account_type, cash, exposure, reserved, reserved_premiums);
     let master = orders
         .first()
         .filter(|_| matches!(kind, Some(ComboKind::Oto | ComboKind::Otoco)));
@@ -101,8 +101,23 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         if let Some(m) = master.filter(|m| waits && m.spec.side == Side::Buy && m.instrument_id == p.instrument_id) {
             held += m.spec.quantity;
         }
+        let value = p.spec.quantity * p.estimate * multiplier(p.instrument_id);
         let (order_cost, shares) = match p.spec.side {
-            Side::Buy => (p.spec.quantity * p.estimate, Decimal::ZERO),
+            // Options are paid in full: in a margin account they take twice their cost of its
+            // buying power, which is twice its excess equity.
+            Side::Buy if is_contract(p.instrument_id) && account_type == AccountType::Margin => {
+                (value * Decimal::TWO, Decimal::ZERO)
+            }
+            Side::Buy => (value, Decimal::ZERO),
+            Side::Sell if is_contract(p.instrument_id) && held <= Decimal::ZERO => {
+                return Err(Rejection::new(
+                    ErrorCode::UnsupportedOrderFeature,
+                    format!(
+                        "the account holds no {} contracts to sell: writing options (selling to open) is not offered yet",
+                        p.spec.symbol
+                    ),
+                ));
+            }
             Side::Short if account_type == AccountType::Cash => {
                 return Err(Rejection::new(
                     ErrorCode::UnsupportedSide,
@@ -119,7 +134,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
                 ));
             }
             // A short sale uses buying power as a purchase does (Reg T: 50% of its value).
-            Side::Short => (p.spec.quantity * p.estimate, Decimal::ZERO),
+            Side::Short => (value, Decimal::ZERO),
             Side::Sell => {
                 let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
                 if p.spec.quantity > free {
@@ -252,6 +267,7 @@ pub(crate) mod tests {
                 trailing: None,
                 expire_day: None,
                 session: TradingSession::Core,
+                contract: None,
             },
             instrument_id,
             estimate: d(estimate),
@@ -268,6 +284,7 @@ pub(crate) mod tests {
             cash: d(amount),
             positions: Vec::new(),
             reserved: Decimal::ZERO,
+            reserved_premiums: Decimal::ZERO,
             selling: HashMap::new(),
         }
     }
@@ -305,6 +322,68 @@ pub(crate) mod tests {
         );
     }
 
+    /// AAPL's March call at 450 (AAPL is instrument 1 here).
+    fn call_id() -> i64 {
+        crate::options::Contract {
+            underlying: "AAPL".into(),
+            expiry: crate::marketdata::units::parse_day("2013-03-15").unwrap(),
+            right: crate::options::Right::Call,
+            strike: d("450"),
+        }
+        .instrument_id(1)
+        .unwrap()
+    }
+
+    #[test]
+    fn options_are_paid_in_full_and_sold_only_when_held() {
+        let call = call_id();
+        // 2 contracts at 4.50: 900 of a cash account's 1000.
+        let buy = normal(call, Side::Buy, "2", "4.5");
+        assert_eq!(check(cash("1000"), &[&buy], None).unwrap().after, d("100"));
+        assert_eq!(
+            check(cash("899"), &[&buy], None).unwrap_err().code,
+            ErrorCode::InsufficientBuyingPower
+        );
+        // A margin account's 2000 of buying power (twice 1000 of equity) pays 1000 of options.
+        let margin = Standing {
+            account_type: AccountType::Margin,
+            ..cash("1000")
+        };
+        assert_eq!(check(margin.clone(), &[&buy], None).unwrap().after, d("200"));
+        let more = normal(call, Side::Buy, "3", "4.5");
+        assert_eq!(
+            check(margin.clone(), &[&more], None).unwrap_err().code,
+            ErrorCode::InsufficientBuyingPower
+        );
+        // Contracts held lend no buying power: 900 of options and 100 of cash leave 200.
+        let held = Standing {
+            cash: d("100"),
+            ..holding(margin, call, "2", "4.5")
+        };
+        assert_eq!(check(held.clone(), &[], None).unwrap().before, d("200"));
+        // Open option buys hold back twice their cost in a margin account.
+        let claimed = Standing {
+            reserved: d("50"),
+            reserved_premiums: d("50"),
+            ..held.clone()
+        };
+        assert_eq!(check(claimed, &[], None).unwrap().before, d("100"));
+        // Held contracts sell; none held, a sale would write them, which is not offered.
+        assert!(check(held.clone(), &[&normal(call, Side::Sell, "2", "4")], None).is_ok());
+        assert_eq!(
+            check(held, &[&normal(call, Side::Sell, "3", "4")], None)
+                .unwrap_err()
+                .code,
+            ErrorCode::InsufficientPosition
+        );
+        assert_eq!(
+            check(cash("1000"), &[&normal(call, Side::Sell, "1", "4")], None)
+                .unwrap_err()
+                .code,
+            ErrorCode::UnsupportedOrderFeature
+        );
+    }
+
     #[test]
     fn a_margin_account_buys_on_twice_its_equity() {
         let standing = Standing {
@@ -324,6 +403,7 @@ pub(crate) mod tests {
         assert!(check(standing.clone(), &[&buy], None).is_ok());
         let accepted = Claims {
             cash: d("300"),
+            premiums: Decimal::ZERO,
             selling: HashMap::from([(2, d("1"))]),
         };
         let e = check(standing.clone().claiming(&accepted), &[&buy], None).unwrap_err();

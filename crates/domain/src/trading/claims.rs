@@ -13,6 +13,7 @@ use signet_model::orders::Side;
 
 use super::combo::{Part, part};
 use super::order::{Order, is_open};
+use crate::options::{is_contract, multiplier};
 
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +52,9 @@ impl Reserved {
     fn claim(&self, price_now: impl Fn(i64) -> Decimal) -> (Decimal, Decimal) {
         match self.side {
             Side::Buy | Side::Short => (
-                self.remaining * self.price.unwrap_or_else(|| price_now(self.instrument_id)),
+                self.remaining
+                    * self.price.unwrap_or_else(|| price_now(self.instrument_id))
+                    * multiplier(self.instrument_id),
                 Decimal::ZERO,
             ),
             Side::Sell if self.waits => (Decimal::ZERO, Decimal::ZERO),
@@ -70,20 +73,35 @@ impl Reserved {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Claims {
     pub cash: Decimal,
+    /// The part of `cash` that buys option contracts, paid in full even in a margin account
+    /// ([`super::accounting::buying_power`]).
+    pub premiums: Decimal,
     pub selling: HashMap<i64, Decimal>,
 }
 
 impl Claims {
     fn add(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal)) {
         self.cash += cash;
+        if is_contract(instrument_id) {
+            self.premiums += cash;
+        }
         if !shares.is_zero() {
             *self.selling.entry(instrument_id).or_default() += shares;
+        }
+    }
+
+    /// Takes back what [`Claims::add`] added.
+    fn take(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal)) {
+        self.add(instrument_id, (-cash, -shares));
+        if self.selling.get(&instrument_id).is_some_and(Decimal::is_zero) {
+            self.selling.remove(&instrument_id);
         }
     }
 
     /// These claims and `other`'s together.
     pub fn plus(mut self, other: &Claims) -> Claims {
         self.cash += other.cash;
+        self.premiums += other.premiums;
         for (&instrument_id, &shares) in &other.selling {
             *self.selling.entry(instrument_id).or_default() += shares;
         }
@@ -144,14 +162,7 @@ impl OpenClaims {
             return;
         };
         if order.fixed() {
-            let (cash, shares) = order.claim(|_| Decimal::ZERO);
-            self.fixed.cash -= cash;
-            if let Some(selling) = self.fixed.selling.get_mut(&order.instrument_id) {
-                *selling -= shares;
-                if selling.is_zero() {
-                    self.fixed.selling.remove(&order.instrument_id);
-                }
-            }
+            self.fixed.take(order.instrument_id, order.claim(|_| Decimal::ZERO));
         } else {
             self.floating.retain(|id| id != order_id);
         }
@@ -193,9 +204,7 @@ impl OpenClaims {
             .filter(|o| except.is_none_or(|e| e.order_id != o.order_id));
         let mut total = claims(floating, &price_now).plus(&self.fixed);
         if let Some(e) = except.filter(|e| e.fixed()) {
-            let (cash, shares) = e.claim(|_| Decimal::ZERO);
-            total.cash -= cash;
-            *total.selling.entry(e.instrument_id).or_default() -= shares;
+            total.take(e.instrument_id, e.claim(|_| Decimal::ZERO));
         }
         total
     }
@@ -420,6 +429,7 @@ mod tests {
                         })
                         .collect(),
                     reserved: claims.cash,
+                    reserved_premiums: claims.premiums,
                     selling: claims.selling,
                 }
             }
@@ -430,16 +440,10 @@ mod tests {
                 let positions = self
                     .holdings
                     .iter()
-                    .map(|(&id, h)| Exposure::of(h.quantity, self.mark(id)))
+                    .map(|(&id, h)| Exposure::of(id, h.quantity, self.mark(id)))
                     .fold(Exposure::default(), Exposure::plus);
                 let claims = self.claims.claims(None, |id| self.mark(id));
-                let power = buying_power(
-                    self.account_type,
-                    self.cash,
-                    positions.long,
-                    positions.short,
-                    Decimal::ZERO,
-                );
+                let power = buying_power(self.account_type, self.cash, positions, Decimal::ZERO, Decimal::ZERO);
                 let shares = claims.selling.iter().all(|(id, selling)| {
                     *selling
                         <= self
@@ -489,6 +493,7 @@ mod tests {
                     trailing: None,
                     expire_day: None,
                     session: TradingSession::Core,
+                    contract: None,
                 },
                 instrument_id: o.instrument_id,
                 estimate: o.limit_price.unwrap_or_else(|| account.mark(o.instrument_id)),
@@ -594,7 +599,7 @@ mod tests {
                                 .holdings
                                 .iter()
                                 .filter(|(id, _)| **id != o.instrument_id)
-                                .map(|(&id, h)| Exposure::of(h.quantity, account.mark(id)))
+                                .map(|(&id, h)| Exposure::of(id, h.quantity, account.mark(id)))
                                 .fold(Exposure::default(), Exposure::plus);
                             let execution = Execution {
                                 quantity: o.remaining().min(Decimal::from(most)),
@@ -621,7 +626,7 @@ mod tests {
                                         prop_assert!(account.cash >= Decimal::ZERO);
                                     }
                                     if fill.account.holding.quantity.abs() > held.quantity.abs() {
-                                        let all = others.plus(Exposure::of(fill.account.holding.quantity, price));
+                                        let all = others.plus(Exposure::of(o.instrument_id, fill.account.holding.quantity, price));
                                         let equity = account.cash + all.long - all.short;
                                         prop_assert!(account_type == AccountType::Cash || equity * Decimal::TWO >= all.long + all.short);
                                     }

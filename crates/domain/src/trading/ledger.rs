@@ -47,6 +47,8 @@ impl ActivityKind {
 pub struct Fill {
     pub fill_id: i64,
     pub time_ms: i64,
+    /// The order's instrument: an option contract's fills move 100 times their price.
+    pub instrument_id: i64,
     pub side: Side,
     pub quantity: Decimal,
     pub price: Decimal,
@@ -72,7 +74,7 @@ pub struct Activity {
 
 /// What a fill moved: its trade amount and its fee.
 fn moved(fill: &Fill) -> (Decimal, Decimal) {
-    let value = fill.quantity * fill.price;
+    let value = fill.quantity * fill.price * crate::options::multiplier(fill.instrument_id);
     let trade = match fill.side {
         Side::Buy => -value,
         Side::Sell | Side::Short => value,
@@ -217,6 +219,7 @@ mod tests {
         Fill {
             fill_id: id,
             time_ms: id * 1000,
+            instrument_id: 1,
             side,
             quantity: d(quantity),
             price: d(price),

@@ -91,7 +91,12 @@ impl Placement {
         };
         let (cost, commission) = first
             .iter()
-            .map(|p| (p.spec.quantity * p.estimate, commission.of(p.spec.quantity, true)))
+            .map(|p| {
+                (
+                    p.spec.quantity * p.estimate * crate::options::multiplier(p.instrument_id),
+                    commission.of(p.spec.quantity, true),
+                )
+            })
             .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match self.kind {
                 Some(ComboKind::Oco) => total.max(this),
                 _ => (total.0 + this.0, total.1 + this.1),

@@ -309,7 +309,7 @@ fn fills_respect_quantities_cash_and_stops_in(
             "cash moves by the fills' value and their commissions exactly"
         );
         // What the balance call shows: the account's value at the last price.
-        let valued = valuation::value(holding, last);
+        let valued = valuation::value(1, holding, last);
         let totals = valuation::totals(cash, [&valued]);
         let (long, short) = if holding.quantity.is_sign_negative() {
             (Decimal::ZERO, -holding.quantity * last)
@@ -333,6 +333,7 @@ fn fills_respect_quantities_cash_and_stops_in(
                 price: last,
             }],
             reserved: Decimal::ZERO,
+            reserved_premiums: Decimal::ZERO,
             selling: HashMap::new(),
         };
         let power = buying_power::check(standing.clone(), &[], None)

@@ -39,6 +39,32 @@ pub fn modification(modify_orders: &[ModifyOrder]) -> Result<&ModifyOrder, Rejec
     Ok(modify)
 }
 
+/// The quantity an option order's replacement gives its leg (`legs: [{id, quantity}]`, the leg
+/// named by the id the order listings show, the order's own).
+fn leg_quantity(order: &Order, modify: &ModifyOrder) -> Result<Option<Decimal>, Rejection> {
+    let Some(legs) = modify.other.get("legs").filter(|l| !l.is_null()) else {
+        return Ok(None);
+    };
+    let legs = legs.as_array().map(Vec::as_slice).unwrap_or_default();
+    match legs {
+        [] => Ok(None),
+        [leg] if crate::options::is_contract(order.instrument_id) => {
+            let id = leg
+                .get("id")
+                .and_then(|v| v.as_str().map(str::to_owned).or_else(|| Some(v.to_string())));
+            if id.as_deref() != Some(order.order_id.as_str()) {
+                return Err(Rejection::illegal_parameter(
+                    "legs[0].id is not the order's leg: read it from the order's detail (orders[0].legs[0].id)",
+                ));
+            }
+            spec::decimal("legs[0].quantity", leg.get("quantity"))
+        }
+        _ => Err(Rejection::illegal_parameter(
+            "legs are replaced on option orders only, one leg with its id and quantity",
+        )),
+    }
+}
+
 /// What `modify` makes of `order`: a field not given keeps the order's value. The order must be
 /// open; the quantity stays above what has filled; only a limit order (LIMIT, STOP_LOSS_LIMIT)
 /// takes a limit price, and only a stop order (STOP_LOSS, STOP_LOSS_LIMIT) whose stop has not
@@ -47,7 +73,17 @@ pub fn apply(order: &Order, modify: &ModifyOrder) -> Result<Replacement, Rejecti
     if !is_open(order.status) {
         return Err(not_open(order));
     }
-    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?.unwrap_or(order.quantity);
+    let quantity = spec::decimal("quantity", modify.quantity.as_ref())?
+        .or(leg_quantity(order, modify)?)
+        .unwrap_or(order.quantity);
+    if crate::options::is_contract(order.instrument_id)
+        && (quantity.fract() != Decimal::ZERO || quantity > Decimal::from(spec::MAX_CONTRACTS))
+    {
+        return Err(Rejection::illegal_parameter(format!(
+            "an option order's quantity is a whole number of contracts, at most {}",
+            spec::MAX_CONTRACTS
+        )));
+    }
     if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
         return Err(Rejection::illegal_parameter(format!(
             "quantity must be more than the {} already filled and at most {}, with at most 6 decimals",
@@ -110,6 +146,9 @@ impl Replacement {
                 trailing: order.trailing,
                 expire_day: None,
                 session: order.session,
+                contract: crate::options::is_contract(order.instrument_id)
+                    .then(|| crate::options::Contract::parse_occ(&order.symbol).ok())
+                    .flatten(),
             },
             instrument_id: order.instrument_id,
             estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),
@@ -224,6 +263,35 @@ mod tests {
                 "{fields}"
             );
         }
+    }
+
+    #[test]
+    fn an_option_order_is_replaced_by_its_leg_in_whole_contracts() {
+        let mut option = order(OrderType::Limit);
+        option.instrument_id = crate::options::Contract::parse_occ("AAPL130315C00450000")
+            .unwrap()
+            .instrument_id(1)
+            .unwrap();
+        let leg = |id: &str, quantity: &str| modify(json!({"legs": [{"id": id, "quantity": quantity}]}));
+        assert_eq!(apply(&option, &leg("A", "12")).unwrap().quantity, d("12"));
+        assert_eq!(
+            apply(
+                &option,
+                &modify(json!({"quantity": "11", "legs": [{"id": "A", "quantity": "12"}]}))
+            )
+            .unwrap()
+            .quantity,
+            d("11"),
+            "the order's own quantity first"
+        );
+        for refused in [leg("B", "12"), leg("A", "12.5"), leg("A", "20000")] {
+            assert_eq!(apply(&option, &refused).unwrap_err().code, ErrorCode::IllegalParameter);
+        }
+        let shares = order(OrderType::Limit);
+        assert_eq!(
+            apply(&shares, &leg("A", "12")).unwrap_err().code,
+            ErrorCode::IllegalParameter
+        );
     }
 
     #[test]

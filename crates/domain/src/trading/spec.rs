@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
 use signet_model::orders::{
-    ComboType, EntrustType, NewOrder, OrderType, Side, TimeInForce, TradingSession, TrailingType,
+    ComboType, EntrustType, NewLeg, NewOrder, OrderType, Side, TimeInForce, TradingSession, TrailingType,
 };
 use signet_model::wire::WireEnum;
 
@@ -12,6 +12,8 @@ use super::combo::COMBO_TYPES;
 use super::order::{Trailing, has_stop};
 use crate::Rejection;
 use crate::marketdata::units::parse_day;
+use crate::options::strategy::Strategy;
+use crate::options::{Contract, Right};
 
 /// An order the engine can take.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +35,9 @@ pub struct OrderSpec {
     /// The last day of a GTD order (days since 1970-01-01, New York).
     pub expire_day: Option<i32>,
     pub session: TradingSession,
+    /// The option contract of an `OPTION` order ([`option_contract`]): `symbol` is then its OCC
+    /// symbol and `quantity` counts contracts.
+    pub contract: Option<Contract>,
 }
 
 /// The order types the engine fills.
@@ -85,6 +90,7 @@ fn checked_quantity(quantity: Decimal) -> Result<Decimal, Rejection> {
 pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     let client_order_id = client_id("client_order_id", order.client_order_id.as_deref())?;
     refuse_features(order)?;
+    let contract = option_contract(order)?;
     check_value::<ComboType>(
         "combo_type",
         order.combo_type.as_deref(),
@@ -99,21 +105,34 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     }
     if let Some(kind) = non_empty(order.instrument_type.as_deref())
         && kind != "EQUITY"
+        && !(kind == "OPTION" && contract.is_some())
     {
         return Err(unsupported(
             ErrorCode::UnsupportedInstrumentType,
             "instrument_type",
             kind,
-            "EQUITY",
+            "EQUITY, and OPTION with one leg",
         ));
     }
-    let symbol = non_empty(order.symbol.as_deref())
-        .ok_or_else(|| Rejection::illegal_parameter("symbol is required"))?
-        .to_ascii_uppercase();
-    let side = required::<Side>("side", order.side.as_deref())?;
+    let symbol = match &contract {
+        Some(c) => c.occ_symbol(),
+        None => non_empty(order.symbol.as_deref())
+            .ok_or_else(|| Rejection::illegal_parameter("symbol is required"))?
+            .to_ascii_uppercase(),
+    };
+    let side = match required::<Side>("side", order.side.as_deref())? {
+        // An option is written with SELL; SHORT says the same.
+        Side::Short if contract.is_some() => Side::Sell,
+        side => side,
+    };
     let order_type = required::<OrderType>("order_type", order.order_type.as_deref())?;
-    if !ORDER_TYPES.contains(&order_type) {
-        let names: Vec<&str> = ORDER_TYPES.iter().map(|t| t.as_str()).collect();
+    let supported: &[OrderType] = if contract.is_some() {
+        &OPTION_ORDER_TYPES
+    } else {
+        &ORDER_TYPES
+    };
+    if !supported.contains(&order_type) {
+        let names: Vec<&str> = supported.iter().map(|t| t.as_str()).collect();
         return Err(unsupported(
             ErrorCode::UnsupportedOrderType,
             "order_type",
@@ -122,6 +141,14 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         ));
     }
     let time_in_force = optional("time_in_force", order.time_in_force.as_deref(), TimeInForce::Day)?;
+    if contract.is_some() && !matches!(time_in_force, TimeInForce::Day | TimeInForce::Gtc) {
+        return Err(unsupported(
+            ErrorCode::UnsupportedTimeInForce,
+            "time_in_force",
+            time_in_force.as_str(),
+            "DAY, GTC for options",
+        ));
+    }
     if time_in_force == TimeInForce::Ioc && has_stop(order_type) {
         return Err(unsupported(
             ErrorCode::UnsupportedTimeInForce,
@@ -140,6 +167,14 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     };
     let cash_amount = match optional("entrust_type", order.entrust_type.as_deref(), EntrustType::Qty)? {
         EntrustType::Qty => None,
+        EntrustType::Amount if contract.is_some() => {
+            return Err(unsupported(
+                ErrorCode::UnsupportedEntrustType,
+                "entrust_type",
+                "AMOUNT",
+                "QTY for options (a number of contracts)",
+            ));
+        }
         EntrustType::Amount if !matches!(order_type, OrderType::Market | OrderType::Limit) => {
             return Err(unsupported(
                 ErrorCode::UnsupportedEntrustType,
@@ -172,6 +207,11 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         TradingSession::N => TradingSession::Core,
         s => s,
     };
+    if contract.is_some() && session != TradingSession::Core {
+        return Err(Rejection::illegal_parameter(
+            "options trade in the core session only: support_trading_session must be CORE",
+        ));
+    }
     // What becomes a market order trades when market orders do.
     if matches!(
         order_type,
@@ -194,6 +234,9 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         (None, None) => return Err(Rejection::illegal_parameter("quantity is required")),
         (None, Some(quantity)) => checked_quantity(quantity)?,
     };
+    if contract.is_some() {
+        check_legs(order, side, quantity)?;
+    }
     let limit_price = match order_type {
         OrderType::Limit | OrderType::StopLossLimit => {
             Some(price("limit_price", order.limit_price.as_ref(), order_type)?)
@@ -224,7 +267,137 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         trailing,
         expire_day,
         session,
+        contract,
     })
+}
+
+/// The order types options take (no trailing stops).
+const OPTION_ORDER_TYPES: [OrderType; 4] = [
+    OrderType::Market,
+    OrderType::Limit,
+    OrderType::StopLoss,
+    OrderType::StopLossLimit,
+];
+
+/// The most contracts one option order may carry.
+pub const MAX_CONTRACTS: u64 = 10_000;
+
+/// The contract of an option order: `None` for an order without option legs. An option order
+/// (`instrument_type` `OPTION`, or a leg that is one) names its contract in one leg, under
+/// `option_strategy` `SINGLE` (the default); the multi-leg strategies are refused by name.
+fn option_contract(order: &NewOrder) -> Result<Option<Contract>, Rejection> {
+    let legs = order.legs.as_deref().unwrap_or_default();
+    let option_leg = |l: &NewLeg| non_empty(l.instrument_type.as_deref()) == Some("OPTION");
+    let is_option = non_empty(order.instrument_type.as_deref()) == Some("OPTION") || legs.iter().any(option_leg);
+    if !is_option {
+        if !legs.is_empty() || non_empty(order.option_strategy.as_deref()).is_some() {
+            return Err(Rejection::new(
+                ErrorCode::UnsupportedOrderFeature,
+                "legs and option_strategy are for option orders: give instrument_type OPTION and one leg of instrument_type OPTION",
+            ));
+        }
+        return Ok(None);
+    }
+    let strategy = non_empty(order.option_strategy.as_deref()).unwrap_or("SINGLE");
+    match Strategy::parse(strategy) {
+        Some(Strategy::Single) => {}
+        Some(other) => {
+            return Err(Rejection::new(
+                ErrorCode::UnsupportedOrderFeature,
+                format!(
+                    "option_strategy {} is not offered yet: SINGLE (one leg) is",
+                    other.as_str()
+                ),
+            ));
+        }
+        None => {
+            return Err(unsupported(
+                ErrorCode::UnsupportedOrderFeature,
+                "option_strategy",
+                strategy,
+                "SINGLE",
+            ));
+        }
+    }
+    let [leg] = legs else {
+        return Err(Rejection::illegal_parameter(format!(
+            "a SINGLE option order has one leg, not {}",
+            legs.len()
+        )));
+    };
+    if !option_leg(leg) {
+        return Err(Rejection::illegal_parameter(
+            "the leg of an option order needs instrument_type OPTION",
+        ));
+    }
+    if let Some(market) = non_empty(leg.market.as_deref())
+        && market != "US"
+    {
+        return Err(unsupported(
+            ErrorCode::UnsupportedMarket,
+            "legs[0].market",
+            market,
+            "US",
+        ));
+    }
+    let underlying = non_empty(leg.symbol.as_deref())
+        .or(non_empty(order.symbol.as_deref()))
+        .ok_or_else(|| Rejection::illegal_parameter("legs[0].symbol (the underlying) is required"))?
+        .to_ascii_uppercase();
+    if let Some(symbol) = non_empty(order.symbol.as_deref())
+        && !symbol.eq_ignore_ascii_case(&underlying)
+    {
+        return Err(Rejection::illegal_parameter(format!(
+            "symbol {symbol:?} is not the leg's underlying {underlying:?}"
+        )));
+    }
+    let right = non_empty(leg.option_type.as_deref())
+        .and_then(|t| Right::parse(t).filter(|_| t.len() > 1))
+        .ok_or_else(|| Rejection::illegal_parameter("legs[0].option_type must be CALL or PUT"))?;
+    let expiry = non_empty(leg.option_expire_date.as_deref())
+        .and_then(parse_day)
+        .ok_or_else(|| Rejection::illegal_parameter("legs[0].option_expire_date is required, yyyy-MM-dd"))?;
+    let strike = decimal("legs[0].strike_price", leg.strike_price.as_ref())?
+        .filter(|s| *s > Decimal::ZERO && *s <= Decimal::from(MAX_PRICE) && s.scale() <= 3)
+        .ok_or_else(|| {
+            Rejection::illegal_parameter("legs[0].strike_price is required: more than 0, with at most 3 decimals")
+        })?;
+    Ok(Some(Contract {
+        underlying,
+        expiry,
+        right,
+        strike: strike.normalize(),
+    }))
+}
+
+/// An option order's leg agrees with the order: the same side and quantity (when it gives
+/// them), a whole number of contracts.
+fn check_legs(order: &NewOrder, side: Side, quantity: Decimal) -> Result<(), Rejection> {
+    let leg = &order.legs.as_deref().unwrap_or_default()[0];
+    if quantity.fract() != Decimal::ZERO || quantity > Decimal::from(MAX_CONTRACTS) {
+        return Err(Rejection::illegal_parameter(format!(
+            "an option order's quantity is a whole number of contracts, at most {MAX_CONTRACTS}"
+        )));
+    }
+    if let Some(leg_side) = non_empty(leg.side.as_deref()) {
+        let leg_side = match parse_wire::<Side>("legs[0].side", leg_side)? {
+            Side::Short => Side::Sell,
+            s => s,
+        };
+        if leg_side != side {
+            return Err(Rejection::illegal_parameter(
+                "legs[0].side differs from the order's side",
+            ));
+        }
+    }
+    if let Some(leg_quantity) = decimal("legs[0].quantity", leg.quantity.as_ref())?
+        && leg_quantity != quantity
+    {
+        return Err(Rejection::illegal_parameter(
+            "legs[0].quantity differs from the order's quantity",
+        ));
+    }
+    Ok(())
 }
 
 /// A required price of `order_type`: more than 0, at most 4 decimals.
@@ -283,6 +456,7 @@ fn refuse_features(order: &NewOrder) -> Result<(), Rejection> {
             .get(key)
             .is_some_and(|v| !v.is_null() && v != &serde_json::json!([]))
     };
+    // Legs and strategies reach `other` only where they have no field (the v1 order).
     let refusals = [
         ("legs", "option legs"),
         ("option_strategy", "option strategies"),
@@ -295,7 +469,7 @@ fn refuse_features(order: &NewOrder) -> Result<(), Rejection> {
         if present(key) {
             return Err(Rejection::new(
                 ErrorCode::UnsupportedOrderFeature,
-                format!("{what} ({key}) are not offered: US equity orders only"),
+                format!("{what} ({key}) are not offered: US equity and single-leg option orders only"),
             ));
         }
     }
@@ -410,8 +584,13 @@ mod tests {
     fn unsupported_values_have_their_own_codes() {
         assert_eq!(code(json!({"market": "HK"})), ErrorCode::UnsupportedMarket);
         assert_eq!(
-            code(json!({"instrument_type": "OPTION"})),
+            code(json!({"instrument_type": "CRYPTO"})),
             ErrorCode::UnsupportedInstrumentType
+        );
+        assert_eq!(
+            code(json!({"instrument_type": "OPTION"})),
+            ErrorCode::IllegalParameter,
+            "an option order without its leg"
         );
         assert_eq!(
             code(json!({"order_type": "MARKET_ON_OPEN"})),
@@ -442,6 +621,87 @@ mod tests {
             message.contains("MARKET, LIMIT, STOP_LOSS, STOP_LOSS_LIMIT, TRAILING_STOP_LOSS"),
             "{message}"
         );
+    }
+
+    fn option(fields: serde_json::Value) -> NewOrder {
+        let mut base = json!({
+            "client_order_id": "o1", "combo_type": "NORMAL", "order_type": "LIMIT", "limit_price": "11.25",
+            "quantity": "2", "option_strategy": "SINGLE", "side": "BUY", "time_in_force": "DAY",
+            "entrust_type": "QTY", "instrument_type": "OPTION", "market": "US", "symbol": "AAPL",
+            "legs": [{"side": "BUY", "quantity": "2", "symbol": "AAPL", "strike_price": "430.00",
+                      "option_expire_date": "2013-03-15", "instrument_type": "OPTION", "option_type": "CALL",
+                      "market": "US"}]
+        });
+        for (k, v) in fields.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    #[test]
+    fn a_single_leg_option_order_names_its_contract() {
+        let spec = parse(&option(json!({}))).unwrap();
+        assert_eq!(spec.symbol, "AAPL130315C00430000");
+        let contract = spec.contract.unwrap();
+        assert_eq!((contract.right, contract.strike), (Right::Call, Decimal::from(430)));
+        assert_eq!(spec.quantity, Decimal::TWO);
+        // SHORT says SELL; the strategy defaults to SINGLE; a leg may be all an order names.
+        let short = parse(&option(
+            json!({"side": "SHORT", "option_strategy": null, "symbol": null, "legs": [
+                {"side": "SELL", "symbol": "aapl", "strike_price": "430", "option_expire_date": "2013-03-15",
+                 "instrument_type": "OPTION", "option_type": "PUT"}
+            ]}),
+        ))
+        .unwrap();
+        assert_eq!((short.side, short.symbol.as_str()), (Side::Sell, "AAPL130315P00430000"));
+        let code = |fields: serde_json::Value| parse(&option(fields)).unwrap_err().code;
+        for (fields, expected) in [
+            (
+                json!({"option_strategy": "VERTICAL"}),
+                ErrorCode::UnsupportedOrderFeature,
+            ),
+            (json!({"option_strategy": "RATIO"}), ErrorCode::UnsupportedOrderFeature),
+            (
+                json!({"order_type": "TRAILING_STOP_LOSS"}),
+                ErrorCode::UnsupportedOrderType,
+            ),
+            (json!({"time_in_force": "GTD"}), ErrorCode::UnsupportedTimeInForce),
+            (
+                json!({"entrust_type": "AMOUNT", "quantity": null, "total_cash_amount": "100"}),
+                ErrorCode::UnsupportedEntrustType,
+            ),
+            (json!({"support_trading_session": "ALL"}), ErrorCode::IllegalParameter),
+            (json!({"quantity": "1.5"}), ErrorCode::IllegalParameter),
+            (json!({"quantity": "20000"}), ErrorCode::IllegalParameter),
+            (json!({"symbol": "MSFT"}), ErrorCode::IllegalParameter),
+            (json!({"legs": []}), ErrorCode::IllegalParameter),
+            (
+                json!({"legs": [{"instrument_type": "EQUITY", "symbol": "AAPL"}]}),
+                ErrorCode::IllegalParameter,
+            ),
+        ] {
+            assert_eq!(code(fields.clone()), expected, "{fields}");
+        }
+        let leg = |field: &str, value: serde_json::Value| {
+            let mut o = option(json!({}));
+            let legs = o.legs.as_mut().unwrap();
+            let mut l = serde_json::to_value(&legs[0]).unwrap();
+            l[field] = value;
+            legs[0] = serde_json::from_value(l).unwrap();
+            parse(&o).unwrap_err().code
+        };
+        assert_eq!(leg("side", json!("SELL")), ErrorCode::IllegalParameter);
+        assert_eq!(leg("quantity", json!("3")), ErrorCode::IllegalParameter);
+        assert_eq!(leg("option_type", json!("C")), ErrorCode::IllegalParameter);
+        assert_eq!(leg("strike_price", json!("-1")), ErrorCode::IllegalParameter);
+        assert_eq!(
+            leg("option_expire_date", json!("2013-02-30")),
+            ErrorCode::IllegalParameter
+        );
+        assert_eq!(leg("market", json!("HK")), ErrorCode::UnsupportedMarket);
+        // Legs on an equity order are refused by name.
+        let equity = order(json!({"legs": [{"symbol": "X"}]}));
+        assert_eq!(parse(&equity).unwrap_err().code, ErrorCode::UnsupportedOrderFeature);
     }
 
     #[test]

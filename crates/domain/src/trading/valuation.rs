@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use signet_model::orders::Side;
 
 use super::accounting::Holding;
+use crate::options::multiplier;
 
 /// A position valued at a price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,20 +18,23 @@ pub struct Valued {
     pub quantity: Decimal,
     pub average_cost: Decimal,
     pub price: Decimal,
-    /// `quantity × price`: negative for a short.
+    /// `quantity × price` (× 100 for an option contract): negative for a short.
     pub market_value: Decimal,
-    /// `(price − average_cost) × quantity`: a short gains as the price falls.
+    /// `(price − average_cost) × quantity` (× 100 for an option contract): a short gains as the
+    /// price falls.
     pub unrealized: Decimal,
     /// `unrealized` over the cost of the shares (`|quantity| × average_cost`); zero when that
     /// cost is zero.
     pub unrealized_rate: Decimal,
 }
 
-/// Values `holding` at `price`.
-pub fn value(holding: Holding, price: Decimal) -> Valued {
+/// Values `holding` of `instrument_id` at `price` (an option contract's 100 shares at its
+/// price per share).
+pub fn value(instrument_id: i64, holding: Holding, price: Decimal) -> Valued {
     let Holding { quantity, average_cost } = holding;
-    let unrealized = (price - average_cost) * quantity;
-    let cost = quantity.abs() * average_cost;
+    let shares = quantity * multiplier(instrument_id);
+    let unrealized = (price - average_cost) * shares;
+    let cost = shares.abs() * average_cost;
     let unrealized_rate = if cost.is_zero() {
         Decimal::ZERO
     } else {
@@ -40,7 +44,7 @@ pub fn value(holding: Holding, price: Decimal) -> Valued {
         quantity,
         average_cost,
         price,
-        market_value: quantity * price,
+        market_value: shares * price,
         unrealized,
         unrealized_rate,
     }
@@ -85,9 +89,10 @@ pub struct PastFill {
 impl PastFill {
     /// What the fill did to the cash.
     fn cash(&self) -> Decimal {
+        let value = self.quantity * self.price * multiplier(self.instrument_id);
         match self.side {
-            Side::Buy => -(self.quantity * self.price) - self.commission,
-            Side::Sell | Side::Short => self.quantity * self.price - self.commission,
+            Side::Buy => -value - self.commission,
+            Side::Sell | Side::Short => value - self.commission,
         }
     }
 
@@ -150,7 +155,7 @@ impl Book {
             .shares
             .iter()
             .filter(|(_, quantity)| !quantity.is_zero())
-            .map(|(&id, &quantity)| quantity * price(id).unwrap_or_default())
+            .map(|(&id, &quantity)| quantity * price(id).unwrap_or_default() * multiplier(id))
             .sum();
         self.cash + shares
     }
@@ -201,24 +206,24 @@ mod tests {
 
     #[test]
     fn a_long_gains_as_the_price_rises_and_a_short_as_it_falls() {
-        let long = value(holding("10", "400"), d("410"));
+        let long = value(1, holding("10", "400"), d("410"));
         assert_eq!(
             (long.market_value, long.unrealized, long.unrealized_rate),
             (d("4100"), d("100"), d("0.025"))
         );
-        let short = value(holding("-10", "400"), d("390"));
+        let short = value(1, holding("-10", "400"), d("390"));
         assert_eq!(
             (short.market_value, short.unrealized, short.unrealized_rate),
             (d("-3900"), d("100"), d("0.025"))
         );
-        assert_eq!(value(holding("5", "0"), d("1")).unrealized_rate, Decimal::ZERO);
+        assert_eq!(value(1, holding("5", "0"), d("1")).unrealized_rate, Decimal::ZERO);
     }
 
     #[test]
     fn net_liquidation_is_cash_plus_longs_less_shorts() {
         let positions = [
-            value(holding("10", "400"), d("410")),
-            value(holding("-10", "400"), d("390")),
+            value(1, holding("10", "400"), d("410")),
+            value(1, holding("-10", "400"), d("390")),
         ];
         let t = totals(d("100000"), &positions);
         assert_eq!(

@@ -125,6 +125,7 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
             fills.extend(page.into_iter().map(|e| Fill {
                 fill_id: e.fill_id,
                 time_ms: e.time_ms,
+                instrument_id: e.order.instrument_id,
                 side: e.order.side,
                 quantity: e.quantity,
                 price: e.price,

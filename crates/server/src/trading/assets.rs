@@ -9,9 +9,11 @@ use axum::Json;
 use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use signet_domain::marketdata::units::format_day;
+use signet_domain::options::{Contract, MULTIPLIER, is_contract};
 use signet_domain::trading::buying_power;
 use signet_domain::trading::valuation::{self, Valued};
-use signet_model::assets::{AccountBalance, CurrencyAssets, Position, PositionDetail, PositionDetailPage};
+use signet_model::assets::{AccountBalance, CurrencyAssets, Position, PositionDetail, PositionDetailPage, PositionLeg};
 use signet_store::{AccountRecord, PositionRecord};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -69,7 +71,11 @@ pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Re
     let positions = positions
         .into_iter()
         .map(|p| {
-            let valued = valuation::value(p.holding, state.accounts().last_price(p.instrument_id, now));
+            let valued = valuation::value(
+                p.instrument_id,
+                p.holding,
+                state.accounts().last_price(p.instrument_id, now),
+            );
             (p, valued)
         })
         .collect();
@@ -146,10 +152,19 @@ pub(super) async fn positions(
             .into_iter()
             .map(|(p, v)| Position {
                 position_id: position_id(&p),
-                symbol: p.symbol,
+                legs: option_leg(&p, &v).into_iter().collect(),
+                symbol: Contract::parse_occ(&p.symbol)
+                    .ok()
+                    .filter(|_| is_contract(p.instrument_id))
+                    .map_or(p.symbol, |c| c.underlying),
                 quantity: amount(v.quantity),
                 currency: currency.clone(),
-                instrument_type: "EQUITY".into(),
+                instrument_type: if is_contract(p.instrument_id) {
+                    "OPTION"
+                } else {
+                    "EQUITY"
+                }
+                .into(),
                 option_strategy: "SINGLE".into(),
                 cost_price: amount(v.average_cost),
                 last_price: amount(v.price),
@@ -157,10 +172,28 @@ pub(super) async fn positions(
                 unrealized_profit_loss: amount(v.unrealized),
                 unrealized_profit_loss_rate: amount(v.unrealized_rate),
                 instrument_id: p.instrument_id.to_string(),
-                legs: Vec::new(),
             })
             .collect(),
     ))
+}
+
+/// The contract of an option position, as its one leg (quantity in contracts, cost and price
+/// per share).
+fn option_leg(p: &PositionRecord, v: &Valued) -> Option<PositionLeg> {
+    let contract = Contract::parse_occ(&p.symbol)
+        .ok()
+        .filter(|_| is_contract(p.instrument_id))?;
+    Some(PositionLeg {
+        leg_id: position_id(p),
+        symbol: p.symbol.clone(),
+        quantity: amount(v.quantity),
+        option_type: contract.right.as_str().into(),
+        option_expire_date: format_day(contract.expiry),
+        option_exercise_price: contract.strike.to_string(),
+        strike_price: contract.strike.to_string(),
+        option_contract_multiplier: MULTIPLIER.to_string(),
+        option_contract_deliverable: "1".into(),
+    })
 }
 
 /// The detail rows of the account's position in `instrument_id`: none when it holds none.

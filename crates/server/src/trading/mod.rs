@@ -8,6 +8,7 @@ mod calendar;
 mod executions;
 pub(crate) mod instruments;
 mod openapi_account;
+mod option_orders;
 pub mod order_v2;
 pub mod orders;
 mod trade_instruments;
@@ -23,6 +24,7 @@ use crate::state::AppState;
 pub fn routes() -> OpenApiRouter<AppState> {
     accounts::routes()
         .merge(orders::routes())
+        .merge(option_orders::routes())
         .merge(assets::routes())
         .merge(executions::routes())
         .merge(instruments::routes())

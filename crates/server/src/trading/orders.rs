@@ -11,6 +11,8 @@ use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
+use signet_domain::options::market;
+use signet_domain::options::{Contract, MULTIPLIER, is_contract};
 use signet_domain::scenarios::Operation;
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{SimTime, WallTime};
@@ -23,8 +25,8 @@ use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderDetail, OrderPage,
-    OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderDetail, OrderLeg,
+    OrderPage, OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery};
@@ -100,12 +102,24 @@ const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 /// ([`placement::price`]).
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
-    let instrument_id = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::InstrumentNotFound,
-            format!("no instrument has the symbol {:?}", spec.symbol),
-        )
-    })?;
+    let instrument_id = match &spec.contract {
+        // A contract listed today, at prices on its tick.
+        Some(_) => {
+            let (id, _, u) = state.options.contract(&spec.symbol).await?;
+            for (field, price) in [("limit_price", spec.limit_price), ("stop_price", spec.stop_price)] {
+                if let Some(price) = price {
+                    market::check_tick(u.penny, field, price)?;
+                }
+            }
+            id
+        }
+        None => state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::InstrumentNotFound,
+                format!("no instrument has the symbol {:?}", spec.symbol),
+            )
+        })?,
+    };
     let now = state.simulator.now();
     let quote = state.simulator.quote_of(instrument_id, now.0);
     Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
@@ -453,6 +467,18 @@ pub(super) async fn replace_order(
         .check_order(Operation::Replace, &account.account_id, order, state.simulator.now_ms())
         .await?;
     let replacement = replace::apply(order, modify)?;
+    state.simulator.prepare([order.instrument_id]).await;
+    if is_contract(order.instrument_id) {
+        let (_, _, u) = state.options.contract(&order.symbol).await?;
+        for (field, price) in [
+            ("limit_price", replacement.limit_price),
+            ("stop_price", replacement.stop_price),
+        ] {
+            if let Some(price) = price {
+                market::check_tick(u.penny, field, price)?;
+            }
+        }
+    }
     // The replaced order must still fit the account, counting its unfilled part anew.
     let remaining = replacement.remaining(order, || {
         state
@@ -733,8 +759,40 @@ pub(super) async fn fetch(
     Ok((orders, more))
 }
 
-/// The record clients read (catalog 3.13).
+/// An option order's leg: its contract, read back from its OCC symbol.
+fn option_leg(o: &Order) -> Option<(Contract, OrderLeg)> {
+    if !is_contract(o.instrument_id) {
+        return None;
+    }
+    let contract = Contract::parse_occ(&o.symbol).ok()?;
+    let quantity = o.quantity.normalize().to_string();
+    let leg = OrderLeg {
+        id: o.order_id.clone(),
+        instrument_id: o.instrument_id.to_string(),
+        symbol: contract.underlying.clone(),
+        option_symbol: o.symbol.clone(),
+        instrument_type: "OPTION".into(),
+        market: "US".into(),
+        side: o.side,
+        total_quantity: quantity.clone(),
+        quantity,
+        filled_quantity: o.filled_quantity.normalize().to_string(),
+        filled_price: o.average_price().map(|p| p.to_string()),
+        status: o.status,
+        option_type: contract.right.as_str().into(),
+        option_strategy: "SINGLE".into(),
+        strike_price: contract.strike.to_string(),
+        option_expire_date: format_day(contract.expiry),
+        option_contract_multiplier: MULTIPLIER.to_string(),
+        option_contract_deliverable: "1".into(),
+    };
+    Some((contract, leg))
+}
+
+/// The record clients read (catalog 3.13): an option order names its underlying and shows its
+/// contract as a leg.
 pub fn record(o: &Order) -> OrderRecord {
+    let option = option_leg(o);
     OrderRecord {
         client_order_id: o.client_order_id.clone(),
         client_combo_order_id: o.client_combo_order_id.clone(),
@@ -743,9 +801,11 @@ pub fn record(o: &Order) -> OrderRecord {
         orders: vec![OrderDetail {
             order_id: o.order_id.clone(),
             client_order_id: o.client_order_id.clone(),
-            symbol: o.symbol.clone(),
+            symbol: option
+                .as_ref()
+                .map_or_else(|| o.symbol.clone(), |(c, _)| c.underlying.clone()),
             instrument_id: o.instrument_id.to_string(),
-            instrument_type: "EQUITY".into(),
+            instrument_type: if option.is_some() { "OPTION" } else { "EQUITY" }.into(),
             market: "US".into(),
             side: o.side,
             order_type: o.order_type,
@@ -769,6 +829,8 @@ pub fn record(o: &Order) -> OrderRecord {
             fill_time: o.fill_time.map(format_ms),
             update_time: format_ms(o.update_time),
             reason: o.reason.clone(),
+            option_strategy: option.as_ref().map(|_| "SINGLE".into()),
+            legs: option.map(|(_, leg)| leg).into_iter().collect(),
         }],
     }
 }

@@ -278,6 +278,8 @@ fn new_order(state: &AppState, o: &StockOrder) -> Result<NewOrder, ApiError> {
         trailing_stop_step: o.trailing_stop_step.clone(),
         support_trading_session: Some(signet_model::wire::WireEnum::as_str(session).to_owned()),
         extended_hours: None,
+        option_strategy: None,
+        legs: None,
         other: o.other.clone(),
     })
 }

@@ -27,6 +27,7 @@ mod metrics;
 mod nodes;
 mod official_client;
 mod openapi;
+mod option_orders;
 mod options;
 mod orders;
 mod redis;

@@ -283,6 +283,46 @@ async fn the_official_client_lists_option_contracts_and_reads_their_market() {
     assert_eq!(days[1]["result"].as_array().unwrap().len(), 5);
 }
 
+/// The official client buys a call through both of its option paths, holds two contracts and
+/// sells them: the cash moves 100 times the premium a contract.
+#[tokio::test]
+async fn the_official_client_buys_and_sells_a_call() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let out = run(&python, &server, "option-buy").await;
+    for call in ["preview", "market", "limit"] {
+        assert_eq!(out[call]["status"], 200, "{call}: {}", out[call]["body"]);
+    }
+    let ask: f64 = out["ask"].as_str().unwrap().parse().unwrap();
+    let cost: f64 = out["preview"]["body"]["estimated_cost"].as_str().unwrap().parse().unwrap();
+    assert!((cost - ask * 100.0).abs() < 0.01, "one contract at the ask: {cost}");
+    ops.market().step(1).await.unwrap();
+    let held = run(&python, &server, "option-held").await;
+    let filled: Vec<f64> = ["market", "limit"]
+        .iter()
+        .map(|o| {
+            let order = &held[o]["orders"][0];
+            assert_eq!(order["status"], "FILLED", "{order}");
+            assert_eq!(order["legs"][0]["option_type"], "CALL");
+            order["filled_price"].as_str().unwrap().parse().unwrap()
+        })
+        .collect();
+    let position = &held["positions"][0];
+    assert_eq!(
+        (&position["instrument_type"], &position["symbol"], &position["quantity"]),
+        (&json!("OPTION"), &json!("AAPL"), &json!("2"))
+    );
+    assert_eq!(position["legs"][0]["symbol"], "AAPL130315C00450000");
+    let cash: f64 = held["balance"]["total_cash_balance"].as_str().unwrap().parse().unwrap();
+    assert!((cash - (100_000.0 - 100.0 * (filled[0] + filled[1]))).abs() < 1e-6, "{cash}");
+    ops.market().step(1).await.unwrap();
+    let account = server.app.account_ids[0].clone();
+    assert!(server.client().accounts().positions(&account).await.unwrap().is_empty());
+    let sold = server.client().orders().get(&account, "pyOpt3").await.unwrap();
+    assert_eq!(sold.orders[0].status, signet_model::orders::OrderStatus::Filled);
+}
+
 #[tokio::test]
 async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() {
     let Some(python) = python() else { return };
@@ -1003,7 +1043,8 @@ async fn the_official_clients_stop_when_their_app_is_revoked() {
     );
 }
 
-/// Every HTTP method of the official client's `TradeClient`, but the option calls: what each
+/// Every HTTP method of the official client's `TradeClient` (but `order.place_option`, which
+/// fails in the client before sending anything): what each
 /// answers on a strict server and under `--compat legacy`. Any answer other than 2xx must be a
 /// deliberate, documented one, listed here; the list shrinks as the interface grows.
 #[tokio::test]
@@ -1073,7 +1114,7 @@ async fn every_trade_client_method_answers_or_is_refused_on_purpose() {
     let strict = TestServer::start_market("2013-02-25", 2013).await;
     let out = run(&python, &strict, "sweep").await;
     let methods = out["answers"].as_object().unwrap().len();
-    assert_eq!(methods, 47, "TradeClient's HTTP methods but the 8 option calls");
+    assert_eq!(methods, 54, "TradeClient's HTTP methods but order.place_option");
     assert_eq!(refusals(&out), expected(true), "strict");
 
     let legacy =

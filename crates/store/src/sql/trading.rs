@@ -478,7 +478,7 @@ impl TradingStore for SqlStore {
                 filled = position;
             } else {
                 let mark = marks(instrument_id).unwrap_or(position.average_cost);
-                others = others.plus(Exposure::of(position.quantity, mark));
+                others = others.plus(Exposure::of(instrument_id, position.quantity, mark));
             }
         }
         let execution = Execution {

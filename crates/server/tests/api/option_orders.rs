@@ -1,0 +1,359 @@
+//! Single-leg option orders over signed HTTP, on the real 2013 history: a call bought at its ask
+//! and sold at its bid moves 100 times its premium a contract through the cash, is held as
+//! contracts valued at their mid, and counts in the buying power as options are counted (paid in
+//! full, twice their cost of a margin account's power); the client's option order paths place,
+//! replace by leg and cancel; and what the broker refuses is refused, with a code that says why.
+
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+use signet_model::options::OptionSnapshot;
+
+use crate::common::{Answer, TestServer, send};
+
+/// AAPL's March call at 450 (AAPL closed at 450.81 the Friday before 2013-02-25).
+const CALL: &str = "AAPL130315C00450000";
+
+fn d(text: &str) -> Decimal {
+    text.parse().unwrap_or_else(|_| panic!("a decimal: {text:?}"))
+}
+
+async fn snapshot(server: &TestServer, symbol: &str) -> OptionSnapshot {
+    let mut snaps: Vec<OptionSnapshot> = server
+        .client()
+        .get(
+            "/market-data/options/snapshots/list",
+            &[("symbols", symbol), ("category", "US_OPTION")],
+        )
+        .await
+        .unwrap();
+    snaps.remove(0)
+}
+
+/// One option order of the published examples: `quantity` contracts of AAPL's `right` at
+/// `strike` expiring 2013-03-15.
+fn option_order(id: &str, side: &str, quantity: &str, limit: Option<&str>, strike: &str, right: &str) -> Value {
+    let mut order = json!({
+        "client_order_id": id, "combo_type": "NORMAL", "order_type": "MARKET", "quantity": quantity,
+        "option_strategy": "SINGLE", "side": side, "time_in_force": "DAY", "entrust_type": "QTY",
+        "instrument_type": "OPTION", "market": "US", "symbol": "AAPL",
+        "legs": [{"side": side, "quantity": quantity, "symbol": "AAPL", "strike_price": strike,
+                  "option_expire_date": "2013-03-15", "instrument_type": "OPTION", "option_type": right,
+                  "market": "US"}]
+    });
+    if let Some(limit) = limit {
+        order["order_type"] = json!("LIMIT");
+        order["limit_price"] = json!(limit);
+    }
+    order
+}
+
+async fn post(server: &TestServer, path: &str, body: &Value) -> Answer {
+    let body = serde_json::to_vec(body).unwrap();
+    send(
+        server
+            .client()
+            .prepare(reqwest::Method::POST, path, &[], Some(body))
+            .unwrap(),
+    )
+    .await
+}
+
+async fn place_at(server: &TestServer, path: &str, account: &str, order: Value) -> Answer {
+    post(server, path, &json!({"account_id": account, "new_orders": [order]})).await
+}
+
+async fn detail(server: &TestServer, account: &str, id: &str) -> Value {
+    server
+        .client()
+        .get(
+            "/trading/orders/get",
+            &[("account_id", account), ("client_order_id", id)],
+        )
+        .await
+        .unwrap()
+}
+
+async fn balance(server: &TestServer, account: &str) -> (Decimal, Decimal, Decimal) {
+    let b = server.client().accounts().balance(account).await.unwrap();
+    (
+        d(&b.total_cash_balance),
+        d(&b.total_market_value),
+        d(&b.account_currency_assets[0].buying_power),
+    )
+}
+
+#[tokio::test]
+async fn a_call_bought_and_sold_moves_a_hundred_times_its_premium_and_is_held_as_contracts() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let quote = snapshot(&server, CALL).await;
+    let ask = d(&quote.ask);
+    assert!(ask > d("5"), "an at-the-money call three weeks out: {ask}");
+
+    // Bought through the client's option path, at a limit of the ask.
+    let placed = place_at(
+        &server,
+        "/openapi/trade/option/order/place",
+        &account,
+        option_order("buy1", "BUY", "2", Some(&quote.ask), "450", "CALL"),
+    )
+    .await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    let bought = detail(&server, &account, "buy1").await;
+    let o = &bought["orders"][0];
+    assert_eq!(o["status"], "FILLED", "{bought}");
+    assert_eq!(
+        (o["instrument_type"].as_str(), o["symbol"].as_str()),
+        (Some("OPTION"), Some("AAPL"))
+    );
+    assert_eq!(o["option_strategy"], "SINGLE");
+    let leg = &o["legs"][0];
+    assert_eq!(
+        (
+            leg["option_type"].as_str(),
+            leg["strike_price"].as_str(),
+            leg["option_expire_date"].as_str(),
+            leg["option_contract_multiplier"].as_str(),
+            leg["filled_quantity"].as_str(),
+            leg["option_symbol"].as_str(),
+        ),
+        (
+            Some("CALL"),
+            Some("450"),
+            Some("2013-03-15"),
+            Some("100"),
+            Some("2"),
+            Some(CALL)
+        )
+    );
+    let paid = d(o["filled_price"].as_str().unwrap());
+    assert!(paid <= ask, "filled at the ask or better: {paid} > {ask}");
+
+    let (cash, market_value, power) = balance(&server, &account).await;
+    assert_eq!(
+        cash,
+        d("100000") - paid * d("200"),
+        "2 contracts of 100 shares at {paid}"
+    );
+    assert_eq!(power, cash, "a CASH account's buying power is its cash");
+    let positions = server.client().accounts().positions(&account).await.unwrap();
+    assert_eq!(positions.len(), 1);
+    let p = &positions[0];
+    assert_eq!(
+        (p.instrument_type.as_str(), p.symbol.as_str(), p.quantity.as_str()),
+        ("OPTION", "AAPL", "2")
+    );
+    assert_eq!(
+        (p.legs[0].symbol.as_str(), p.legs[0].option_type.as_str()),
+        (CALL, "CALL")
+    );
+    assert_eq!(d(&p.cost_price), paid, "cost per share of premium");
+    let now = snapshot(&server, CALL).await;
+    let mid = (d(&now.bid) + d(&now.ask)) / d("2");
+    assert_eq!(d(&p.last_price), mid, "valued at the mid");
+    assert_eq!(d(&p.market_value), mid * d("200"));
+    assert_eq!(market_value, mid * d("200"));
+
+    // Sold at the market on the current path, with its legs.
+    let sold = place_at(
+        &server,
+        "/trading/orders/place",
+        &account,
+        option_order("sell1", "SELL", "2", None, "450", "CALL"),
+    )
+    .await;
+    assert_eq!(sold.status, 200, "{}", sold.body);
+    let bid = d(&snapshot(&server, CALL).await.bid);
+    ops.market().step(1).await.unwrap();
+    let o = detail(&server, &account, "sell1").await["orders"][0].clone();
+    assert_eq!(o["status"], "FILLED", "{o}");
+    let received = d(o["filled_price"].as_str().unwrap());
+    assert!(
+        (received - bid).abs() <= d("0.10"),
+        "at the bid of the moment: {received} vs {bid}"
+    );
+    let (cash_after, market_value, _) = balance(&server, &account).await;
+    assert_eq!(cash_after, cash + received * d("200"));
+    assert_eq!(market_value, Decimal::ZERO);
+    // Sold again: none are held.
+    let again = place_at(
+        &server,
+        "/trading/orders/place",
+        &account,
+        option_order("sell2", "SELL", "1", None, "450", "CALL"),
+    )
+    .await;
+    again.assert_error(400, "UNSUPPORTED_ORDER_FEATURE");
+}
+
+#[tokio::test]
+async fn an_open_option_order_claims_its_premium_is_replaced_by_its_leg_and_cancelled() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let account = server.app.account_ids[0].clone();
+    // A bid of 1.00 for a call worth about 15: it rests.
+    let placed = place_at(
+        &server,
+        "/openapi/trade/option/order/place",
+        &account,
+        option_order("rest1", "BUY", "2", Some("1.00"), "450", "CALL"),
+    )
+    .await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    let (_, _, power) = balance(&server, &account).await;
+    assert_eq!(power, d("100000") - d("200"), "2 contracts at 1.00 held back");
+
+    let leg_id = detail(&server, &account, "rest1").await["orders"][0]["legs"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let replaced = post(
+        &server,
+        "/openapi/trade/option/order/replace",
+        &json!({"account_id": account, "modify_orders": [
+            {"client_order_id": "rest1", "limit_price": "1.05", "legs": [{"id": leg_id, "quantity": "3"}]}
+        ]}),
+    )
+    .await;
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    let o = detail(&server, &account, "rest1").await["orders"][0].clone();
+    assert_eq!(
+        (o["total_quantity"].as_str(), o["limit_price"].as_str()),
+        (Some("3"), Some("1.05"))
+    );
+    let (_, _, power) = balance(&server, &account).await;
+    assert_eq!(power, d("100000") - d("315"));
+
+    // Above $3 a premium trades in nickels, below in cents (AAPL is in the penny program).
+    let off_tick = post(
+        &server,
+        "/openapi/trade/option/order/replace",
+        &json!({"account_id": account, "modify_orders": [{"client_order_id": "rest1", "limit_price": "3.52"}]}),
+    )
+    .await;
+    off_tick.assert_error(400, "ILLEGAL_PARAMETER");
+    let wrong_leg = post(
+        &server,
+        "/openapi/trade/option/order/replace",
+        &json!({"account_id": account, "modify_orders": [
+            {"client_order_id": "rest1", "legs": [{"id": "NOT-THE-LEG", "quantity": "4"}]}
+        ]}),
+    )
+    .await;
+    wrong_leg.assert_error(400, "ILLEGAL_PARAMETER");
+
+    let cancelled = post(
+        &server,
+        "/openapi/trade/option/order/cancel",
+        &json!({"account_id": account, "client_order_id": "rest1"}),
+    )
+    .await;
+    assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+    assert_eq!(
+        detail(&server, &account, "rest1").await["orders"][0]["status"],
+        "CANCELLED"
+    );
+    assert_eq!(balance(&server, &account).await.2, d("100000"));
+}
+
+#[tokio::test]
+async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let (cash_account, margin_account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
+    let place = |account: &str, order: Value| {
+        let account = account.to_owned();
+        let server = &server;
+        async move { place_at(server, "/trading/orders/place", &account, order).await }
+    };
+    let refused = |order: Value, code: &'static str| {
+        let place = &place;
+        let account = cash_account.clone();
+        async move {
+            place(&account, order).await.assert_error(400, code);
+        }
+    };
+    // Writing, multi-leg strategies, trailing stops, extended hours, amounts: not offered.
+    refused(
+        option_order("w", "SELL", "1", Some("5.00"), "450", "PUT"),
+        "UNSUPPORTED_ORDER_FEATURE",
+    )
+    .await;
+    let mut vertical = option_order("v", "BUY", "1", Some("5.00"), "450", "CALL");
+    vertical["option_strategy"] = json!("VERTICAL");
+    refused(vertical, "UNSUPPORTED_ORDER_FEATURE").await;
+    let mut trailing = option_order("t", "SELL", "1", None, "450", "CALL");
+    trailing["order_type"] = json!("TRAILING_STOP_LOSS");
+    refused(trailing, "UNSUPPORTED_ORDER_TYPE").await;
+    let mut ioc = option_order("i", "BUY", "1", Some("5.00"), "450", "CALL");
+    ioc["time_in_force"] = json!("IOC");
+    refused(ioc, "UNSUPPORTED_TIME_IN_FORCE").await;
+    let mut extended = option_order("x", "BUY", "1", Some("5.00"), "450", "CALL");
+    extended["support_trading_session"] = json!("ALL");
+    refused(extended, "ILLEGAL_PARAMETER").await;
+    // Legs that disagree with the order, part contracts, a price off the tick.
+    let mut other_side = option_order("s", "BUY", "1", Some("5.00"), "450", "CALL");
+    other_side["legs"][0]["side"] = json!("SELL");
+    refused(other_side, "ILLEGAL_PARAMETER").await;
+    refused(
+        option_order("q", "BUY", "1.5", Some("5.00"), "450", "CALL"),
+        "ILLEGAL_PARAMETER",
+    )
+    .await;
+    refused(
+        option_order("k", "BUY", "1", Some("5.03"), "450", "CALL"),
+        "ILLEGAL_PARAMETER",
+    )
+    .await;
+    let mut two_legs = option_order("l", "BUY", "1", Some("5.00"), "450", "CALL");
+    two_legs["legs"] = json!([two_legs["legs"][0], two_legs["legs"][0]]);
+    refused(two_legs, "ILLEGAL_PARAMETER").await;
+    // A strike not listed (they go by $10 around 450) and a day that is no expiry.
+    place(
+        &cash_account,
+        option_order("n", "BUY", "1", Some("5.00"), "455", "CALL"),
+    )
+    .await
+    .assert_error(404, "INSTRUMENT_NOT_FOUND");
+    let mut not_friday = option_order("f", "BUY", "1", Some("5.00"), "450", "CALL");
+    not_friday["legs"][0]["option_expire_date"] = json!("2013-03-14");
+    place(&cash_account, not_friday)
+        .await
+        .assert_error(404, "INSTRUMENT_NOT_FOUND");
+
+    // Options are paid in full: 60 contracts of a deep call cost more than 100,000 of cash, and
+    // of a margin account's 200,000 of buying power they take twice their cost.
+    let deep = snapshot(&server, "AAPL130315C00300000").await;
+    let ask = d(&deep.ask);
+    let contracts = (d("110000") / (ask * d("100"))).ceil();
+    let cost = contracts * ask * d("100");
+    assert!(cost > d("100000") && cost < d("200000"), "{cost}");
+    let big = |id: &str| option_order(id, "BUY", &contracts.to_string(), Some(&deep.ask), "300", "CALL");
+    place(&cash_account, big("big1"))
+        .await
+        .assert_error(400, "INSUFFICIENT_BUYING_POWER");
+    place(&margin_account, big("big2"))
+        .await
+        .assert_error(400, "INSUFFICIENT_BUYING_POWER");
+    // The same money in shares fits the margin account (Reg T: half of it).
+    let shares = json!({
+        "client_order_id": "shares1", "combo_type": "NORMAL", "symbol": "AAPL", "side": "BUY",
+        "order_type": "LIMIT", "limit_price": "455", "time_in_force": "DAY", "entrust_type": "QTY",
+        "quantity": (cost / d("455")).floor().to_string(), "instrument_type": "EQUITY", "market": "US",
+        "support_trading_session": "CORE"
+    });
+    let fits = place(&margin_account, shares).await;
+    assert_eq!(fits.status, 200, "{}", fits.body);
+    // Half the contracts fit the margin account.
+    let half = option_order(
+        "half",
+        "BUY",
+        &(contracts / d("4")).floor().to_string(),
+        Some(&deep.ask),
+        "300",
+        "CALL",
+    );
+    let (_, _, power) = balance(&server, &margin_account).await;
+    let placed = place(&margin_account, half).await;
+    assert_eq!(placed.status, 200, "{} (buying power {power})", placed.body);
+}
