@@ -415,8 +415,9 @@ impl Accounts<'_> {
 /// Which cash activities to list ([`Accounts::cash_activities`]).
 #[derive(Debug, Clone, Default)]
 pub struct ActivityFilter<'a> {
-    /// Comma-separated: DEPOSIT, TRADE, FEES, DIVIDEND, SPLIT (and the interface's others, which
-    /// signet has none of).
+    /// Comma-separated: DEPOSIT, TRADE, FEES, DIVIDEND, SPLIT, OPTION_EXERCISE,
+    /// OPTION_ASSIGNMENT, OPTION_CASH_SETTLEMENT, OPTION_EXPIRE (and the interface's others,
+    /// which signet has none of).
     pub activity_types: Option<&'a str>,
     /// UTC, `yyyy-MM-ddTHH:mm:ss.SSSZ` or a day `yyyy-MM-dd`.
     pub start_time: Option<&'a str>,

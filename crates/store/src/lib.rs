@@ -24,6 +24,7 @@ use signet_domain::marketdata::import::{ImportCounts, ImportMessage};
 use signet_domain::marketdata::screeners::{Period, ScreenQuery, ScreenRow, SectorRow};
 use signet_domain::marketdata::snapshot::{History, Snapshot, Summary};
 use signet_domain::marketdata::{Bar, CorporateAction, Fact, Instrument, InstrumentType, MinuteBar};
+use signet_domain::options::settlement::Settled;
 use signet_domain::simulator::Listing;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Commission, Holding, Refusal};
@@ -560,12 +561,27 @@ pub trait TradingStore: Send + Sync {
     async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError>;
     /// The splits and dividends applied to the account's positions, in the order they were.
     async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError>;
+    /// Settles every option contract held that expired before New York day `today`, at its
+    /// underlying's close of its expiry day ([`signet_domain::options::settlement::settle`]),
+    /// each once per account and contract (a contract whose close is not stored yet waits for
+    /// the next call), and cancels the open orders of expired contracts. One transaction.
+    async fn settle_expired_options(&self, today: i32, time: WallTime) -> Result<SettledOptions, StoreError>;
+    /// The option contracts settled in the account, in the order they were.
+    async fn option_settlements(&self, account_id: &str) -> Result<Vec<Settled>, StoreError>;
     /// Starts the account over: its orders are removed with their events and fills, its
     /// positions and applied splits and dividends too, and its cash set to `cash`; its id, type
     /// and app stay. One transaction, in the account's turn and under its lock, so that no
     /// placement or fill of the account is half before and half after it. False when there is
     /// no such account.
     async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError>;
+}
+
+/// What [`TradingStore::settle_expired_options`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettledOptions {
+    pub settled: Vec<Settled>,
+    /// The open orders of expired contracts, cancelled, as they are now.
+    pub cancelled: Vec<Order>,
 }
 
 /// What a crossing of ex-dates did.

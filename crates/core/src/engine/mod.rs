@@ -311,7 +311,34 @@ impl Engine {
             );
             self.events.wake();
         }
+        self.settle_expired_options(today).await?;
         *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) = Some(today);
+        Ok(())
+    }
+
+    /// Settles the option contracts held that expired before `today` and cancels their open
+    /// orders ([`signet_store::TradingStore::settle_expired_options`]).
+    async fn settle_expired_options(&self, today: i32) -> Result<(), MarketError> {
+        let settled = self.store.settle_expired_options(today, WallTime::now()).await;
+        if let Ok(settled) = &settled {
+            let accounts = settled.settled.iter().map(|s| &s.account_id);
+            for account_id in accounts.chain(settled.cancelled.iter().map(|o| &o.account_id)) {
+                self.claims.forget(account_id);
+            }
+        }
+        let settled = settled?;
+        if !settled.cancelled.is_empty() {
+            self.book.forget();
+        }
+        if !settled.settled.is_empty() || !settled.cancelled.is_empty() {
+            tracing::info!(
+                day = today,
+                settled = settled.settled.len(),
+                cancelled = settled.cancelled.len(),
+                "option contracts settled at their expiry"
+            );
+            self.events.wake();
+        }
         Ok(())
     }
 

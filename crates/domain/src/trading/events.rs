@@ -108,6 +108,18 @@ pub fn position_payload(order: &Order, holding: Holding) -> Option<String> {
 /// The payload of the position event of a split that left `account_id`'s position in
 /// `instrument_id` at `holding` (without its `request_id`, as [`payload`]).
 pub fn split_position_payload(account_id: &str, symbol: &str, instrument_id: i64, holding: Holding) -> Option<String> {
+    action_position_payload(account_id, symbol, instrument_id, holding, "SPLIT")
+}
+
+/// The position event of a position that `action` changed without an order (a split, an option
+/// contract's exercise or assignment).
+pub fn action_position_payload(
+    account_id: &str,
+    symbol: &str,
+    instrument_id: i64,
+    holding: Holding,
+    action: &str,
+) -> Option<String> {
     let payload = PositionEventPayload {
         request_id: String::new(),
         account_id: account_id.to_owned(),
@@ -117,7 +129,7 @@ pub fn split_position_payload(account_id: &str, symbol: &str, instrument_id: i64
         cost_price: holding.average_cost.normalize().to_string(),
         order_id: String::new(),
         client_order_id: String::new(),
-        corporate_action: Some("SPLIT".to_owned()),
+        corporate_action: Some(action.to_owned()),
     };
     serde_json::to_string(&payload).ok()
 }

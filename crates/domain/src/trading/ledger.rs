@@ -12,6 +12,7 @@ use signet_model::wire::WireEnum;
 
 use super::corporate::Applied;
 use crate::marketdata::ActionKind;
+use crate::options::settlement::{Settled, SettlementKind};
 
 /// What moved the cash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,9 @@ pub enum ActivityKind {
     /// A split of a position held across its ex-date: no cash but what a fraction of a share
     /// was paid (cash in lieu). Not a type of the interface's reference either.
     Split,
+    /// An option contract held at its expiry ([`SettlementKind`]): the strike paid or received
+    /// for its shares, its value in the money, or nothing. signet's own types too.
+    Settlement(SettlementKind),
 }
 
 impl ActivityKind {
@@ -38,6 +42,10 @@ impl ActivityKind {
             ActivityKind::Fees => "FEES",
             ActivityKind::Dividend => "DIVIDEND",
             ActivityKind::Split => "SPLIT",
+            ActivityKind::Settlement(SettlementKind::Exercise) => "OPTION_EXERCISE",
+            ActivityKind::Settlement(SettlementKind::Assignment) => "OPTION_ASSIGNMENT",
+            ActivityKind::Settlement(SettlementKind::Cash) => "OPTION_CASH_SETTLEMENT",
+            ActivityKind::Settlement(SettlementKind::Expire) => "OPTION_EXPIRE",
         }
     }
 }
@@ -86,6 +94,7 @@ fn moved(fill: &Fill) -> (Decimal, Decimal) {
 enum Change<'a> {
     Fill(&'a Fill),
     Action(&'a Applied),
+    Settlement(&'a Settled),
 }
 
 impl Change<'_> {
@@ -93,6 +102,7 @@ impl Change<'_> {
         match self {
             Change::Fill(f) => f.time_ms,
             Change::Action(a) => a.time_ms,
+            Change::Settlement(s) => s.time_ms,
         }
     }
 
@@ -103,6 +113,7 @@ impl Change<'_> {
                 trade + fee
             }
             Change::Action(a) => a.cash,
+            Change::Settlement(s) => s.cash,
         }
     }
 }
@@ -110,12 +121,20 @@ impl Change<'_> {
 /// The ledger of an account with `cash` now, opened at `opened_ms`, whose `fills` and `applied`
 /// actions (each in the order they were applied) are every change of its cash since: oldest
 /// first.
-pub fn ledger(cash: Decimal, opened_ms: i64, fills: &[Fill], applied: &[Applied]) -> Vec<Activity> {
-    // Both lists are in time order; a fill and an action of the same millisecond, fill first.
+pub fn ledger(
+    cash: Decimal,
+    opened_ms: i64,
+    fills: &[Fill],
+    applied: &[Applied],
+    settled: &[Settled],
+) -> Vec<Activity> {
+    // The lists are in time order; a fill, an action and a settlement of the same millisecond,
+    // in that order.
     let mut changes: Vec<Change<'_>> = fills
         .iter()
         .map(Change::Fill)
         .chain(applied.iter().map(Change::Action))
+        .chain(settled.iter().map(Change::Settlement))
         .collect();
     changes.sort_by_key(Change::time_ms);
     let opening = cash - changes.iter().map(Change::moved).sum::<Decimal>();
@@ -131,6 +150,7 @@ pub fn ledger(cash: Decimal, opened_ms: i64, fills: &[Fill], applied: &[Applied]
         match change {
             Change::Fill(f) => fill_activities(f, &mut activities),
             Change::Action(a) => activities.push(action_activity(a)),
+            Change::Settlement(s) => activities.push(settlement_activity(s)),
         }
     }
     activities
@@ -207,12 +227,93 @@ fn action_activity(a: &Applied) -> Activity {
     }
 }
 
+fn settlement_activity(s: &Settled) -> Activity {
+    let contracts = s.contracts.abs().normalize();
+    let description = match s.kind {
+        SettlementKind::Exercise | SettlementKind::Assignment => format!(
+            "{} of {contracts} {} at expiry ({} closed at {}): {} shares {}",
+            if s.kind == SettlementKind::Exercise {
+                "exercise"
+            } else {
+                "assignment"
+            },
+            s.symbol,
+            crate::options::Contract::parse_occ(&s.symbol).map_or_else(|_| s.symbol.clone(), |c| c.underlying),
+            s.close,
+            s.shares.abs().normalize(),
+            if s.shares > Decimal::ZERO {
+                "received"
+            } else {
+                "delivered"
+            },
+        ),
+        SettlementKind::Cash => format!(
+            "{contracts} {} settled in cash at expiry ({} in the money a share)",
+            s.symbol,
+            s.cash.abs() / (contracts * Decimal::ONE_HUNDRED)
+        ),
+        SettlementKind::Expire => format!("{contracts} {} expired worthless", s.symbol),
+    };
+    Activity {
+        id: format!("O{}", s.settlement_id),
+        kind: ActivityKind::Settlement(s.kind),
+        time_ms: s.time_ms,
+        amount: s.cash,
+        fill: Some((s.symbol.clone(), None)),
+        description,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn contracts_settled_at_expiry_are_in_the_ledger() {
+        let settled = |id, kind, shares: &str, cash: &str| Settled {
+            settlement_id: id,
+            account_id: "A".into(),
+            contract_id: 1,
+            symbol: "AAPL130301C00300000".into(),
+            expiry: 15_765,
+            kind,
+            contracts: d("2"),
+            close: d("430.47"),
+            shares: d(shares),
+            cash: d(cash),
+            time_ms: 10_000 + id,
+        };
+        let settlements = [
+            settled(1, SettlementKind::Exercise, "200", "-60000"),
+            settled(2, SettlementKind::Cash, "0", "26094"),
+            settled(3, SettlementKind::Expire, "0", "0"),
+        ];
+        let ledger = ledger(d("66094"), 0, &[], &[], &settlements);
+        let rows: Vec<(&str, &str, Decimal)> = ledger
+            .iter()
+            .map(|a| (a.id.as_str(), a.kind.as_str(), a.amount))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("D", "DEPOSIT", d("100000")),
+                ("O1", "OPTION_EXERCISE", d("-60000")),
+                ("O2", "OPTION_CASH_SETTLEMENT", d("26094")),
+                ("O3", "OPTION_EXPIRE", d("0")),
+            ]
+        );
+        assert_eq!(
+            ledger[1].description,
+            "exercise of 2 AAPL130301C00300000 at expiry (AAPL closed at 430.47): 200 shares received"
+        );
+        assert_eq!(
+            ledger[2].description,
+            "2 AAPL130301C00300000 settled in cash at expiry (130.47 in the money a share)"
+        );
     }
 
     fn fill(id: i64, side: Side, quantity: &str, price: &str, commission: &str) -> Fill {
@@ -237,7 +338,7 @@ mod tests {
             fill(2, Side::Sell, "4", "410", "0"),
         ];
         let cash = d("100000") - d("4000.10") - d("1.05") + d("1640");
-        let ledger = ledger(cash, 0, &fills, &[]);
+        let ledger = ledger(cash, 0, &fills, &[], &[]);
         let amounts: Vec<(&str, &str, Decimal)> = ledger
             .iter()
             .map(|a| (a.id.as_str(), a.kind.as_str(), a.amount))
@@ -258,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_short_sale_receives_its_proceeds() {
-        let ledger = ledger(d("1003"), 0, &[fill(7, Side::Short, "1", "4", "1")], &[]);
+        let ledger = ledger(d("1003"), 0, &[fill(7, Side::Short, "1", "4", "1")], &[], &[]);
         assert_eq!(ledger[0].amount, d("1000"));
         assert_eq!((ledger[1].amount, ledger[2].amount), (d("4"), d("-1")));
     }
@@ -287,7 +388,7 @@ mod tests {
             applied(2, 2000, ActionKind::Split, "2", "20", "0"),
         ];
         let cash = d("100000") - d("6200") + d("26.5") + d("6400");
-        let ledger = ledger(cash, 0, &fills, &actions);
+        let ledger = ledger(cash, 0, &fills, &actions, &[]);
         let rows: Vec<(&str, &str, Decimal)> = ledger
             .iter()
             .map(|a| (a.id.as_str(), a.kind.as_str(), a.amount))

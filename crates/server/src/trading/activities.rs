@@ -9,6 +9,7 @@ use axum::extract::State;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
+use signet_domain::options::settlement::Settled;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::corporate::Applied;
@@ -69,13 +70,18 @@ async fn check_account(state: &AppState, caller: &Caller, p: &Params) -> Result<
 }
 
 /// The activity types the interface names, of which signet's accounts have the first three, and
-/// signet's own two for what the interface's list has no type for (splits and dividends).
-const TYPES: [&str; 10] = [
+/// signet's own for what the interface's list has no type for (splits, dividends, and option
+/// contracts settled at their expiry).
+const TYPES: [&str; 14] = [
     "DEPOSIT",
     "TRADE",
     "FEES",
     "DIVIDEND",
     "SPLIT",
+    "OPTION_EXERCISE",
+    "OPTION_ASSIGNMENT",
+    "OPTION_CASH_SETTLEMENT",
+    "OPTION_EXPIRE",
     "WITHDRAW",
     "JOURNAL",
     "TRANSFER",
@@ -101,6 +107,7 @@ struct Changes {
     account: AccountRecord,
     fills: Vec<Fill>,
     applied: Vec<Applied>,
+    settled: Vec<Settled>,
 }
 
 /// The account's [`Changes`]: read again when a fill or an action landed meanwhile, so that the
@@ -147,6 +154,7 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
         }
         fills.reverse();
         let applied = state.store.applied_actions(account_id).await?;
+        let settled = state.store.option_settlements(account_id).await?;
         let account = state
             .store
             .account(account_id)
@@ -154,12 +162,16 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
             .ok_or_else(|| ApiError::internal("an account owned a moment ago is gone"))?;
         let latest = state.store.executions(&newest(None, 1)).await?;
         let applied_since = state.store.applied_actions(account_id).await?;
-        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id) && applied_since.len() == applied.len()
+        let settled_since = state.store.option_settlements(account_id).await?;
+        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id)
+            && applied_since.len() == applied.len()
+            && settled_since.len() == settled.len()
         {
             return Ok(Changes {
                 account,
                 fills,
                 applied,
+                settled,
             });
         }
     }
@@ -176,8 +188,9 @@ pub(crate) async fn opening_cash(state: &AppState, account_id: &str) -> Result<D
         account,
         fills,
         applied,
+        settled,
     } = account_and_changes(state, account_id).await?;
-    let ledger = ledger::ledger(account.cash, account.created_at, &fills, &applied);
+    let ledger = ledger::ledger(account.cash, account.created_at, &fills, &applied, &settled);
     Ok(ledger.first().map_or(account.cash, |deposit| deposit.amount))
 }
 
@@ -223,8 +236,9 @@ async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Re
         account,
         fills,
         applied,
+        settled,
     } = account_and_changes(state, &account.account_id).await?;
-    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills, &applied)
+    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills, &applied, &settled)
         .into_iter()
         .filter(|a| types.contains(&a.kind.as_str()) && (start..=end).contains(&a.time_ms))
         .collect();

@@ -374,10 +374,12 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
     ops.market().step(5).await.unwrap();
     ops.checkpoints().save("old").await.unwrap();
     let saved = everything(&server, &client, &ops).await;
-    // As the build before step 16 would have saved it: without what steps 16 and 17 added (17's
+    // As the build before step 16 would have saved it: without what steps 16 to 18 added (17's
     // positions without their reference to `instruments` stay as they are: the step makes them
     // again).
     let older = [
+        "DROP TABLE {settlements}",
+        "UPDATE {info} SET counts = REPLACE(counts, ',option_settlements=0', '')",
         "ALTER TABLE {orders} DROP COLUMN option_contract_id",
         "ALTER TABLE {orders} DROP COLUMN fill_plan",
         "ALTER TABLE {orders} DROP COLUMN filled_at_sim",
@@ -390,10 +392,11 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
             let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
                 .await
                 .unwrap();
-            for statement in older
-                .iter()
-                .map(|s| s.replace("{orders}", "orders").replace("{info}", "checkpoint_info"))
-            {
+            for statement in older.iter().map(|s| {
+                s.replace("{orders}", "orders")
+                    .replace("{info}", "checkpoint_info")
+                    .replace("{settlements}", "option_settlements")
+            }) {
                 sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
                     .execute(&mut db)
                     .await
@@ -409,6 +412,7 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
             for statement in older.iter().map(|s| {
                 s.replace("{orders}", r#""checkpoint_old".orders"#)
                     .replace("{info}", r#""checkpoint_old".checkpoint_info"#)
+                    .replace("{settlements}", r#""checkpoint_old".option_settlements"#)
             }) {
                 sqlx::raw_sql(sqlx::AssertSqlSafe(statement))
                     .execute(&mut db)

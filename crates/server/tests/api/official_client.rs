@@ -295,7 +295,11 @@ async fn the_official_client_buys_and_sells_a_call() {
         assert_eq!(out[call]["status"], 200, "{call}: {}", out[call]["body"]);
     }
     let ask: f64 = out["ask"].as_str().unwrap().parse().unwrap();
-    let cost: f64 = out["preview"]["body"]["estimated_cost"].as_str().unwrap().parse().unwrap();
+    let cost: f64 = out["preview"]["body"]["estimated_cost"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((cost - ask * 100.0).abs() < 0.01, "one contract at the ask: {cost}");
     ops.market().step(1).await.unwrap();
     let held = run(&python, &server, "option-held").await;
@@ -315,7 +319,10 @@ async fn the_official_client_buys_and_sells_a_call() {
     );
     assert_eq!(position["legs"][0]["symbol"], "AAPL130315C00450000");
     let cash: f64 = held["balance"]["total_cash_balance"].as_str().unwrap().parse().unwrap();
-    assert!((cash - (100_000.0 - 100.0 * (filled[0] + filled[1]))).abs() < 1e-6, "{cash}");
+    assert!(
+        (cash - (100_000.0 - 100.0 * (filled[0] + filled[1]))).abs() < 1e-6,
+        "{cash}"
+    );
     ops.market().step(1).await.unwrap();
     let account = server.app.account_ids[0].clone();
     assert!(server.client().accounts().positions(&account).await.unwrap().is_empty());

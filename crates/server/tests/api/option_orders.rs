@@ -8,6 +8,8 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_model::options::OptionSnapshot;
 
+use signet_client::ActivityFilter;
+
 use crate::common::{Answer, TestServer, send};
 
 /// AAPL's March call at 450 (AAPL closed at 450.81 the Friday before 2013-02-25).
@@ -356,4 +358,102 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
     let (_, _, power) = balance(&server, &margin_account).await;
     let placed = place(&margin_account, half).await;
     assert_eq!(placed.status, 200, "{} (buying power {power})", placed.body);
+}
+
+/// Across the expiry of the 2013-03-01 weekly (AAPL closed at 430.47 that Friday): the call at 300
+/// held becomes 100 shares bought at 300, the call at 600 expires worthless and its resting sell
+/// is cancelled; the ledger tells both.
+#[tokio::test]
+async fn at_expiry_a_call_in_the_money_becomes_shares_and_one_out_of_it_disappears() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let weekly = |id: &str, side: &str, limit: Option<&str>, strike: &str| {
+        let mut order = option_order(id, side, "1", limit, strike, "CALL");
+        order["legs"][0]["option_expire_date"] = json!("2013-03-01");
+        order
+    };
+    for (id, strike) in [("deep", "300"), ("far", "600")] {
+        let placed = place_at(
+            &server,
+            "/trading/orders/place",
+            &account,
+            weekly(id, "BUY", None, strike),
+        )
+        .await;
+        assert_eq!(placed.status, 200, "{}", placed.body);
+    }
+    ops.market().step(1).await.unwrap();
+    let mut paid = Vec::new();
+    for id in ["deep", "far"] {
+        let o = detail(&server, &account, id).await["orders"][0].clone();
+        assert_eq!(o["status"], "FILLED", "{o}");
+        paid.push(d(o["filled_price"].as_str().unwrap()));
+    }
+    let resting = place_at(&server, "/trading/orders/place", &account, {
+        let mut o = weekly("far-sell", "SELL", Some("50.00"), "600");
+        o["time_in_force"] = json!("GTC");
+        o
+    })
+    .await;
+    assert_eq!(resting.status, 200, "{}", resting.body);
+    let (cash_before, _, _) = balance(&server, &account).await;
+    assert_eq!(cash_before, d("100000") - (paid[0] + paid[1]) * d("100"));
+
+    // Past Friday's close, into Saturday.
+    ops.market().step(5 * 86_400).await.unwrap();
+    let positions = server.client().accounts().positions(&account).await.unwrap();
+    assert_eq!(positions.len(), 1, "{positions:?}");
+    let shares = &positions[0];
+    assert_eq!(
+        (
+            shares.instrument_type.as_str(),
+            shares.symbol.as_str(),
+            shares.quantity.as_str()
+        ),
+        ("EQUITY", "AAPL", "100")
+    );
+    assert_eq!(d(&shares.cost_price), d("300"), "bought at the strike");
+    let (cash, _, _) = balance(&server, &account).await;
+    assert_eq!(cash, cash_before - d("30000"));
+    let sell = detail(&server, &account, "far-sell").await["orders"][0].clone();
+    assert_eq!(
+        (sell["status"].as_str(), sell["reason"].as_str()),
+        (Some("CANCELLED"), Some("cancelled: the contract expired"))
+    );
+
+    let filter = ActivityFilter {
+        activity_types: Some("OPTION_EXERCISE,OPTION_EXPIRE"),
+        ..ActivityFilter::default()
+    };
+    let ledger = server
+        .client()
+        .accounts()
+        .cash_activities(&account, &filter)
+        .await
+        .unwrap();
+    let mut seen: Vec<(String, Decimal, Option<String>)> = ledger
+        .data
+        .iter()
+        .map(|a| (a.activity_type.clone(), d(&a.amount), a.symbol.clone()))
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "OPTION_EXERCISE".to_owned(),
+                d("-30000"),
+                Some("AAPL130301C00300000".to_owned())
+            ),
+            (
+                "OPTION_EXPIRE".to_owned(),
+                Decimal::ZERO,
+                Some("AAPL130301C00600000".to_owned())
+            ),
+        ]
+    );
+    // Settled once: stepping on changes nothing.
+    ops.market().step(86_400).await.unwrap();
+    assert_eq!(balance(&server, &account).await.0, cash);
 }

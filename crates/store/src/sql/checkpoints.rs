@@ -51,7 +51,7 @@ enum Done {
 use crate::{CheckpointInfo, CheckpointStore, Restored, Restores, StoreError};
 
 /// The state's tables, parents before children.
-const STATE: [&str; 12] = [
+const STATE: [&str; 13] = [
     "apps",
     "accounts",
     "access_tokens",
@@ -62,17 +62,19 @@ const STATE: [&str; 12] = [
     "watchlists",
     "watchlist_instruments",
     "corporate_action_entries",
+    "option_settlements",
     "scenarios",
     "scenario_rules",
 ];
 
 /// PostgreSQL's identity columns among them, whose sequences a restore winds back, so that the
 /// ids after a restore are those after the save.
-const IDENTITIES: [(&str, &str); 4] = [
+const IDENTITIES: [(&str, &str); 5] = [
     ("orders", "seq"),
     ("order_events", "id"),
     ("fills", "fill_id"),
     ("corporate_action_entries", "entry_id"),
+    ("option_settlements", "settlement_id"),
 ];
 
 /// The `meta` key of the master key's fingerprint (the server records it at its first start).

@@ -29,6 +29,7 @@ pub mod placements;
 pub mod query;
 mod scenarios;
 mod screeners;
+mod settlements;
 mod staged_import;
 mod tokens;
 mod trading;

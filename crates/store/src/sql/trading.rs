@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use rust_decimal::Decimal;
+use signet_domain::options::settlement::Settled;
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled, fill_order, filled_after};
 use signet_domain::trading::combo::{Consequence, consequence};
@@ -18,7 +19,7 @@ use super::query::{Dialect, Pool, Tx, map_err, query};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{
     AccountTurn, ChangeCursor, Crossed, EventBatch, ExecutionQuery, ExecutionRecord, FillOutcome, FillRequest,
-    OrderChanges, OrderQuery, Placed, PositionRecord, StoreError, StoredEvent, TradingStore, UsedIds,
+    OrderChanges, OrderQuery, Placed, PositionRecord, SettledOptions, StoreError, StoredEvent, TradingStore, UsedIds,
 };
 
 /// Order events one read returns at most (SQLite).
@@ -137,6 +138,14 @@ impl TradingStore for SqlStore {
         SqlStore::applied_actions(self, account_id).await
     }
 
+    async fn settle_expired_options(&self, today: i32, time: WallTime) -> Result<SettledOptions, StoreError> {
+        SqlStore::settle_expired_options(self, today, time).await
+    }
+
+    async fn option_settlements(&self, account_id: &str) -> Result<Vec<Settled>, StoreError> {
+        SqlStore::option_settlements(self, account_id).await
+    }
+
     async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError> {
         // The turn first, as a placement takes it, then the account's row, as a fill does.
         let turn = self.begin_turn(account_id).await?;
@@ -159,6 +168,7 @@ impl TradingStore for SqlStore {
             "DELETE FROM orders WHERE account_id = $1".to_owned(),
             "DELETE FROM positions WHERE account_id = $1".to_owned(),
             "DELETE FROM corporate_action_entries WHERE account_id = $1".to_owned(),
+            "DELETE FROM option_settlements WHERE account_id = $1".to_owned(),
         ] {
             query(statement).bind(account_id).execute(&mut tx).await?;
         }
