@@ -193,6 +193,51 @@ async fn placements_sent_to_two_nodes_at_once_are_accepted_as_far_as_the_buying_
     }
 }
 
+/// Option buys at once over three nodes, in both accounts: each claims 10 contracts at 10.00
+/// (10,000 USD of premium); the CASH account's 200,000 takes twenty, and the MARGIN account's
+/// 400,000 of buying power takes twenty too, options taking twice their cost of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn option_buys_spread_over_three_nodes_never_claim_beyond_the_buying_power() {
+    let Some(cluster) = Cluster::start(3, running_market).await else {
+        return;
+    };
+    let clients: Vec<Client> = (0..3).map(|n| cluster.client(n)).collect();
+    for account in &cluster.app.account_ids {
+        let mut requests = Vec::new();
+        for n in 0..36 {
+            // AAPL's March call at 450 asks about 15: a bid of 10.00 rests.
+            let order = json!({
+                "client_order_id": format!("opt-{n}"), "combo_type": "NORMAL", "order_type": "LIMIT",
+                "limit_price": "10.00", "quantity": "10", "option_strategy": "SINGLE", "side": "BUY",
+                "time_in_force": "DAY", "entrust_type": "QTY", "instrument_type": "OPTION", "market": "US",
+                "symbol": "AAPL",
+                "legs": [{"side": "BUY", "quantity": "10", "symbol": "AAPL", "strike_price": "450",
+                          "option_expire_date": "2013-03-15", "instrument_type": "OPTION",
+                          "option_type": "CALL", "market": "US"}]
+            });
+            let body = serde_json::to_vec(&json!({"account_id": account, "new_orders": [order]})).unwrap();
+            requests.push(
+                clients[n % 3]
+                    .prepare(Method::POST, "/trading/orders/place", &[], Some(body))
+                    .unwrap(),
+            );
+        }
+        let answers = crate::common::send_together(requests).await;
+        let accepted = answers.iter().filter(|a| a.status == 200).count();
+        for refused in answers.iter().filter(|a| a.status != 200) {
+            assert_eq!(
+                refused.body["error_code"], "INSUFFICIENT_BUYING_POWER",
+                "{}",
+                refused.body
+            );
+        }
+        assert_eq!(accepted, 20, "account {account}");
+        // Open contracts × limit, a price per share: a contract is 100 shares.
+        let claims = crate::claims::claimed(&clients[1], account).await * Decimal::ONE_HUNDRED;
+        assert_eq!(claims, Decimal::from(200_000), "account {account}");
+    }
+}
+
 /// Symbols and their closes of 2013-02-22. An order rests at half the close, or trades at its
 /// market or a limit at twice the close; together they claim more than the account's cash, so
 /// that the last ones find it spent.

@@ -457,3 +457,38 @@ async fn at_expiry_a_call_in_the_money_becomes_shares_and_one_out_of_it_disappea
     ops.market().step(86_400).await.unwrap();
     assert_eq!(balance(&server, &account).await.0, cash);
 }
+
+/// Twenty option buys at once in each account, each claiming 10,000 USD of premium: the CASH
+/// account's 100,000 takes exactly ten, and the MARGIN account's 200,000 of buying power takes
+/// ten too, options taking twice their cost of it; the buying power left is what the open
+/// orders leave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn option_buys_at_once_never_claim_beyond_the_buying_power() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    for account in server.app.account_ids.clone() {
+        // A bid of 10.00 for a call asked about 15 rests: 10 contracts claim 10,000.
+        let requests = (0..20)
+            .map(|n| {
+                let body = json!({"account_id": account, "new_orders": [
+                    option_order(&format!("many-{n}"), "BUY", "10", Some("10.00"), "450", "CALL")
+                ]});
+                server
+                    .client()
+                    .prepare(
+                        reqwest::Method::POST,
+                        "/trading/orders/place",
+                        &[],
+                        Some(serde_json::to_vec(&body).unwrap()),
+                    )
+                    .unwrap()
+            })
+            .collect();
+        let answers = crate::common::send_together(requests).await;
+        let accepted = answers.iter().filter(|a| a.status == 200).count();
+        for refused in answers.iter().filter(|a| a.status != 200) {
+            refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
+        }
+        assert_eq!(accepted, 10, "{account}");
+        assert_eq!(balance(&server, &account).await.2, Decimal::ZERO, "{account}");
+    }
+}
