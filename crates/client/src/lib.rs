@@ -34,8 +34,8 @@ use signet_model::headers as h;
 use signet_model::market::{MarketClock, MarketQuote, MarketStats, SetQuoteRequest, StepRequest};
 use signet_model::options::{OptionContract, OptionContractPage, OptionSnapshot, OptionTicks};
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderPage, OrderRecord,
-    PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewLeg, NewOrder, OrderAck, OrderPage,
+    OrderRecord, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest,
 };
 use signet_model::quotes::{BarsRequest, BarsResponse, Depth, Snapshot, SymbolFootprints, Ticks};
 use signet_model::scenarios::{LoadScenarioRequest, ScenarioView, SwitchRuleRequest};
@@ -976,6 +976,91 @@ impl Orders<'_> {
     }
 }
 
+/// `order` made a single-leg option order of the contract `leg` names: the leg's `symbol` (the
+/// underlying), `option_expire_date` (`yyyy-MM-dd`), `option_type` (`CALL` or `PUT`) and
+/// `strike_price`. The order gets `instrument_type` `OPTION`, `option_strategy` `SINGLE` and the
+/// underlying as its `symbol`; the leg gets `instrument_type` `OPTION`, the market `US`, and the
+/// side and quantity (contracts) that the order or the leg gives, so that the two agree as the
+/// server requires. Prices stay per share; a contract is 100 shares. Place the result with
+/// [`Orders::place`] or [`Orders::preview`].
+///
+/// Fails with [`Error::InvalidInput`] when the order and its leg give different sides,
+/// quantities or underlyings, or neither gives the underlying.
+///
+/// ```
+/// use signet_model::orders::{NewLeg, NewOrder};
+///
+/// let order = NewOrder {
+///     client_order_id: Some("call1".into()),
+///     side: Some("BUY".into()),
+///     order_type: Some("LIMIT".into()),
+///     limit_price: Some("5.00".into()),
+///     quantity: Some("2".into()),
+///     ..NewOrder::default()
+/// };
+/// let leg = NewLeg {
+///     symbol: Some("AAPL".into()),
+///     option_expire_date: Some("2013-03-15".into()),
+///     option_type: Some("CALL".into()),
+///     strike_price: Some("430".into()),
+///     ..NewLeg::default()
+/// };
+/// let order = signet_client::single_leg_option(order, leg)?;
+/// assert_eq!(order.instrument_type.as_deref(), Some("OPTION"));
+/// assert_eq!(order.symbol.as_deref(), Some("AAPL"));
+/// let legs = order.legs.unwrap_or_default();
+/// assert_eq!((legs[0].side.as_deref(), legs[0].quantity.clone()), (Some("BUY"), Some("2".into())));
+/// # Ok::<(), signet_client::Error>(())
+/// ```
+pub fn single_leg_option(mut order: NewOrder, mut leg: NewLeg) -> Result<NewOrder, Error> {
+    let invalid = |detail: String| Error::InvalidInput {
+        what: "option leg",
+        detail,
+    };
+    // The server takes SHORT for SELL on an option.
+    let side = |s: &str| match s.to_ascii_uppercase().as_str() {
+        "SHORT" => "SELL".to_owned(),
+        other => other.to_owned(),
+    };
+    match (order.side.as_deref(), leg.side.as_deref()) {
+        (Some(o), Some(l)) if side(o) != side(l) => {
+            return Err(invalid(format!("its side {l} is not the order's side {o}")));
+        }
+        (Some(o), None) => leg.side = Some(o.to_owned()),
+        (None, Some(l)) => order.side = Some(l.to_owned()),
+        _ => {}
+    }
+    // A decimal string or a JSON number, as the server reads either.
+    let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    match (&order.quantity, &leg.quantity) {
+        (Some(o), Some(l)) if text(o) != text(l) => {
+            return Err(invalid(format!(
+                "its quantity {} is not the order's quantity {}",
+                text(l),
+                text(o)
+            )));
+        }
+        (Some(o), None) => leg.quantity = Some(o.clone()),
+        (None, Some(l)) => order.quantity = Some(l.clone()),
+        _ => {}
+    }
+    let underlying = match (order.symbol.as_deref(), leg.symbol.as_deref()) {
+        (Some(o), Some(l)) if !o.eq_ignore_ascii_case(l) => {
+            return Err(invalid(format!("its underlying {l} is not the order's symbol {o}")));
+        }
+        (_, Some(s)) | (Some(s), None) => s.to_ascii_uppercase(),
+        (None, None) => return Err(invalid("the underlying is missing: give the leg's symbol".into())),
+    };
+    order.symbol = Some(underlying.clone());
+    order.instrument_type = Some("OPTION".into());
+    order.option_strategy = Some("SINGLE".into());
+    leg.symbol = Some(underlying);
+    leg.instrument_type = Some("OPTION".into());
+    leg.market = Some("US".into());
+    order.legs = Some(vec![leg]);
+    Ok(order)
+}
+
 /// The calling app's watchlists.
 pub struct Watchlists<'a> {
     client: &'a Client,
@@ -1224,5 +1309,83 @@ impl Fundamentals<'_> {
 
     pub async fn fund_allocation(&self, symbol: &str) -> Result<Vec<FundAllocation>, Error> {
         self.get("fund-allocations/get", symbol, &[]).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(side: Option<&str>) -> NewLeg {
+        NewLeg {
+            side: side.map(str::to_owned),
+            symbol: Some("aapl".into()),
+            option_expire_date: Some("2013-03-15".into()),
+            option_type: Some("CALL".into()),
+            strike_price: Some("430".into()),
+            ..NewLeg::default()
+        }
+    }
+
+    fn order(side: Option<&str>, symbol: Option<&str>) -> NewOrder {
+        NewOrder {
+            side: side.map(str::to_owned),
+            symbol: symbol.map(str::to_owned),
+            instrument_type: Some("EQUITY".into()),
+            quantity: Some("2".into()),
+            ..NewOrder::default()
+        }
+    }
+
+    #[test]
+    fn a_single_leg_option_takes_the_side_it_is_given_and_names_the_underlying() {
+        let made = single_leg_option(order(None, None), call(Some("BUY"))).unwrap();
+        assert_eq!(
+            (
+                made.side.as_deref(),
+                made.symbol.as_deref(),
+                made.instrument_type.as_deref(),
+                made.option_strategy.as_deref()
+            ),
+            (Some("BUY"), Some("AAPL"), Some("OPTION"), Some("SINGLE"))
+        );
+        let leg = &made.legs.as_deref().unwrap()[0];
+        assert_eq!(
+            (
+                leg.symbol.as_deref(),
+                leg.instrument_type.as_deref(),
+                leg.market.as_deref(),
+                leg.quantity.clone()
+            ),
+            (Some("AAPL"), Some("OPTION"), Some("US"), Some("2".into()))
+        );
+        let sold = single_leg_option(order(Some("SHORT"), Some("AAPL")), call(Some("sell"))).unwrap();
+        assert_eq!(sold.side.as_deref(), Some("SHORT"), "SHORT is SELL on an option");
+    }
+
+    #[test]
+    fn a_leg_that_disagrees_with_its_order_is_refused() {
+        let refused = |order: NewOrder, leg: NewLeg| single_leg_option(order, leg).unwrap_err().to_string();
+        assert_eq!(
+            refused(order(Some("SELL"), None), call(Some("BUY"))),
+            "invalid option leg: its side BUY is not the order's side SELL"
+        );
+        assert_eq!(
+            refused(order(None, Some("MSFT")), call(None)),
+            "invalid option leg: its underlying aapl is not the order's symbol MSFT"
+        );
+        let three = NewLeg {
+            quantity: Some("3".into()),
+            ..call(None)
+        };
+        assert_eq!(
+            refused(order(None, None), three),
+            "invalid option leg: its quantity 3 is not the order's quantity 2"
+        );
+        let nameless = NewLeg {
+            symbol: None,
+            ..call(None)
+        };
+        assert!(refused(order(None, None), nameless).contains("the underlying is missing"));
     }
 }
