@@ -7,7 +7,7 @@ use signet_client::{ActivityFilter, ExecutionFilter};
 use signet_model::wire::WireEnum;
 
 use crate::ClientArgs;
-use crate::output::{list, table};
+use crate::output::{contract, contracts, list, per_share_note, table};
 
 #[derive(Args)]
 #[command(after_help = "Example: signet balance --account ID")]
@@ -150,9 +150,17 @@ pub async fn positions(args: PositionsArgs) -> anyhow::Result<()> {
             "RATE",
         ],
         |p| {
+            // An option position holds its contract as a leg, and counts contracts.
+            let (symbol, quantity) = match p.legs.first() {
+                Some(leg) => (
+                    contract(&p.symbol, &leg.option_expire_date, &leg.strike_price, &leg.option_type),
+                    contracts(&p.quantity),
+                ),
+                None => (p.symbol.clone(), p.quantity.clone()),
+            };
             vec![
-                p.symbol.clone(),
-                p.quantity.clone(),
+                symbol,
+                quantity,
                 p.cost_price.clone(),
                 p.last_price.clone(),
                 p.market_value.clone(),
@@ -161,7 +169,12 @@ pub async fn positions(args: PositionsArgs) -> anyhow::Result<()> {
             ]
         },
         |p| serde_json::to_value(p).unwrap_or_default(),
-    )
+    )?;
+    let option = positions.iter().find_map(|p| p.legs.first());
+    if let Some(leg) = option.filter(|_| !args.client.json) {
+        per_share_note(&leg.option_contract_multiplier);
+    }
+    Ok(())
 }
 
 pub async fn executions(args: ExecutionsArgs) -> anyhow::Result<()> {

@@ -4,7 +4,7 @@ use clap::{Args, Subcommand};
 use signet_model::orders::{ModifyOrder, NewOrder, OrderAck, OrderRecord};
 
 use crate::ClientArgs;
-use crate::output::list;
+use crate::output::{contract, contracts, list, per_share_note};
 
 #[derive(Args)]
 pub struct OrdersArgs {
@@ -345,14 +345,27 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
         ],
         |r| {
             let o = &r.orders[0];
+            // An option order names its contract in its leg, and counts contracts.
+            let (symbol, quantity) = match o.legs.first() {
+                Some(leg) => (
+                    contract(
+                        &leg.symbol,
+                        &leg.option_expire_date,
+                        &leg.strike_price,
+                        &leg.option_type,
+                    ),
+                    contracts(&o.total_quantity),
+                ),
+                None => (o.symbol.clone(), o.total_quantity.clone()),
+            };
             vec![
                 o.client_order_id.clone(),
-                o.symbol.clone(),
+                symbol,
                 o.side.as_str().to_owned(),
                 o.order_type.as_str().to_owned(),
                 o.limit_price.clone().unwrap_or_else(|| "-".into()),
                 o.stop_price.clone().unwrap_or_else(|| "-".into()),
-                o.total_quantity.clone(),
+                quantity,
                 o.filled_quantity.clone(),
                 o.filled_price.clone().unwrap_or_else(|| "-".into()),
                 o.status.as_str().to_owned(),
@@ -366,6 +379,10 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
         },
         |r| serde_json::to_value(r).unwrap_or_default(),
     )?;
+    let option = records.iter().find_map(|r| r.orders[0].legs.first());
+    if let Some(leg) = option.filter(|_| !json) {
+        per_share_note(&leg.option_contract_multiplier);
+    }
     if let Some(key) = more.filter(|_| !json) {
         eprintln!("more: --page {key}");
     }

@@ -47,3 +47,42 @@ pub fn time(ms: i64) -> String {
     let ts = signet_signing::format_timestamp(ms.div_euclid(1000));
     format!("{} {}", &ts[..10], &ts[11..19])
 }
+
+/// An option contract for people: `AAPL 2013-03-15 430 C`.
+pub fn contract(underlying: &str, expiry: &str, strike: &str, option_type: &str) -> String {
+    let right = if option_type.eq_ignore_ascii_case("PUT") {
+        "P"
+    } else {
+        "C"
+    };
+    format!("{underlying} {expiry} {strike} {right}")
+}
+
+/// A number of option contracts: `1 contract`, `2 contracts`, `-1 contract` (written).
+pub fn contracts(quantity: &str) -> String {
+    let unit = if quantity.trim_start_matches('-') == "1" {
+        "contract"
+    } else {
+        "contracts"
+    };
+    format!("{quantity} {unit}")
+}
+
+/// The line under a table that holds options: their prices are per share.
+pub fn per_share_note(multiplier: &str) {
+    println!("option prices are per share; a contract is {multiplier} shares");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_contracts_read_as_people_write_them() {
+        assert_eq!(contract("AAPL", "2013-03-15", "430", "CALL"), "AAPL 2013-03-15 430 C");
+        assert_eq!(contract("SPY", "2013-04-19", "152.5", "PUT"), "SPY 2013-04-19 152.5 P");
+        assert_eq!(contracts("1"), "1 contract");
+        assert_eq!(contracts("-1"), "-1 contract");
+        assert_eq!(contracts("12"), "12 contracts");
+    }
+}
