@@ -1,7 +1,8 @@
 //! `signet orders`: place, preview, replace, cancel and read orders of a running server.
 
+use anyhow::bail;
 use clap::{Args, Subcommand};
-use signet_model::orders::{ModifyOrder, NewOrder, OrderAck, OrderRecord};
+use signet_model::orders::{ModifyOrder, NewLeg, NewOrder, OrderAck, OrderRecord};
 
 use crate::ClientArgs;
 use crate::output::{contract, contracts, list, per_share_note};
@@ -19,13 +20,29 @@ struct OrderFields {
     /// The account (see `signet accounts list`)
     #[arg(long)]
     account: String,
-    /// BUY, SELL, or SHORT (margin accounts)
-    #[arg(long)]
-    side: String,
-    symbol: String,
-    /// Shares (fractional to the millionth); or give --amount
-    #[arg(required_unless_present = "amount", conflicts_with = "amount")]
+    /// BUY, SELL, or SHORT (margin accounts); with --leg, the leg's side unless given
+    #[arg(long, required_unless_present = "leg")]
+    side: Option<String>,
+    /// The symbol; with --leg it may be left out (the leg names the underlying)
+    #[arg(required_unless_present = "leg")]
+    symbol: Option<String>,
+    /// Shares (fractional to the millionth), or with --leg contracts; or give --amount
+    #[arg(required_unless_present_any = ["amount", "leg"], conflicts_with = "amount")]
     quantity: Option<String>,
+    /// An option order of one contract: SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE
+    ///
+    /// BUY:AAPL:2013-03-15:C:430 buys AAPL's call at 430 expiring 2013-03-15 (`signet options
+    /// chain AAPL --expiry 2013-03-15` lists them). QUANTITY counts contracts of 100 shares, and
+    /// SYMBOL and --side may be left out (they are the leg's); --limit and --stop are prices per
+    /// share. One leg only: multi-leg strategies come later, and so does writing (selling
+    /// contracts not held).
+    #[arg(
+        long,
+        value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE",
+        value_parser = parse_leg,
+        conflicts_with_all = ["amount", "take_profit", "stop_loss"]
+    )]
+    leg: Option<NewLeg>,
     /// Spend (or raise) this much cash instead of a quantity: an AMOUNT order (MARKET or LIMIT)
     #[arg(long)]
     amount: Option<String>,
@@ -89,9 +106,9 @@ impl OrderFields {
     }
 
     /// The order, or with exits the combination and its id.
-    fn to_orders(&self) -> (Vec<NewOrder>, Option<String>) {
-        let order = self.to_order();
-        let exit_side = if self.side.eq_ignore_ascii_case("BUY") {
+    fn to_orders(&self) -> anyhow::Result<(Vec<NewOrder>, Option<String>)> {
+        let order = self.to_order()?;
+        let exit_side = if self.side.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("BUY")) {
             "SELL"
         } else {
             "BUY"
@@ -127,30 +144,49 @@ impl OrderFields {
             });
         }
         if exits.is_empty() {
-            return (vec![order], None);
+            return Ok((vec![order], None));
         }
         let master = NewOrder {
             combo_type: Some("MASTER".into()),
             ..order
         };
         let combo_id = self.combo_id.clone().unwrap_or_else(random_id);
-        (std::iter::once(master).chain(exits).collect(), Some(combo_id))
+        Ok((std::iter::once(master).chain(exits).collect(), Some(combo_id)))
     }
 
-    fn to_order(&self) -> NewOrder {
+    /// The positionals: `SYMBOL QUANTITY`, or with --leg `[SYMBOL] CONTRACTS` (the leg names
+    /// the underlying).
+    fn symbol_and_quantity(&self) -> anyhow::Result<(Option<String>, Option<String>)> {
+        if self.leg.is_none() {
+            return Ok((self.symbol.clone(), self.quantity.clone()));
+        }
+        match (&self.symbol, &self.quantity) {
+            (Some(symbol), Some(quantity)) => Ok((Some(symbol.clone()), Some(quantity.clone()))),
+            (Some(quantity), None) if quantity.parse::<rust_decimal::Decimal>().is_ok() => {
+                Ok((None, Some(quantity.clone())))
+            }
+            _ => bail!(
+                "an option order needs its number of contracts after the leg, e.g. \
+                 --leg BUY:AAPL:2013-03-15:C:430 2"
+            ),
+        }
+    }
+
+    fn to_order(&self) -> anyhow::Result<NewOrder> {
         let id = self.id.clone().unwrap_or_else(random_id);
-        NewOrder {
+        let (symbol, quantity) = self.symbol_and_quantity()?;
+        let order = NewOrder {
             client_order_id: Some(id),
             combo_type: Some("NORMAL".into()),
             instrument_type: Some("EQUITY".into()),
             market: Some("US".into()),
-            symbol: Some(self.symbol.to_ascii_uppercase()),
-            side: Some(self.side.to_ascii_uppercase()),
+            symbol: symbol.map(|s| s.to_ascii_uppercase()),
+            side: self.side.as_ref().map(|s| s.to_ascii_uppercase()),
             order_type: Some(self.order_type().into()),
             time_in_force: Some(self.tif.to_ascii_uppercase()),
             expire_date: self.expire_date.clone(),
             entrust_type: Some(if self.amount.is_some() { "AMOUNT" } else { "QTY" }.into()),
-            quantity: self.quantity.clone().map(serde_json::Value::String),
+            quantity: quantity.map(serde_json::Value::String),
             total_cash_amount: self.amount.clone().map(serde_json::Value::String),
             limit_price: self.limit.clone().map(serde_json::Value::String),
             stop_price: self.stop.clone().map(serde_json::Value::String),
@@ -170,16 +206,63 @@ impl OrderFields {
                 self.session.to_ascii_uppercase()
             }),
             ..NewOrder::default()
+        };
+        match &self.leg {
+            None => Ok(order),
+            Some(leg) => Ok(signet_client::single_leg_option(order, leg.clone())?),
         }
     }
+}
+
+/// `--leg SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE`, e.g. `BUY:AAPL:2013-03-15:C:430`: the side
+/// (BUY or SELL), the underlying, the expiry, the right (C or P, or CALL or PUT) and the strike.
+/// The quantity is the order's.
+fn parse_leg(text: &str) -> Result<NewLeg, String> {
+    let parts: Vec<&str> = text.trim().split(':').map(str::trim).collect();
+    let [side, underlying, expiry, right, strike] = parts[..] else {
+        return Err(format!(
+            "{} parts, not 5: expected SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE, e.g. BUY:AAPL:2013-03-15:C:430",
+            parts.len()
+        ));
+    };
+    let side = match side.to_ascii_uppercase().as_str() {
+        s @ ("BUY" | "SELL") => s.to_owned(),
+        _ => return Err(format!("the side {side:?} is not BUY or SELL")),
+    };
+    if underlying.is_empty() || !underlying.chars().all(|c| c.is_ascii_alphanumeric() || c == '.') {
+        return Err(format!("the underlying {underlying:?} is not a symbol such as AAPL"));
+    }
+    let day = time::macros::format_description!("[year]-[month]-[day]");
+    if time::Date::parse(expiry, day).is_err() {
+        return Err(format!("the expiry {expiry:?} is not a date YYYY-MM-DD"));
+    }
+    let option_type = match right.to_ascii_uppercase().as_str() {
+        "C" | "CALL" => "CALL",
+        "P" | "PUT" => "PUT",
+        _ => return Err(format!("the right {right:?} is not C (a call) or P (a put)")),
+    };
+    let strike = strike
+        .parse::<rust_decimal::Decimal>()
+        .ok()
+        .filter(|s| s.is_sign_positive() && !s.is_zero())
+        .ok_or_else(|| format!("the strike {strike:?} is not a price above 0"))?;
+    Ok(NewLeg {
+        side: Some(side),
+        symbol: Some(underlying.to_ascii_uppercase()),
+        strike_price: Some(serde_json::Value::String(strike.normalize().to_string())),
+        option_expire_date: Some(expiry.to_owned()),
+        option_type: Some(option_type.to_owned()),
+        ..NewLeg::default()
+    })
 }
 
 #[derive(Subcommand)]
 enum OrdersCommand {
     /// Place an order: `signet orders place --account ID --side BUY AAPL 10 [--limit 150]
-    /// [--take-profit 170] [--stop-loss 140]`
+    /// [--take-profit 170] [--stop-loss 140]`; an option:
+    /// `signet orders place --account ID --leg BUY:AAPL:2013-03-15:C:430 2 --limit 5.00`
     Place(OrderFields),
-    /// Estimate an order's cost and buying power without placing it
+    /// Estimate an order's cost and buying power without placing it (an option's with --leg)
     Preview(OrderFields),
     /// Change an open order's quantity, limit price or (of a waiting stop order) stop price
     Replace {
@@ -231,7 +314,7 @@ pub async fn run(args: OrdersArgs) -> anyhow::Result<()> {
     let orders = client.orders();
     let json = args.client.json;
     let ack: OrderAck = match args.command {
-        OrdersCommand::Place(fields) => match fields.to_orders() {
+        OrdersCommand::Place(fields) => match fields.to_orders()? {
             (combination, Some(combo_id)) => {
                 orders
                     .place_combination(&fields.account, &combo_id, combination)
@@ -240,7 +323,7 @@ pub async fn run(args: OrdersArgs) -> anyhow::Result<()> {
             (mut one, None) => orders.place(&fields.account, one.remove(0)).await?,
         },
         OrdersCommand::Preview(fields) => {
-            let (new_orders, combo_id) = fields.to_orders();
+            let (new_orders, combo_id) = fields.to_orders()?;
             let preview = orders.preview(&fields.account, new_orders, combo_id.as_deref()).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&preview)?);
@@ -387,4 +470,140 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
         eprintln!("more: --page {key}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Place {
+        #[command(flatten)]
+        fields: OrderFields,
+    }
+
+    fn order(args: &[&str]) -> anyhow::Result<NewOrder> {
+        let place = Place::try_parse_from(["place", "--account", "A1"].iter().chain(args))?;
+        place.fields.to_order()
+    }
+
+    #[test]
+    fn a_leg_names_side_underlying_expiry_right_and_strike() {
+        let leg = parse_leg("BUY:AAPL:2013-03-15:C:430").unwrap();
+        assert_eq!(
+            leg,
+            NewLeg {
+                side: Some("BUY".into()),
+                symbol: Some("AAPL".into()),
+                strike_price: Some("430".into()),
+                option_expire_date: Some("2013-03-15".into()),
+                option_type: Some("CALL".into()),
+                ..NewLeg::default()
+            }
+        );
+        let put = parse_leg("sell:brk.b:2013-04-19:put:152.50").unwrap();
+        assert_eq!(
+            (
+                put.side.as_deref(),
+                put.symbol.as_deref(),
+                put.option_type.as_deref(),
+                put.strike_price
+            ),
+            (Some("SELL"), Some("BRK.B"), Some("PUT"), Some("152.5".into()))
+        );
+    }
+
+    #[test]
+    fn a_malformed_leg_says_which_part_is_wrong() {
+        let refused = |text: &str| parse_leg(text).unwrap_err();
+        assert!(refused("BUY:AAPL:2013-03-15:C").starts_with("4 parts, not 5: expected SIDE:UNDERLYING"));
+        assert!(refused("BUY:AAPL:2013-03-15:C:430:2").starts_with("6 parts, not 5"));
+        assert_eq!(
+            refused("SHORT:AAPL:2013-03-15:C:430"),
+            "the side \"SHORT\" is not BUY or SELL"
+        );
+        assert!(refused("BUY::2013-03-15:C:430").starts_with("the underlying \"\""));
+        assert!(refused("BUY:AA PL:2013-03-15:C:430").starts_with("the underlying \"AA PL\""));
+        for day in ["2013-3-15", "2013-02-30", "15/03/2013", "2013-03"] {
+            assert_eq!(
+                refused(&format!("BUY:AAPL:{day}:C:430")),
+                format!("the expiry {day:?} is not a date YYYY-MM-DD")
+            );
+        }
+        assert_eq!(
+            refused("BUY:AAPL:2013-03-15:X:430"),
+            "the right \"X\" is not C (a call) or P (a put)"
+        );
+        for strike in ["0", "-430", "four", ""] {
+            assert_eq!(
+                refused(&format!("BUY:AAPL:2013-03-15:C:{strike}")),
+                format!("the strike {strike:?} is not a price above 0")
+            );
+        }
+    }
+
+    #[test]
+    fn an_order_with_a_leg_is_an_option_order_of_contracts() {
+        let call = order(&["--leg", "BUY:aapl:2013-03-15:C:430", "2", "--limit", "0.05"]).unwrap();
+        assert_eq!(
+            (
+                call.instrument_type.as_deref(),
+                call.option_strategy.as_deref(),
+                call.symbol.as_deref(),
+                call.side.as_deref(),
+                call.order_type.as_deref(),
+                call.quantity.clone(),
+            ),
+            (
+                Some("OPTION"),
+                Some("SINGLE"),
+                Some("AAPL"),
+                Some("BUY"),
+                Some("LIMIT"),
+                Some("2".into())
+            )
+        );
+        let legs = call.legs.unwrap();
+        assert_eq!(legs.len(), 1);
+        assert_eq!(
+            serde_json::to_value(&legs[0]).unwrap(),
+            serde_json::json!({"side": "BUY", "quantity": "2", "symbol": "AAPL", "strike_price": "430",
+                "option_expire_date": "2013-03-15", "instrument_type": "OPTION", "option_type": "CALL",
+                "market": "US"})
+        );
+        // The underlying may be given too, and the side, when they agree.
+        let named = order(&["--side", "buy", "--leg", "BUY:AAPL:2013-03-15:C:430", "AAPL", "2"]).unwrap();
+        assert_eq!(named.legs.unwrap()[0].quantity, Some("2".into()));
+    }
+
+    #[test]
+    fn an_order_that_disagrees_with_its_leg_is_refused() {
+        let refused = |args: &[&str]| order(args).unwrap_err().to_string();
+        assert_eq!(
+            refused(&["--side", "SELL", "--leg", "BUY:AAPL:2013-03-15:C:430", "2"]),
+            "invalid option leg: its side BUY is not the order's side SELL"
+        );
+        assert_eq!(
+            refused(&["--leg", "BUY:AAPL:2013-03-15:C:430", "MSFT", "2"]),
+            "invalid option leg: its underlying AAPL is not the order's symbol MSFT"
+        );
+        assert!(
+            refused(&["--leg", "BUY:AAPL:2013-03-15:C:430", "AAPL"])
+                .starts_with("an option order needs its number of contracts")
+        );
+        assert!(
+            refused(&["--leg", "BUY:AAPL:2013-03-15:C:430"])
+                .starts_with("an option order needs its number of contracts")
+        );
+        assert!(
+            refused(&["--leg", "BUY:AAPL:2013-03-15:C:430", "1", "--amount", "500"]).contains("cannot be used with")
+        );
+        assert!(
+            refused(&["--leg", "BUY:AAPL:2013-03-15:C:430", "1", "--take-profit", "9"]).contains("cannot be used with")
+        );
+        // Without a leg the side and the symbol are required as before.
+        assert!(refused(&["AAPL", "1"]).contains("--side"));
+    }
 }
