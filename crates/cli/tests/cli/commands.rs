@@ -336,6 +336,54 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
         quoted[0]["bid"].is_string() && quoted[0]["imp_vol"].is_string(),
         "{quoted}"
     );
+    // That deep call bought with --leg at 0.05, far below its market: acknowledged, it rests as
+    // an option order of contracts (whether or not the market is open) until cancelled.
+    let leg = format!("BUY:AAPL:{first}:C:{strike}");
+    let orders = |args: &[&str]| {
+        let mut command = signet();
+        command.arg("orders").args(args);
+        command.args(["--endpoint", &serving.endpoint, "--account", &cash_account]);
+        with_app(&mut command);
+        command
+    };
+    let placed = run_json(&mut orders(&[
+        "place", "--json", "--id", "cliCall", "--leg", &leg, "1", "--limit", "0.05",
+    ]));
+    assert_eq!(placed["status"], "SUBMITTED", "{placed}");
+    let shown = run_json(&mut orders(&["show", "--json", "cliCall"]));
+    let o = &shown[0]["orders"][0];
+    assert_eq!(
+        (&o["instrument_type"], &o["symbol"], &o["status"], &o["total_quantity"]),
+        (&json!("OPTION"), &json!("AAPL"), &json!("SUBMITTED"), &json!("1")),
+        "{shown}"
+    );
+    let occ = format!("{symbol}{:08}", strike * 1000);
+    assert_eq!(
+        (&o["legs"][0]["option_symbol"], &o["legs"][0]["option_type"]),
+        (&json!(occ), &json!("CALL")),
+        "{shown}"
+    );
+    let open = orders(&["open"]).output().unwrap();
+    assert!(open.status.success(), "{}", String::from_utf8_lossy(&open.stderr));
+    let text = String::from_utf8(open.stdout).unwrap();
+    let row = text.lines().find(|l| l.starts_with("cliCall")).unwrap_or_default();
+    assert!(
+        row.contains(&format!("AAPL {first} {strike} C")) && row.contains("1 contract"),
+        "the contract, in contracts: {text}"
+    );
+    assert!(text.contains("a contract is 100 shares"), "{text}");
+    let cancelled = run_json(&mut orders(&["cancel", "--json", "cliCall"]));
+    assert_eq!(cancelled["status"], "CANCELLED", "{cancelled}");
+    // A leg without its right's letter is refused before anything is sent.
+    let malformed = orders(&["place", "--leg", &format!("BUY:AAPL:{first}:CALLS:{strike}"), "1"])
+        .output()
+        .unwrap();
+    assert!(!malformed.status.success());
+    let said = String::from_utf8_lossy(&malformed.stderr);
+    assert!(
+        said.contains("--leg") && said.contains(r#"the right "CALLS" is not C (a call) or P (a put)"#),
+        "{said}"
+    );
     let mut bars = signet();
     bars.args([
         "bars",
