@@ -329,6 +329,7 @@ mod tests {
             price: None,
             oco: None,
             waits: false,
+            writes: false,
         }
     }
 

@@ -5,8 +5,10 @@
 
 use std::sync::Arc;
 
+use rust_decimal::Decimal;
+use signet_domain::options::is_contract;
 use signet_domain::scenarios::Operation;
-use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Verdict};
+use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Standing, Verdict};
 use signet_domain::trading::claims::Reserved;
 use signet_domain::trading::combo::ComboKind;
 use signet_domain::trading::order::Order;
@@ -35,6 +37,28 @@ pub struct ToPlace {
     /// The combination they form, if any (a batch's orders are independent).
     pub kind: Option<ComboKind>,
     pub orders: Vec<Order>,
+}
+
+impl ToPlace {
+    /// Whether each option order opens or closes a position, found from the account's position
+    /// in its turn when the order does not say (what it claims depends on it); one whose intent
+    /// does not fit is left for the check to refuse.
+    fn find_intents(&mut self, standing: &Standing) {
+        for (priced, order) in self.priced.iter_mut().zip(&mut self.orders) {
+            if !is_contract(priced.instrument_id) {
+                continue;
+            }
+            let held = standing
+                .positions
+                .iter()
+                .find(|p| p.instrument_id == priced.instrument_id)
+                .map_or(Decimal::ZERO, |p| p.quantity);
+            if let Ok(intent) = buying_power::intent_for(held, priced) {
+                priced.spec.intent = Some(intent);
+                order.position_intent = Some(intent);
+            }
+        }
+    }
 }
 
 /// What placing reads and writes: the store, the prices, the claims cache, the turns, the book
@@ -113,6 +137,10 @@ impl Placements {
         let mut turn = self.store.begin_turn(&account.account_id).await?;
         let accounts = self.accounts();
         let (standing, _) = accounts.standing(&account.account_id, None).await?;
+        let mut batch = batch;
+        for placement in &mut batch {
+            placement.find_intents(&standing);
+        }
         let now = self.simulator.now_ms();
         let price_now = |instrument_id: i64| accounts.last_price(instrument_id, now);
         let placings: Vec<Placing<'_>> = batch

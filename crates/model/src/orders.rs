@@ -33,6 +33,17 @@ wire_enum!(
 wire_enum!(TimeInForce { Day = "DAY", Gtc = "GTC", Ioc = "IOC", Gtd = "GTD" });
 
 wire_enum!(
+    /// Whether an option order opens or closes a position: a sale of contracts not held writes
+    /// them (SELL_TO_OPEN), a purchase of contracts written buys them back (BUY_TO_CLOSE).
+    PositionIntent {
+        BuyToOpen = "BUY_TO_OPEN",
+        BuyToClose = "BUY_TO_CLOSE",
+        SellToOpen = "SELL_TO_OPEN",
+        SellToClose = "SELL_TO_CLOSE",
+    }
+);
+
+wire_enum!(
     /// `support_trading_session`; the samples' `N` means the core session only.
     TradingSession { Core = "CORE", All = "ALL", Night = "NIGHT", AllDay = "ALL_DAY", N = "N" }
 );
@@ -135,6 +146,11 @@ pub struct NewOrder {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_items = 1)]
     pub legs: Option<Vec<NewLeg>>,
+    /// An option order's: found from the account's position when not given, and refused when
+    /// it says otherwise (a sale to close of contracts not held, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<PositionIntent>)]
+    pub position_intent: Option<String>,
     /// Anything else the client sent (algo fields, ...), judged by the server.
     #[serde(flatten)]
     #[schema(ignore)]
@@ -345,6 +361,10 @@ pub struct OrderDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub option_strategy: Option<String>,
+    /// An option order's: whether it opens or closes a position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub position_intent: Option<PositionIntent>,
     /// An option order's contract: one leg.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legs: Vec<OrderLeg>,

@@ -9,7 +9,7 @@ use signet_domain::options::Contract;
 use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::{Order, Trailing};
-use signet_model::orders::TrailingType;
+use signet_model::orders::{PositionIntent, TrailingType};
 use signet_model::wire::WireEnum;
 use signet_model::{AccountType, TokenStatus};
 use sqlx::{ColumnIndex, Database, Decode, FromRow, Row, Type};
@@ -135,7 +135,7 @@ pub const ORDER_COLUMNS: &str =
     waits_for, instrument_id, option_contract_id,
     symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
-    fill_time, update_time, filled_at_sim, fill_plan";
+    fill_time, update_time, filled_at_sim, fill_plan, position_intent";
 
 /// An order from the columns of [`ORDER_COLUMNS`].
 pub fn order_from_row<R: Row>(row: &R) -> Result<Order, StoreError>
@@ -204,6 +204,9 @@ where
         filled_at_sim: optional_int("filled_at_sim")?,
         fill_plan: optional_text("fill_plan")?
             .map(|t| parse_column("fill_plan", &t, FillPlan::decode))
+            .transpose()?,
+        position_intent: optional_text("position_intent")?
+            .map(|t| parse_column("position_intent", &t, PositionIntent::parse))
             .transpose()?,
     })
 }
@@ -533,7 +536,7 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
              combo_order_id, combo_kind, waits_for, instrument_id, option_contract_id, symbol, side, order_type,
              time_in_force, entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
              triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason,
-             expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan) ",
+             expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan, position_intent) ",
     );
     query.push_values(orders.iter().copied(), |row, o| {
         let (instrument_id, option_contract_id) = stored_instrument(o.instrument_id);
@@ -569,7 +572,8 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
             .bind(o.fill_time)
             .bind(o.update_time)
             .bind(o.filled_at_sim)
-            .bind(o.fill_plan.as_ref().map(FillPlan::encode));
+            .bind(o.fill_plan.as_ref().map(FillPlan::encode))
+            .bind(o.position_intent.map(WireEnum::as_str));
     });
     query
 }

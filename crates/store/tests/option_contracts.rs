@@ -160,6 +160,7 @@ fn buy(client_order_id: &str, instrument_id: i64, symbol: &str, quantity: i64, p
         update_time: 1_000,
         filled_at_sim: None,
         fill_plan: None,
+        position_intent: None,
     }
 }
 

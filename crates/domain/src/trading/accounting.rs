@@ -116,6 +116,13 @@ pub fn apply_fill_scaled(
             };
             (total, average_cost, cash)
         }
+        // A sale of contracts not held writes them, in either kind of account: what secures
+        // them was checked at placement and is held back since.
+        Side::Sell if multiplier != Decimal::ONE && holding.quantity <= Decimal::ZERO => (
+            holding.quantity - quantity,
+            averaged(holding.quantity),
+            cash + value - commission,
+        ),
         Side::Sell => {
             if holding.quantity < quantity {
                 return Err(Refusal::Shares);
@@ -148,26 +155,35 @@ pub fn apply_fill_scaled(
     })
 }
 
-/// The market value of positions: longs, and shorts as a positive amount; options bought apart,
-/// since they are paid in full and lend no buying power.
+/// The market value of positions: longs, and shorts as a positive amount; options apart, since
+/// those bought are paid in full and lend no buying power, and those written are secured by
+/// what the account holds back for them (`buying_power::check`), not by margin.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Exposure {
     pub long: Decimal,
     pub short: Decimal,
     /// Option contracts held long, at their mark × 100.
     pub options: Decimal,
+    /// Option contracts written, at their mark × 100, as a positive amount.
+    pub written: Decimal,
 }
 
 impl Exposure {
     /// `quantity` of `instrument_id` (negative when short) at `price`.
     pub fn of(instrument_id: i64, quantity: Decimal, price: Decimal) -> Exposure {
         let value = quantity * price * crate::options::multiplier(instrument_id);
-        if value.is_sign_negative() {
+        let contract = crate::options::is_contract(instrument_id);
+        if value.is_sign_negative() && contract {
+            Exposure {
+                written: -value,
+                ..Exposure::default()
+            }
+        } else if value.is_sign_negative() {
             Exposure {
                 short: -value,
                 ..Exposure::default()
             }
-        } else if crate::options::is_contract(instrument_id) {
+        } else if contract {
             Exposure {
                 options: value,
                 ..Exposure::default()
@@ -185,12 +201,14 @@ impl Exposure {
             long: self.long + other.long,
             short: self.short + other.short,
             options: self.options + other.options,
+            written: self.written + other.written,
         }
     }
 
-    /// Longs (options included) less shorts: the equity the positions add to the cash.
+    /// Longs (options included) less shorts (options written included): the equity the
+    /// positions add to the cash.
     pub fn net(&self) -> Decimal {
-        self.long + self.options - self.short
+        self.long + self.options - self.short - self.written
     }
 }
 
@@ -614,6 +632,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!((sold.cash, sold.holding.quantity), (d("1200"), d("0")));
+        // Contracts not held are written, in a cash account too (secured at placement); shares
+        // are not.
+        let written = apply_fill_scaled(
+            AccountType::Cash,
+            Side::Sell,
+            none,
+            d("0"),
+            d("2"),
+            d("3"),
+            d("0"),
+            hundred,
+        );
+        let written = written.unwrap();
+        assert_eq!(
+            (written.cash, written.holding.quantity, written.holding.average_cost),
+            (d("600"), d("-2"), d("3"))
+        );
+        assert_eq!(
+            apply_fill(AccountType::Cash, Side::Sell, none, d("0"), d("2"), d("3"), d("0")),
+            Err(Refusal::Shares)
+        );
     }
 
     #[test]

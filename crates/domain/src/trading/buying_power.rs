@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 
 use rust_decimal::Decimal;
-use signet_model::orders::Side;
+use signet_model::orders::{PositionIntent, Side};
+use signet_model::wire::WireEnum;
 use signet_model::{AccountType, ErrorCode};
 
 use super::accounting::{Exposure, buying_power};
@@ -14,7 +15,7 @@ use super::claims::{Claims, OpenClaims, Reserved};
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
-use crate::options::{is_contract, multiplier};
+use crate::options::{Contract, Right, is_contract, multiplier};
 
 /// An order parsed and priced, ready for the check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,7 +88,19 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         .iter()
         .map(|p| Exposure::of(p.instrument_id, p.quantity, p.price))
         .fold(Exposure::default(), Exposure::plus);
-    let before = buying_power(account_type, cash, exposure, reserved, reserved_premiums);
+    // Contracts written hold back what secures them: the shares under the calls, the cash under
+    // the puts (in full, as options bought are paid).
+    let secured = written(&positions);
+    for (&underlying, &shares) in &secured.selling {
+        *selling.entry(underlying).or_default() += shares;
+    }
+    let before = buying_power(
+        account_type,
+        cash,
+        exposure,
+        reserved + secured.cash,
+        reserved_premiums + secured.premiums,
+    );
     let master = orders
         .first()
         .filter(|_| matches!(kind, Some(ComboKind::Oto | ComboKind::Otoco)));
@@ -102,22 +115,63 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
             held += m.spec.quantity;
         }
         let value = p.spec.quantity * p.estimate * multiplier(p.instrument_id);
+        // Options are paid (and puts written secured) in full: in a margin account that takes
+        // twice the cash of its buying power, which is twice its excess equity.
+        let in_full = |cash: Decimal| {
+            if account_type == AccountType::Margin {
+                cash * Decimal::TWO
+            } else {
+                cash
+            }
+        };
+        let mut sells = p.instrument_id;
         let (order_cost, shares) = match p.spec.side {
-            // Options are paid in full: in a margin account they take twice their cost of its
-            // buying power, which is twice its excess equity.
-            Side::Buy if is_contract(p.instrument_id) && account_type == AccountType::Margin => {
-                (value * Decimal::TWO, Decimal::ZERO)
-            }
+            _ if is_contract(p.instrument_id) => match intent_for(held, p)? {
+                PositionIntent::BuyToOpen | PositionIntent::BuyToClose => (in_full(value), Decimal::ZERO),
+                PositionIntent::SellToClose => {
+                    let free = (held - selling.get(&p.instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO);
+                    if p.spec.quantity > free {
+                        return Err(Rejection::new(
+                            ErrorCode::InsufficientPosition,
+                            format!(
+                                "the account can sell {free} {} to close (held and not already being sold)",
+                                p.spec.symbol
+                            ),
+                        ));
+                    }
+                    (Decimal::ZERO, p.spec.quantity)
+                }
+                PositionIntent::SellToOpen => {
+                    let parts = Contract::of_id(p.instrument_id).expect("a contract's id");
+                    let shares = p.spec.quantity * multiplier(p.instrument_id);
+                    match parts.right {
+                        // A call written is covered by 100 shares a contract, held and not
+                        // already sold or covering.
+                        Right::Call => {
+                            let underlying = parts.underlying_id;
+                            let held_shares = positions
+                                .iter()
+                                .find(|h| h.instrument_id == underlying)
+                                .map_or(Decimal::ZERO, |h| h.quantity);
+                            let free = (held_shares - selling.get(&underlying).copied().unwrap_or_default())
+                                .max(Decimal::ZERO);
+                            if shares > free {
+                                return Err(Rejection::new(
+                                    ErrorCode::InsufficientPosition,
+                                    format!(
+                                        "a call written needs 100 shares of the underlying a contract, held and not already sold or covering: the account has {free} free, {shares} are needed (uncovered calls are not offered)"
+                                    ),
+                                ));
+                            }
+                            sells = underlying;
+                            (Decimal::ZERO, shares)
+                        }
+                        // A put written is secured by the cash its shares would cost.
+                        Right::Put => (in_full(parts.strike * shares), Decimal::ZERO),
+                    }
+                }
+            },
             Side::Buy => (value, Decimal::ZERO),
-            Side::Sell if is_contract(p.instrument_id) && held <= Decimal::ZERO => {
-                return Err(Rejection::new(
-                    ErrorCode::UnsupportedOrderFeature,
-                    format!(
-                        "the account holds no {} contracts to sell: writing options (selling to open) is not offered yet",
-                        p.spec.symbol
-                    ),
-                ));
-            }
             Side::Short if account_type == AccountType::Cash => {
                 return Err(Rejection::new(
                     ErrorCode::UnsupportedSide,
@@ -154,7 +208,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
             leg_cost = leg_cost.max(order_cost);
         } else {
             cost += order_cost;
-            *selling.entry(p.instrument_id).or_default() += shares;
+            *selling.entry(sells).or_default() += shares;
         }
     }
     cost += leg_cost;
@@ -177,6 +231,78 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         before,
         after: before - cost,
     })
+}
+
+/// What contracts written hold back of an account ([`written`]).
+#[derive(Debug, Default)]
+struct Secured {
+    /// Cash under the puts: the strike × 100 a contract.
+    cash: Decimal,
+    /// The part of `cash` held in full (all of it).
+    premiums: Decimal,
+    /// Shares under the calls, by underlying: 100 a contract.
+    selling: HashMap<i64, Decimal>,
+}
+
+/// What the contracts written among `positions` hold back: a call the underlying's shares, a put
+/// the cash its shares would cost at the strike.
+fn written(positions: &[Position]) -> Secured {
+    let mut secured = Secured::default();
+    for p in positions.iter().filter(|p| p.quantity < Decimal::ZERO) {
+        let Some(parts) = Contract::of_id(p.instrument_id) else {
+            continue;
+        };
+        let shares = -p.quantity * multiplier(p.instrument_id);
+        match parts.right {
+            Right::Call => *secured.selling.entry(parts.underlying_id).or_default() += shares,
+            Right::Put => {
+                secured.cash += parts.strike * shares;
+                secured.premiums += parts.strike * shares;
+            }
+        }
+    }
+    secured
+}
+
+/// Whether option order `p` opens or closes a position, the account holding `held` of its
+/// contract (negative when written): as it says (`position_intent`), which must be so, or else
+/// as it is. A purchase of contracts written buys back at most those; a sale of contracts held
+/// sells at most those (what is beyond would open the other way, which is refused rather than
+/// guessed).
+pub fn intent_for(held: Decimal, p: &PricedOrder) -> Result<PositionIntent, Rejection> {
+    let quantity = p.spec.quantity;
+    let found = match p.spec.side {
+        Side::Buy if held < Decimal::ZERO => PositionIntent::BuyToClose,
+        Side::Buy => PositionIntent::BuyToOpen,
+        Side::Sell | Side::Short if held > Decimal::ZERO => PositionIntent::SellToClose,
+        Side::Sell | Side::Short => PositionIntent::SellToOpen,
+    };
+    let contracts = p.spec.symbol.as_str();
+    if let Some(given) = p.spec.intent
+        && given != found
+    {
+        return Err(Rejection::illegal_parameter(format!(
+            "position_intent {} does not fit: the account holds {} {contracts} (negative: written), so this order is {}",
+            given.as_str(),
+            held.normalize(),
+            found.as_str()
+        )));
+    }
+    let beyond = match found {
+        PositionIntent::BuyToClose => quantity > -held,
+        PositionIntent::SellToClose => quantity > held,
+        PositionIntent::BuyToOpen | PositionIntent::SellToOpen => false,
+    };
+    if beyond {
+        return Err(Rejection::new(
+            ErrorCode::InsufficientPosition,
+            format!(
+                "the account holds {} {contracts} (negative: written): close at most those, then open another order",
+                held.normalize()
+            ),
+        ));
+    }
+    Ok(found)
 }
 
 /// One placement of a turn, as [`check_turn`] weighs it: its orders priced, the combination
@@ -268,6 +394,7 @@ pub(crate) mod tests {
                 expire_day: None,
                 session: TradingSession::Core,
                 contract: None,
+                intent: None,
             },
             instrument_id,
             estimate: d(estimate),
@@ -324,10 +451,10 @@ pub(crate) mod tests {
 
     /// AAPL's March call at 450 (AAPL is instrument 1 here).
     fn call_id() -> i64 {
-        crate::options::Contract {
+        Contract {
             underlying: "AAPL".into(),
             expiry: crate::marketdata::units::parse_day("2013-03-15").unwrap(),
-            right: crate::options::Right::Call,
+            right: Right::Call,
             strike: d("450"),
         }
         .instrument_id(1)
@@ -368,7 +495,7 @@ pub(crate) mod tests {
             ..held.clone()
         };
         assert_eq!(check(claimed, &[], None).unwrap().before, d("100"));
-        // Held contracts sell; none held, a sale would write them, which is not offered.
+        // Held contracts sell to close, no more than are held.
         assert!(check(held.clone(), &[&normal(call, Side::Sell, "2", "4")], None).is_ok());
         assert_eq!(
             check(held, &[&normal(call, Side::Sell, "3", "4")], None)
@@ -376,12 +503,90 @@ pub(crate) mod tests {
                 .code,
             ErrorCode::InsufficientPosition
         );
+    }
+
+    fn contract(right: Right, strike: &str) -> i64 {
+        Contract {
+            underlying: "AAPL".into(),
+            expiry: crate::marketdata::units::parse_day("2013-03-15").unwrap(),
+            right,
+            strike: d(strike),
+        }
+        .instrument_id(1)
+        .unwrap()
+    }
+
+    #[test]
+    fn a_call_is_written_against_100_free_shares_a_contract() {
+        let call = contract(Right::Call, "450");
+        let write = |quantity: &str| normal(call, Side::Sell, quantity, "10");
+        let code = |standing: Standing, orders: &[&PricedOrder]| check(standing, orders, None).unwrap_err().code;
+        // Uncovered: refused in both kinds of account.
+        assert_eq!(code(cash("100000"), &[&write("1")]), ErrorCode::InsufficientPosition);
+        let margin = Standing {
+            account_type: AccountType::Margin,
+            ..cash("100000")
+        };
+        assert_eq!(code(margin, &[&write("1")]), ErrorCode::InsufficientPosition);
+        // 250 shares cover two contracts, which take no buying power; a third is uncovered.
+        let shares = holding(cash("1000"), 1, "250", "440");
+        assert_eq!(check(shares.clone(), &[&write("2")], None).unwrap().after, d("1000"));
+        assert_eq!(code(shares.clone(), &[&write("3")]), ErrorCode::InsufficientPosition);
+        // The shares covering a call written are not sold again, nor cover another.
+        let written = holding(shares.clone(), call, "-2", "10");
+        assert_eq!(code(written.clone(), &[&write("1")]), ErrorCode::InsufficientPosition);
         assert_eq!(
-            check(cash("1000"), &[&normal(call, Side::Sell, "1", "4")], None)
+            code(written.clone(), &[&normal(1, Side::Sell, "51", "440")]),
+            ErrorCode::InsufficientPosition
+        );
+        assert!(check(written, &[&normal(1, Side::Sell, "50", "440")], None).is_ok());
+        // Two writes of one placement share the shares.
+        assert_eq!(
+            code(shares, &[&write("1"), &write("2")]),
+            ErrorCode::InsufficientPosition
+        );
+    }
+
+    #[test]
+    fn a_put_is_written_against_the_cash_its_shares_would_cost() {
+        let put = contract(Right::Put, "450");
+        let write = normal(put, Side::Sell, "1", "10");
+        // 45,000 secures one put at 450: all of a cash account's 45,000.
+        assert_eq!(check(cash("45000"), &[&write], None).unwrap().after, d("0"));
+        assert_eq!(
+            check(cash("44999"), &[&write], None).unwrap_err().code,
+            ErrorCode::InsufficientBuyingPower
+        );
+        // Of a margin account's buying power it takes twice that: secured in full.
+        let margin = Standing {
+            account_type: AccountType::Margin,
+            ..cash("45000")
+        };
+        assert_eq!(check(margin, &[&write], None).unwrap().after, d("0"));
+        // Written, the put keeps holding the cash back (its premium received is the account's).
+        let written = holding(cash("46000"), put, "-1", "9");
+        assert_eq!(check(written.clone(), &[], None).unwrap().before, d("1000"));
+        // Bought back, at most the one written.
+        assert!(check(written.clone(), &[&normal(put, Side::Buy, "1", "9")], None).is_ok());
+        assert_eq!(
+            check(written, &[&normal(put, Side::Buy, "2", "9")], None)
                 .unwrap_err()
                 .code,
-            ErrorCode::UnsupportedOrderFeature
+            ErrorCode::InsufficientPosition
         );
+    }
+
+    #[test]
+    fn an_intent_given_must_be_so() {
+        let call = contract(Right::Call, "450");
+        let mut sell = normal(call, Side::Sell, "1", "10");
+        assert_eq!(intent_for(d("2"), &sell), Ok(PositionIntent::SellToClose));
+        assert_eq!(intent_for(d("0"), &sell), Ok(PositionIntent::SellToOpen));
+        sell.spec.intent = Some(PositionIntent::SellToClose);
+        assert_eq!(intent_for(d("0"), &sell).unwrap_err().code, ErrorCode::IllegalParameter);
+        let buy = normal(call, Side::Buy, "1", "10");
+        assert_eq!(intent_for(d("-1"), &buy), Ok(PositionIntent::BuyToClose));
+        assert_eq!(intent_for(d("1"), &buy), Ok(PositionIntent::BuyToOpen));
     }
 
     #[test]
@@ -426,6 +631,7 @@ pub(crate) mod tests {
             price: Some(d(price)),
             oco: None,
             waits: false,
+            writes: false,
         };
         let placings = [
             Placing {

@@ -9,11 +9,11 @@
 use std::collections::HashMap;
 
 use rust_decimal::Decimal;
-use signet_model::orders::Side;
+use signet_model::orders::{PositionIntent, Side};
 
 use super::combo::{Part, part};
 use super::order::{Order, is_open};
-use crate::options::{is_contract, multiplier};
+use crate::options::{Contract, Right, is_contract, multiplier};
 
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +28,8 @@ pub struct Reserved {
     pub oco: Option<String>,
     /// It waits for its master: a sell then sells what the master buys, not what is held.
     pub waits: bool,
+    /// An option sale that writes contracts (SELL_TO_OPEN): it holds back what secures them.
+    pub writes: bool,
 }
 
 impl Reserved {
@@ -44,21 +46,34 @@ impl Reserved {
                 .filter(|_| part(order.combo_type) == Part::Leg)
                 .map(|c| c.combo_order_id.clone()),
             waits: order.waits_for.is_some(),
+            writes: order.position_intent == Some(PositionIntent::SellToOpen),
         }
     }
 
-    /// Cash (buys, short sales) and shares (sells) it holds back, priced at its price or else
+    /// The instrument it claims of, with the cash (buys, short sales, puts written) and shares
+    /// (sells, calls written: their underlying's) it holds back, priced at its price or else
     /// `price_now`.
-    fn claim(&self, price_now: impl Fn(i64) -> Decimal) -> (Decimal, Decimal) {
-        match self.side {
-            Side::Buy | Side::Short => (
-                self.remaining
-                    * self.price.unwrap_or_else(|| price_now(self.instrument_id))
-                    * multiplier(self.instrument_id),
-                Decimal::ZERO,
+    fn claim(&self, price_now: impl Fn(i64) -> Decimal) -> (i64, (Decimal, Decimal)) {
+        let of_contract = Contract::of_id(self.instrument_id).filter(|_| self.writes);
+        match (self.side, of_contract) {
+            (Side::Buy | Side::Short, _) => (
+                self.instrument_id,
+                (
+                    self.remaining
+                        * self.price.unwrap_or_else(|| price_now(self.instrument_id))
+                        * multiplier(self.instrument_id),
+                    Decimal::ZERO,
+                ),
             ),
-            Side::Sell if self.waits => (Decimal::ZERO, Decimal::ZERO),
-            Side::Sell => (Decimal::ZERO, self.remaining),
+            (Side::Sell, Some(parts)) => {
+                let shares = self.remaining * multiplier(self.instrument_id);
+                match parts.right {
+                    Right::Call => (parts.underlying_id, (Decimal::ZERO, shares)),
+                    Right::Put => (self.instrument_id, (parts.strike * shares, Decimal::ZERO)),
+                }
+            }
+            (Side::Sell, None) if self.waits => (self.instrument_id, (Decimal::ZERO, Decimal::ZERO)),
+            (Side::Sell, None) => (self.instrument_id, (Decimal::ZERO, self.remaining)),
         }
     }
 
@@ -66,6 +81,11 @@ impl Reserved {
     /// can hold it.
     fn fixed(&self) -> bool {
         self.oco.is_none() && (self.price.is_some() || self.side == Side::Sell)
+    }
+
+    fn add_to(&self, claims: &mut Claims, price_now: impl Fn(i64) -> Decimal) {
+        let (of, claim) = self.claim(price_now);
+        claims.add(of, claim);
     }
 }
 
@@ -115,16 +135,14 @@ pub fn claims<'a>(open: impl Iterator<Item = &'a Reserved>, price_now: impl Fn(i
     // Per OCO pair: (instrument, cash, shares), each the larger of the two legs'.
     let mut pairs: HashMap<&str, (i64, Decimal, Decimal)> = HashMap::new();
     for o in open {
-        let (cash, shares) = o.claim(&price_now);
+        let (of, (cash, shares)) = o.claim(&price_now);
         match &o.oco {
             Some(pair) => {
-                let claim = pairs
-                    .entry(pair)
-                    .or_insert((o.instrument_id, Decimal::ZERO, Decimal::ZERO));
+                let claim = pairs.entry(pair).or_insert((of, Decimal::ZERO, Decimal::ZERO));
                 claim.1 = claim.1.max(cash);
                 claim.2 = claim.2.max(shares);
             }
-            None => total.add(o.instrument_id, (cash, shares)),
+            None => total.add(of, (cash, shares)),
         }
     }
     for (instrument_id, cash, shares) in pairs.into_values() {
@@ -150,7 +168,7 @@ impl OpenClaims {
             return;
         }
         if order.fixed() {
-            self.fixed.add(order.instrument_id, order.claim(|_| Decimal::ZERO));
+            order.add_to(&mut self.fixed, |_| Decimal::ZERO);
         } else {
             self.floating.push(order.order_id.clone());
         }
@@ -162,7 +180,8 @@ impl OpenClaims {
             return;
         };
         if order.fixed() {
-            self.fixed.take(order.instrument_id, order.claim(|_| Decimal::ZERO));
+            let (of, claim) = order.claim(|_| Decimal::ZERO);
+            self.fixed.take(of, claim);
         } else {
             self.floating.retain(|id| id != order_id);
         }
@@ -204,7 +223,8 @@ impl OpenClaims {
             .filter(|o| except.is_none_or(|e| e.order_id != o.order_id));
         let mut total = claims(floating, &price_now).plus(&self.fixed);
         if let Some(e) = except.filter(|e| e.fixed()) {
-            total.take(e.instrument_id, e.claim(|_| Decimal::ZERO));
+            let (of, claim) = e.claim(|_| Decimal::ZERO);
+            total.take(of, claim);
         }
         total
     }
@@ -224,6 +244,7 @@ mod tests {
             price: Some(Decimal::from(price)),
             oco: oco.map(str::to_owned),
             waits,
+            writes: false,
         };
         let open = [
             order(Side::Buy, 10, 5, None, false),
@@ -237,6 +258,55 @@ mod tests {
         let claims = claims(open.iter(), |_| Decimal::ZERO);
         assert_eq!(claims.cash, Decimal::from(50 + 20));
         assert_eq!(claims.selling[&7], Decimal::from(4 + 1));
+    }
+
+    #[test]
+    fn contracts_being_written_claim_what_secures_them() {
+        let contract = |right| {
+            Contract {
+                underlying: "AAPL".into(),
+                expiry: 15_779,
+                right,
+                strike: Decimal::from(450),
+            }
+            .instrument_id(7)
+            .unwrap()
+        };
+        let writing = |right, remaining: i64| Reserved {
+            order_id: String::new(),
+            side: Side::Sell,
+            instrument_id: contract(right),
+            remaining: Decimal::from(remaining),
+            price: Some(Decimal::from(10)),
+            oco: None,
+            waits: false,
+            writes: true,
+        };
+        let claims = claims([writing(Right::Call, 2), writing(Right::Put, 1)].iter(), |_| {
+            Decimal::ZERO
+        });
+        assert_eq!(
+            claims.selling,
+            HashMap::from([(7, Decimal::from(200))]),
+            "the underlying's shares"
+        );
+        assert_eq!(
+            (claims.cash, claims.premiums),
+            (Decimal::from(45_000), Decimal::from(45_000))
+        );
+        // Kept as they come and go.
+        let mut open = OpenClaims::default();
+        open.add(Reserved {
+            order_id: "c".into(),
+            ..writing(Right::Call, 2)
+        });
+        open.add(Reserved {
+            order_id: "p".into(),
+            ..writing(Right::Put, 1)
+        });
+        assert_eq!(open.claims(Some("p"), |_| Decimal::ZERO).cash, Decimal::ZERO);
+        open.remove("c");
+        assert!(open.claims(None, |_| Decimal::ZERO).selling.is_empty());
     }
 
     #[test]
@@ -289,6 +359,7 @@ mod tests {
                     price: price.map(Decimal::from),
                     oco: oco.map(|o| o.to_string()),
                     waits,
+                    writes: false,
                 })
                 .collect();
             let except = except.map(|n| n.to_string());
@@ -325,6 +396,7 @@ mod tests {
                     price: price.map(Decimal::from),
                     oco: oco.map(|o| o.to_string()),
                     waits: false,
+                    writes: false,
                 })
                 .collect();
             let mut kept = OpenClaims::default();
@@ -494,6 +566,7 @@ mod tests {
                     expire_day: None,
                     session: TradingSession::Core,
                     contract: None,
+                    intent: None,
                 },
                 instrument_id: o.instrument_id,
                 estimate: o.limit_price.unwrap_or_else(|| account.mark(o.instrument_id)),

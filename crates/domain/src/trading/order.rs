@@ -3,7 +3,7 @@
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
 use signet_model::orders::{
-    ComboType, EntrustType, OrderStatus, OrderType, Side, TimeInForce, TradingSession, TrailingType,
+    ComboType, EntrustType, OrderStatus, OrderType, PositionIntent, Side, TimeInForce, TradingSession, TrailingType,
 };
 use signet_model::wire::WireEnum;
 
@@ -141,6 +141,8 @@ pub struct Order {
     pub filled_at_sim: Option<i64>,
     /// How a scenario rule shapes its fills, when one matched it at placement.
     pub fill_plan: Option<FillPlan>,
+    /// An option order's: whether it opens or closes a position.
+    pub position_intent: Option<PositionIntent>,
 }
 
 /// A trailing stop's distance from the best price seen.
@@ -227,6 +229,7 @@ impl Order {
             update_time: 0,
             filled_at_sim: None,
             fill_plan: None,
+            position_intent: None,
         }
     }
 }

@@ -149,6 +149,7 @@ impl Replacement {
                 contract: crate::options::is_contract(order.instrument_id)
                     .then(|| crate::options::Contract::parse_occ(&order.symbol).ok())
                     .flatten(),
+                intent: order.position_intent,
             },
             instrument_id: order.instrument_id,
             estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),

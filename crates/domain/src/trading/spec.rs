@@ -4,7 +4,8 @@
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
 use signet_model::orders::{
-    ComboType, EntrustType, NewLeg, NewOrder, OrderType, Side, TimeInForce, TradingSession, TrailingType,
+    ComboType, EntrustType, NewLeg, NewOrder, OrderType, PositionIntent, Side, TimeInForce, TradingSession,
+    TrailingType,
 };
 use signet_model::wire::WireEnum;
 
@@ -38,6 +39,9 @@ pub struct OrderSpec {
     /// The option contract of an `OPTION` order ([`option_contract`]): `symbol` is then its OCC
     /// symbol and `quantity` counts contracts.
     pub contract: Option<Contract>,
+    /// Whether an option order opens or closes a position: as the order says, or found from the
+    /// account's position when it is checked ([`super::buying_power::intent_for`]).
+    pub intent: Option<PositionIntent>,
 }
 
 /// The order types the engine fills.
@@ -234,9 +238,20 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         (None, None) => return Err(Rejection::illegal_parameter("quantity is required")),
         (None, Some(quantity)) => checked_quantity(quantity)?,
     };
-    if contract.is_some() {
-        check_legs(order, side, quantity)?;
-    }
+    let intent = match &contract {
+        Some(_) => {
+            check_legs(order, side, quantity)?;
+            let intent = optional_some::<PositionIntent>("position_intent", order.position_intent.as_deref())?;
+            let buys = matches!(intent, Some(PositionIntent::BuyToOpen | PositionIntent::BuyToClose));
+            if intent.is_some() && buys != (side == Side::Buy) {
+                return Err(Rejection::illegal_parameter(
+                    "position_intent and side disagree: BUY_TO_* buys, SELL_TO_* sells",
+                ));
+            }
+            intent
+        }
+        None => None,
+    };
     let limit_price = match order_type {
         OrderType::Limit | OrderType::StopLossLimit => {
             Some(price("limit_price", order.limit_price.as_ref(), order_type)?)
@@ -268,7 +283,13 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         expire_day,
         session,
         contract,
+        intent,
     })
+}
+
+/// An optional wire value: `None` when absent or empty.
+fn optional_some<T: WireEnum>(field: &str, value: Option<&str>) -> Result<Option<T>, Rejection> {
+    non_empty(value).map(|v| parse_wire(field, v)).transpose()
 }
 
 /// The order types options take (no trailing stops).

@@ -177,6 +177,8 @@ fn new_order(
         update_time: placed_at.0,
         filled_at_sim: None,
         fill_plan: None,
+        // As given; else found in the account's turn ([`signet_core::placements`]).
+        position_intent: p.spec.intent,
     })
 }
 
@@ -830,6 +832,7 @@ pub fn record(o: &Order) -> OrderRecord {
             update_time: format_ms(o.update_time),
             reason: o.reason.clone(),
             option_strategy: option.as_ref().map(|_| "SINGLE".into()),
+            position_intent: o.position_intent,
             legs: option.map(|(_, leg)| leg).into_iter().collect(),
         }],
     }

@@ -280,6 +280,7 @@ fn new_order(state: &AppState, o: &StockOrder) -> Result<NewOrder, ApiError> {
         extended_hours: None,
         option_strategy: None,
         legs: None,
+        position_intent: None,
         other: o.other.clone(),
     })
 }

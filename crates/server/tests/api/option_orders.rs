@@ -179,7 +179,7 @@ async fn a_call_bought_and_sold_moves_a_hundred_times_its_premium_and_is_held_as
     let (cash_after, market_value, _) = balance(&server, &account).await;
     assert_eq!(cash_after, cash + received * d("200"));
     assert_eq!(market_value, Decimal::ZERO);
-    // Sold again: none are held.
+    // Sold again: none are held, and a call written needs the shares to cover it.
     let again = place_at(
         &server,
         "/trading/orders/place",
@@ -187,7 +187,7 @@ async fn a_call_bought_and_sold_moves_a_hundred_times_its_premium_and_is_held_as
         option_order("sell2", "SELL", "1", None, "450", "CALL"),
     )
     .await;
-    again.assert_error(400, "UNSUPPORTED_ORDER_FEATURE");
+    again.assert_error(400, "INSUFFICIENT_POSITION");
 }
 
 #[tokio::test]
@@ -275,12 +275,7 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
             place(&account, order).await.assert_error(400, code);
         }
     };
-    // Writing, multi-leg strategies, trailing stops, extended hours, amounts: not offered.
-    refused(
-        option_order("w", "SELL", "1", Some("5.00"), "450", "PUT"),
-        "UNSUPPORTED_ORDER_FEATURE",
-    )
-    .await;
+    // Multi-leg strategies, trailing stops, extended hours, amounts: not offered.
     let mut vertical = option_order("v", "BUY", "1", Some("5.00"), "450", "CALL");
     vertical["option_strategy"] = json!("VERTICAL");
     refused(vertical, "UNSUPPORTED_ORDER_FEATURE").await;
@@ -490,5 +485,203 @@ async fn option_buys_at_once_never_claim_beyond_the_buying_power() {
         }
         assert_eq!(accepted, 10, "{account}");
         assert_eq!(balance(&server, &account).await.2, Decimal::ZERO, "{account}");
+    }
+}
+
+fn shares_order(id: &str, side: &str) -> Value {
+    json!({
+        "client_order_id": id, "combo_type": "NORMAL", "symbol": "AAPL", "side": side,
+        "order_type": "MARKET", "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "100",
+        "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    })
+}
+
+/// Writing: a put secured by the cash its shares would cost, a call covered by shares held;
+/// what secures them stays held back while they are written, and is free again once they are
+/// bought back.
+#[tokio::test]
+async fn a_put_is_written_against_cash_and_a_call_against_shares() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let place = |order: Value| place_at(&server, "/trading/orders/place", &account, order);
+    let put_bid = d(&snapshot(&server, "AAPL130315P00450000").await.bid);
+    let placed = place_at(
+        &server,
+        "/openapi/trade/option/order/place",
+        &account,
+        option_order("put1", "SELL", "1", None, "450", "PUT"),
+    )
+    .await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    let o = detail(&server, &account, "put1").await["orders"][0].clone();
+    assert_eq!(
+        (o["status"].as_str(), o["position_intent"].as_str()),
+        (Some("FILLED"), Some("SELL_TO_OPEN"))
+    );
+    let received = d(o["filled_price"].as_str().unwrap());
+    assert!((received - put_bid).abs() <= d("0.10"), "{received} vs {put_bid}");
+    let (cash, market_value, power) = balance(&server, &account).await;
+    assert_eq!(cash, d("100000") + received * d("100"));
+    assert!(
+        market_value < Decimal::ZERO,
+        "a written put is a liability: {market_value}"
+    );
+    assert_eq!(power, cash - d("45000"), "450 × 100 held back");
+    let positions = server.client().accounts().positions(&account).await.unwrap();
+    assert_eq!(positions[0].quantity, "-1");
+    // A second put fits what is left; a third does not.
+    let second = place(option_order("put2", "SELL", "1", Some("30.00"), "450", "PUT")).await;
+    assert_eq!(second.status, 200, "{}", second.body);
+    place(option_order("put3", "SELL", "1", Some("30.00"), "450", "PUT"))
+        .await
+        .assert_error(400, "INSUFFICIENT_BUYING_POWER");
+    // A call written needs shares: 100 bought cover one contract, and are then not sold again.
+    place(option_order("call0", "SELL", "1", None, "450", "CALL"))
+        .await
+        .assert_error(400, "INSUFFICIENT_POSITION");
+    // The resting put's 45,000 would leave too little for the shares.
+    let cancelled = post(
+        &server,
+        "/trading/orders/cancel",
+        &json!({"account_id": account, "client_order_id": "put2"}),
+    )
+    .await;
+    assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+    assert_eq!(place(shares_order("aapl", "BUY")).await.status, 200);
+    ops.market().step(1).await.unwrap();
+    let call = place(option_order("call1", "SELL", "1", None, "450", "CALL")).await;
+    assert_eq!(call.status, 200, "{}", call.body);
+    ops.market().step(1).await.unwrap();
+    assert_eq!(
+        detail(&server, &account, "call1").await["orders"][0]["status"],
+        "FILLED"
+    );
+    place(option_order("call2", "SELL", "1", None, "450", "CALL"))
+        .await
+        .assert_error(400, "INSUFFICIENT_POSITION");
+    place(shares_order("aapl-out", "SELL"))
+        .await
+        .assert_error(400, "INSUFFICIENT_POSITION");
+    // Bought back, the put frees its cash.
+    let (_, _, before) = balance(&server, &account).await;
+    let back = place(option_order("back", "BUY", "1", None, "450", "PUT")).await;
+    assert_eq!(back.status, 200, "{}", back.body);
+    ops.market().step(1).await.unwrap();
+    let o = detail(&server, &account, "back").await["orders"][0].clone();
+    assert_eq!(
+        (o["status"].as_str(), o["position_intent"].as_str()),
+        (Some("FILLED"), Some("BUY_TO_CLOSE"))
+    );
+    let paid = d(o["filled_price"].as_str().unwrap());
+    let (_, _, after) = balance(&server, &account).await;
+    assert_eq!(after, before + d("45000") - paid * d("100"));
+    // An intent that does not fit is refused.
+    let mut wrong = option_order("wrong", "SELL", "1", None, "450", "PUT");
+    wrong["position_intent"] = json!("SELL_TO_CLOSE");
+    place(wrong).await.assert_error(400, "ILLEGAL_PARAMETER");
+}
+
+/// A put written on the 2013-03-01 weekly at 600 (AAPL closed at 430.47) is assigned: the cash
+/// it held back buys 100 shares at 600.
+#[tokio::test]
+async fn a_put_written_in_the_money_is_assigned_at_expiry() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let mut put = option_order("put", "SELL", "1", None, "600", "PUT");
+    put["legs"][0]["option_expire_date"] = json!("2013-03-01");
+    let placed = place_at(&server, "/trading/orders/place", &account, put).await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    let (cash, _, power) = balance(&server, &account).await;
+    assert_eq!(power, cash - d("60000"));
+    ops.market().step(5 * 86_400).await.unwrap();
+    let positions = server.client().accounts().positions(&account).await.unwrap();
+    assert_eq!(positions.len(), 1, "{positions:?}");
+    assert_eq!(
+        (
+            positions[0].symbol.as_str(),
+            positions[0].quantity.as_str(),
+            d(&positions[0].cost_price)
+        ),
+        ("AAPL", "100", d("600"))
+    );
+    let (after, _, power) = balance(&server, &account).await;
+    assert_eq!(after, cash - d("60000"));
+    assert_eq!(power, after, "nothing is held back any more");
+    let filter = ActivityFilter {
+        activity_types: Some("OPTION_ASSIGNMENT"),
+        ..ActivityFilter::default()
+    };
+    let ledger = server
+        .client()
+        .accounts()
+        .cash_activities(&account, &filter)
+        .await
+        .unwrap();
+    assert_eq!(ledger.data.len(), 1);
+    assert_eq!(d(&ledger.data[0].amount), d("-60000"));
+}
+
+/// Ten puts written at once, each secured by 45,000 USD: the CASH account's 100,000 secures two,
+/// and ten calls written at once against 200 shares: two are covered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let at_once = |orders: Vec<Value>| {
+        let requests = orders
+            .into_iter()
+            .map(|order| {
+                let body = json!({"account_id": account, "new_orders": [order]});
+                server
+                    .client()
+                    .prepare(
+                        reqwest::Method::POST,
+                        "/trading/orders/place",
+                        &[],
+                        Some(serde_json::to_vec(&body).unwrap()),
+                    )
+                    .unwrap()
+            })
+            .collect();
+        crate::common::send_together(requests)
+    };
+    // Resting far above the bid: they stay open, holding back what secures them.
+    let puts = (0..10)
+        .map(|n| option_order(&format!("put-{n}"), "SELL", "1", Some("90.00"), "450", "PUT"))
+        .collect();
+    let answers = at_once(puts).await;
+    assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
+    for refused in answers.iter().filter(|a| a.status != 200) {
+        refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
+    }
+    for n in 0..10 {
+        let _ = post(
+            &server,
+            "/trading/orders/cancel",
+            &json!({"account_id": account, "client_order_id": format!("put-{n}")}),
+        )
+        .await;
+    }
+    let mut shares = shares_order("aapl", "BUY");
+    shares["quantity"] = json!("200");
+    assert_eq!(
+        place_at(&server, "/trading/orders/place", &account, shares)
+            .await
+            .status,
+        200
+    );
+    ops.market().step(1).await.unwrap();
+    let calls = (0..10)
+        .map(|n| option_order(&format!("call-{n}"), "SELL", "1", Some("90.00"), "450", "CALL"))
+        .collect();
+    let answers = at_once(calls).await;
+    assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
+    for refused in answers.iter().filter(|a| a.status != 200) {
+        refused.assert_error(400, "INSUFFICIENT_POSITION");
     }
 }
