@@ -79,7 +79,12 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
         filled_price: filled_price.to_string(),
         filled_time: order.fill_time.map(format_ms).unwrap_or_default(),
         side: order.side.as_str().to_owned(),
-        category: "US_STOCK".to_owned(),
+        category: if crate::options::is_contract(order.instrument_id) {
+            "US_OPTION"
+        } else {
+            "US_STOCK"
+        }
+        .to_owned(),
         order_type: order.order_type.as_str().to_owned(),
         scene_type: scene.as_str().to_owned(),
         biz_type: "TRADE".to_owned(),
@@ -159,6 +164,22 @@ mod tests {
         assert_eq!(full, serde_json::json!({"request_id": "7", "a": "1"}));
         let empty: serde_json::Value = serde_json::from_str(&with_request_id("{}", "x\"y")).unwrap();
         assert_eq!(empty, serde_json::json!({"request_id": "x\"y"}));
+    }
+
+    #[test]
+    fn an_option_orders_events_say_so() {
+        use signet_model::orders::{OrderType, Side};
+        let mut order = Order::sample("O", Side::Buy, OrderType::Limit);
+        let category = |order: &Order| {
+            let payload: serde_json::Value = serde_json::from_str(&payload(order, None).unwrap()).unwrap();
+            payload["category"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(category(&order), "US_STOCK");
+        order.instrument_id = crate::options::Contract::parse_occ("AAPL130315C00450000")
+            .unwrap()
+            .instrument_id(1)
+            .unwrap();
+        assert_eq!(category(&order), "US_OPTION");
     }
 
     #[test]
