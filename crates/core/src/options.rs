@@ -116,6 +116,21 @@ impl ContractQuotes for Options {
         })
     }
 
+    fn trades(&self, contract_id: i64, day: i32, from: i64, until: i64) -> Option<Vec<(Decimal, u64)>> {
+        let (contract, u) = self.contract_of_id(contract_id)?;
+        if day != self.today() {
+            return None;
+        }
+        let prints = self.prints_today(contract_id, &contract, &u);
+        Some(
+            prints
+                .iter()
+                .filter(|p| (from..until).contains(&p.second))
+                .map(|p| (p.price, p.volume))
+                .collect(),
+        )
+    }
+
     fn prepare<'a>(&'a self, contract_ids: &'a [i64]) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
         Box::pin(async move {
             let mut underlyings: Vec<i64> = contract_ids

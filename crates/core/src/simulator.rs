@@ -74,6 +74,9 @@ pub trait ContractQuotes: Send + Sync {
     /// Contract `contract_id`'s quote at `time_ms`: `None` when its underlying was not prepared
     /// today ([`ContractQuotes::prepare`]).
     fn quote_at(&self, contract_id: i64, time_ms: i64) -> Option<Quote>;
+    /// Contract `contract_id`'s trades (price, contracts) of New York `day` in the seconds
+    /// `from..until`, oldest first: `None` when its underlying was not prepared today.
+    fn trades(&self, contract_id: i64, day: i32, from: i64, until: i64) -> Option<Vec<(Decimal, u64)>>;
     /// Reads what quoting these contracts needs (their underlyings' figures of the day).
     fn prepare<'a>(&'a self, contract_ids: &'a [i64]) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 }
@@ -513,6 +516,12 @@ impl Simulator {
             pinned: pin.is_some(),
             held: held.map(|(held, _)| held),
         })
+    }
+
+    /// Contract `contract_id`'s trades of New York `day` in the seconds `from..until` (what a
+    /// resting order's queue follows), when its underlying is prepared.
+    pub fn contract_trades(&self, contract_id: i64, day: i32, from: i64, until: i64) -> Option<Vec<(Decimal, u64)>> {
+        self.contracts.get()?.upgrade()?.trades(contract_id, day, from, until)
     }
 
     /// Makes `contracts` the source of option contracts' quotes (once; later calls change

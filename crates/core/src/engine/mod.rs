@@ -11,6 +11,7 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
+use signet_domain::options::is_contract;
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{NewYork, Session};
 use signet_domain::times::{SimTime, WallTime};
@@ -254,6 +255,13 @@ impl Engine {
             let key = (order.instrument_id, watch.read_to);
             let tape = match tapes.get(&key) {
                 Some(tape) => tape,
+                // An option contract's queue follows its own prints.
+                None if is_contract(order.instrument_id) => {
+                    let trades = self
+                        .simulator
+                        .contract_trades(order.instrument_id, ny.day, watch.read_to, until)?;
+                    tapes.entry(key).or_insert(trades)
+                }
                 None => {
                     let path = self
                         .simulator

@@ -685,3 +685,63 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
         refused.assert_error(400, "INSUFFICIENT_POSITION");
     }
 }
+
+/// A bid inside the spread rests, and fills at its limit once the contract's own trades reach
+/// it: it is filled after an hour exactly when a trade of that hour printed below the bid, or
+/// at it (behind those shown there when it was placed); it is still open otherwise.
+#[tokio::test]
+async fn a_resting_bid_fills_from_the_contracts_own_trades() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    let mut outcomes = Vec::new();
+    for (n, strike) in ["440", "450", "460", "470"].into_iter().enumerate() {
+        let symbol = format!("AAPL130315C00{strike}000");
+        let quote = snapshot(&server, &symbol).await;
+        let (bid, ask) = (d(&quote.bid), d(&quote.ask));
+        // A nickel above the bid, inside the spread: nobody is ahead of it.
+        let limit = bid + d("0.05");
+        assert!(limit < ask, "{symbol}: {bid} {ask}");
+        let id = format!("bid-{n}");
+        let placed = place_at(
+            &server,
+            "/trading/orders/place",
+            &account,
+            option_order(&id, "BUY", "1", Some(&limit.to_string()), strike, "CALL"),
+        )
+        .await;
+        assert_eq!(placed.status, 200, "{}", placed.body);
+        assert!(quote.last_trade_time.is_none(), "placed at the open, before any trade");
+        outcomes.push((id, symbol, limit));
+    }
+    ops.market().step(3600).await.unwrap();
+    let mut filled = 0;
+    for (id, symbol, limit) in outcomes {
+        let ticks: signet_model::options::OptionTicks = server
+            .client()
+            .get(
+                "/market-data/options/ticks/list",
+                &[
+                    ("symbol", symbol.as_str()),
+                    ("category", "US_OPTION"),
+                    ("count", "1200"),
+                ],
+            )
+            .await
+            .unwrap();
+        // Every trade of the day so far is one of the hour since the order was placed.
+        let reached = ticks.result.iter().any(|t| d(&t.price) <= limit);
+        let o = detail(&server, &account, &id).await["orders"][0].clone();
+        if reached {
+            assert_eq!(o["status"], "FILLED", "{symbol} traded at or below {limit}: {o}");
+            assert_eq!(d(o["filled_price"].as_str().unwrap()), limit, "at its limit");
+            filled += 1;
+        } else {
+            assert_eq!(o["status"], "SUBMITTED", "{symbol} never traded at {limit}: {o}");
+        }
+    }
+    assert!(
+        filled > 0,
+        "an hour of trades reaches some bid a nickel above the market's"
+    );
+}
