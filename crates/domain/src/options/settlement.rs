@@ -179,16 +179,29 @@ mod tests {
         Holding::default()
     }
 
+    /// Settles `contracts` of AAPL's `right` at `strike` at a close of `close`.
+    fn at(
+        right: Right,
+        strike: &str,
+        contracts: &str,
+        close: &str,
+        account_type: AccountType,
+        underlying: Holding,
+        cash: &str,
+    ) -> Settlement {
+        settle(
+            &parts(right, strike),
+            d(contracts),
+            d(close),
+            account_type,
+            underlying,
+            d(cash),
+        )
+    }
+
     #[test]
     fn a_call_in_the_money_becomes_100_shares_a_contract_at_the_strike() {
-        let s = settle(
-            &parts(Right::Call, "430"),
-            d("2"),
-            d("441.5"),
-            AccountType::Cash,
-            none(),
-            d("100000"),
-        );
+        let s = at(Right::Call, "430", "2", "441.5", AccountType::Cash, none(), "100000");
         assert_eq!(
             (s.kind, s.shares, s.cash),
             (SettlementKind::Exercise, d("200"), d("-86000"))
@@ -205,14 +218,7 @@ mod tests {
             quantity: d("100"),
             average_cost: d("400"),
         };
-        let s = settle(
-            &parts(Right::Call, "430"),
-            d("1"),
-            d("441.5"),
-            AccountType::Cash,
-            held,
-            d("100000"),
-        );
+        let s = at(Right::Call, "430", "1", "441.5", AccountType::Cash, held, "100000");
         assert_eq!(
             s.underlying,
             Holding {
@@ -228,14 +234,7 @@ mod tests {
             quantity: d("300"),
             average_cost: d("400"),
         };
-        let s = settle(
-            &parts(Right::Put, "450"),
-            d("2"),
-            d("441.5"),
-            AccountType::Cash,
-            held,
-            d("0"),
-        );
+        let s = at(Right::Put, "450", "2", "441.5", AccountType::Cash, held, "0");
         assert_eq!(
             (s.kind, s.shares, s.cash),
             (SettlementKind::Exercise, d("-200"), d("90000"))
@@ -248,26 +247,12 @@ mod tests {
             }
         );
         // Without the shares, a margin account goes short; a cash account is paid the value.
-        let margin = settle(
-            &parts(Right::Put, "450"),
-            d("1"),
-            d("441.5"),
-            AccountType::Margin,
-            none(),
-            d("0"),
-        );
+        let margin = at(Right::Put, "450", "1", "441.5", AccountType::Margin, none(), "0");
         assert_eq!(
             (margin.kind, margin.underlying.quantity),
             (SettlementKind::Exercise, d("-100"))
         );
-        let cash = settle(
-            &parts(Right::Put, "450"),
-            d("1"),
-            d("441.5"),
-            AccountType::Cash,
-            none(),
-            d("0"),
-        );
+        let cash = at(Right::Put, "450", "1", "441.5", AccountType::Cash, none(), "0");
         assert_eq!(
             (cash.kind, cash.shares, cash.cash),
             (SettlementKind::Cash, d("0"), d("850"))
@@ -282,55 +267,27 @@ mod tests {
             (Right::Put, "430"),
             (Right::Put, "431"),
         ] {
-            let s = settle(
-                &parts(right, "430"),
-                d("3"),
-                d(close),
-                AccountType::Cash,
-                none(),
-                d("100"),
-            );
+            let s = at(right, "430", "3", close, AccountType::Cash, none(), "100");
             assert_eq!(
                 (s.kind, s.shares, s.cash),
                 (SettlementKind::Expire, d("0"), d("0")),
                 "{right:?} {close}"
             );
         }
-        let at_a_cent = settle(
-            &parts(Right::Call, "430"),
-            d("1"),
-            d("430.01"),
-            AccountType::Margin,
-            none(),
-            d("0"),
-        );
+        let at_a_cent = at(Right::Call, "430", "1", "430.01", AccountType::Margin, none(), "0");
         assert_eq!(at_a_cent.kind, SettlementKind::Exercise);
     }
 
     #[test]
     fn a_cash_account_without_the_cash_is_paid_the_value_in_the_money() {
-        let s = settle(
-            &parts(Right::Call, "430"),
-            d("2"),
-            d("441.5"),
-            AccountType::Cash,
-            none(),
-            d("1000"),
-        );
+        let s = at(Right::Call, "430", "2", "441.5", AccountType::Cash, none(), "1000");
         assert_eq!((s.kind, s.shares, s.cash), (SettlementKind::Cash, d("0"), d("2300")));
         assert_eq!(s.underlying, none());
     }
 
     #[test]
     fn written_contracts_are_assigned() {
-        let short_call = settle(
-            &parts(Right::Call, "430"),
-            d("-1"),
-            d("441.5"),
-            AccountType::Margin,
-            none(),
-            d("0"),
-        );
+        let short_call = at(Right::Call, "430", "-1", "441.5", AccountType::Margin, none(), "0");
         assert_eq!(
             (
                 short_call.kind,
@@ -340,14 +297,7 @@ mod tests {
             ),
             (SettlementKind::Assignment, d("-100"), d("43000"), d("-100"))
         );
-        let short_put = settle(
-            &parts(Right::Put, "450"),
-            d("-1"),
-            d("441.5"),
-            AccountType::Cash,
-            none(),
-            d("45000"),
-        );
+        let short_put = at(Right::Put, "450", "-1", "441.5", AccountType::Cash, none(), "45000");
         assert_eq!(
             (short_put.kind, short_put.shares, short_put.cash),
             (SettlementKind::Assignment, d("100"), d("-45000"))

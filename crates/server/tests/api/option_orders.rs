@@ -75,6 +75,26 @@ async fn detail(server: &TestServer, account: &str, id: &str) -> Value {
         .unwrap()
 }
 
+/// Places each of `orders` alone, all at the same moment: the answers, in order.
+async fn at_once(server: &TestServer, account: &str, orders: Vec<Value>) -> Vec<Answer> {
+    let requests = orders
+        .into_iter()
+        .map(|order| {
+            let body = json!({"account_id": account, "new_orders": [order]});
+            server
+                .client()
+                .prepare(
+                    reqwest::Method::POST,
+                    "/trading/orders/place",
+                    &[],
+                    Some(serde_json::to_vec(&body).unwrap()),
+                )
+                .unwrap()
+        })
+        .collect();
+    crate::common::send_together(requests).await
+}
+
 async fn balance(server: &TestServer, account: &str) -> (Decimal, Decimal, Decimal) {
     let b = server.client().accounts().balance(account).await.unwrap();
     (
@@ -462,23 +482,10 @@ async fn option_buys_at_once_never_claim_beyond_the_buying_power() {
     let server = TestServer::start_market("2013-02-25", 2013).await;
     for account in server.app.account_ids.clone() {
         // A bid of 10.00 for a call asked about 15 rests: 10 contracts claim 10,000.
-        let requests = (0..20)
-            .map(|n| {
-                let body = json!({"account_id": account, "new_orders": [
-                    option_order(&format!("many-{n}"), "BUY", "10", Some("10.00"), "450", "CALL")
-                ]});
-                server
-                    .client()
-                    .prepare(
-                        reqwest::Method::POST,
-                        "/trading/orders/place",
-                        &[],
-                        Some(serde_json::to_vec(&body).unwrap()),
-                    )
-                    .unwrap()
-            })
+        let orders = (0..20)
+            .map(|n| option_order(&format!("many-{n}"), "BUY", "10", Some("10.00"), "450", "CALL"))
             .collect();
-        let answers = crate::common::send_together(requests).await;
+        let answers = at_once(&server, &account, orders).await;
         let accepted = answers.iter().filter(|a| a.status == 200).count();
         for refused in answers.iter().filter(|a| a.status != 200) {
             refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
@@ -632,29 +639,11 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
     let account = server.app.account_ids[0].clone();
-    let at_once = |orders: Vec<Value>| {
-        let requests = orders
-            .into_iter()
-            .map(|order| {
-                let body = json!({"account_id": account, "new_orders": [order]});
-                server
-                    .client()
-                    .prepare(
-                        reqwest::Method::POST,
-                        "/trading/orders/place",
-                        &[],
-                        Some(serde_json::to_vec(&body).unwrap()),
-                    )
-                    .unwrap()
-            })
-            .collect();
-        crate::common::send_together(requests)
-    };
     // Resting far above the bid: they stay open, holding back what secures them.
     let puts = (0..10)
         .map(|n| option_order(&format!("put-{n}"), "SELL", "1", Some("90.00"), "450", "PUT"))
         .collect();
-    let answers = at_once(puts).await;
+    let answers = at_once(&server, &account, puts).await;
     assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
     for refused in answers.iter().filter(|a| a.status != 200) {
         refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
@@ -679,7 +668,7 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
     let calls = (0..10)
         .map(|n| option_order(&format!("call-{n}"), "SELL", "1", Some("90.00"), "450", "CALL"))
         .collect();
-    let answers = at_once(calls).await;
+    let answers = at_once(&server, &account, calls).await;
     assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
     for refused in answers.iter().filter(|a| a.status != 200) {
         refused.assert_error(400, "INSUFFICIENT_POSITION");
