@@ -10,12 +10,11 @@ use signet_domain::marketdata::{ActionKind, ActionSource, CorporateAction};
 use signet_domain::times::WallTime;
 use signet_domain::trading::corporate::{Applied, apply};
 use signet_domain::trading::events::split_position_payload;
-use signet_domain::trading::order::{Event, Order, transition};
-use signet_model::wire::WireEnum;
+use signet_domain::trading::order::Order;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, follow_combination, holding, record_event};
+use super::trading::{OPEN, expire_orders, holding};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{Crossed, StoreError};
 
@@ -150,42 +149,7 @@ async fn cancel_open_orders(tx: &mut Tx, instrument_id: i64, time: WallTime) -> 
     .bind(instrument_id)
     .fetch_all(&mut *tx)
     .await?;
-    let mut cancelled = Vec::new();
-    for order in Decoded::all(open) {
-        // A combination's other order may have been cancelled with an earlier one.
-        let still_open = query(format!(
-            "UPDATE orders SET status = $1, reason = $2, update_time = $3 WHERE order_id = $4 AND {OPEN}"
-        ))
-        .bind(
-            transition(order.status, Event::Expire)
-                .expect("an open order can be cancelled")
-                .as_str(),
-        )
-        .bind(SPLIT_CANCELS)
-        .bind(time.0)
-        .bind(&order.order_id)
-        .execute(&mut *tx)
-        .await?;
-        if still_open == 0 {
-            continue;
-        }
-        let after = super::trading::order_by_id(tx, &order.order_id)
-            .await?
-            .expect("the order just updated");
-        record_event(
-            tx,
-            &after,
-            time.0,
-            order.status,
-            Event::Expire,
-            Some(SPLIT_CANCELS),
-            None,
-        )
-        .await?;
-        follow_combination(tx, &after, time.0).await?;
-        cancelled.push(after);
-    }
-    Ok(cancelled)
+    expire_orders(tx, Decoded::all(open), SPLIT_CANCELS, time).await
 }
 
 /// Applies the action to every position of the instrument, once per account.

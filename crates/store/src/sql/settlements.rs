@@ -10,13 +10,12 @@ use signet_domain::options::settlement::{Settled, SettlementKind, settle};
 use signet_domain::times::WallTime;
 use signet_domain::trading::accounting::Holding;
 use signet_domain::trading::events::action_position_payload;
-use signet_domain::trading::order::{Event, Order, transition};
+use signet_domain::trading::order::Order;
 use signet_model::AccountType;
-use signet_model::wire::WireEnum;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, follow_combination, holding, order_by_id, record_event};
+use super::trading::{OPEN, expire_orders, holding};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{SettledOptions, StoreError};
 
@@ -227,33 +226,10 @@ async fn cancel_expired_orders(tx: &mut Tx, today: i32, time: WallTime) -> Resul
     ))
     .fetch_all(&mut *tx)
     .await?;
-    let mut cancelled = Vec::new();
-    for order in Decoded::all(open) {
-        if Contract::of_id(order.instrument_id).is_none_or(|p| p.expiry >= today) {
-            continue;
-        }
-        let still_open = query(format!(
-            "UPDATE orders SET status = $1, reason = $2, update_time = $3 WHERE order_id = $4 AND {OPEN}"
-        ))
-        .bind(
-            transition(order.status, Event::Expire)
-                .expect("an open order can be cancelled")
-                .as_str(),
-        )
-        .bind(EXPIRED)
-        .bind(time.0)
-        .bind(&order.order_id)
-        .execute(&mut *tx)
-        .await?;
-        if still_open == 0 {
-            continue;
-        }
-        let after = order_by_id(tx, &order.order_id).await?.expect("the order just updated");
-        record_event(tx, &after, time.0, order.status, Event::Expire, Some(EXPIRED), None).await?;
-        follow_combination(tx, &after, time.0).await?;
-        cancelled.push(after);
-    }
-    Ok(cancelled)
+    let expired = Decoded::all(open)
+        .into_iter()
+        .filter(|o| Contract::of_id(o.instrument_id).is_some_and(|p| p.expiry < today));
+    expire_orders(tx, expired, EXPIRED, time).await
 }
 
 #[derive(sqlx::FromRow)]

@@ -88,6 +88,42 @@ pub(super) async fn record_event(
 
 /// Carries out, in the same transaction, what `changed` (just filled or ended) does to the other
 /// open orders of its combination.
+/// Ends `orders` (open when read) as the broker does when their prices no longer hold (a split)
+/// or their contract expired: each still open is cancelled for `reason`, with its event and what
+/// that does to its combination. The orders ended, as they are now.
+pub(super) async fn expire_orders(
+    tx: &mut Tx,
+    orders: impl IntoIterator<Item = Order>,
+    reason: &str,
+    time: WallTime,
+) -> Result<Vec<Order>, StoreError> {
+    let mut ended = Vec::new();
+    for order in orders {
+        // A combination's other order may have been cancelled with an earlier one.
+        let still_open = query(format!(
+            "UPDATE orders SET status = $1, reason = $2, update_time = $3 WHERE order_id = $4 AND {OPEN}"
+        ))
+        .bind(
+            transition(order.status, Event::Expire)
+                .expect("an open order can be cancelled")
+                .as_str(),
+        )
+        .bind(reason)
+        .bind(time.0)
+        .bind(&order.order_id)
+        .execute(&mut *tx)
+        .await?;
+        if still_open == 0 {
+            continue;
+        }
+        let after = order_by_id(tx, &order.order_id).await?.expect("the order just updated");
+        record_event(tx, &after, time.0, order.status, Event::Expire, Some(reason), None).await?;
+        follow_combination(tx, &after, time.0).await?;
+        ended.push(after);
+    }
+    Ok(ended)
+}
+
 pub(super) async fn follow_combination(tx: &mut Tx, changed: &Order, time_ms: i64) -> Result<(), StoreError> {
     let Some(combo) = &changed.combo else {
         return Ok(());
