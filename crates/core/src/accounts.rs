@@ -1,8 +1,11 @@
 //! Accounts as the broker sees them: whose they are, what their positions are worth, and what the
 //! buying-power check weighs. The trading handlers and the gRPC trade-events service ask here.
 
+use std::sync::PoisonError;
+
 use rust_decimal::Decimal;
 use signet_domain::Rejection;
+use signet_domain::options::is_contract;
 use signet_domain::trading::buying_power::{Position, Standing};
 use signet_domain::trading::claims::Claims;
 use signet_model::ErrorCode;
@@ -49,6 +52,30 @@ impl Accounts<'_> {
     ) -> Result<(Standing, Vec<PositionRecord>), CoreError> {
         let now = self.simulator.now_ms();
         let price_now = |instrument_id: i64| self.last_price(instrument_id, now);
+        // A contract is priced once its underlying's figures of the day are read: the contracts
+        // of market orders whose claim had no price are read, and the claims reckoned again.
+        let unpriced = std::sync::Mutex::new(Vec::new());
+        let noting_unpriced = |instrument_id: i64| {
+            let price = self.simulator.last_of(instrument_id, now);
+            if price.is_none() && is_contract(instrument_id) {
+                unpriced
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(instrument_id);
+            }
+            price.unwrap_or_default()
+        };
+        let mut view = self
+            .claims
+            .view(self.store, account_id, replacing, noting_unpriced)
+            .await?;
+        let unpriced = unpriced.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let reckon_again = !unpriced.is_empty();
+        let held = view.positions.iter().map(|p| p.instrument_id);
+        self.simulator.prepare(held.chain(unpriced)).await;
+        if reckon_again {
+            view = self.claims.view(self.store, account_id, replacing, price_now).await?;
+        }
         let View {
             account,
             positions,
@@ -57,8 +84,7 @@ impl Accounts<'_> {
                 premiums,
                 selling,
             },
-        } = self.claims.view(self.store, account_id, replacing, price_now).await?;
-        self.simulator.prepare(positions.iter().map(|p| p.instrument_id)).await;
+        } = view;
         let standing = Standing {
             account_type: account.account_type,
             cash: account.cash,

@@ -734,3 +734,34 @@ async fn a_resting_bid_fills_from_the_contracts_own_trades() {
         "an hour of trades reaches some bid a nickel above the market's"
     );
 }
+
+/// A market buy placed in the evening waits for the open, claiming its contracts at their mark
+/// (their mid); a restarted server, which has read no underlying yet, still claims them so.
+#[tokio::test]
+async fn a_waiting_market_buy_claims_its_mark_across_a_restart() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let account = server.app.account_ids[0].clone();
+    // 18:00, after the close.
+    ops.market().step(8 * 3600 + 30 * 60).await.unwrap();
+    let placed = place_at(
+        &server,
+        "/trading/orders/place",
+        &account,
+        option_order("evening", "BUY", "5", None, "450", "CALL"),
+    )
+    .await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    let (_, _, before) = balance(&server, &account).await;
+    assert!(before < d("100000") - d("1000"), "five contracts claimed: {before}");
+    // The first call after the restart: nothing has read AAPL's figures of the day yet.
+    let server = server.restart().await;
+    let (_, _, after) = balance(&server, &account).await;
+    let quote = snapshot(&server, CALL).await;
+    let mid = (d(&quote.bid) + d(&quote.ask)) / d("2");
+    assert_eq!(after, d("100000") - mid * d("500"), "five contracts claimed at their mark");
+    assert_eq!(
+        detail(&server, &account, "evening").await["orders"][0]["status"],
+        "SUBMITTED"
+    );
+}
