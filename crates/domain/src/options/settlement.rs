@@ -18,8 +18,10 @@ use rust_decimal::Decimal;
 use signet_model::AccountType;
 use signet_model::orders::Side;
 
-use super::{IdParts, MULTIPLIER, Right};
+use super::{Contract, IdParts, MULTIPLIER, Right};
+use crate::simulator::clock::utc_ms_of;
 use crate::trading::accounting::{FillEffect, Holding, apply_fill};
+use crate::trading::valuation::Movement;
 
 /// How an expired contract ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +90,32 @@ pub struct Settled {
     pub cash: Decimal,
     /// Wall-clock milliseconds, as fills.
     pub time_ms: i64,
+}
+
+impl Settled {
+    /// What it did to the account, at the start of the day after the expiry on the simulated
+    /// clock (when the market's crossing settles it): the contracts gone, the cash, and the
+    /// shares received or delivered at the strike.
+    pub fn movements(&self) -> Vec<Movement> {
+        let time_ms = utc_ms_of(self.expiry + 1, 0);
+        let mut moved = vec![Movement {
+            time_ms,
+            instrument_id: self.contract_id,
+            cash: self.cash,
+            shares: -self.contracts,
+            price: None,
+        }];
+        if let Some(parts) = Contract::of_id(self.contract_id).filter(|_| !self.shares.is_zero()) {
+            moved.push(Movement {
+                time_ms,
+                instrument_id: parts.underlying_id,
+                cash: Decimal::ZERO,
+                shares: self.shares,
+                price: Some(parts.strike),
+            });
+        }
+        moved
+    }
 }
 
 /// The least a contract must be in the money to be exercised.
@@ -283,6 +311,37 @@ mod tests {
         let s = at(Right::Call, "430", "2", "441.5", AccountType::Cash, none(), "1000");
         assert_eq!((s.kind, s.shares, s.cash), (SettlementKind::Cash, d("0"), d("2300")));
         assert_eq!(s.underlying, none());
+    }
+
+    #[test]
+    fn a_settlement_is_undone_in_the_value_history_like_a_fill() {
+        let contract = Contract::parse_occ("AAPL130301C00300000")
+            .unwrap()
+            .instrument_id(1)
+            .unwrap();
+        let settled = Settled {
+            settlement_id: 1,
+            account_id: "A".into(),
+            contract_id: contract,
+            symbol: "AAPL130301C00300000".into(),
+            expiry: 15_765,
+            kind: SettlementKind::Exercise,
+            contracts: d("1"),
+            close: d("430.47"),
+            shares: d("100"),
+            cash: d("-30000"),
+            time_ms: 0,
+        };
+        let now = crate::trading::valuation::Book {
+            cash: d("70000"),
+            shares: [(1, d("100"))].into(),
+        };
+        let before = now.before(&settled.movements());
+        assert_eq!(before.cash, d("100000"));
+        assert_eq!((before.shares[&1], before.shares[&contract]), (d("0"), d("1")));
+        // Valued at the close, the account was worth the same just before and after.
+        let price = |id: i64| Some(if id == contract { d("130.47") } else { d("430.47") });
+        assert_eq!(before.value(price), now.value(price));
     }
 
     #[test]

@@ -759,7 +759,11 @@ async fn a_waiting_market_buy_claims_its_mark_across_a_restart() {
     let (_, _, after) = balance(&server, &account).await;
     let quote = snapshot(&server, CALL).await;
     let mid = (d(&quote.bid) + d(&quote.ask)) / d("2");
-    assert_eq!(after, d("100000") - mid * d("500"), "five contracts claimed at their mark");
+    assert_eq!(
+        after,
+        d("100000") - mid * d("500"),
+        "five contracts claimed at their mark"
+    );
     assert_eq!(
         detail(&server, &account, "evening").await["orders"][0]["status"],
         "SUBMITTED"

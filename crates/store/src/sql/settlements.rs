@@ -98,6 +98,10 @@ async fn settle_one(
             .fetch_one(&mut *tx)
             .await?;
     let contracts = holding(&quantity, &average_cost)?.quantity;
+    if contracts.is_zero() {
+        // Closed since it was listed as held.
+        return Ok(None);
+    }
     let (account_type, cash): (String, String) = query("SELECT account_type, cash FROM accounts WHERE account_id = $1")
         .bind(account_id)
         .fetch_one(&mut *tx)

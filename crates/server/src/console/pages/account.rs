@@ -66,7 +66,8 @@ pub async fn account(
     } else {
         i64::MIN
     };
-    let history = movements(&fills, &applied, since);
+    let settled = state.store.option_settlements(&account.account_id).await?;
+    let history = movements(&fills, &applied, &settled, since);
     let ids: Vec<String> = orders.iter().map(|o| o.order_id.clone()).collect();
     let mut timelines: HashMap<String, Vec<TimelineEvent>> = HashMap::new();
     for event in state.store.order_timelines(&ids).await? {

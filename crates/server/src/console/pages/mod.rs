@@ -27,6 +27,7 @@ use maud::{Markup, html};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use signet_domain::marketdata::ActionKind;
+use signet_domain::options::settlement::Settled;
 use signet_domain::simulator::clock::{NewYork, utc_ms_of};
 use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::valuation::{self, Book, Movement, PastFill};
@@ -101,7 +102,8 @@ pub(super) async fn valued(
             &read
         }
     };
-    let today = movements(&today_fills, applied, day_start);
+    let settled = state.store.option_settlements(&account.account_id).await?;
+    let today = movements(&today_fills, applied, &settled, day_start);
     // The previous close is quoted as a split today made it; the shares before it are worth
     // it times the split's ratio.
     let split_today: HashMap<i64, Decimal> = applied
@@ -122,12 +124,14 @@ pub(super) async fn valued(
     })
 }
 
-/// `fills` and the splits and dividends `applied` (each at the start of its ex-date), from
-/// `since` on, oldest first: what an account's value history undoes and replays.
-pub(super) fn movements(fills: &[PastFill], applied: &[Applied], since: i64) -> Vec<Movement> {
+/// `fills`, the splits and dividends `applied` (each at the start of its ex-date) and the option
+/// contracts `settled` (at the start of the day after their expiry), from `since` on, oldest
+/// first: what an account's value history undoes and replays.
+pub(super) fn movements(fills: &[PastFill], applied: &[Applied], settled: &[Settled], since: i64) -> Vec<Movement> {
     let mut movements: Vec<Movement> = applied
         .iter()
         .map(Applied::movement)
+        .chain(settled.iter().flat_map(Settled::movements))
         .chain(fills.iter().map(Movement::from))
         .filter(|m| m.time_ms >= since)
         .collect();
