@@ -93,8 +93,8 @@ impl Reserved {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Claims {
     pub cash: Decimal,
-    /// The part of `cash` that buys option contracts, paid in full even in a margin account
-    /// ([`super::accounting::buying_power`]).
+    /// The part of `cash` held for option contracts (bought, or puts written), taken in full
+    /// even in a margin account ([`super::accounting::buying_power`]).
     pub premiums: Decimal,
     pub selling: HashMap<i64, Decimal>,
 }

@@ -186,6 +186,15 @@ pub fn check_batch_order(i: usize, order: &OrderSpec) -> Result<(), Rejection> {
             ),
         ));
     }
+    // Webull's batch placement takes stock orders only.
+    if order.contract.is_some() {
+        return Err(Rejection::new(
+            ErrorCode::UnsupportedInstrumentType,
+            format!(
+                "batch_orders[{i}]: a batch holds stock orders only; place an option order with /trading/orders/place"
+            ),
+        ));
+    }
     Ok(())
 }
 

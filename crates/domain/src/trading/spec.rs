@@ -102,6 +102,14 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         ErrorCode::UnsupportedComboType,
     )?;
     let combo_type = optional("combo_type", order.combo_type.as_deref(), ComboType::Normal)?;
+    if contract.is_some() && combo_type != ComboType::Normal {
+        return Err(unsupported(
+            ErrorCode::UnsupportedComboType,
+            "combo_type",
+            combo_type.as_str(),
+            "NORMAL for option orders",
+        ));
+    }
     if let Some(market) = non_empty(order.market.as_deref())
         && market != "US"
     {
@@ -696,6 +704,7 @@ mod tests {
             (json!({"quantity": "20000"}), ErrorCode::IllegalParameter),
             (json!({"symbol": "MSFT"}), ErrorCode::IllegalParameter),
             (json!({"legs": []}), ErrorCode::IllegalParameter),
+            (json!({"combo_type": "OTO"}), ErrorCode::UnsupportedComboType),
             (
                 json!({"legs": [{"instrument_type": "EQUITY", "symbol": "AAPL"}]}),
                 ErrorCode::IllegalParameter,

@@ -337,6 +337,17 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
     place(&cash_account, not_friday)
         .await
         .assert_error(404, "INSTRUMENT_NOT_FOUND");
+    // Options in a combination or a batch.
+    let mut oto = option_order("c", "BUY", "1", Some("5.00"), "450", "CALL");
+    oto["combo_type"] = json!("OTO");
+    refused(oto, "UNSUPPORTED_COMBO_TYPE").await;
+    post(
+        &server,
+        "/trading/orders/batch-place",
+        &json!({"account_id": cash_account, "batch_orders": [option_order("b", "BUY", "1", Some("5.00"), "450", "CALL")]}),
+    )
+    .await
+    .assert_error(400, "UNSUPPORTED_INSTRUMENT_TYPE");
 
     // Options are paid in full: 60 contracts of a deep call cost more than 100,000 of cash, and
     // of a margin account's 200,000 of buying power they take twice their cost.
