@@ -34,8 +34,9 @@ struct OrderFields {
     /// BUY:AAPL:2013-03-15:C:430 buys AAPL's call at 430 expiring 2013-03-15 (`signet options
     /// chain AAPL --expiry 2013-03-15` lists them). QUANTITY counts contracts of 100 shares, and
     /// SYMBOL and --side may be left out (they are the leg's); --limit and --stop are prices per
-    /// share. One leg only: multi-leg strategies come later, and so does writing (selling
-    /// contracts not held).
+    /// share. A SELL of contracts not held writes them (a call covered by 100 shares a
+    /// contract, a put secured by the strike's cash). One leg only: multi-leg strategies come
+    /// later.
     #[arg(
         long,
         value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE",

@@ -93,27 +93,7 @@ impl ContractQuotes for Options {
     fn quote_at(&self, contract_id: i64, time_ms: i64) -> Option<Quote> {
         let (contract, u) = self.contract_of_id(contract_id)?;
         let underlying = self.simulator.quote_of(u.instrument_id, time_ms)?;
-        let q = self.quote_with(contract_id, contract, u, &underlying);
-        let last = q.prints.last().map_or(q.pre_close, |p| p.price);
-        Some(Quote {
-            instrument_id: contract_id,
-            symbol: q.contract.occ_symbol(),
-            time_ms: underlying.time_ms,
-            session: match underlying.session {
-                Session::Core => Session::Core,
-                _ => Session::Closed,
-            },
-            last,
-            bid: q.mark.bid,
-            ask: q.mark.ask,
-            bid_size: q.mark.bid_size,
-            ask_size: q.mark.ask_size,
-            open: q.prints.first().map_or(q.pre_close, |p| p.price),
-            pre_close: q.pre_close,
-            volume: q.prints.iter().map(|p| p.volume).sum(),
-            pinned: underlying.pinned,
-            held: underlying.held,
-        })
+        Some(self.trading_quote(contract_id, &contract, &u, &underlying))
     }
 
     fn trades(&self, contract_id: i64, day: i32, from: i64, until: i64) -> Option<Vec<(Decimal, u64)>> {
@@ -149,6 +129,18 @@ impl ContractQuotes for Options {
             }
         })
     }
+}
+
+/// A contract's value at the close of the trading day before New York `day` (on its tick), and
+/// that close's time.
+fn pre_close(contract: &Contract, u: &Underlying, day: i32) -> (Decimal, i64) {
+    let before = calendar::previous_trading_day(day);
+    let at_close = utc_ms_of(before, core_close(before));
+    let price = market::print_price(
+        pricing::value(contract.right, &market::inputs(contract, u, u.prev_close, at_close)).price,
+        u.penny,
+    );
+    (price, at_close)
 }
 
 /// One bar of a contract, prices in cents.
@@ -415,12 +407,7 @@ impl Options {
             .take_while(|p| p.second <= now.second)
             .copied()
             .collect();
-        let before = calendar::previous_trading_day(now.day);
-        let at_close = utc_ms_of(before, core_close(before));
-        let pre_close = market::print_price(
-            pricing::value(contract.right, &market::inputs(&contract, &u, u.prev_close, at_close)).price,
-            u.penny,
-        );
+        let (pre_close, at_close) = pre_close(&contract, &u, now.day);
         // Open interest is the day's: drawn at the contract's liquidity at the previous close.
         let liquidity = market::liquidity(
             u.prev_close,
@@ -438,6 +425,37 @@ impl Options {
             mark,
             prints,
             pre_close,
+        }
+    }
+
+    /// A contract's market now as the engine, placement and the accounts read a quote: its mark
+    /// and the day's prints so far, without what only the market-data calls show (greeks, open
+    /// interest), and without copying the prints.
+    fn trading_quote(&self, id: i64, contract: &Contract, u: &Underlying, quote: &Quote) -> Quote {
+        let now = NewYork::of(quote.time_ms);
+        let (spot, at_ms) = self.marked_at(u, quote);
+        let mark = market::mark(contract, u, spot, at_ms);
+        let day = self.prints_today(id, contract, u);
+        let so_far = &day[..day.partition_point(|p| p.second <= now.second)];
+        let pre_close = pre_close(contract, u, now.day).0;
+        Quote {
+            instrument_id: id,
+            symbol: contract.occ_symbol(),
+            time_ms: quote.time_ms,
+            session: match quote.session {
+                Session::Core => Session::Core,
+                _ => Session::Closed,
+            },
+            last: so_far.last().map_or(pre_close, |p| p.price),
+            bid: mark.bid,
+            ask: mark.ask,
+            bid_size: mark.bid_size,
+            ask_size: mark.ask_size,
+            open: so_far.first().map_or(pre_close, |p| p.price),
+            pre_close,
+            volume: so_far.iter().map(|p| p.volume).sum(),
+            pinned: quote.pinned,
+            held: quote.held,
         }
     }
 

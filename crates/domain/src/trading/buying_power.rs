@@ -94,12 +94,13 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
     for (&underlying, &shares) in &secured.selling {
         *selling.entry(underlying).or_default() += shares;
     }
+    // Held in full, as the premiums of options bought.
     let before = buying_power(
         account_type,
         cash,
         exposure,
         reserved + secured.cash,
-        reserved_premiums + secured.premiums,
+        reserved_premiums + secured.cash,
     );
     let master = orders
         .first()
@@ -238,8 +239,6 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
 struct Secured {
     /// Cash under the puts: the strike × 100 a contract.
     cash: Decimal,
-    /// The part of `cash` held in full (all of it).
-    premiums: Decimal,
     /// Shares under the calls, by underlying: 100 a contract.
     selling: HashMap<i64, Decimal>,
 }
@@ -255,10 +254,7 @@ fn written(positions: &[Position]) -> Secured {
         let shares = -p.quantity * multiplier(p.instrument_id);
         match parts.right {
             Right::Call => *secured.selling.entry(parts.underlying_id).or_default() += shares,
-            Right::Put => {
-                secured.cash += parts.strike * shares;
-                secured.premiums += parts.strike * shares;
-            }
+            Right::Put => secured.cash += parts.strike * shares,
         }
     }
     secured
