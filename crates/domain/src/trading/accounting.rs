@@ -240,9 +240,14 @@ pub fn within_margin(
 /// Reg T buying power before open orders: twice the equity (cash, which holds the proceeds of
 /// short sales, plus longs less shorts) less what the positions use (50 % initial margin on
 /// both sides of shares, 100 % of options bought, so that they lend nothing); negative when the
-/// positions use more than the equity allows.
+/// positions use more than the equity allows. Options written are secured by what the account
+/// holds back for them (the most they can lose, [`crate::options::secured`]), not by margin:
+/// their mark moves no buying power, as a spread's maximum loss alone is what it takes.
 fn margin_power(cash: Decimal, positions: Exposure) -> Decimal {
-    (cash + positions.net()) * Decimal::TWO - positions.long - positions.short - positions.options * Decimal::TWO
+    (cash + positions.net() + positions.written) * Decimal::TWO
+        - positions.long
+        - positions.short
+        - positions.options * Decimal::TWO
 }
 
 /// A fill the engine found: `quantity` of an order at `price`.
