@@ -330,6 +330,7 @@ mod tests {
             oco: None,
             waits: false,
             writes: false,
+            legs: None,
         }
     }
 

@@ -11,8 +11,10 @@ use signet_domain::scenarios::Operation;
 use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Standing, Verdict};
 use signet_domain::trading::claims::Reserved;
 use signet_domain::trading::combo::ComboKind;
+use signet_domain::trading::multi_leg;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::placement::{self, Taken};
+use signet_model::AccountType;
 use signet_store::{AccountRecord, Store, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
@@ -42,9 +44,14 @@ pub struct ToPlace {
 impl ToPlace {
     /// Whether each option order opens or closes a position, found from the account's position
     /// in its turn when the order does not say (what it claims depends on it); one whose intent
-    /// does not fit is left for the check to refuse.
+    /// does not fit is left for the check to refuse. A multi-leg order's claim is set too.
     fn find_intents(&mut self, standing: &Standing) {
         for (priced, order) in self.priced.iter_mut().zip(&mut self.orders) {
+            // A multi-leg order's claim depends on the kind of account.
+            if let Some(multi) = &mut order.multi_leg {
+                multi.claim = multi_leg::claim(multi, priced.estimate, standing.account_type == AccountType::Margin);
+                continue;
+            }
             if !is_contract(priced.instrument_id) {
                 continue;
             }

@@ -130,6 +130,8 @@ error_codes! {
     UnsupportedSide = ("UNSUPPORTED_SIDE", 400),
     /// Options legs, algorithmic orders and other features the server does not offer.
     UnsupportedOrderFeature = ("UNSUPPORTED_ORDER_FEATURE", 400),
+    /// A multi-leg option order whose legs do not form the `option_strategy` it names.
+    OptionStrategyMismatch = ("OPTION_STRATEGY_MISMATCH", 400),
     /// No transfer of the account has this id (signet moves no money between institutions).
     TransferNotFound = ("TRANSFER_NOT_FOUND", 404),
     /// A checkpoint that cannot be restored: damaged, made by a newer build, or sealed with

@@ -31,6 +31,7 @@ use signet_domain::trading::accounting::{Commission, Holding, Refusal};
 use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::replace::Replacement;
+use signet_model::orders::Side;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
@@ -398,8 +399,13 @@ pub struct ExecutionRecord {
     pub quantity: Decimal,
     pub price: Decimal,
     pub commission: Decimal,
-    /// What the order had filled once this fill was applied.
+    /// What the order had filled once this fill was applied (units of a multi-leg order).
     pub filled_after: Decimal,
+    /// What traded: the order's instrument, symbol and side, or those of a multi-leg order's
+    /// leg.
+    pub instrument_id: i64,
+    pub symbol: String,
+    pub side: Side,
     pub order: Order,
 }
 
@@ -425,6 +431,9 @@ pub struct FillRequest {
     /// The order's filled quantity the fill was computed from: when the order has filled more
     /// or less meanwhile (another node's tick applied the same fill), nothing changes (`Stale`).
     pub filled_before: Option<Decimal>,
+    /// A multi-leg order's: each leg's price per share, in leg order (`quantity` counts units
+    /// and `price` is the net of one); empty for any other order.
+    pub leg_prices: Vec<Decimal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@ use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType, MinuteBar
 use signet_domain::options::Contract;
 use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::fill_plan::FillPlan;
+use signet_domain::trading::multi_leg::MultiLeg;
 use signet_domain::trading::order::{Order, Trailing};
 use signet_model::orders::{PositionIntent, TrailingType};
 use signet_model::wire::WireEnum;
@@ -135,7 +136,7 @@ pub const ORDER_COLUMNS: &str =
     waits_for, instrument_id, option_contract_id,
     symbol, side, order_type, time_in_force, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
     triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason, expires_at_sim, place_time,
-    fill_time, update_time, filled_at_sim, fill_plan, position_intent";
+    fill_time, update_time, filled_at_sim, fill_plan, position_intent, legs";
 
 /// An order from the columns of [`ORDER_COLUMNS`].
 pub fn order_from_row<R: Row>(row: &R) -> Result<Order, StoreError>
@@ -207,6 +208,9 @@ where
             .transpose()?,
         position_intent: optional_text("position_intent")?
             .map(|t| parse_column("position_intent", &t, PositionIntent::parse))
+            .transpose()?,
+        multi_leg: optional_text("legs")?
+            .map(|t| parse_column("legs", &t, MultiLeg::decode))
             .transpose()?,
     })
 }
@@ -536,7 +540,7 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
              combo_order_id, combo_kind, waits_for, instrument_id, option_contract_id, symbol, side, order_type,
              time_in_force, entrust_type, quantity, cash_amount, limit_price, stop_price, trailing_type, trailing_step,
              triggered_at, support_trading_session, status, filled_quantity, filled_amount, reason,
-             expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan, position_intent) ",
+             expires_at_sim, place_time, fill_time, update_time, filled_at_sim, fill_plan, position_intent, legs) ",
     );
     query.push_values(orders.iter().copied(), |row, o| {
         let (instrument_id, option_contract_id) = stored_instrument(o.instrument_id);
@@ -573,7 +577,8 @@ pub fn order_insert<'q>(prefix: &'static str, orders: &[&'q Order]) -> Query<'q>
             .bind(o.update_time)
             .bind(o.filled_at_sim)
             .bind(o.fill_plan.as_ref().map(FillPlan::encode))
-            .bind(o.position_intent.map(WireEnum::as_str));
+            .bind(o.position_intent.map(WireEnum::as_str))
+            .bind(o.multi_leg.as_ref().map(MultiLeg::encode));
     });
     query
 }

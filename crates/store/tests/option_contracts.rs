@@ -161,6 +161,7 @@ fn buy(client_order_id: &str, instrument_id: i64, symbol: &str, quantity: i64, p
         filled_at_sim: None,
         fill_plan: None,
         position_intent: None,
+        multi_leg: None,
     }
 }
 
@@ -183,6 +184,7 @@ async fn fill(store: &SqlStore, client_order_id: &str, quantity: i64, price: &st
         time: WallTime(2_000),
         market_time: SimTime(2_000),
         filled_before: Some(Decimal::ZERO),
+        leg_prices: Vec::new(),
     };
     match store.apply_fill(&request, &|_: i64| None).await.unwrap() {
         FillOutcome::Applied(order) => *order,

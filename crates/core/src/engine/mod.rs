@@ -11,12 +11,13 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
-use signet_domain::options::is_contract;
+use signet_domain::options::{Contract, is_contract};
 use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{NewYork, Session};
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::accounting::Commission;
 use signet_domain::trading::matching::{self, Queue};
+use signet_domain::trading::multi_leg::{self, MultiLeg};
 use signet_domain::trading::order::{Event, Order};
 use signet_model::orders::TimeInForce;
 use signet_store::{FillOutcome, FillRequest, Store};
@@ -123,7 +124,15 @@ impl Engine {
         self.cross_ex_dates(now_ms).await?;
         let open = self.book.open(&*self.store).await?;
         self.forget_queues(&open);
-        self.simulator.prepare(open.iter().map(|o| o.instrument_id)).await;
+        // A multi-leg order's legs are quoted too.
+        let legs: Vec<i64> = open
+            .iter()
+            .filter_map(|o| o.multi_leg.as_ref())
+            .flat_map(|m| m.legs.iter().map(|l| l.instrument_id))
+            .collect();
+        self.simulator
+            .prepare(open.iter().map(|o| o.instrument_id).chain(legs))
+            .await;
         let mut quotes: HashMap<i64, Option<Quote>> = HashMap::new();
         // The tape since the last tick, read once an instrument for all its resting orders.
         let mut tapes: Tapes = HashMap::new();
@@ -134,6 +143,10 @@ impl Engine {
                     _ => "a DAY order is cancelled at the close of its session",
                 };
                 self.end(&order, Event::Expire, reason).await?;
+                continue;
+            }
+            if let Some(multi) = &order.multi_leg {
+                self.fill_legs(&order, multi, now, &mut quotes).await?;
                 continue;
             }
             let quote = quotes
@@ -179,6 +192,7 @@ impl Engine {
                     time: WallTime::now(),
                     market_time: now,
                     filled_before: Some(filled_before),
+                    leg_prices: Vec::new(),
                 };
                 filled_before += quantity;
                 let marks = |instrument_id: i64| self.simulator.last_of(instrument_id, now_ms);
@@ -222,6 +236,64 @@ impl Engine {
             }
         }
         self.announce(now_ms);
+        Ok(())
+    }
+
+    /// Matches a multi-leg order against its legs' quotes ([`multi_leg::fill`]) and applies
+    /// what fills, every leg in one transaction; an order with a leg that expired is cancelled
+    /// (its contract is no longer quoted).
+    async fn fill_legs(
+        &self,
+        order: &Arc<Order>,
+        multi: &MultiLeg,
+        now: SimTime,
+        quotes: &mut HashMap<i64, Option<Quote>>,
+    ) -> Result<(), MarketError> {
+        let today = NewYork::of(now.0).day;
+        if multi
+            .legs
+            .iter()
+            .any(|l| Contract::of_id(l.instrument_id).is_some_and(|c| c.expiry < today))
+        {
+            return self
+                .end(order, Event::Expire, "a leg's contract expired: the order is cancelled")
+                .await;
+        }
+        for leg in &multi.legs {
+            quotes
+                .entry(leg.instrument_id)
+                .or_insert_with(|| self.simulator.quote_of(leg.instrument_id, now.0));
+        }
+        let legs: Option<Vec<&Quote>> = multi
+            .legs
+            .iter()
+            .map(|l| quotes.get(&l.instrument_id).and_then(Option::as_ref))
+            .collect();
+        let Some((units, prices)) = legs.and_then(|legs| multi_leg::fill(order, multi, &legs)) else {
+            return Ok(());
+        };
+        let fill = FillRequest {
+            order_id: order.order_id.clone(),
+            quantity: units,
+            price: multi.net(&prices),
+            commission: self.commission,
+            time: WallTime::now(),
+            market_time: now,
+            filled_before: Some(order.filled_quantity),
+            leg_prices: prices,
+        };
+        let marks = |instrument_id: i64| self.simulator.last_of(instrument_id, now.0);
+        let outcome = self.store.apply_fill(&fill, &marks).await;
+        self.claims.forget(&order.account_id);
+        match outcome? {
+            FillOutcome::Applied(updated) => {
+                (self.on_fill)();
+                self.events.wake();
+                self.book.update(*updated);
+            }
+            FillOutcome::Stale => self.book.forget(),
+            FillOutcome::Refused(refusal) => self.end(order, Event::Fail, refusal.reason()).await?,
+        }
         Ok(())
     }
 

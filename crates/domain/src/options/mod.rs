@@ -7,6 +7,7 @@ pub mod chain;
 pub mod market;
 pub mod pricing;
 pub mod requirement;
+pub mod secured;
 pub mod settlement;
 pub mod strategy;
 pub mod tape;

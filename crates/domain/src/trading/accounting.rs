@@ -343,6 +343,17 @@ pub fn buying_power(
     (power - reserved).max(Decimal::ZERO)
 }
 
+/// [`buying_power`] with `held` cash held back in full (what written contracts secure), below
+/// zero when the account carries more than it can: what a multi-leg fill compares before and
+/// after.
+pub fn power(account_type: AccountType, cash: Decimal, positions: Exposure, held: Decimal) -> Decimal {
+    let power = match account_type {
+        AccountType::Cash => cash,
+        AccountType::Margin => margin_power(cash, positions) - held,
+    };
+    power - held
+}
+
 /// What each order had filled after each of its fills: `fills` are (order id, fill id, quantity)
 /// in the order they happened; the answer maps each fill id to its order's total then.
 pub fn filled_after<'a>(fills: impl IntoIterator<Item = (&'a str, i64, Decimal)>) -> HashMap<i64, Decimal> {

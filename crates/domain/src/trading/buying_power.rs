@@ -10,11 +10,12 @@ use signet_model::orders::{PositionIntent, Side};
 use signet_model::wire::WireEnum;
 use signet_model::{AccountType, ErrorCode};
 
-use super::accounting::{Exposure, buying_power};
+use super::accounting::{Exposure, buying_power, power};
 use super::claims::{Claims, OpenClaims, Reserved};
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
+use crate::options::secured::secured;
 use crate::options::{Contract, Right, is_contract, multiplier};
 
 /// An order parsed and priced, ready for the check.
@@ -22,8 +23,22 @@ use crate::options::{Contract, Right, is_contract, multiplier};
 pub struct PricedOrder {
     pub spec: OrderSpec,
     pub instrument_id: i64,
-    /// The price the order is expected to fill at: its limit, its stop, or the quote now.
+    /// The price the order is expected to fill at: its limit, its stop, or the quote now. Of a
+    /// multi-leg order, the debit of one unit per share ([`super::multi_leg::debit`]).
     pub estimate: Decimal,
+    /// A multi-leg order's legs (`instrument_id` is then the underlying's); empty otherwise.
+    pub legs: Vec<PricedLeg>,
+}
+
+/// A multi-leg order's leg as the check weighs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PricedLeg {
+    pub instrument_id: i64,
+    pub side: Side,
+    /// Contracts in one unit of the order.
+    pub ratio: u64,
+    /// The price it is expected to trade at now (its ask bought, its bid sold).
+    pub price: Decimal,
 }
 
 /// A position as the check weighs it.
@@ -88,11 +103,16 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         .iter()
         .map(|p| Exposure::of(p.instrument_id, p.quantity, p.price))
         .fold(Exposure::default(), Exposure::plus);
-    // Contracts written hold back what secures them: the shares under the calls, the cash under
-    // the puts (in full, as options bought are paid).
-    let secured = written(&positions);
-    for (&underlying, &shares) in &secured.selling {
-        *selling.entry(underlying).or_default() += shares;
+    // What open orders sell, before what written contracts hold back joins it.
+    let sold_by_orders = selling.clone();
+    // Contracts written hold back what secures them (`options::secured`): shares under calls,
+    // cash for what they can lose (in full, as options bought are paid).
+    let secured = secured(
+        positions.iter().map(|p| (p.instrument_id, p.quantity)),
+        account_type == AccountType::Margin,
+    );
+    for (&instrument_id, &units) in &secured.selling {
+        *selling.entry(instrument_id).or_default() += units;
     }
     // Held in full, as the premiums of options bought.
     let before = buying_power(
@@ -125,6 +145,10 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
                 cash
             }
         };
+        if !p.legs.is_empty() {
+            cost += multi_leg_cost(account_type, cash, &positions, &sold_by_orders, p)?;
+            continue;
+        }
         let mut sells = p.instrument_id;
         let (order_cost, shares) = match p.spec.side {
             _ if is_contract(p.instrument_id) => match intent_for(held, p)? {
@@ -135,7 +159,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
                         return Err(Rejection::new(
                             ErrorCode::InsufficientPosition,
                             format!(
-                                "the account can sell {free} {} to close (held and not already being sold)",
+                                "the account can sell {free} {} to close (held, and not already being sold nor covering a contract written)",
                                 p.spec.symbol
                             ),
                         ));
@@ -234,30 +258,76 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
     })
 }
 
-/// What contracts written hold back of an account ([`written`]).
-#[derive(Debug, Default)]
-struct Secured {
-    /// Cash under the puts: the strike × 100 a contract.
+/// What multi-leg order `p` takes of the buying power: the fall in it from the account now to
+/// the account after every unit filled at the order's debit, its legs valued at their prices now
+/// and its written contracts holding back what they need ([`crate::options::secured`]). Refused
+/// when a leg sells contracts held that open orders already sell, or when the account after it
+/// would write calls that neither its shares (not already being sold) nor contracts bought
+/// cover, or sell contracts bought that cover written ones.
+fn multi_leg_cost(
+    account_type: AccountType,
     cash: Decimal,
-    /// Shares under the calls, by underlying: 100 a contract.
-    selling: HashMap<i64, Decimal>,
-}
-
-/// What the contracts written among `positions` hold back: a call the underlying's shares, a put
-/// the cash its shares would cost at the strike.
-fn written(positions: &[Position]) -> Secured {
-    let mut secured = Secured::default();
-    for p in positions.iter().filter(|p| p.quantity < Decimal::ZERO) {
-        let Some(parts) = Contract::of_id(p.instrument_id) else {
-            continue;
-        };
-        let shares = -p.quantity * multiplier(p.instrument_id);
-        match parts.right {
-            Right::Call => *secured.selling.entry(parts.underlying_id).or_default() += shares,
-            Right::Put => secured.cash += parts.strike * shares,
+    positions: &[Position],
+    sold_by_orders: &HashMap<i64, Decimal>,
+    p: &PricedOrder,
+) -> Result<Decimal, Rejection> {
+    let units = p.spec.quantity;
+    let pair = account_type == AccountType::Margin;
+    let mut before: HashMap<i64, (Decimal, Decimal)> = positions
+        .iter()
+        .map(|h| (h.instrument_id, (h.quantity, h.price)))
+        .collect();
+    let sold = |id: i64| sold_by_orders.get(&id).copied().unwrap_or_default();
+    let mut after = before.clone();
+    for leg in &p.legs {
+        let contracts = units * Decimal::from(leg.ratio);
+        let entry = after.entry(leg.instrument_id).or_insert((Decimal::ZERO, leg.price));
+        if leg.side == Side::Sell && entry.0 > Decimal::ZERO {
+            let free = (entry.0 - sold(leg.instrument_id)).max(Decimal::ZERO);
+            if contracts.min(entry.0) > free {
+                return Err(Rejection::new(
+                    ErrorCode::InsufficientPosition,
+                    format!(
+                        "the account can sell {free} of the contracts of a leg (held and not already being sold): {} are held",
+                        entry.0
+                    ),
+                ));
+            }
+        }
+        entry.0 += if leg.side == Side::Buy { contracts } else { -contracts };
+        entry.1 = leg.price;
+        before.entry(leg.instrument_id).or_insert((Decimal::ZERO, leg.price)).1 = leg.price;
+    }
+    let standing = |holdings: &HashMap<i64, (Decimal, Decimal)>, cash: Decimal| {
+        let exposure = holdings
+            .iter()
+            .map(|(&id, &(quantity, price))| Exposure::of(id, quantity, price))
+            .fold(Exposure::default(), Exposure::plus);
+        let held = secured(holdings.iter().map(|(&id, &(quantity, _))| (id, quantity)), pair);
+        (power(account_type, cash, exposure, held.cash), held)
+    };
+    let (power_before, _) = standing(&before, cash);
+    let debit = p.estimate * Decimal::from(crate::options::MULTIPLIER) * units;
+    let (power_after, held_after) = standing(&after, cash - debit);
+    for (&id, &needed) in &held_after.selling {
+        let held = after.get(&id).map_or(Decimal::ZERO, |h| h.0);
+        let free = (held - sold(id)).max(Decimal::ZERO);
+        if needed > free {
+            return Err(Rejection::new(
+                ErrorCode::InsufficientPosition,
+                if is_contract(id) {
+                    format!(
+                        "the order would sell contracts that cover contracts written: {needed} must stay, {free} are free"
+                    )
+                } else {
+                    format!(
+                        "calls written need 100 shares of the underlying a contract, or calls bought to cover them: {needed} shares are needed and {free} are free (uncovered calls are not offered)"
+                    )
+                },
+            ));
         }
     }
-    secured
+    Ok(power_before - power_after)
 }
 
 /// Whether option order `p` opens or closes a position, the account holding `held` of its
@@ -390,10 +460,12 @@ pub(crate) mod tests {
                 expire_day: None,
                 session: TradingSession::Core,
                 contract: None,
+                multi_leg: None,
                 intent: None,
             },
             instrument_id,
             estimate: d(estimate),
+            legs: Vec::new(),
         }
     }
 
@@ -543,6 +615,94 @@ pub(crate) mod tests {
         );
     }
 
+    /// A multi-leg order of `units` of `legs` (side, ratio, right, strike, price now) at a debit
+    /// of `debit` a unit per share (negative: a credit).
+    fn spread(units: &str, debit: &str, legs: &[(Side, u64, Right, &str, &str)]) -> PricedOrder {
+        let mut order = normal(1, Side::Buy, units, debit);
+        order.legs = legs
+            .iter()
+            .map(|&(side, ratio, right, strike, price)| PricedLeg {
+                instrument_id: contract(right, strike),
+                side,
+                ratio,
+                price: d(price),
+            })
+            .collect();
+        order
+    }
+
+    #[test]
+    fn a_spread_takes_its_maximum_loss_in_margin_and_each_written_leg_alone_in_cash() {
+        use Right::{Call as C, Put as P};
+        use Side::{Buy as B, Sell as S};
+        let margin = |amount: &str| Standing {
+            account_type: AccountType::Margin,
+            ..cash(amount)
+        };
+        let code = |standing: Standing, order: &PricedOrder| check(standing, &[order], None).unwrap_err().code;
+        // A debit call spread: its debit, paid in full (twice it of a margin account's power).
+        let debit = spread("2", "4", &[(B, 1, C, "450", "10"), (S, 1, C, "460", "6")]);
+        assert_eq!(check(margin("10000"), &[&debit], None).unwrap().after, d("18400"));
+        // In a CASH account the call written needs its 100 shares a contract.
+        assert_eq!(code(cash("10000"), &debit), ErrorCode::InsufficientPosition);
+        let covered = holding(cash("10000"), 1, "200", "450");
+        assert_eq!(check(covered, &[&debit], None).unwrap().after, d("9200"));
+        // A credit put spread: the width less the credit, in full; in a CASH account the put
+        // written is secured by its strike alone.
+        let credit = spread("1", "-3", &[(S, 1, P, "450", "9"), (B, 1, P, "440", "6")]);
+        assert_eq!(check(margin("1000"), &[&credit], None).unwrap().after, d("600"));
+        assert_eq!(code(margin("699"), &credit), ErrorCode::InsufficientBuyingPower);
+        assert_eq!(code(cash("40000"), &credit), ErrorCode::InsufficientBuyingPower);
+        assert_eq!(check(cash("45000"), &[&credit], None).unwrap().after, d("300"));
+        // An iron condor: its wider side less the credit.
+        let condor = spread(
+            "1",
+            "-2",
+            &[
+                (B, 1, P, "420", "1"),
+                (S, 1, P, "430", "2"),
+                (S, 1, C, "470", "2"),
+                (B, 1, C, "485", "1"),
+            ],
+        );
+        let before = margin("10000");
+        assert_eq!(
+            check(before, &[&condor], None).unwrap().after,
+            d("20000") - d("2") * d("1300")
+        );
+    }
+
+    #[test]
+    fn a_spread_closes_what_is_held_but_not_a_leg_that_covers_another() {
+        use Right::Put as P;
+        use Side::{Buy as B, Sell as S};
+        let (short, long) = (contract(P, "450"), contract(P, "440"));
+        let held = Standing {
+            account_type: AccountType::Margin,
+            ..holding(holding(cash("1000"), short, "-1", "9"), long, "1", "6")
+        };
+        // The spread held keeps its width: 2,000 of the 2,000 of power.
+        assert_eq!(check(held.clone(), &[], None).unwrap().before, d("0"));
+        // The put bought covers the one written: not sold alone.
+        assert_eq!(
+            check(held.clone(), &[&normal(long, S, "1", "6")], None)
+                .unwrap_err()
+                .code,
+            ErrorCode::InsufficientPosition
+        );
+        // Closed together, at a debit of 3: the width comes back, less the debit twice.
+        let close = spread("1", "3", &[(B, 1, P, "450", "9"), (S, 1, P, "440", "6")]);
+        let headroom = check(held.clone(), &[&close], None).unwrap();
+        assert_eq!(headroom.after, d("2000") - d("600"));
+        // What open orders already sell is not sold again.
+        let mut selling = held;
+        selling.selling.insert(long, Decimal::ONE);
+        assert_eq!(
+            check(selling, &[&close], None).unwrap_err().code,
+            ErrorCode::InsufficientPosition
+        );
+    }
+
     #[test]
     fn a_put_is_written_against_the_cash_its_shares_would_cost() {
         let put = contract(Right::Put, "450");
@@ -628,6 +788,7 @@ pub(crate) mod tests {
             oco: None,
             waits: false,
             writes: false,
+            legs: None,
         };
         let placings = [
             Placing {

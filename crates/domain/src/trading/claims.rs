@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use signet_model::orders::{PositionIntent, Side};
 
 use super::combo::{Part, part};
+use super::multi_leg::LegsClaim;
 use super::order::{Order, is_open};
 use crate::options::{Contract, Right, is_contract, multiplier};
 
@@ -30,6 +31,8 @@ pub struct Reserved {
     pub waits: bool,
     /// An option sale that writes contracts (SELL_TO_OPEN): it holds back what secures them.
     pub writes: bool,
+    /// A multi-leg order's underlying and what each unit claims ([`LegsClaim`]).
+    pub legs: Option<(i64, LegsClaim)>,
 }
 
 impl Reserved {
@@ -47,13 +50,29 @@ impl Reserved {
                 .map(|c| c.combo_order_id.clone()),
             waits: order.waits_for.is_some(),
             writes: order.position_intent == Some(PositionIntent::SellToOpen),
+            legs: order
+                .multi_leg
+                .as_ref()
+                .and_then(|m| Some((m.underlying_id()?, m.claim))),
         }
+    }
+
+    /// Whether its cash is held for option contracts, in full even in a margin account.
+    fn premium(&self) -> bool {
+        is_contract(self.instrument_id) || self.legs.is_some()
     }
 
     /// The instrument it claims of, with the cash (buys, short sales, puts written) and shares
     /// (sells, calls written: their underlying's) it holds back, priced at its price or else
     /// `price_now`.
     fn claim(&self, price_now: impl Fn(i64) -> Decimal) -> (i64, (Decimal, Decimal)) {
+        // A multi-leg order: its cash, and the shares under its calls, of its underlying.
+        if let Some((underlying, per_unit)) = self.legs {
+            return (
+                underlying,
+                (self.remaining * per_unit.cash, self.remaining * per_unit.shares),
+            );
+        }
         let of_contract = Contract::of_id(self.instrument_id).filter(|_| self.writes);
         match (self.side, of_contract) {
             (Side::Buy | Side::Short, _) => (
@@ -80,12 +99,12 @@ impl Reserved {
     /// Whether its claim is the same whatever the price and the other orders: a running total
     /// can hold it.
     fn fixed(&self) -> bool {
-        self.oco.is_none() && (self.price.is_some() || self.side == Side::Sell)
+        self.oco.is_none() && (self.price.is_some() || self.side == Side::Sell || self.legs.is_some())
     }
 
     fn add_to(&self, claims: &mut Claims, price_now: impl Fn(i64) -> Decimal) {
         let (of, claim) = self.claim(price_now);
-        claims.add(of, claim);
+        claims.add(of, claim, self.premium());
     }
 }
 
@@ -100,9 +119,9 @@ pub struct Claims {
 }
 
 impl Claims {
-    fn add(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal)) {
+    fn add(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal), premium: bool) {
         self.cash += cash;
-        if is_contract(instrument_id) {
+        if premium {
             self.premiums += cash;
         }
         if !shares.is_zero() {
@@ -111,8 +130,8 @@ impl Claims {
     }
 
     /// Takes back what [`Claims::add`] added.
-    fn take(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal)) {
-        self.add(instrument_id, (-cash, -shares));
+    fn take(&mut self, instrument_id: i64, (cash, shares): (Decimal, Decimal), premium: bool) {
+        self.add(instrument_id, (-cash, -shares), premium);
         if self.selling.get(&instrument_id).is_some_and(Decimal::is_zero) {
             self.selling.remove(&instrument_id);
         }
@@ -142,11 +161,11 @@ pub fn claims<'a>(open: impl Iterator<Item = &'a Reserved>, price_now: impl Fn(i
                 claim.1 = claim.1.max(cash);
                 claim.2 = claim.2.max(shares);
             }
-            None => total.add(of, (cash, shares)),
+            None => total.add(of, (cash, shares), o.premium()),
         }
     }
     for (instrument_id, cash, shares) in pairs.into_values() {
-        total.add(instrument_id, (cash, shares));
+        total.add(instrument_id, (cash, shares), is_contract(instrument_id));
     }
     total
 }
@@ -181,7 +200,7 @@ impl OpenClaims {
         };
         if order.fixed() {
             let (of, claim) = order.claim(|_| Decimal::ZERO);
-            self.fixed.take(of, claim);
+            self.fixed.take(of, claim, order.premium());
         } else {
             self.floating.retain(|id| id != order_id);
         }
@@ -224,7 +243,7 @@ impl OpenClaims {
         let mut total = claims(floating, &price_now).plus(&self.fixed);
         if let Some(e) = except.filter(|e| e.fixed()) {
             let (of, claim) = e.claim(|_| Decimal::ZERO);
-            total.take(of, claim);
+            total.take(of, claim, e.premium());
         }
         total
     }
@@ -245,6 +264,7 @@ mod tests {
             oco: oco.map(str::to_owned),
             waits,
             writes: false,
+            legs: None,
         };
         let open = [
             order(Side::Buy, 10, 5, None, false),
@@ -281,6 +301,7 @@ mod tests {
             oco: None,
             waits: false,
             writes: true,
+            legs: None,
         };
         let claims = claims([writing(Right::Call, 2), writing(Right::Put, 1)].iter(), |_| {
             Decimal::ZERO
@@ -360,6 +381,7 @@ mod tests {
                     oco: oco.map(|o| o.to_string()),
                     waits,
                     writes: false,
+                    legs: None,
                 })
                 .collect();
             let except = except.map(|n| n.to_string());
@@ -397,6 +419,7 @@ mod tests {
                     oco: oco.map(|o| o.to_string()),
                     waits: false,
                     writes: false,
+                    legs: None,
                 })
                 .collect();
             let mut kept = OpenClaims::default();
@@ -566,10 +589,12 @@ mod tests {
                     expire_day: None,
                     session: TradingSession::Core,
                     contract: None,
+                    multi_leg: None,
                     intent: None,
                 },
                 instrument_id: o.instrument_id,
                 estimate: o.limit_price.unwrap_or_else(|| account.mark(o.instrument_id)),
+                legs: Vec::new(),
             }
         }
 

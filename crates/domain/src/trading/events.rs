@@ -79,7 +79,7 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
         filled_price: filled_price.to_string(),
         filled_time: order.fill_time.map(format_ms).unwrap_or_default(),
         side: order.side.as_str().to_owned(),
-        category: if crate::options::is_contract(order.instrument_id) {
+        category: if crate::options::is_contract(order.instrument_id) || order.multi_leg.is_some() {
             "US_OPTION"
         } else {
             "US_STOCK"

@@ -12,6 +12,7 @@ pub mod expiry;
 pub mod fill_plan;
 pub mod ledger;
 pub mod matching;
+pub mod multi_leg;
 pub mod order;
 pub mod placement;
 #[cfg(test)]

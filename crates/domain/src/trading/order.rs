@@ -9,6 +9,7 @@ use signet_model::wire::WireEnum;
 
 use super::combo::Combo;
 use super::fill_plan::FillPlan;
+use super::multi_leg::MultiLeg;
 use crate::Rejection;
 
 /// What can happen to an order.
@@ -143,6 +144,9 @@ pub struct Order {
     pub fill_plan: Option<FillPlan>,
     /// An option order's: whether it opens or closes a position.
     pub position_intent: Option<PositionIntent>,
+    /// A multi-leg option order's strategy and legs: `instrument_id` and `symbol` are then its
+    /// underlying's, `quantity` counts units of the whole, and the limit is a net price.
+    pub multi_leg: Option<MultiLeg>,
 }
 
 /// A trailing stop's distance from the best price seen.
@@ -230,6 +234,7 @@ impl Order {
             filled_at_sim: None,
             fill_plan: None,
             position_intent: None,
+            multi_leg: None,
         }
     }
 }

@@ -7,8 +7,9 @@ use signet_model::ErrorCode;
 use signet_model::orders::{ComboType, Side, TimeInForce};
 
 use super::accounting::Commission;
-use super::buying_power::PricedOrder;
+use super::buying_power::{PricedLeg, PricedOrder};
 use super::combo::{self, ComboKind, Part};
+use super::multi_leg;
 use super::order::Order;
 use super::spec::{self, OrderSpec};
 use crate::Rejection;
@@ -49,6 +50,49 @@ pub fn price(
         spec,
         instrument_id,
         estimate,
+        legs: Vec::new(),
+    })
+}
+
+/// A multi-leg order priced for the buying-power check: each leg at its side of its quote
+/// (`legs`: the contract's instrument id and quote, in the order's leg order; no quote prices a
+/// leg at zero), the order at the debit of one unit ([`multi_leg::debit`]); `underlying_id` is
+/// the order's instrument.
+pub fn price_multi_leg(
+    spec: OrderSpec,
+    underlying_id: i64,
+    legs: &[(i64, Option<&Quote>)],
+) -> Result<PricedOrder, Rejection> {
+    let multi = spec
+        .multi_leg
+        .as_ref()
+        .ok_or_else(|| Rejection::illegal_parameter("a multi-leg order names its legs"))?;
+    let legs: Vec<PricedLeg> = multi
+        .legs
+        .iter()
+        .zip(legs)
+        .map(|(leg, &(instrument_id, quote))| PricedLeg {
+            instrument_id,
+            side: leg.side,
+            ratio: leg.ratio,
+            price: quote
+                .map(|q| if leg.side == Side::Buy { q.ask } else { q.bid })
+                .unwrap_or_default(),
+        })
+        .collect();
+    let at_quotes: Decimal = legs
+        .iter()
+        .map(|l| {
+            let per = l.price * Decimal::from(l.ratio);
+            if l.side == Side::Buy { per } else { -per }
+        })
+        .sum();
+    let estimate = multi_leg::debit(spec.side, spec.order_type, spec.limit_price, at_quotes);
+    Ok(PricedOrder {
+        spec,
+        instrument_id: underlying_id,
+        estimate,
+        legs,
     })
 }
 
@@ -92,9 +136,19 @@ impl Placement {
         let (cost, commission) = first
             .iter()
             .map(|p| {
+                // A multi-leg order: its debit (negative: a credit), and every leg's contracts.
+                let (multiplier, contracts) = if p.legs.is_empty() {
+                    (crate::options::multiplier(p.instrument_id), p.spec.quantity)
+                } else {
+                    let per_unit: u64 = p.legs.iter().map(|l| l.ratio).sum();
+                    (
+                        Decimal::from(crate::options::MULTIPLIER),
+                        p.spec.quantity * Decimal::from(per_unit),
+                    )
+                };
                 (
-                    p.spec.quantity * p.estimate * crate::options::multiplier(p.instrument_id),
-                    commission.of(p.spec.quantity, true),
+                    p.spec.quantity * p.estimate * multiplier,
+                    commission.of(contracts, true),
                 )
             })
             .fold((Decimal::ZERO, Decimal::ZERO), |total, this| match self.kind {
@@ -187,7 +241,7 @@ pub fn check_batch_order(i: usize, order: &OrderSpec) -> Result<(), Rejection> {
         ));
     }
     // Webull's batch placement takes stock orders only.
-    if order.contract.is_some() {
+    if order.contract.is_some() || order.multi_leg.is_some() {
         return Err(Rejection::new(
             ErrorCode::UnsupportedInstrumentType,
             format!(

@@ -149,10 +149,12 @@ impl Replacement {
                 contract: crate::options::is_contract(order.instrument_id)
                     .then(|| crate::options::Contract::parse_occ(&order.symbol).ok())
                     .flatten(),
+                multi_leg: None,
                 intent: order.position_intent,
             },
             instrument_id: order.instrument_id,
             estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),
+            legs: Vec::new(),
         }
     }
 }

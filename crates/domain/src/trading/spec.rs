@@ -13,7 +13,7 @@ use super::combo::COMBO_TYPES;
 use super::order::{Trailing, has_stop};
 use crate::Rejection;
 use crate::marketdata::units::parse_day;
-use crate::options::strategy::Strategy;
+use crate::options::strategy::{Asset, Leg, Strategy, check};
 use crate::options::{Contract, Right};
 
 /// An order the engine can take.
@@ -39,9 +39,28 @@ pub struct OrderSpec {
     /// The option contract of an `OPTION` order ([`option_contract`]): `symbol` is then its OCC
     /// symbol and `quantity` counts contracts.
     pub contract: Option<Contract>,
+    /// The legs of a multi-leg option order ([`MultiLegSpec`]): `symbol` is then the underlying's,
+    /// `quantity` counts units of the whole, and the limit is the net price of one unit per share.
+    pub multi_leg: Option<MultiLegSpec>,
     /// Whether an option order opens or closes a position: as the order says, or found from the
     /// account's position when it is checked ([`super::buying_power::intent_for`]).
     pub intent: Option<PositionIntent>,
+}
+
+/// A multi-leg option order's strategy and legs, all of one underlying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultiLegSpec {
+    pub strategy: Strategy,
+    pub legs: Vec<SpecLeg>,
+}
+
+/// One leg of a multi-leg order: its contract, which way, and its contracts in one unit of the
+/// order (a butterfly's 1, 2, 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecLeg {
+    pub contract: Contract,
+    pub side: Side,
+    pub ratio: u64,
 }
 
 /// The order types the engine fills.
@@ -94,7 +113,8 @@ fn checked_quantity(quantity: Decimal) -> Result<Decimal, Rejection> {
 pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     let client_order_id = client_id("client_order_id", order.client_order_id.as_deref())?;
     refuse_features(order)?;
-    let contract = option_contract(order)?;
+    let (contract, mut multi_leg) = option_legs(order)?;
+    let option = contract.is_some() || multi_leg.is_some();
     check_value::<ComboType>(
         "combo_type",
         order.combo_type.as_deref(),
@@ -102,7 +122,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         ErrorCode::UnsupportedComboType,
     )?;
     let combo_type = optional("combo_type", order.combo_type.as_deref(), ComboType::Normal)?;
-    if contract.is_some() && combo_type != ComboType::Normal {
+    if option && combo_type != ComboType::Normal {
         return Err(unsupported(
             ErrorCode::UnsupportedComboType,
             "combo_type",
@@ -117,28 +137,31 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     }
     if let Some(kind) = non_empty(order.instrument_type.as_deref())
         && kind != "EQUITY"
-        && !(kind == "OPTION" && contract.is_some())
+        && !(kind == "OPTION" && option)
     {
         return Err(unsupported(
             ErrorCode::UnsupportedInstrumentType,
             "instrument_type",
             kind,
-            "EQUITY, and OPTION with one leg",
+            "EQUITY, and OPTION with its legs",
         ));
     }
-    let symbol = match &contract {
-        Some(c) => c.occ_symbol(),
-        None => non_empty(order.symbol.as_deref())
+    let symbol = match (&contract, &multi_leg) {
+        (Some(c), _) => c.occ_symbol(),
+        (None, Some(m)) => m.legs[0].contract.underlying.clone(),
+        (None, None) => non_empty(order.symbol.as_deref())
             .ok_or_else(|| Rejection::illegal_parameter("symbol is required"))?
             .to_ascii_uppercase(),
     };
     let side = match required::<Side>("side", order.side.as_deref())? {
         // An option is written with SELL; SHORT says the same.
-        Side::Short if contract.is_some() => Side::Sell,
+        Side::Short if option => Side::Sell,
         side => side,
     };
     let order_type = required::<OrderType>("order_type", order.order_type.as_deref())?;
-    let supported: &[OrderType] = if contract.is_some() {
+    let supported: &[OrderType] = if multi_leg.is_some() {
+        &MULTI_LEG_ORDER_TYPES
+    } else if contract.is_some() {
         &OPTION_ORDER_TYPES
     } else {
         &ORDER_TYPES
@@ -153,7 +176,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         ));
     }
     let time_in_force = optional("time_in_force", order.time_in_force.as_deref(), TimeInForce::Day)?;
-    if contract.is_some() && !matches!(time_in_force, TimeInForce::Day | TimeInForce::Gtc) {
+    if option && !matches!(time_in_force, TimeInForce::Day | TimeInForce::Gtc) {
         return Err(unsupported(
             ErrorCode::UnsupportedTimeInForce,
             "time_in_force",
@@ -179,7 +202,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     };
     let cash_amount = match optional("entrust_type", order.entrust_type.as_deref(), EntrustType::Qty)? {
         EntrustType::Qty => None,
-        EntrustType::Amount if contract.is_some() => {
+        EntrustType::Amount if option => {
             return Err(unsupported(
                 ErrorCode::UnsupportedEntrustType,
                 "entrust_type",
@@ -219,7 +242,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         TradingSession::N => TradingSession::Core,
         s => s,
     };
-    if contract.is_some() && session != TradingSession::Core {
+    if option && session != TradingSession::Core {
         return Err(Rejection::illegal_parameter(
             "options trade in the core session only: support_trading_session must be CORE",
         ));
@@ -246,8 +269,13 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         (None, None) => return Err(Rejection::illegal_parameter("quantity is required")),
         (None, Some(quantity)) => checked_quantity(quantity)?,
     };
-    let intent = match &contract {
-        Some(_) => {
+    let intent = match (&contract, multi_leg.as_mut()) {
+        (_, Some(m)) => {
+            to_ratios(m, quantity)?;
+            // Each leg opens or closes as the account's positions say.
+            None
+        }
+        (Some(_), None) => {
             check_legs(order, side, quantity)?;
             let intent = optional_some::<PositionIntent>("position_intent", order.position_intent.as_deref())?;
             let buys = matches!(intent, Some(PositionIntent::BuyToOpen | PositionIntent::BuyToClose));
@@ -258,7 +286,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
             }
             intent
         }
-        None => None,
+        (None, None) => None,
     };
     let limit_price = match order_type {
         OrderType::Limit | OrderType::StopLossLimit => {
@@ -291,6 +319,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         expire_day,
         session,
         contract,
+        multi_leg,
         intent,
     })
 }
@@ -299,6 +328,9 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
 fn optional_some<T: WireEnum>(field: &str, value: Option<&str>) -> Result<Option<T>, Rejection> {
     non_empty(value).map(|v| parse_wire(field, v)).transpose()
 }
+
+/// The order types multi-leg orders take: at the market, or at a net limit.
+const MULTI_LEG_ORDER_TYPES: [OrderType; 2] = [OrderType::Market, OrderType::Limit];
 
 /// The order types options take (no trailing stops).
 const OPTION_ORDER_TYPES: [OrderType; 4] = [
@@ -311,10 +343,11 @@ const OPTION_ORDER_TYPES: [OrderType; 4] = [
 /// The most contracts one option order may carry.
 pub const MAX_CONTRACTS: u64 = 10_000;
 
-/// The contract of an option order: `None` for an order without option legs. An option order
-/// (`instrument_type` `OPTION`, or a leg that is one) names its contract in one leg, under
-/// `option_strategy` `SINGLE` (the default); the multi-leg strategies are refused by name.
-fn option_contract(order: &NewOrder) -> Result<Option<Contract>, Rejection> {
+/// The option legs of an order: none for an equity order; one contract for `option_strategy`
+/// `SINGLE` (the default); for the multi-leg strategies, their legs (each `ratio` still the
+/// leg's contracts, until [`to_ratios`]). An option order is `instrument_type` `OPTION` or has a
+/// leg that is one. The strategies with a leg of shares are refused by name.
+fn option_legs(order: &NewOrder) -> Result<(Option<Contract>, Option<MultiLegSpec>), Rejection> {
     let legs = order.legs.as_deref().unwrap_or_default();
     let option_leg = |l: &NewLeg| non_empty(l.instrument_type.as_deref()) == Some("OPTION");
     let is_option = non_empty(order.instrument_type.as_deref()) == Some("OPTION") || legs.iter().any(option_leg);
@@ -322,56 +355,106 @@ fn option_contract(order: &NewOrder) -> Result<Option<Contract>, Rejection> {
         if !legs.is_empty() || non_empty(order.option_strategy.as_deref()).is_some() {
             return Err(Rejection::new(
                 ErrorCode::UnsupportedOrderFeature,
-                "legs and option_strategy are for option orders: give instrument_type OPTION and one leg of instrument_type OPTION",
+                "legs and option_strategy are for option orders: give instrument_type OPTION and legs of instrument_type OPTION",
             ));
         }
-        return Ok(None);
+        return Ok((None, None));
     }
-    let strategy = non_empty(order.option_strategy.as_deref()).unwrap_or("SINGLE");
-    match Strategy::parse(strategy) {
-        Some(Strategy::Single) => {}
-        Some(other) => {
-            return Err(Rejection::new(
-                ErrorCode::UnsupportedOrderFeature,
-                format!(
-                    "option_strategy {} is not offered yet: SINGLE (one leg) is",
-                    other.as_str()
-                ),
-            ));
-        }
-        None => {
-            return Err(unsupported(
-                ErrorCode::UnsupportedOrderFeature,
-                "option_strategy",
-                strategy,
-                "SINGLE",
-            ));
-        }
+    let name = non_empty(order.option_strategy.as_deref()).unwrap_or("SINGLE");
+    let strategy = Strategy::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.as_str()).collect();
+        unsupported(
+            ErrorCode::UnsupportedOrderFeature,
+            "option_strategy",
+            name,
+            &names.join(", "),
+        )
+    })?;
+    if matches!(strategy, Strategy::CoveredStock | Strategy::CollarWithStock) {
+        return Err(Rejection::new(
+            ErrorCode::UnsupportedOrderFeature,
+            format!(
+                "option_strategy {} (a leg of shares) is not offered yet: buy or sell the shares in an order of their own",
+                strategy.as_str()
+            ),
+        ));
     }
-    let [leg] = legs else {
+    if strategy == Strategy::Single {
+        let [leg] = legs else {
+            return Err(Rejection::illegal_parameter(format!(
+                "a SINGLE option order has one leg, not {}",
+                legs.len()
+            )));
+        };
+        return Ok((Some(leg_contract(order, 0, leg)?), None));
+    }
+    if !(2..=MAX_LEGS).contains(&legs.len()) {
         return Err(Rejection::illegal_parameter(format!(
-            "a SINGLE option order has one leg, not {}",
+            "a {} order has 2 to {MAX_LEGS} legs, not {}",
+            strategy.as_str(),
             legs.len()
         )));
-    };
-    if !option_leg(leg) {
-        return Err(Rejection::illegal_parameter(
-            "the leg of an option order needs instrument_type OPTION",
-        ));
+    }
+    let mut parsed: Vec<SpecLeg> = Vec::with_capacity(legs.len());
+    for (i, leg) in legs.iter().enumerate() {
+        let contract = leg_contract(order, i, leg)?;
+        if parsed.iter().any(|p| p.contract == contract) {
+            return Err(Rejection::illegal_parameter(format!(
+                "legs[{i}] names the contract of an earlier leg: one leg a contract"
+            )));
+        }
+        if let Some(first) = parsed.first()
+            && first.contract.underlying != contract.underlying
+        {
+            return Err(Rejection::illegal_parameter(format!(
+                "legs[{i}] is of {}, legs[0] of {}: every leg is of one underlying",
+                contract.underlying, first.contract.underlying
+            )));
+        }
+        let side = match required::<Side>(&format!("legs[{i}].side"), leg.side.as_deref())? {
+            Side::Short => Side::Sell,
+            s => s,
+        };
+        let contracts = decimal(&format!("legs[{i}].quantity"), leg.quantity.as_ref())?
+            .filter(|q| *q > Decimal::ZERO && q.fract().is_zero() && *q <= Decimal::from(MAX_CONTRACTS))
+            .and_then(|q| u64::try_from(q).ok())
+            .ok_or_else(|| {
+                Rejection::illegal_parameter(format!(
+                    "legs[{i}].quantity is required: the leg's contracts, a whole number of at most {MAX_CONTRACTS}"
+                ))
+            })?;
+        parsed.push(SpecLeg {
+            contract,
+            side,
+            ratio: contracts,
+        });
+    }
+    Ok((None, Some(MultiLegSpec { strategy, legs: parsed })))
+}
+
+/// The most legs a multi-leg order has (a condor's four).
+pub const MAX_LEGS: usize = 4;
+
+/// The contract leg `i` of `order` names, of the underlying the order names if it names one.
+fn leg_contract(order: &NewOrder, i: usize, leg: &NewLeg) -> Result<Contract, Rejection> {
+    if non_empty(leg.instrument_type.as_deref()) != Some("OPTION") {
+        return Err(Rejection::illegal_parameter(format!(
+            "legs[{i}] of an option order needs instrument_type OPTION"
+        )));
     }
     if let Some(market) = non_empty(leg.market.as_deref())
         && market != "US"
     {
         return Err(unsupported(
             ErrorCode::UnsupportedMarket,
-            "legs[0].market",
+            &format!("legs[{i}].market"),
             market,
             "US",
         ));
     }
     let underlying = non_empty(leg.symbol.as_deref())
         .or(non_empty(order.symbol.as_deref()))
-        .ok_or_else(|| Rejection::illegal_parameter("legs[0].symbol (the underlying) is required"))?
+        .ok_or_else(|| Rejection::illegal_parameter(format!("legs[{i}].symbol (the underlying) is required")))?
         .to_ascii_uppercase();
     if let Some(symbol) = non_empty(order.symbol.as_deref())
         && !symbol.eq_ignore_ascii_case(&underlying)
@@ -382,21 +465,59 @@ fn option_contract(order: &NewOrder) -> Result<Option<Contract>, Rejection> {
     }
     let right = non_empty(leg.option_type.as_deref())
         .and_then(|t| Right::parse(t).filter(|_| t.len() > 1))
-        .ok_or_else(|| Rejection::illegal_parameter("legs[0].option_type must be CALL or PUT"))?;
+        .ok_or_else(|| Rejection::illegal_parameter(format!("legs[{i}].option_type must be CALL or PUT")))?;
     let expiry = non_empty(leg.option_expire_date.as_deref())
         .and_then(parse_day)
-        .ok_or_else(|| Rejection::illegal_parameter("legs[0].option_expire_date is required, yyyy-MM-dd"))?;
-    let strike = decimal("legs[0].strike_price", leg.strike_price.as_ref())?
+        .ok_or_else(|| Rejection::illegal_parameter(format!("legs[{i}].option_expire_date is required, yyyy-MM-dd")))?;
+    let strike = decimal(&format!("legs[{i}].strike_price"), leg.strike_price.as_ref())?
         .filter(|s| *s > Decimal::ZERO && *s <= Decimal::from(MAX_PRICE) && s.scale() <= 3)
         .ok_or_else(|| {
-            Rejection::illegal_parameter("legs[0].strike_price is required: more than 0, with at most 3 decimals")
+            Rejection::illegal_parameter(format!(
+                "legs[{i}].strike_price is required: more than 0, with at most 3 decimals"
+            ))
         })?;
-    Ok(Some(Contract {
+    Ok(Contract {
         underlying,
         expiry,
         right,
         strike: strike.normalize(),
-    }))
+    })
+}
+
+/// Turns each leg's contracts into its ratio in one unit of the order (`quantity` units), and
+/// checks that the legs form the strategy named ([`crate::options::strategy::check`]).
+fn to_ratios(m: &mut MultiLegSpec, quantity: Decimal) -> Result<(), Rejection> {
+    let units = u64::try_from(quantity)
+        .ok()
+        .filter(|u| Decimal::from(*u) == quantity && *u <= MAX_CONTRACTS)
+        .ok_or_else(|| {
+            Rejection::illegal_parameter(format!(
+                "a multi-leg order's quantity is a whole number of units of the strategy, at most {MAX_CONTRACTS}"
+            ))
+        })?;
+    for (i, leg) in m.legs.iter_mut().enumerate() {
+        if leg.ratio % units != 0 {
+            return Err(Rejection::illegal_parameter(format!(
+                "legs[{i}].quantity {} is the leg's contracts: a multiple of the order's quantity {units}",
+                leg.ratio
+            )));
+        }
+        leg.ratio /= units;
+    }
+    let legs: Vec<Leg> = m
+        .legs
+        .iter()
+        .map(|l| Leg {
+            side: l.side,
+            quantity: l.ratio,
+            asset: Asset::Option {
+                expiry: l.contract.expiry,
+                right: l.contract.right,
+                strike: l.contract.strike,
+            },
+        })
+        .collect();
+    check(m.strategy, &legs).map_err(|e| Rejection::new(ErrorCode::OptionStrategyMismatch, e.to_string()))
 }
 
 /// An option order's leg agrees with the order: the same side and quantity (when it gives
@@ -685,8 +806,10 @@ mod tests {
         assert_eq!((short.side, short.symbol.as_str()), (Side::Sell, "AAPL130315P00430000"));
         let code = |fields: serde_json::Value| parse(&option(fields)).unwrap_err().code;
         for (fields, expected) in [
+            // A vertical has two legs.
+            (json!({"option_strategy": "VERTICAL"}), ErrorCode::IllegalParameter),
             (
-                json!({"option_strategy": "VERTICAL"}),
+                json!({"option_strategy": "COVERED_STOCK"}),
                 ErrorCode::UnsupportedOrderFeature,
             ),
             (json!({"option_strategy": "RATIO"}), ErrorCode::UnsupportedOrderFeature),
@@ -803,5 +926,128 @@ mod tests {
         ] {
             assert_eq!(code(fields.clone()), ErrorCode::IllegalParameter, "{fields}");
         }
+    }
+
+    /// A multi-leg order of `legs` (side, contracts, right, strike), 2 units of `strategy`.
+    fn multi(strategy: &str, legs: &[(&str, u32, &str, u32)]) -> Result<OrderSpec, Rejection> {
+        let legs: Vec<serde_json::Value> = legs
+            .iter()
+            .map(|&(side, quantity, right, strike)| {
+                json!({"side": side, "quantity": quantity.to_string(), "symbol": "AAPL",
+                    "strike_price": strike.to_string(), "option_expire_date": "2013-03-15",
+                    "instrument_type": "OPTION", "option_type": right, "market": "US"})
+            })
+            .collect();
+        let order: NewOrder = serde_json::from_value(json!({
+            "client_order_id": "m1", "combo_type": "NORMAL", "option_strategy": strategy,
+            "instrument_type": "OPTION", "side": "BUY", "order_type": "LIMIT", "limit_price": "2.50",
+            "quantity": "2", "time_in_force": "DAY", "legs": legs,
+        }))
+        .unwrap();
+        parse(&order)
+    }
+
+    #[test]
+    fn a_multi_leg_order_names_its_legs_by_their_ratios_and_must_form_its_strategy() {
+        let spec = multi("VERTICAL", &[("BUY", 2, "CALL", 430), ("SELL", 2, "CALL", 440)]).unwrap();
+        let m = spec.multi_leg.unwrap();
+        assert_eq!(
+            (spec.symbol.as_str(), spec.quantity, spec.contract),
+            ("AAPL", Decimal::TWO, None)
+        );
+        assert_eq!(m.strategy, Strategy::Vertical);
+        assert_eq!(
+            m.legs
+                .iter()
+                .map(|l| (l.side, l.ratio, l.contract.occ_symbol()))
+                .collect::<Vec<_>>(),
+            vec![
+                (Side::Buy, 1, "AAPL130315C00430000".into()),
+                (Side::Sell, 1, "AAPL130315C00440000".into())
+            ]
+        );
+        let butterfly = multi(
+            "BUTTERFLY",
+            &[
+                ("BUY", 2, "CALL", 430),
+                ("SELL", 4, "CALL", 440),
+                ("BUY", 2, "CALL", 450),
+            ],
+        );
+        assert_eq!(butterfly.unwrap().multi_leg.unwrap().legs[1].ratio, 2);
+        let code = |r: Result<OrderSpec, Rejection>| r.unwrap_err().code;
+        // Legs that do not form the strategy named.
+        for (strategy, legs) in [
+            ("VERTICAL", vec![("BUY", 2, "CALL", 430), ("BUY", 2, "CALL", 440)]),
+            ("VERTICAL", vec![("BUY", 2, "CALL", 430), ("SELL", 2, "PUT", 440)]),
+            ("STRADDLE", vec![("BUY", 2, "CALL", 430), ("BUY", 2, "PUT", 440)]),
+            ("STRANGLE", vec![("BUY", 2, "CALL", 430), ("BUY", 2, "PUT", 440)]),
+            (
+                "BUTTERFLY",
+                vec![
+                    ("BUY", 2, "CALL", 430),
+                    ("SELL", 2, "CALL", 440),
+                    ("BUY", 2, "CALL", 450),
+                ],
+            ),
+            (
+                "CONDOR",
+                vec![
+                    ("BUY", 2, "CALL", 430),
+                    ("SELL", 2, "CALL", 440),
+                    ("SELL", 2, "CALL", 450),
+                    ("BUY", 2, "CALL", 470),
+                ],
+            ),
+            (
+                "IRON_CONDOR",
+                vec![
+                    ("BUY", 2, "PUT", 430),
+                    ("SELL", 2, "PUT", 440),
+                    ("SELL", 2, "CALL", 440),
+                    ("BUY", 2, "CALL", 450),
+                ],
+            ),
+            (
+                "IRON_BUTTERFLY",
+                vec![
+                    ("BUY", 2, "PUT", 430),
+                    ("SELL", 2, "PUT", 440),
+                    ("SELL", 2, "CALL", 445),
+                    ("BUY", 2, "CALL", 450),
+                ],
+            ),
+            ("CALENDAR", vec![("SELL", 2, "CALL", 430), ("BUY", 2, "CALL", 440)]),
+            ("DIAGONAL", vec![("SELL", 2, "CALL", 430), ("BUY", 2, "CALL", 440)]),
+        ] {
+            assert_eq!(
+                code(multi(strategy, &legs)),
+                ErrorCode::OptionStrategyMismatch,
+                "{strategy} {legs:?}"
+            );
+        }
+        // Shapes every strategy refuses alike.
+        assert_eq!(
+            code(multi("VERTICAL", &[("BUY", 3, "CALL", 430), ("SELL", 2, "CALL", 440)])),
+            ErrorCode::IllegalParameter,
+            "3 is no multiple of 2 units"
+        );
+        assert_eq!(
+            code(multi("VERTICAL", &[("BUY", 2, "CALL", 430), ("SELL", 2, "CALL", 430)])),
+            ErrorCode::IllegalParameter,
+            "one contract twice"
+        );
+        assert_eq!(
+            code(multi("VERTICAL", &[("BUY", 2, "CALL", 430)])),
+            ErrorCode::IllegalParameter
+        );
+        let five = [
+            ("BUY", 2, "CALL", 430),
+            ("SELL", 2, "CALL", 440),
+            ("BUY", 2, "CALL", 450),
+            ("SELL", 2, "CALL", 460),
+            ("BUY", 2, "CALL", 470),
+        ];
+        assert_eq!(code(multi("CONDOR", &five)), ErrorCode::IllegalParameter);
     }
 }

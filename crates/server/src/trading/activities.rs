@@ -132,12 +132,12 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
             fills.extend(page.into_iter().map(|e| Fill {
                 fill_id: e.fill_id,
                 time_ms: e.time_ms,
-                instrument_id: e.order.instrument_id,
-                side: e.order.side,
+                instrument_id: e.instrument_id,
+                side: e.side,
                 quantity: e.quantity,
                 price: e.price,
                 commission: e.commission,
-                symbol: e.order.symbol,
+                symbol: e.symbol,
                 client_order_id: e.order.client_order_id,
             }));
             if read < FILLS_A_READ as usize {

@@ -14,12 +14,14 @@ use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::options::market;
 use signet_domain::options::{Contract, MULTIPLIER, is_contract};
 use signet_domain::scenarios::Operation;
+use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
 use signet_domain::times::{SimTime, WallTime};
 use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, PricedOrder};
 use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
+use signet_domain::trading::multi_leg::{LegsClaim, MultiLeg, OrderLeg as LegOfOrder};
 use signet_domain::trading::order::{self, Event, Order};
 use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
@@ -102,6 +104,9 @@ const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 /// ([`placement::price`]).
 async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
     let spec = spec::parse(order)?;
+    if spec.multi_leg.is_some() {
+        return prepare_multi_leg(state, spec).await;
+    }
     let instrument_id = match &spec.contract {
         // A contract listed today, at prices on its tick.
         Some(_) => {
@@ -123,6 +128,35 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
     let now = state.simulator.now();
     let quote = state.simulator.quote_of(instrument_id, now.0);
     Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
+}
+
+/// A multi-leg order: each leg's contract listed today (its net limit on the cent), priced at
+/// the legs' quotes now ([`placement::price_multi_leg`]); its instrument is the underlying.
+async fn prepare_multi_leg(state: &AppState, spec: spec::OrderSpec) -> Result<PricedOrder, ApiError> {
+    let multi = spec.multi_leg.as_ref().expect("a multi-leg order");
+    let mut ids = Vec::with_capacity(multi.legs.len());
+    for leg in &multi.legs {
+        let (id, _, _) = state.options.contract(&leg.contract.occ_symbol()).await?;
+        ids.push(id);
+    }
+    // A combination's net price trades in cents, whatever its legs' ticks.
+    if let Some(limit) = spec.limit_price.filter(|l| l.normalize().scale() > 2) {
+        return Err(ApiError::new(
+            ErrorCode::IllegalParameter,
+            format!("limit_price {limit} is a multi-leg order's net price: in steps of 0.01"),
+        ));
+    }
+    let underlying = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::InstrumentNotFound,
+            format!("no instrument has the symbol {:?}", spec.symbol),
+        )
+    })?;
+    let now = state.simulator.now();
+    state.simulator.prepare(ids.iter().copied()).await;
+    let quotes: Vec<Option<Quote>> = ids.iter().map(|&id| state.simulator.quote_of(id, now.0)).collect();
+    let legs: Vec<(i64, Option<&Quote>)> = ids.iter().copied().zip(quotes.iter().map(Option::as_ref)).collect();
+    Ok(placement::price_multi_leg(spec, underlying, &legs)?)
 }
 
 /// Checks `orders` ([`buying_power::check`]) against the account as of now: its cash, its
@@ -179,6 +213,23 @@ fn new_order(
         fill_plan: None,
         // As given; else found in the account's turn ([`signet_core::placements`]).
         position_intent: p.spec.intent,
+        multi_leg: p.spec.multi_leg.as_ref().map(|m| MultiLeg {
+            strategy: m.strategy,
+            legs: m
+                .legs
+                .iter()
+                .zip(&p.legs)
+                .map(|(leg, priced)| LegOfOrder {
+                    instrument_id: priced.instrument_id,
+                    symbol: leg.contract.occ_symbol(),
+                    side: leg.side,
+                    ratio: leg.ratio,
+                    filled_price: None,
+                })
+                .collect(),
+            // Set in the account's turn, which knows the kind of account.
+            claim: LegsClaim::default(),
+        }),
     })
 }
 
@@ -468,6 +519,12 @@ pub(super) async fn replace_order(
         .scenarios
         .check_order(Operation::Replace, &account.account_id, order, state.simulator.now_ms())
         .await?;
+    if order.multi_leg.is_some() {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedOrderFeature,
+            "a multi-leg order is not replaced: cancel it and place another",
+        ));
+    }
     let replacement = replace::apply(order, modify)?;
     state.simulator.prepare([order.instrument_id]).await;
     if is_contract(order.instrument_id) {
@@ -761,40 +818,79 @@ pub(super) async fn fetch(
     Ok((orders, more))
 }
 
-/// An option order's leg: its contract, read back from its OCC symbol.
-fn option_leg(o: &Order) -> Option<(Contract, OrderLeg)> {
-    if !is_contract(o.instrument_id) {
-        return None;
-    }
-    let contract = Contract::parse_occ(&o.symbol).ok()?;
-    let quantity = o.quantity.normalize().to_string();
-    let leg = OrderLeg {
-        id: o.order_id.clone(),
-        instrument_id: o.instrument_id.to_string(),
-        symbol: contract.underlying.clone(),
-        option_symbol: o.symbol.clone(),
-        instrument_type: "OPTION".into(),
-        market: "US".into(),
-        side: o.side,
-        total_quantity: quantity.clone(),
-        quantity,
-        filled_quantity: o.filled_quantity.normalize().to_string(),
-        filled_price: o.average_price().map(|p| p.to_string()),
-        status: o.status,
-        option_type: contract.right.as_str().into(),
-        option_strategy: "SINGLE".into(),
-        strike_price: contract.strike.to_string(),
-        option_expire_date: format_day(contract.expiry),
-        option_contract_multiplier: MULTIPLIER.to_string(),
-        option_contract_deliverable: "1".into(),
+/// An option order's legs (catalog 3.13): a single-leg order's contract, read back from its OCC
+/// symbol (the leg's id is the order's, which a replacement names), or a multi-leg order's legs
+/// (ids `ORDER_ID-1`, `-2`, ...). Empty for an order of shares.
+fn option_legs(o: &Order) -> Vec<OrderLeg> {
+    let leg = |id: String,
+               instrument_id: i64,
+               symbol: &str,
+               side,
+               ratio: Decimal,
+               filled_price: Option<Decimal>,
+               strategy: &str| {
+        let contract = Contract::parse_occ(symbol).ok()?;
+        let quantity = (o.quantity * ratio).normalize().to_string();
+        Some(OrderLeg {
+            id,
+            instrument_id: instrument_id.to_string(),
+            symbol: contract.underlying.clone(),
+            option_symbol: symbol.to_owned(),
+            instrument_type: "OPTION".into(),
+            market: "US".into(),
+            side,
+            total_quantity: quantity.clone(),
+            quantity,
+            filled_quantity: (o.filled_quantity * ratio).normalize().to_string(),
+            filled_price: filled_price.map(|p| p.to_string()),
+            status: o.status,
+            option_type: contract.right.as_str().into(),
+            option_strategy: strategy.into(),
+            strike_price: contract.strike.to_string(),
+            option_expire_date: format_day(contract.expiry),
+            option_contract_multiplier: MULTIPLIER.to_string(),
+            option_contract_deliverable: "1".into(),
+        })
     };
-    Some((contract, leg))
+    if let Some(multi) = &o.multi_leg {
+        return multi
+            .legs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                leg(
+                    format!("{}-{}", o.order_id, i + 1),
+                    l.instrument_id,
+                    &l.symbol,
+                    l.side,
+                    Decimal::from(l.ratio),
+                    l.filled_price,
+                    multi.strategy.as_str(),
+                )
+            })
+            .collect();
+    }
+    if !is_contract(o.instrument_id) {
+        return Vec::new();
+    }
+    leg(
+        o.order_id.clone(),
+        o.instrument_id,
+        &o.symbol,
+        o.side,
+        Decimal::ONE,
+        o.average_price(),
+        "SINGLE",
+    )
+    .into_iter()
+    .collect()
 }
 
 /// The record clients read (catalog 3.13): an option order names its underlying and shows its
 /// contract as a leg.
 pub fn record(o: &Order) -> OrderRecord {
-    let option = option_leg(o);
+    let legs = option_legs(o);
+    let strategy = o.multi_leg.as_ref().map_or("SINGLE", |m| m.strategy.as_str());
     OrderRecord {
         client_order_id: o.client_order_id.clone(),
         client_combo_order_id: o.client_combo_order_id.clone(),
@@ -803,11 +899,9 @@ pub fn record(o: &Order) -> OrderRecord {
         orders: vec![OrderDetail {
             order_id: o.order_id.clone(),
             client_order_id: o.client_order_id.clone(),
-            symbol: option
-                .as_ref()
-                .map_or_else(|| o.symbol.clone(), |(c, _)| c.underlying.clone()),
+            symbol: legs.first().map_or_else(|| o.symbol.clone(), |l| l.symbol.clone()),
             instrument_id: o.instrument_id.to_string(),
-            instrument_type: if option.is_some() { "OPTION" } else { "EQUITY" }.into(),
+            instrument_type: if legs.is_empty() { "EQUITY" } else { "OPTION" }.into(),
             market: "US".into(),
             side: o.side,
             order_type: o.order_type,
@@ -831,9 +925,9 @@ pub fn record(o: &Order) -> OrderRecord {
             fill_time: o.fill_time.map(format_ms),
             update_time: format_ms(o.update_time),
             reason: o.reason.clone(),
-            option_strategy: option.as_ref().map(|_| "SINGLE".into()),
+            option_strategy: (!legs.is_empty()).then(|| strategy.into()),
             position_intent: o.position_intent,
-            legs: option.map(|(_, leg)| leg).into_iter().collect(),
+            legs,
         }],
     }
 }

@@ -374,12 +374,15 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
     ops.market().step(5).await.unwrap();
     ops.checkpoints().save("old").await.unwrap();
     let saved = everything(&server, &client, &ops).await;
-    // As the build before step 16 would have saved it: without what steps 16 to 19 added (17's
+    // As the build before step 16 would have saved it: without what steps 16 to 20 added (17's
     // positions without their reference to `instruments` stay as they are: the step makes them
     // again).
     let older = [
         "DROP TABLE {settlements}",
         "UPDATE {info} SET counts = REPLACE(counts, ',option_settlements=0', '')",
+        "ALTER TABLE {fills} DROP COLUMN side",
+        "ALTER TABLE {fills} DROP COLUMN instrument_id",
+        "ALTER TABLE {orders} DROP COLUMN legs",
         "ALTER TABLE {orders} DROP COLUMN position_intent",
         "ALTER TABLE {orders} DROP COLUMN option_contract_id",
         "ALTER TABLE {orders} DROP COLUMN fill_plan",
@@ -395,6 +398,7 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
                 .unwrap();
             for statement in older.iter().map(|s| {
                 s.replace("{orders}", "orders")
+                    .replace("{fills}", "fills")
                     .replace("{info}", "checkpoint_info")
                     .replace("{settlements}", "option_settlements")
             }) {
@@ -412,6 +416,7 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
             let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
             for statement in older.iter().map(|s| {
                 s.replace("{orders}", r#""checkpoint_old".orders"#)
+                    .replace("{fills}", r#""checkpoint_old".fills"#)
                     .replace("{info}", r#""checkpoint_old".checkpoint_info"#)
                     .replace("{settlements}", r#""checkpoint_old".option_settlements"#)
             }) {
@@ -440,7 +445,7 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
             .unwrap();
         let latest = *signet_store::sql::migrate::versions().last().unwrap();
         assert_eq!(steps, latest, "the file was migrated");
-        sqlx::query("SELECT fill_plan, filled_at_sim, option_contract_id, position_intent FROM orders")
+        sqlx::query("SELECT fill_plan, filled_at_sim, option_contract_id, position_intent, legs FROM orders")
             .execute(&mut db)
             .await
             .unwrap();

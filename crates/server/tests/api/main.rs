@@ -24,6 +24,7 @@ mod legacy;
 mod legacy_market_data;
 mod market;
 mod metrics;
+mod multi_leg;
 mod nodes;
 mod official_client;
 mod openapi;

@@ -295,10 +295,13 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
             place(&account, order).await.assert_error(400, code);
         }
     };
-    // Multi-leg strategies, trailing stops, extended hours, amounts: not offered.
+    // A strategy of one leg, one with a leg of shares, trailing stops, extended hours, amounts.
     let mut vertical = option_order("v", "BUY", "1", Some("5.00"), "450", "CALL");
     vertical["option_strategy"] = json!("VERTICAL");
-    refused(vertical, "UNSUPPORTED_ORDER_FEATURE").await;
+    refused(vertical, "ILLEGAL_PARAMETER").await;
+    let mut covered = option_order("cs", "SELL", "1", Some("5.00"), "450", "CALL");
+    covered["option_strategy"] = json!("COVERED_STOCK");
+    refused(covered, "UNSUPPORTED_ORDER_FEATURE").await;
     let mut trailing = option_order("t", "SELL", "1", None, "450", "CALL");
     trailing["order_type"] = json!("TRAILING_STOP_LOSS");
     refused(trailing, "UNSUPPORTED_ORDER_TYPE").await;

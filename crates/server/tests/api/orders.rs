@@ -1437,6 +1437,7 @@ async fn a_fill_two_ticks_computed_from_the_same_state_applies_once() {
         time: WallTime::now(),
         market_time: SimTime(0),
         filled_before: Some(Decimal::ZERO),
+        leg_prices: Vec::new(),
     };
     let mut tries = tokio::task::JoinSet::new();
     for _ in 0..8 {

@@ -105,12 +105,14 @@ impl ConsoleStore for SqlStore {
         limit: u32,
     ) -> Result<Vec<PastFill>, StoreError> {
         // Fills made before their simulator time was kept count at their wall-clock time. An
-        // option order's instrument is its contract (`rows::stored_instrument`).
+        // option order's instrument is its contract (`rows::stored_instrument`); a multi-leg
+        // order's fills name each leg's.
         let rows: Vec<(i64, i64, String, String, String, String)> = query(
-            "SELECT COALESCE(f.market_time, f.time), COALESCE(o.option_contract_id, o.instrument_id), o.side,
-                    f.quantity, f.price, f.commission
+            "SELECT COALESCE(f.market_time, f.time), COALESCE(f.instrument_id, o.option_contract_id, o.instrument_id),
+                    COALESCE(f.side, o.side), f.quantity, f.price, f.commission
              FROM fills f JOIN orders o ON o.order_id = f.order_id
-             WHERE o.account_id = $1 AND ($2 IS NULL OR COALESCE(o.option_contract_id, o.instrument_id) = $2)
+             WHERE o.account_id = $1
+               AND ($2 IS NULL OR COALESCE(f.instrument_id, o.option_contract_id, o.instrument_id) = $2)
                AND ($3 IS NULL OR COALESCE(f.market_time, f.time) >= $3)
              ORDER BY f.fill_id DESC LIMIT $4",
         )

@@ -24,6 +24,7 @@ mod fundamentals;
 mod marketdata;
 mod meta;
 pub mod migrate;
+mod multi_leg;
 mod nonces;
 pub mod placements;
 pub mod query;

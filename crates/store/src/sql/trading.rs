@@ -11,7 +11,7 @@ use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_domain::trading::replace::Replacement;
 use signet_model::AccountType;
-use signet_model::orders::OrderStatus;
+use signet_model::orders::{OrderStatus, Side};
 use signet_model::wire::WireEnum;
 
 use super::SqlStore;
@@ -431,8 +431,9 @@ impl TradingStore for SqlStore {
     }
 
     async fn executions(&self, q: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError> {
-        let fills: Vec<(i64, String, i64, String, String, String)> = query(
-            "SELECT f.fill_id, f.order_id, f.time, f.quantity, f.price, f.commission
+        type Row = (i64, String, i64, String, String, String, Option<i64>, Option<String>);
+        let fills: Vec<Row> = query(
+            "SELECT f.fill_id, f.order_id, f.time, f.quantity, f.price, f.commission, f.instrument_id, f.side
              FROM fills f JOIN orders o ON o.order_id = f.order_id
              WHERE o.account_id = $1 AND ($2 IS NULL OR o.client_order_id = $2)
                AND ($3 IS NULL OR f.time >= $3) AND ($4 IS NULL OR f.time <= $4)
@@ -459,34 +460,70 @@ impl TradingStore for SqlStore {
             .into_iter()
             .map(|o: Order| (o.order_id.clone(), o))
             .collect();
-        // What each order had filled after each of its fills, oldest first.
-        let mut select = query("SELECT order_id, fill_id, quantity FROM fills WHERE ");
+        // The leg of a multi-leg order a fill row traded, and the units of the order it filled.
+        let leg_of = |order_id: &str, instrument_id: Option<i64>| {
+            let multi = orders.get(order_id)?.multi_leg.as_ref()?;
+            multi.legs.iter().find(|l| Some(l.instrument_id) == instrument_id)
+        };
+        // What each order had filled after each of its fills, oldest first: of a multi-leg
+        // order, the units, counted along each leg's own fills.
+        let mut select = query("SELECT order_id, fill_id, quantity, instrument_id FROM fills WHERE ");
         select.push_in("order_id", ids.iter().copied());
         select.push(" ORDER BY fill_id");
-        let all: Vec<(String, i64, String)> = select.fetch_all(&self.reader).await?;
+        let all: Vec<(String, i64, String, Option<i64>)> = select.fetch_all(&self.reader).await?;
         let decimal = |name: &str, text: &str| parse_column(name, text, |t| t.parse::<Decimal>().ok());
-        let all: Vec<(&str, i64, Decimal)> = all
+        let keyed: Vec<(String, i64, Decimal)> = all
             .iter()
-            .map(|(order_id, fill_id, quantity)| Ok((order_id.as_str(), *fill_id, decimal("quantity", quantity)?)))
-            .collect::<Result<_, StoreError>>()?;
-        let filled_after = filled_after(all);
-        fills
-            .into_iter()
-            .map(|(fill_id, order_id, time_ms, quantity, price, commission)| {
-                let order = orders
-                    .get(&order_id)
-                    .cloned()
-                    .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
-                Ok(ExecutionRecord {
-                    fill_id,
-                    time_ms,
-                    quantity: decimal("quantity", &quantity)?,
-                    price: decimal("price", &price)?,
-                    commission: decimal("commission", &commission)?,
-                    filled_after: filled_after.get(&fill_id).copied().unwrap_or_default(),
-                    order,
+            .map(|(order_id, fill_id, quantity, instrument_id)| {
+                let quantity = decimal("quantity", quantity)?;
+                Ok(match leg_of(order_id, *instrument_id) {
+                    Some(leg) => (
+                        format!("{order_id}#{}", leg.instrument_id),
+                        *fill_id,
+                        quantity / Decimal::from(leg.ratio.max(1)),
+                    ),
+                    None => (order_id.clone(), *fill_id, quantity),
                 })
             })
+            .collect::<Result<_, StoreError>>()?;
+        let filled_after = filled_after(
+            keyed
+                .iter()
+                .map(|(key, fill_id, units)| (key.as_str(), *fill_id, *units)),
+        );
+        fills
+            .into_iter()
+            .map(
+                |(fill_id, order_id, time_ms, quantity, price, commission, instrument_id, side)| {
+                    let order = orders
+                        .get(&order_id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
+                    let (instrument_id, symbol, side) = match leg_of(&order_id, instrument_id) {
+                        Some(leg) => (leg.instrument_id, leg.symbol.clone(), leg.side),
+                        None => (
+                            order.instrument_id,
+                            order.symbol.clone(),
+                            match side {
+                                Some(side) => parse_column("side", &side, Side::parse)?,
+                                None => order.side,
+                            },
+                        ),
+                    };
+                    Ok(ExecutionRecord {
+                        fill_id,
+                        time_ms,
+                        quantity: decimal("quantity", &quantity)?,
+                        price: decimal("price", &price)?,
+                        commission: decimal("commission", &commission)?,
+                        filled_after: filled_after.get(&fill_id).copied().unwrap_or_default(),
+                        instrument_id,
+                        symbol,
+                        side,
+                        order,
+                    })
+                },
+            )
             .collect()
     }
 
@@ -503,6 +540,9 @@ impl TradingStore for SqlStore {
         };
         if fill.filled_before.is_some_and(|before| before != order.filled_quantity) {
             return Ok(FillOutcome::Stale);
+        }
+        if let Some(multi) = &order.multi_leg {
+            return super::multi_leg::apply_legs_fill(tx, fill, &order, multi, marks).await;
         }
         let (account_type, cash): (String, String) =
             query("SELECT account_type, cash FROM accounts WHERE account_id = $1")
@@ -706,7 +746,7 @@ async fn account_changes(store: &SqlStore, account_id: &str, since: ChangeCursor
 }
 
 /// A position's decimal columns.
-pub(super) fn holding(quantity: &str, average_cost: &str) -> Result<Holding, StoreError> {
+pub(crate) fn holding(quantity: &str, average_cost: &str) -> Result<Holding, StoreError> {
     Ok(Holding {
         quantity: parse_column("quantity", quantity, |t| t.parse().ok())?,
         average_cost: parse_column("average cost", average_cost, |t| t.parse().ok())?,
