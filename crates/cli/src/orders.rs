@@ -29,21 +29,27 @@ struct OrderFields {
     /// Shares (fractional to the millionth), or with --leg contracts; or give --amount
     #[arg(required_unless_present_any = ["amount", "leg"], conflicts_with = "amount")]
     quantity: Option<String>,
-    /// An option order of one contract: SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE
+    /// An option order's contract: SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO]
     ///
     /// BUY:AAPL:2013-03-15:C:430 buys AAPL's call at 430 expiring 2013-03-15 (`signet options
     /// chain AAPL --expiry 2013-03-15` lists them). QUANTITY counts contracts of 100 shares, and
     /// SYMBOL and --side may be left out (they are the leg's); --limit and --stop are prices per
     /// share. A SELL of contracts not held writes them (a call covered by 100 shares a
-    /// contract, a put secured by the strike's cash). One leg only: multi-leg strategies come
-    /// later.
+    /// contract, a put secured by the strike's cash). Give --leg again, with --strategy, for a
+    /// multi-leg order: QUANTITY then counts units of the strategy, each leg trading RATIO
+    /// contracts a unit (1 unless given: a butterfly's body is :2), and --limit is the net of a
+    /// unit (a BUY pays at most it, a SELL receives at least it).
     #[arg(
         long,
-        value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE",
+        value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO]",
         value_parser = parse_leg,
         conflicts_with_all = ["amount", "take_profit", "stop_loss"]
     )]
-    leg: Option<NewLeg>,
+    leg: Vec<NewLeg>,
+    /// The strategy the legs form: VERTICAL, STRADDLE, STRANGLE, BUTTERFLY, CONDOR,
+    /// IRON_BUTTERFLY, IRON_CONDOR, CALENDAR or DIAGONAL (SINGLE for one leg)
+    #[arg(long, requires = "leg")]
+    strategy: Option<String>,
     /// Spend (or raise) this much cash instead of a quantity: an AMOUNT order (MARKET or LIMIT)
     #[arg(long)]
     amount: Option<String>,
@@ -158,7 +164,7 @@ impl OrderFields {
     /// The positionals: `SYMBOL QUANTITY`, or with --leg `[SYMBOL] CONTRACTS` (the leg names
     /// the underlying).
     fn symbol_and_quantity(&self) -> anyhow::Result<(Option<String>, Option<String>)> {
-        if self.leg.is_none() {
+        if self.leg.is_empty() {
             return Ok((self.symbol.clone(), self.quantity.clone()));
         }
         match (&self.symbol, &self.quantity) {
@@ -208,23 +214,38 @@ impl OrderFields {
             }),
             ..NewOrder::default()
         };
-        match &self.leg {
-            None => Ok(order),
-            Some(leg) => Ok(signet_client::single_leg_option(order, leg.clone())?),
+        let strategy = self.strategy.as_deref().map(str::to_ascii_uppercase);
+        match (self.leg.as_slice(), strategy.as_deref()) {
+            ([], _) => Ok(order),
+            ([leg], None | Some("SINGLE")) => Ok(signet_client::single_leg_option(order, leg.clone())?),
+            (_, None) => bail!("legs of a multi-leg order form a strategy: give --strategy, e.g. --strategy VERTICAL"),
+            (legs, Some(strategy)) => Ok(signet_client::multi_leg_option(order, strategy, legs.to_vec())?),
         }
     }
 }
 
-/// `--leg SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE`, e.g. `BUY:AAPL:2013-03-15:C:430`: the side
-/// (BUY or SELL), the underlying, the expiry, the right (C or P, or CALL or PUT) and the strike.
-/// The quantity is the order's.
+/// `--leg SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO]`, e.g. `BUY:AAPL:2013-03-15:C:430`: the
+/// side (BUY or SELL), the underlying, the expiry, the right (C or P, or CALL or PUT), the strike
+/// and, in a multi-leg order, the leg's contracts a unit (its quantity then: RATIO, until the
+/// order's units multiply it). A single leg's quantity is the order's.
 fn parse_leg(text: &str) -> Result<NewLeg, String> {
     let parts: Vec<&str> = text.trim().split(':').map(str::trim).collect();
-    let [side, underlying, expiry, right, strike] = parts[..] else {
-        return Err(format!(
-            "{} parts, not 5: expected SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE, e.g. BUY:AAPL:2013-03-15:C:430",
-            parts.len()
-        ));
+    let (side, underlying, expiry, right, strike, ratio) = match parts[..] {
+        [side, underlying, expiry, right, strike] => (side, underlying, expiry, right, strike, None),
+        [side, underlying, expiry, right, strike, ratio] => {
+            let ratio = ratio
+                .parse::<u32>()
+                .ok()
+                .filter(|r| *r > 0)
+                .ok_or_else(|| format!("the ratio {ratio:?} is not a whole number of contracts above 0"))?;
+            (side, underlying, expiry, right, strike, Some(ratio))
+        }
+        _ => {
+            return Err(format!(
+                "{} parts, not 5 or 6: expected SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO], e.g. BUY:AAPL:2013-03-15:C:430",
+                parts.len()
+            ));
+        }
     };
     let side = match side.to_ascii_uppercase().as_str() {
         s @ ("BUY" | "SELL") => s.to_owned(),
@@ -253,6 +274,7 @@ fn parse_leg(text: &str) -> Result<NewLeg, String> {
         strike_price: Some(serde_json::Value::String(strike.normalize().to_string())),
         option_expire_date: Some(expiry.to_owned()),
         option_type: Some(option_type.to_owned()),
+        quantity: ratio.map(|r| serde_json::Value::String(r.to_string())),
         ..NewLeg::default()
     })
 }
@@ -431,6 +453,15 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
             let o = &r.orders[0];
             // An option order names its contract in its leg, and counts contracts.
             let (symbol, quantity) = match o.legs.first() {
+                Some(leg) if o.legs.len() > 1 => (
+                    format!(
+                        "{} {} ({} legs)",
+                        leg.symbol,
+                        o.option_strategy.as_deref().unwrap_or("MULTI-LEG"),
+                        o.legs.len()
+                    ),
+                    format!("{} units", o.total_quantity),
+                ),
                 Some(leg) => (
                     contract(
                         &leg.symbol,
@@ -519,8 +550,16 @@ mod tests {
     #[test]
     fn a_malformed_leg_says_which_part_is_wrong() {
         let refused = |text: &str| parse_leg(text).unwrap_err();
-        assert!(refused("BUY:AAPL:2013-03-15:C").starts_with("4 parts, not 5: expected SIDE:UNDERLYING"));
-        assert!(refused("BUY:AAPL:2013-03-15:C:430:2").starts_with("6 parts, not 5"));
+        assert!(refused("BUY:AAPL:2013-03-15:C").starts_with("4 parts, not 5 or 6: expected SIDE:UNDERLYING"));
+        assert!(refused("BUY:AAPL:2013-03-15:C:430:2:1").starts_with("7 parts, not 5 or 6"));
+        assert_eq!(
+            refused("BUY:AAPL:2013-03-15:C:430:0"),
+            "the ratio \"0\" is not a whole number of contracts above 0"
+        );
+        assert_eq!(
+            parse_leg("SELL:AAPL:2013-03-15:C:430:2").unwrap().quantity,
+            Some("2".into())
+        );
         assert_eq!(
             refused("SHORT:AAPL:2013-03-15:C:430"),
             "the side \"SHORT\" is not BUY or SELL"

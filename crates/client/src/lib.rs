@@ -1061,6 +1061,82 @@ pub fn single_leg_option(mut order: NewOrder, mut leg: NewLeg) -> Result<NewOrde
     Ok(order)
 }
 
+/// Makes `order` a multi-leg option order of `strategy` (VERTICAL, IRON_CONDOR, ...): its
+/// quantity counts units of the strategy, and each leg's quantity, when given, is its ratio (its
+/// contracts a unit: a butterfly's body is 2), 1 when not; the leg's quantity on the wire is
+/// ratio × units. Every leg is of the order's underlying; the order's side is BUY (a debit)
+/// unless it says otherwise.
+///
+/// ```
+/// use signet_model::orders::{NewLeg, NewOrder};
+///
+/// let leg = |side: &str, strike: &str| NewLeg {
+///     side: Some(side.into()),
+///     symbol: Some("AAPL".into()),
+///     option_expire_date: Some("2013-03-15".into()),
+///     option_type: Some("CALL".into()),
+///     strike_price: Some(strike.into()),
+///     ..NewLeg::default()
+/// };
+/// let order = NewOrder {
+///     quantity: Some("3".into()),
+///     ..NewOrder::default()
+/// };
+/// let order = signet_client::multi_leg_option(order, "VERTICAL", vec![leg("BUY", "430"), leg("SELL", "440")])?;
+/// assert_eq!(order.option_strategy.as_deref(), Some("VERTICAL"));
+/// assert_eq!(order.legs.unwrap()[1].quantity, Some("3".into()));
+/// # Ok::<(), signet_client::Error>(())
+/// ```
+pub fn multi_leg_option(mut order: NewOrder, strategy: &str, mut legs: Vec<NewLeg>) -> Result<NewOrder, Error> {
+    let invalid = |detail: String| Error::InvalidInput {
+        what: "option legs",
+        detail,
+    };
+    let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let units: u64 = order
+        .quantity
+        .as_ref()
+        .and_then(|q| text(q).parse().ok())
+        .filter(|u| *u > 0)
+        .ok_or_else(|| invalid("the order's quantity is its units of the strategy: a whole number above 0".into()))?;
+    let underlying = order
+        .symbol
+        .clone()
+        .or_else(|| legs.first().and_then(|l| l.symbol.clone()))
+        .ok_or_else(|| invalid("the underlying is missing: give the legs' symbol".into()))?
+        .to_ascii_uppercase();
+    for (i, leg) in legs.iter_mut().enumerate() {
+        if leg
+            .symbol
+            .as_deref()
+            .is_some_and(|s| !s.eq_ignore_ascii_case(&underlying))
+        {
+            return Err(invalid(format!(
+                "leg {} is not of the order's underlying {underlying}",
+                i + 1
+            )));
+        }
+        let ratio: u64 = match &leg.quantity {
+            Some(q) => text(q)
+                .parse()
+                .ok()
+                .filter(|r| *r > 0)
+                .ok_or_else(|| invalid(format!("leg {}'s ratio is not a whole number above 0", i + 1)))?,
+            None => 1,
+        };
+        leg.quantity = Some(serde_json::Value::String((ratio * units).to_string()));
+        leg.symbol = Some(underlying.clone());
+        leg.instrument_type = Some("OPTION".into());
+        leg.market = Some("US".into());
+    }
+    order.symbol = Some(underlying);
+    order.side = Some(order.side.unwrap_or_else(|| "BUY".into()).to_ascii_uppercase());
+    order.instrument_type = Some("OPTION".into());
+    order.option_strategy = Some(strategy.to_ascii_uppercase());
+    order.legs = Some(legs);
+    Ok(order)
+}
+
 /// The calling app's watchlists.
 pub struct Watchlists<'a> {
     client: &'a Client,

@@ -374,6 +374,51 @@ fn serve_demo_creates_an_app_once_and_answers_accounts_list() {
     assert!(text.contains("a contract is 100 shares"), "{text}");
     let cancelled = run_json(&mut orders(&["cancel", "--json", "cliCall"]));
     assert_eq!(cancelled["status"], "CANCELLED", "{cancelled}");
+    // A straddle of that strike, the legs given again with --strategy, at a net of 0.05: it rests
+    // as one order of two legs.
+    let put = format!("BUY:AAPL:{first}:P:{strike}");
+    let placed = run_json(&mut orders(&[
+        "place",
+        "--json",
+        "--id",
+        "cliStraddle",
+        "--leg",
+        &leg,
+        "--leg",
+        &put,
+        "--strategy",
+        "straddle",
+        "2",
+        "--limit",
+        "0.05",
+    ]));
+    assert_eq!(placed["status"], "SUBMITTED", "{placed}");
+    let shown = run_json(&mut orders(&["show", "--json", "cliStraddle"]));
+    let o = &shown[0]["orders"][0];
+    assert_eq!(o["option_strategy"], "STRADDLE", "{shown}");
+    let legs: Vec<(&Value, &Value)> = o["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (&l["option_type"], &l["quantity"]))
+        .collect();
+    assert_eq!(
+        legs,
+        vec![(&json!("CALL"), &json!("2")), (&json!("PUT"), &json!("2"))],
+        "{shown}"
+    );
+    let text = String::from_utf8(orders(&["open"]).output().unwrap().stdout).unwrap();
+    let row = text.lines().find(|l| l.starts_with("cliStraddle")).unwrap_or_default();
+    assert!(
+        row.contains("AAPL STRADDLE (2 legs)") && row.contains("2 units"),
+        "{text}"
+    );
+    let cancelled = run_json(&mut orders(&["cancel", "--json", "cliStraddle"]));
+    assert_eq!(cancelled["status"], "CANCELLED", "{cancelled}");
+    // Two legs without their strategy are refused before anything is sent.
+    let unnamed = orders(&["place", "--leg", &leg, "--leg", &put, "1"]).output().unwrap();
+    assert!(!unnamed.status.success());
+    assert!(String::from_utf8_lossy(&unnamed.stderr).contains("--strategy"));
     // A leg without its right's letter is refused before anything is sent.
     let malformed = orders(&["place", "--leg", &format!("BUY:AAPL:{first}:CALLS:{strike}"), "1"])
         .output()
