@@ -330,6 +330,64 @@ async fn the_official_client_buys_and_sells_a_call() {
     assert_eq!(sold.orders[0].status, signet_model::orders::OrderStatus::Filled);
 }
 
+/// A vertical through the client's v3 order path: previewed at its debit, placed, filled at once
+/// (both legs), and read back with its legs, one execution a leg, and a position a leg.
+#[tokio::test]
+async fn the_official_client_trades_a_vertical() {
+    let Some(python) = python() else { return };
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let out = run(&python, &server, "option-spread").await;
+    for call in ["preview", "place"] {
+        assert_eq!(out[call]["status"], 200, "{call}: {}", out[call]["body"]);
+    }
+    let cost: f64 = out["preview"]["body"]["estimated_cost"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(cost > 0.0 && cost < 2000.0, "2 units of a 10-wide debit spread: {cost}");
+    ops.market().step(1).await.unwrap();
+    let held = run(&python, &server, "option-spread-held").await;
+    let order = &held["detail"]["orders"][0];
+    assert_eq!(
+        (&order["status"], &order["option_strategy"]),
+        (&json!("FILLED"), &json!("VERTICAL")),
+        "{order}"
+    );
+    let legs: Vec<(&str, &str)> = order["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["side"].as_str().unwrap(), l["strike_price"].as_str().unwrap()))
+        .collect();
+    assert_eq!(legs, vec![("BUY", "450"), ("SELL", "460")]);
+    let executions = held["executions"]["data"]
+        .as_array()
+        .or(held["executions"].as_array())
+        .unwrap();
+    assert_eq!(executions.len(), 2, "{executions:?}");
+    let mut positions: Vec<(String, String)> = held["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["legs"][0]["symbol"].as_str().unwrap().into(),
+                p["quantity"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    positions.sort();
+    assert_eq!(
+        positions,
+        vec![
+            ("AAPL130315C00450000".into(), "2".into()),
+            ("AAPL130315C00460000".into(), "-2".into())
+        ]
+    );
+}
+
 #[tokio::test]
 async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() {
     let Some(python) = python() else { return };

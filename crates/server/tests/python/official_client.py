@@ -23,6 +23,10 @@ Scenarios:
                     order_v3.place_order with the leg (1 at a limit of the ask the snapshot shows)
   option-held       once the test filled them: account_v2's balance and positions,
                     order_v3.get_order_detail of both, then order_v2.place_option selling the 2
+  option-spread     in the MARGIN account, order_v3.preview_order and place_order of a VERTICAL
+                    (2 units: AAPL's 2013-03-15 call at 450 bought, the 460 sold) at market
+  option-spread-held once the test filled it: order_v3.get_order_detail, list_order_executions
+                    and account_v2.get_account_position
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
   companions        balance, positions and executions of that account (TradeClient), the
                     instrument lookup (DataClient.instrument.list_instruments), and
@@ -156,6 +160,12 @@ def main():
         return
     if scenario == "option-held":
         print(json.dumps(option_held(api)))
+        return
+    if scenario == "option-spread":
+        print(json.dumps(option_spread(api)))
+        return
+    if scenario == "option-spread-held":
+        print(json.dumps(option_spread_held(api)))
         return
     if scenario == "companions-buy":
         print(json.dumps(companions_buy(api)))
@@ -633,6 +643,44 @@ def option_held(api):
     }
     out["sell"] = trade.order_v2.place_option(account_id, [option_order("pyOpt3", "SELL", "2")]).json()
     return out
+
+
+def margin_account(trade):
+    accounts = trade.account_v2.get_account_list().json()
+    return next(a["account_id"] for a in accounts if a.get("account_type") == "MARGIN")
+
+
+def option_spread(api):
+    trade = TradeClient(api)
+    account_id = margin_account(trade)
+
+    def leg(side, strike):
+        return {"side": side, "quantity": "2", "symbol": "AAPL", "strike_price": strike,
+                "option_expire_date": "2013-03-15", "instrument_type": "OPTION", "option_type": "CALL",
+                "market": "US"}
+
+    order = {
+        "client_order_id": "pySpread", "combo_type": "NORMAL", "option_strategy": "VERTICAL", "side": "BUY",
+        "order_type": "MARKET", "quantity": "2", "time_in_force": "DAY", "entrust_type": "QTY",
+        "instrument_type": "OPTION", "market": "US", "symbol": "AAPL", "legs": [leg("BUY", "450"), leg("SELL", "460")],
+    }
+    preview = trade.order_v3.preview_order(account_id, [order])
+    place = trade.order_v3.place_order(account_id, [order])
+    return {
+        "account_id": account_id,
+        "preview": {"status": preview.status_code, "body": preview.json()},
+        "place": {"status": place.status_code, "body": place.json()},
+    }
+
+
+def option_spread_held(api):
+    trade = TradeClient(api)
+    account_id = margin_account(trade)
+    return {
+        "detail": trade.order_v3.get_order_detail(account_id, "pySpread").json(),
+        "executions": trade.order_v3.list_order_executions(account_id, client_order_id="pySpread").json(),
+        "positions": trade.account_v2.get_account_position(account_id).json(),
+    }
 
 
 def companions_buy(api):
