@@ -238,6 +238,50 @@ async fn option_buys_spread_over_three_nodes_never_claim_beyond_the_buying_power
     }
 }
 
+/// Credit put spreads at once over three nodes in the MARGIN account: each of 10 units claims
+/// its width while it rests, 10,000 held in full (20,000 of the 400,000 of buying power), so
+/// exactly twenty are taken whichever node each reaches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn spreads_spread_over_three_nodes_never_claim_beyond_the_buying_power() {
+    let Some(cluster) = Cluster::start(3, running_market).await else {
+        return;
+    };
+    let clients: Vec<Client> = (0..3).map(|n| cluster.client(n)).collect();
+    let account = &cluster.app.account_ids[1];
+    let leg = |side: &str, strike: &str| {
+        json!({"side": side, "quantity": "10", "symbol": "AAPL", "strike_price": strike,
+               "option_expire_date": "2013-03-15", "instrument_type": "OPTION", "option_type": "PUT",
+               "market": "US"})
+    };
+    let requests = (0..36)
+        .map(|n| {
+            // A credit of 9.00 on a spread 10 wide rests.
+            let order = json!({
+                "client_order_id": format!("spread-{n}"), "combo_type": "NORMAL", "order_type": "LIMIT",
+                "limit_price": "9.00", "quantity": "10", "option_strategy": "VERTICAL", "side": "SELL",
+                "time_in_force": "DAY", "entrust_type": "QTY", "instrument_type": "OPTION", "market": "US",
+                "symbol": "AAPL", "legs": [leg("SELL", "450"), leg("BUY", "440")]
+            });
+            let body = serde_json::to_vec(&json!({"account_id": account, "new_orders": [order]})).unwrap();
+            clients[n % 3]
+                .prepare(Method::POST, "/trading/orders/place", &[], Some(body))
+                .unwrap()
+        })
+        .collect();
+    let answers = crate::common::send_together(requests).await;
+    let accepted = answers.iter().filter(|a| a.status == 200).count();
+    for refused in answers.iter().filter(|a| a.status != 200) {
+        assert_eq!(
+            refused.body["error_code"], "INSUFFICIENT_BUYING_POWER",
+            "{}",
+            refused.body
+        );
+    }
+    assert_eq!(accepted, 20);
+    let balance = clients[2].accounts().balance(account).await.unwrap();
+    assert_eq!(balance.account_currency_assets[0].buying_power, "0");
+}
+
 /// Symbols and their closes of 2013-02-22. An order rests at half the close, or trades at its
 /// market or a limit at twice the close; together they claim more than the account's cash, so
 /// that the last ones find it spent.
