@@ -76,6 +76,10 @@ pub struct ServerConfig {
     pub streaming: crate::streaming::StreamingConfig,
     /// Serve the operator console under `/console/`.
     pub console: bool,
+    /// TLS on the HTTP listener (and `events.listen`) and on the MQTT listener: the PEM files of
+    /// the certificate chain and key (`--tls-cert`/`--tls-key`, or those `--tls self-signed`
+    /// made). Plain TCP when `None`; `metrics_listen` stays plain.
+    pub tls: Option<crate::tls::TlsFiles>,
     /// Scenario rules (a file's TOML) put in force at start (`--scenarios FILE`), replacing
     /// those in the database.
     pub scenarios: Option<String>,
@@ -115,6 +119,7 @@ impl Default for ServerConfig {
             mqtt_listen: None,
             streaming: crate::streaming::StreamingConfig::default(),
             console: true,
+            tls: None,
             scenarios: None,
         }
     }

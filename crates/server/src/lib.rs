@@ -37,6 +37,7 @@ pub mod serve;
 pub mod startup;
 pub mod state;
 pub mod streaming;
+pub mod tls;
 pub mod tokens;
 pub mod trading;
 

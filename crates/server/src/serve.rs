@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -66,11 +68,13 @@ impl Default for ConnectionLimits {
 const CLOSING_GRACE: Duration = Duration::from_secs(1);
 
 /// Serves `router` on `listener` until `shutdown` completes, then stops accepting and lets the
-/// requests under way finish, for at most the grace period.
+/// requests under way finish, for at most the grace period. With `tls`, every connection is TLS
+/// (HTTP/2 or HTTP/1.1, as ALPN or the client's first bytes say).
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     limits: ConnectionLimits,
+    tls: Option<Arc<rustls::ServerConfig>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let mut builder = Builder::new(TokioExecutor::new());
@@ -128,36 +132,50 @@ pub async fn serve(
                 }
             })
         };
-        let (builder, mut closing, mut cut) = (builder.clone(), closing_seen.clone(), cut.clone());
+        let (builder, mut closing, cut) = (builder.clone(), closing_seen.clone(), cut.clone());
+        let tls = tls.clone();
         tokio::spawn(async move {
-            // Telling HTTP/1 from HTTP/2 waits for the first bytes with no timeout of its own;
-            // hyper's header timeout covers the rest of an HTTP/1 head, and every later one.
-            let mut first = [0u8; 1];
-            let first_byte = tokio::select! {
-                peeked = tokio::time::timeout(limits.header_timeout, stream.peek(&mut first)) => peeked,
+            let connection = Connection {
+                builder,
+                under_way,
+                closing: closing.clone(),
+                cut,
+                limits,
+                remote,
+            };
+            let Some(tls) = tls else {
+                // Telling HTTP/1 from HTTP/2 waits for the first bytes with no timeout of its
+                // own; hyper's header timeout covers the rest of an HTTP/1 head, and every later
+                // one.
+                let mut first = [0u8; 1];
+                let first_byte = tokio::select! {
+                    peeked = tokio::time::timeout(limits.header_timeout, stream.peek(&mut first)) => peeked,
+                    _ = closing.wait_for(|closing| *closing) => return,
+                };
+                if !matches!(first_byte, Ok(Ok(1..))) {
+                    return;
+                }
+                return connection.run(stream, service).await;
+            };
+            // The handshake and the first byte of the first request, within the header timeout:
+            // a client that connects and sends nothing, or trickles its handshake, is closed
+            // after it as on plain HTTP. What is not TLS (plain HTTP) fails the handshake at its
+            // first bytes and is closed at once.
+            let opened = async {
+                let stream = tokio_rustls::TlsAcceptor::from(tls).accept(stream).await?;
+                let mut stream = tokio::io::BufReader::with_capacity(TLS_READ_BUFFER, stream);
+                let first = tokio::io::AsyncBufReadExt::fill_buf(&mut stream).await?.len();
+                Ok::<_, std::io::Error>((stream, first))
+            };
+            let opened = tokio::select! {
+                opened = tokio::time::timeout(limits.header_timeout, opened) => opened,
                 _ = closing.wait_for(|closing| *closing) => return,
             };
-            if !matches!(first_byte, Ok(Ok(1..))) {
-                return;
-            }
-            let connection = builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                served = connection.as_mut() => return log_end(served, remote),
-                () = under_way.none_for(limits.header_timeout) => {}
-                _ = closing.wait_for(|closing| *closing) => {}
-            }
-            // HTTP/1 closes at once between requests; HTTP/2 sends GOAWAY and lets the streams
-            // it has finish.
-            connection.as_mut().graceful_shutdown();
-            let given_up = async {
-                tokio::time::sleep(CLOSING_GRACE).await;
-                under_way.none_for(CLOSING_GRACE).await;
-            };
-            tokio::select! {
-                served = connection => log_end(served, remote),
-                () = given_up => {}
-                _ = cut.changed() => {}
+            match opened {
+                Ok(Ok((stream, 1..))) => connection.run(stream, service).await,
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "TLS handshake failed"),
+                Err(_) => tracing::debug!(remote = %remote, "TLS connection closed: nothing within the header timeout"),
             }
         });
     }
@@ -175,6 +193,62 @@ pub async fn serve(
         let _ = cut_off.send(());
     }
     Ok(())
+}
+
+/// What one accepted connection needs to be served, whatever carries it (TCP, or TLS over TCP).
+struct Connection {
+    builder: Builder<TokioExecutor>,
+    under_way: UnderWay,
+    closing: watch::Receiver<bool>,
+    cut: watch::Receiver<()>,
+    limits: ConnectionLimits,
+    remote: std::net::SocketAddr,
+}
+
+/// The read buffer of a TLS connection, which holds the first bytes of a request while the
+/// connection waits for them: hyper reads through it (a read at least this large skips it).
+const TLS_READ_BUFFER: usize = 4096;
+
+impl Connection {
+    /// Serves HTTP/1 or HTTP/2 on `io` until the connection ends, is idle for the header timeout,
+    /// or the server shuts down.
+    async fn run<I, S>(self, io: I, service: S)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        S: tower::Service<hyper::Request<Incoming>, Response = hyper::Response<Body>, Error = AnswerDropped>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        let Connection {
+            builder,
+            under_way,
+            mut closing,
+            mut cut,
+            limits,
+            remote,
+        } = self;
+        let connection = builder.serve_connection(TokioIo::new(io), TowerToHyperService::new(service));
+        let mut connection = std::pin::pin!(connection);
+        tokio::select! {
+            served = connection.as_mut() => return log_end(served, remote),
+            () = under_way.none_for(limits.header_timeout) => {}
+            _ = closing.wait_for(|closing| *closing) => {}
+        }
+        // HTTP/1 closes at once between requests; HTTP/2 sends GOAWAY and lets the streams
+        // it has finish.
+        connection.as_mut().graceful_shutdown();
+        let given_up = async {
+            tokio::time::sleep(CLOSING_GRACE).await;
+            under_way.none_for(CLOSING_GRACE).await;
+        };
+        tokio::select! {
+            served = connection => log_end(served, remote),
+            () = given_up => {}
+            _ = cut.changed() => {}
+        }
+    }
 }
 
 /// What the connection's service fails with when a scenario rule drops an answer: hyper then

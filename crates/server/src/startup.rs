@@ -18,6 +18,7 @@ use crate::database::Database;
 use crate::metrics::Metrics;
 use crate::router::router;
 use crate::state::AppState;
+use crate::tls::Certificates;
 use signet_core::checkpoints::{Checkpoints, Gate};
 use signet_core::claims::ClaimsCache;
 use signet_core::engine::book::Book;
@@ -39,6 +40,8 @@ pub enum StartupError {
     Database(#[from] crate::database::OpenError),
     #[error("the scenario rules (--scenarios): {0}")]
     Scenarios(#[from] signet_core::scenarios::LoadError),
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 /// A server bound to its address, ready to run.
@@ -51,6 +54,9 @@ pub struct Server {
     /// `--mqtt-listen`: the quotes feed.
     mqtt_listener: Option<TcpListener>,
     state: AppState,
+    /// The certificate and key of `--tls-cert`/`--tls-key` (or `--tls self-signed`), on the
+    /// HTTP, events and MQTT listeners.
+    tls: Option<Arc<Certificates>>,
     /// Held while the server runs on a SQLite file ([`Database::claim_for_serving`]).
     _serving: Option<std::fs::File>,
 }
@@ -60,6 +66,7 @@ impl Server {
         config.validate()?;
         config.validate_for_database(database.store.shared())?;
         let serving = database.claim_for_serving()?;
+        let tls = config.tls.clone().map(Certificates::load).transpose()?;
         let listener = TcpListener::bind(config.listen)
             .await
             .map_err(|source| StartupError::Bind {
@@ -192,6 +199,7 @@ impl Server {
             events_listener,
             mqtt_listener,
             state,
+            tls,
             _serving: serving,
         })
     }
@@ -222,6 +230,12 @@ impl Server {
             .map(|l| l.local_addr().expect("a bound listener has an address"))
     }
 
+    /// The certificate and key in force when TLS is on: [`Certificates::reload`] (SIGHUP) reads
+    /// their files again.
+    pub fn certificates(&self) -> Option<Arc<Certificates>> {
+        self.tls.clone()
+    }
+
     /// Serves until `shutdown` completes, then finishes the requests in flight.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let purge = tokio::spawn(purge_nonces(self.state.clone()));
@@ -249,9 +263,17 @@ impl Server {
                 .follow(self.state.store.clone(), until_closing()),
         );
         let limits = self.state.config.connections;
+        let http_tls = self.tls.as_ref().map(Certificates::http_config);
+        let mqtt_tls = self.tls.as_ref().map(Certificates::mqtt_config);
         let events_only = self.events_listener.map(|listener| {
             let app = crate::router::events_router(self.state.clone());
-            tokio::spawn(crate::serve::serve(listener, app, limits, until_closing()))
+            tokio::spawn(crate::serve::serve(
+                listener,
+                app,
+                limits,
+                http_tls.clone(),
+                until_closing(),
+            ))
         });
         let metrics = self.metrics_listener.map(|listener| {
             let app = crate::router::metrics_router(self.state.clone());
@@ -262,7 +284,7 @@ impl Server {
             let feed =
                 crate::streaming::feed::run(state.simulator.clone(), state.streams.clone(), state.engine.ticks());
             (
-                tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone())),
+                tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone(), mqtt_tls)),
                 tokio::spawn(feed),
             )
         });
@@ -277,7 +299,7 @@ impl Server {
             )))
         };
         let streams = self.state.streams.clone();
-        let result = crate::serve::serve(self.listener, router(self.state), limits, shutdown).await;
+        let result = crate::serve::serve(self.listener, router(self.state), limits, http_tls, shutdown).await;
         if let Some(events_only) = events_only {
             // It stops with this one (unless serving failed without a shutdown).
             let _ = tokio::time::timeout(limits.shutdown_grace, events_only).await;

@@ -35,14 +35,25 @@ use super::sessions::{ConnectRefusal, Session, Topics, UnboundRefusal, UnboundSl
 use crate::state::AppState;
 
 /// Accepts connections until the task is dropped. One that finds no place among the unbound
-/// connections is dropped at once: it costs neither a task nor a buffer.
-pub async fn serve(listener: TcpListener, state: AppState) {
+/// connections is dropped at once: it costs neither a task nor a buffer. With `tls`, every
+/// connection is TLS: its handshake holds an unbound place and must end, with the CONNECT
+/// after it, within the header timeout.
+pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustls::ServerConfig>>) {
+    let tls = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
         match listener.accept().await {
             Ok((stream, remote)) => match state.streams.unbound_slot(remote.ip()) {
                 Ok(slot) => {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(connection(state.clone(), stream, remote, slot));
+                    let accepted = tokio::time::Instant::now();
+                    match &tls {
+                        None => {
+                            tokio::spawn(connection(state.clone(), stream, remote, slot, accepted));
+                        }
+                        Some(tls) => {
+                            tokio::spawn(handshake(state.clone(), tls.clone(), stream, remote, slot, accepted));
+                        }
+                    }
                 }
                 Err(refusal) => {
                     tracing::debug!(remote = %remote, ?refusal, "MQTT connection dropped: too many unbound connections");
@@ -58,6 +69,55 @@ pub async fn serve(listener: TcpListener, state: AppState) {
             }
         }
     }
+}
+
+/// A TLS connection's handshake, within the time its CONNECT has (what is not TLS fails at its
+/// first bytes and is closed at once), then the connection.
+async fn handshake(
+    state: AppState,
+    tls: tokio_rustls::TlsAcceptor,
+    stream: TcpStream,
+    remote: SocketAddr,
+    slot: UnboundSlot,
+    accepted: tokio::time::Instant,
+) {
+    let deadline = connect_deadline(&state, accepted);
+    match tokio::time::timeout_at(deadline, tls.accept(stream)).await {
+        Ok(Ok(stream)) => connection(state, stream, remote, slot, accepted).await,
+        Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "MQTT TLS handshake failed"),
+        Err(_) => tracing::debug!(remote = %remote, "MQTT connection closed: no TLS handshake in time"),
+    }
+}
+
+/// A connection's stream, cut into what its reader and its writer (another task) hold.
+trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    type Reader: AsyncRead + Unpin + Send;
+    type Writer: AsyncWrite + Unpin + Send + 'static;
+    fn halves(self) -> (Self::Reader, Self::Writer);
+}
+
+/// A TCP stream's halves need no lock.
+impl Halves for TcpStream {
+    type Reader = tokio::net::tcp::OwnedReadHalf;
+    type Writer = tokio::net::tcp::OwnedWriteHalf;
+    fn halves(self) -> (Self::Reader, Self::Writer) {
+        self.into_split()
+    }
+}
+
+/// A TLS stream's halves share its state behind tokio's lock.
+impl Halves for tokio_rustls::server::TlsStream<TcpStream> {
+    type Reader = tokio::io::ReadHalf<Self>;
+    type Writer = tokio::io::WriteHalf<Self>;
+    fn halves(self) -> (Self::Reader, Self::Writer) {
+        tokio::io::split(self)
+    }
+}
+
+/// When a connection accepted at `accepted` must have sent its CONNECT: within the header
+/// timeout, and no later than its bind deadline.
+fn connect_deadline(state: &AppState, accepted: tokio::time::Instant) -> tokio::time::Instant {
+    (accepted + state.config.connections.header_timeout).min(accepted + state.streams.config.bind_timeout)
 }
 
 /// Why reading a packet stopped.
@@ -118,7 +178,7 @@ impl From<ConnectReturnCode> for Refused {
     }
 }
 
-async fn refuse(stream: &mut TcpStream, refused: Refused) {
+async fn refuse(stream: &mut (impl AsyncWrite + Unpin), refused: Refused) {
     let _ = match refused {
         Refused::Standard(code) => write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await,
         // CONNACK: type 2, remaining length 2, no session present, the code.
@@ -158,12 +218,15 @@ async fn admit(state: &AppState, connect: &Connect, slot: UnboundSlot) -> Result
 /// connection's buffer stays small.
 const MAX_CONNECT_BYTES: usize = 4096;
 
-async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, slot: UnboundSlot) {
+async fn connection<S>(state: AppState, mut stream: S, remote: SocketAddr, slot: UnboundSlot, accepted: tokio::time::Instant)
+where
+    S: Halves,
+{
     let config = state.streams.config;
-    let bind_deadline = tokio::time::Instant::now() + config.bind_timeout;
+    let bind_deadline = accepted + config.bind_timeout;
     let max = config.max_packet_bytes;
     let mut buffer = BytesMut::with_capacity(1024);
-    let connect_deadline = (tokio::time::Instant::now() + state.config.connections.header_timeout).min(bind_deadline);
+    let connect_deadline = connect_deadline(&state, accepted);
     let first = tokio::time::timeout_at(
         connect_deadline,
         read_packet(&mut stream, &mut buffer, MAX_CONNECT_BYTES.min(max)),
@@ -210,7 +273,7 @@ async fn connection(state: AppState, mut stream: TcpStream, remote: SocketAddr, 
         state.metrics.scenario_hit(&end.rule);
     }
     let mut app = state.apps.hold(&session.app_key);
-    let (mut reader, writer) = stream.into_split();
+    let (mut reader, writer) = stream.halves();
     let (control, controls) = mpsc::channel(CONTROL_BACKLOG);
     let _ = control.try_send(Packet::ConnAck(ConnAck::new(ConnectReturnCode::Success, false)));
     let writing = tokio::spawn(write(writer, session.clone(), controls, state.clone(), end));
@@ -304,8 +367,8 @@ fn taken_over_notice() -> Packet {
 
 /// Writes a connection's control packets and its session's outbox as they come, until the
 /// connection fails, or until it carried the messages a scenario rule lets it (`end`).
-async fn write(
-    mut writer: tokio::net::tcp::OwnedWriteHalf,
+async fn write<W: AsyncWrite + Unpin>(
+    mut writer: W,
     session: Arc<Session>,
     mut controls: mpsc::Receiver<Packet>,
     state: AppState,
