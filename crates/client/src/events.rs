@@ -117,8 +117,14 @@ impl Events<'_> {
             request.metadata_mut().insert(name, value);
         }
         let origin = client.base.origin().ascii_serialization();
-        let channel = tonic::transport::Endpoint::from_shared(origin.clone())
-            .map_err(|_| Error::Endpoint(origin.clone()))?
+        let mut endpoint =
+            tonic::transport::Endpoint::from_shared(origin.clone()).map_err(|_| Error::Endpoint(origin.clone()))?;
+        if client.base.scheme() == "https" {
+            endpoint = endpoint
+                .tls_config(client.trust.grpc())
+                .map_err(|e| Error::Events(format!("TLS to {origin}: {e}")))?;
+        }
+        let channel = endpoint
             .connect()
             .await
             .map_err(|e| Error::Events(format!("cannot connect to {origin}: {e}")))?;

@@ -13,9 +13,11 @@
 
 mod events;
 mod quotes;
+mod trust;
 
 pub use events::{Event, EventKinds, EventStream, Events, OrderEvent, PositionEvent, SubscribeCodec};
 pub use quotes::{Pushed, QuoteStream, Quotes, SubType};
+pub use trust::Trust;
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
@@ -121,6 +123,8 @@ pub struct Client {
     app_key: String,
     secret: SecretString,
     access_token: Option<String>,
+    /// What an `https` endpoint, its trade events and its quotes feed are verified against.
+    trust: Trust,
 }
 
 impl std::fmt::Debug for Client {
@@ -134,8 +138,27 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     pub fn new(endpoint: &str, app_key: impl Into<String>, app_secret: impl Into<String>) -> Result<Self, Error> {
-        let http = reqwest::Client::builder().build()?;
-        Self::with_http_client(http, endpoint, app_key, app_secret)
+        Self::with_trust(endpoint, app_key, app_secret, Trust::system())
+    }
+
+    /// Like [`Client::new`], verifying an `https` endpoint (and its trade events and quotes feed)
+    /// with the system's roots and those `trust` adds, such as a server's self-signed CA.
+    pub fn with_trust(
+        endpoint: &str,
+        app_key: impl Into<String>,
+        app_secret: impl Into<String>,
+        trust: Trust,
+    ) -> Result<Self, Error> {
+        let http = trust.apply(reqwest::Client::builder())?.build()?;
+        Ok(Self::with_http_client(http, endpoint, app_key, app_secret)?.trusting(trust))
+    }
+
+    /// Verifies the trade events and the quotes feed of an `https` endpoint with `trust` (a
+    /// client given with [`Client::with_http_client`] was configured by its caller: see
+    /// [`Trust::apply`]).
+    pub fn trusting(mut self, trust: Trust) -> Self {
+        self.trust = trust;
+        self
     }
 
     /// Like [`Client::new`], with a `reqwest` client configured by the caller (timeouts, proxy).
@@ -162,6 +185,7 @@ impl Client {
             app_key: app_key.into(),
             secret: SecretString::from(app_secret.into()),
             access_token: None,
+            trust: Trust::system(),
         })
     }
 

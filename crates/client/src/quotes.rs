@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use prost::Message as _;
-use rumqttc::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions, Packet, StateError};
+use rumqttc::{
+    AsyncClient, ConnectionError, Event, EventLoop, MqttOptions, Packet, StateError, TlsConfiguration, Transport,
+};
 use signet_model::streaming::{
     StreamingSubscribeRequest, StreamingSubscriptions, StreamingUnsubscribeRequest, proto, topic,
 };
@@ -84,7 +86,8 @@ const MAX_PACKET_BYTES: usize = 1 << 20;
 
 impl Quotes<'_> {
     /// Connects a new session (a random id) to the feed at `mqtt` (`HOST:PORT`, the server's
-    /// `--mqtt-listen`). It receives nothing until [`QuoteStream::subscribe`], which binds it to
+    /// `--mqtt-listen`), over TLS when the client's endpoint is `https` (verified as the HTTP
+    /// calls are, for the name `HOST`). It receives nothing until [`QuoteStream::subscribe`], which binds it to
     /// the app; the server closes a session not bound within its `--mqtt-bind-timeout` (30 s).
     pub async fn connect(&self, mqtt: &str) -> Result<QuoteStream, Error> {
         let (host, port) = mqtt
@@ -99,6 +102,11 @@ impl Quotes<'_> {
         options.set_credentials(&self.client.app_key, uuid::Uuid::new_v4().simple().to_string());
         options.set_keep_alive(Duration::from_secs(30));
         options.set_max_packet_size(MAX_PACKET_BYTES, MAX_PACKET_BYTES);
+        // A server that speaks TLS on its HTTP address speaks it on its MQTT address too.
+        if self.client.base.scheme() == "https" {
+            let config = self.client.trust.rustls()?;
+            options.set_transport(Transport::tls_with_config(TlsConfiguration::Rustls(config)));
+        }
         let (mqtt_client, mut events) = AsyncClient::new(options, 10);
         loop {
             match events.poll().await {

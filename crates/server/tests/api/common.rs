@@ -135,6 +135,8 @@ pub struct TestServer {
     pub app: Credentials,
     pub database: Database,
     pub location: Location,
+    /// The certificate and key in force when the server runs with TLS.
+    pub certificates: Option<Arc<signet_server::tls::Certificates>>,
     config: ServerConfig,
     dir: tempfile::TempDir,
     shutdown: oneshot::Sender<()>,
@@ -196,6 +198,7 @@ impl TestServer {
         let metrics_addr = server.metrics_addr();
         let events_addr = server.events_addr();
         let mqtt_addr = server.mqtt_addr();
+        let certificates = server.certificates();
         let (shutdown, stopped) = oneshot::channel();
         let handle = tokio::spawn(server.run(async move {
             let _ = stopped.await;
@@ -209,6 +212,7 @@ impl TestServer {
             app,
             database,
             location,
+            certificates,
             config,
             dir,
             shutdown,

@@ -41,6 +41,7 @@ mod stocks;
 mod store;
 mod streaming;
 mod streaming_measure;
+mod tls;
 mod tokens;
 mod v1_trading;
 mod watchlists;
