@@ -165,6 +165,11 @@ pub struct ClientArgs {
     /// Print JSON instead of a table
     #[arg(long, global = true)]
     pub json: bool,
+    /// Also trust the certificate authorities of this PEM file for an https endpoint, its order
+    /// events and its quotes feed (such as the CA file `signet serve --tls self-signed` prints);
+    /// the system's roots are always trusted
+    #[arg(long, env = "SIGNET_CA", value_name = "FILE", global = true)]
+    ca: Option<PathBuf>,
 }
 
 impl ClientArgs {
@@ -182,7 +187,11 @@ impl ClientArgs {
             .app_secret
             .as_deref()
             .ok_or_else(|| missing("app-secret", "SIGNET_APP_SECRET"))?;
-        let client = Client::new(&self.endpoint, key, secret)?;
+        let trust = match &self.ca {
+            Some(file) => signet_client::Trust::system().add_pem_file(file)?,
+            None => signet_client::Trust::system(),
+        };
+        let client = Client::with_trust(&self.endpoint, key, secret, trust)?;
         Ok(match &self.access_token {
             Some(token) => client.with_access_token(token),
             None => client,

@@ -109,6 +109,24 @@ pub struct ServeArgs {
     /// answer); idle and trickling connections are closed after it
     #[arg(long, env = "SIGNET_HEADER_TIMEOUT", default_value_t = 10)]
     header_timeout: u64,
+    /// TLS on --listen (and --events-listen) and on --mqtt-listen with this certificate chain
+    /// (PEM, the server's certificate first); with --tls-key. SIGHUP reads both files again
+    #[arg(
+        long,
+        env = "SIGNET_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key",
+        conflicts_with = "tls"
+    )]
+    tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1)
+    #[arg(long, env = "SIGNET_TLS_KEY", value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+    /// `self-signed`: TLS with a certificate signed by a local certificate authority, made on
+    /// first start beside the database (<db>.tls/) for localhost, 127.0.0.1, ::1, the --listen
+    /// address and --public-host, and reused; the CA file to trust is printed at start
+    #[arg(long, env = "SIGNET_TLS", value_name = "MODE", value_parser = ["self-signed"])]
+    tls: Option<String>,
     /// Check signatures against this host value only (the public name of a server behind a proxy)
     #[arg(long, env = "SIGNET_PUBLIC_HOST")]
     public_host: Option<String>,
@@ -221,23 +239,39 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
 
     let config = server_config(&args)?;
+    if args.tls.is_some() {
+        make_self_signed(&args)?;
+    }
     let legacy = config.compat == Compat::Legacy;
     let console = config.console;
     let server = Server::bind(config, &database).await?;
     if args.demo && console {
         let admin = Operator::new(database.store.clone(), database.key.clone());
-        let base = format!("http://{}", server.local_addr());
+        let scheme = if server.certificates().is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let base = format!("{scheme}://{}", server.local_addr());
         let link = admin.console_link(&base, signet_server::console::LINK_TTL).await?;
         println!("Console (this link works once, for 10 minutes): {link}");
     }
     let shutdown = shutdown_signal()?;
+    if let Some(certificates) = server.certificates() {
+        reload_on_hangup(certificates)?;
+    }
     if legacy {
         tracing::warn!("--compat legacy: retired calls and signing schemes are accepted (counted in /metrics)");
     }
     if let Some(address) = server.metrics_addr() {
         tracing::info!(metrics = %address, "metrics served at /metrics");
     }
-    tracing::info!(address = %server.local_addr(), database = %args.db.location(), "signet listening");
+    tracing::info!(
+        address = %server.local_addr(),
+        database = %args.db.location(),
+        tls = server.certificates().is_some(),
+        "signet listening"
+    );
     if let Some(address) = server.mqtt_addr() {
         tracing::info!(mqtt = %address, "quotes feed served over MQTT");
     }
@@ -319,6 +353,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
             max_streams_per_app: args.events_max_streams,
         },
         console: auto_on_loopback(&args.console, args.listen),
+        tls: tls_files(args)?,
         scenarios: args
             .scenarios
             .as_ref()
@@ -336,6 +371,90 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         },
         ..ServerConfig::default()
     })
+}
+
+/// The certificate and key files TLS uses: `--tls-cert`/`--tls-key`, or those `--tls
+/// self-signed` keeps (made by [`make_self_signed`] before the server starts).
+fn tls_files(args: &ServeArgs) -> anyhow::Result<Option<signet_server::tls::TlsFiles>> {
+    if args.tls.is_some() {
+        let dir = self_signed_dir(args)?;
+        return Ok(Some(signet_server::tls::TlsFiles {
+            cert: dir.join("server.pem"),
+            key: dir.join("server.key"),
+        }));
+    }
+    Ok(match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(signet_server::tls::TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        _ => None,
+    })
+}
+
+/// Where `--tls self-signed` keeps its files: `<db>.tls` beside the SQLite file, or beside the
+/// master key file on PostgreSQL.
+fn self_signed_dir(args: &ServeArgs) -> anyhow::Result<std::path::PathBuf> {
+    let beside = match (&args.db.database_url, &args.db.master_key_file) {
+        (None, _) => &args.db.db,
+        (Some(_), Some(key_file)) => key_file,
+        (Some(_), None) => anyhow::bail!(
+            "--tls self-signed keeps its files beside the database, and PostgreSQL has no file here: give \
+             --master-key-file (the files go beside it, in <key file>.tls/), or --tls-cert and --tls-key"
+        ),
+    };
+    Ok(signet_server::tls::self_signed_dir(beside))
+}
+
+/// `--tls self-signed`: makes the local authority and the server certificate unless they are
+/// there (or issues the certificate again for new names), then prints what a client trusts.
+fn make_self_signed(args: &ServeArgs) -> anyhow::Result<()> {
+    let dir = self_signed_dir(args)?;
+    let names = signet_server::tls::self_signed_names(args.listen.ip(), args.public_host.as_deref());
+    let made = signet_server::tls::self_signed(&dir, &names)?;
+    let ca = std::fs::canonicalize(&made.ca).unwrap_or(made.ca.clone());
+    let ca = ca.display();
+    match (made.created_ca, made.issued) {
+        (true, _) => println!(
+            "TLS: made a local certificate authority and a server certificate for {}",
+            names.join(", ")
+        ),
+        (false, true) => println!("TLS: issued the server certificate again, for {}", names.join(", ")),
+        (false, false) => println!("TLS: the local certificate authority and server certificate of an earlier start"),
+    }
+    println!("  CA certificate (trust this one): {ca}");
+    println!("  the official Python client trusts it with these variables:");
+    // Found by trying (tests/api/tls.rs): the client hands `verify=WEBULL_API_CA_BUNDLE` to
+    // requests' Session.send, which does not read REQUESTS_CA_BUNDLE.
+    println!("    WEBULL_API_CA_BUNDLE={ca}              # its HTTP calls (not REQUESTS_CA_BUNDLE)");
+    println!("    GRPC_DEFAULT_SSL_ROOTS_FILE_PATH={ca}  # the trade events (gRPC)");
+    println!("    SSL_CERT_FILE={ca}                     # the quotes feed (paho-mqtt)");
+    println!("  signet's client and CLI: SIGNET_CA={ca} (or --ca)");
+    Ok(())
+}
+
+/// On SIGHUP, reads the certificate and key files again: new connections get the new pair,
+/// open ones keep theirs. A pair that cannot be read is logged and the one in force stays.
+fn reload_on_hangup(certificates: std::sync::Arc<signet_server::tls::Certificates>) -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hangups = signal(SignalKind::hangup())?;
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                match certificates.reload() {
+                    Ok(()) => tracing::info!(
+                        cert = %certificates.files().cert.display(),
+                        "SIGHUP: TLS certificate and key read again"
+                    ),
+                    Err(e) => tracing::error!(error = %e, "SIGHUP: the TLS certificate and key stay as they were"),
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = certificates;
+    Ok(())
 }
 
 /// An `auto|on|off` setting of what is served on `--listen` (the console, the metrics): `auto`

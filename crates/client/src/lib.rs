@@ -17,7 +17,6 @@ mod trust;
 
 pub use events::{Event, EventKinds, EventStream, Events, OrderEvent, PositionEvent, SubscribeCodec};
 pub use quotes::{Pushed, QuoteStream, Quotes, SubType};
-pub use trust::Trust;
 use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
@@ -52,6 +51,7 @@ use signet_model::watchlists::{
 };
 use signet_model::{Account, ConfigResponse, ErrorBody, ErrorCode, TokenRequest, TokenResponse};
 use signet_signing::{Algorithm, Request, SigningHeaders, format_timestamp};
+pub use trust::Trust;
 use url::Url;
 
 #[derive(Debug, thiserror::Error)]

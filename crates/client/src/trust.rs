@@ -93,11 +93,12 @@ impl Trust {
                 detail: e.to_string(),
             })?;
         }
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| Error::Feed(e.to_string()))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+        let config =
+            rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+                .with_safe_default_protocol_versions()
+                .map_err(|e| Error::Feed(e.to_string()))?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
         Ok(Arc::new(config))
     }
 }

@@ -32,7 +32,11 @@ pub enum TlsError {
     #[error("the TLS key file {path}: {reason}")]
     Key { path: PathBuf, reason: String },
     #[error("the TLS key in {key} does not belong to the certificate in {cert}: {reason}")]
-    Mismatch { cert: PathBuf, key: PathBuf, reason: String },
+    Mismatch {
+        cert: PathBuf,
+        key: PathBuf,
+        reason: String,
+    },
     #[error("making the self-signed certificates in {dir}: {reason}")]
     SelfSigned { dir: PathBuf, reason: String },
 }
@@ -52,7 +56,9 @@ pub struct Certificates {
 
 impl fmt::Debug for Certificates {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Certificates").field("files", &self.files).finish_non_exhaustive()
+        f.debug_struct("Certificates")
+            .field("files", &self.files)
+            .finish_non_exhaustive()
     }
 }
 
@@ -274,8 +280,12 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
     let cert = params.signed_by(&key, &issuer).map_err(|e| fail(e.to_string()))?;
     write_file(&files.key, key.serialize_pem().as_bytes(), true).map_err(|e| fail(e.to_string()))?;
     write_file(&files.cert, cert.pem().as_bytes(), false).map_err(|e| fail(e.to_string()))?;
-    write_file(&record, format!("{}\n{wanted}\n", end.unix_timestamp()).as_bytes(), false)
-        .map_err(|e| fail(e.to_string()))?;
+    write_file(
+        &record,
+        format!("{}\n{wanted}\n", end.unix_timestamp()).as_bytes(),
+        false,
+    )
+    .map_err(|e| fail(e.to_string()))?;
     Ok(SelfSigned {
         ca: ca_pem,
         files,
@@ -311,8 +321,7 @@ fn write_file(path: &Path, contents: &[u8], private: bool) -> std::io::Result<()
     #[cfg(unix)]
     if !private {
         use std::os::unix::fs::PermissionsExt;
-        file.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+        file.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
     }
     #[cfg(not(unix))]
     let _ = private;
@@ -342,7 +351,10 @@ mod tests {
 
     #[test]
     fn the_directory_is_beside_the_database() {
-        assert_eq!(self_signed_dir(Path::new("/srv/signet.db")), Path::new("/srv/signet.db.tls"));
+        assert_eq!(
+            self_signed_dir(Path::new("/srv/signet.db")),
+            Path::new("/srv/signet.db.tls")
+        );
         assert_eq!(self_signed_dir(Path::new("signet.db")), Path::new("signet.db.tls"));
     }
 
@@ -371,7 +383,10 @@ mod tests {
         assert!(!reissued.created_ca && reissued.issued);
         assert_ne!(std::fs::read(&reissued.files.cert).unwrap(), cert);
         pair.reload().unwrap();
-        assert_ne!(pair.chain()[0].as_ref(), CertificateDer::from_pem_slice(&cert).unwrap().as_ref());
+        assert_ne!(
+            pair.chain()[0].as_ref(),
+            CertificateDer::from_pem_slice(&cert).unwrap().as_ref()
+        );
     }
 
     #[test]

@@ -10,3 +10,4 @@ mod creation;
 mod flood;
 mod import_beside;
 mod nodes;
+mod tls;

@@ -218,8 +218,13 @@ async fn admit(state: &AppState, connect: &Connect, slot: UnboundSlot) -> Result
 /// connection's buffer stays small.
 const MAX_CONNECT_BYTES: usize = 4096;
 
-async fn connection<S>(state: AppState, mut stream: S, remote: SocketAddr, slot: UnboundSlot, accepted: tokio::time::Instant)
-where
+async fn connection<S>(
+    state: AppState,
+    mut stream: S,
+    remote: SocketAddr,
+    slot: UnboundSlot,
+    accepted: tokio::time::Instant,
+) where
     S: Halves,
 {
     let config = state.streams.config;

@@ -61,7 +61,11 @@ async fn signed_calls_over_https_with_http2_and_http1_as_alpn_chose() {
 
     // The SDK's client: HTTP/2 by ALPN.
     let started = Instant::now();
-    let accounts = client(&server, trusting(&made.ca)).accounts().list().await.expect("a signed call over TLS");
+    let accounts = client(&server, trusting(&made.ca))
+        .accounts()
+        .list()
+        .await
+        .expect("a signed call over TLS");
     let first_call = started.elapsed();
     assert_eq!(accounts.len(), server.app.account_ids.len());
 
@@ -98,7 +102,9 @@ async fn signed_calls_over_https_with_http2_and_http1_as_alpn_chose() {
         .await
         .expect("the trade events over TLS");
     assert!(
-        tokio::time::timeout(Duration::from_millis(300), events.next()).await.is_err(),
+        tokio::time::timeout(Duration::from_millis(300), events.next())
+            .await
+            .is_err(),
         "the subscription stays open, waiting for events"
     );
     server.stop().await;
@@ -143,11 +149,12 @@ async fn tls_connect(
     for cert in CertificateDer::pem_file_iter(ca).unwrap() {
         roots.add(cert.unwrap()).unwrap();
     }
-    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let mut config =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     let stream = TcpStream::connect(addr).await?;
     tokio_rustls::TlsConnector::from(Arc::new(config))
@@ -189,9 +196,7 @@ async fn plain_http_and_plain_mqtt_to_a_tls_port_are_closed_at_once() {
     // An MQTT 3.1.1 CONNECT in the clear (client id "c", keep-alive 30).
     let mut plain = TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
     plain
-        .write_all(&[
-            0x10, 13, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 30, 0, 1, b'c',
-        ])
+        .write_all(&[0x10, 13, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 30, 0, 1, b'c'])
         .await
         .unwrap();
     let (closed_after, received) = until_closed(&mut plain, Duration::from_secs(5)).await;
@@ -270,7 +275,10 @@ async fn a_reload_swaps_the_certificate_for_new_connections_and_keeps_open_ones(
     let first = authority(&dir.path().join("first"));
     let second = authority(&dir.path().join("second"));
     let server = server_with(&first, |_| {}).await;
-    let old_cert = CertificateDer::from_pem_file(&first.files.cert).unwrap().as_ref().to_vec();
+    let old_cert = CertificateDer::from_pem_file(&first.files.cert)
+        .unwrap()
+        .as_ref()
+        .to_vec();
 
     let mut kept = tls_connect(server.addr, "localhost", &first.ca).await.unwrap();
     assert!(health(&mut kept).await.starts_with("HTTP/1.1 200"));
@@ -283,7 +291,9 @@ async fn a_reload_swaps_the_certificate_for_new_connections_and_keeps_open_ones(
     server.certificates.as_ref().unwrap().reload().expect("reloaded");
     eprintln!("reload: {:?}", started.elapsed());
 
-    let fresh = tls_connect(server.addr, "localhost", &second.ca).await.expect("the new certificate");
+    let fresh = tls_connect(server.addr, "localhost", &second.ca)
+        .await
+        .expect("the new certificate");
     assert_ne!(peer_certificate(&fresh), old_cert);
     assert!(
         tls_connect(server.addr, "localhost", &first.ca).await.is_err(),
@@ -298,7 +308,9 @@ async fn a_reload_swaps_the_certificate_for_new_connections_and_keeps_open_ones(
     // A broken file is refused, and the pair in force stays.
     std::fs::write(&first.files.key, "not a key").unwrap();
     assert!(server.certificates.as_ref().unwrap().reload().is_err());
-    tls_connect(server.addr, "localhost", &second.ca).await.expect("still the second certificate");
+    tls_connect(server.addr, "localhost", &second.ca)
+        .await
+        .expect("still the second certificate");
     server.stop().await;
 }
 
@@ -331,7 +343,10 @@ async fn the_quotes_feed_over_tls() {
     // A client that does not trust the authority does not connect.
     match client(&server, trusting(&other.ca)).quotes().connect(&mqtt).await {
         Err(Error::Feed(e)) => assert!(e.contains("cannot reach"), "{e}"),
-        other => panic!("expected a refused connection, got {:?}", other.map(|s| s.session_id().to_owned())),
+        other => panic!(
+            "expected a refused connection, got {:?}",
+            other.map(|s| s.session_id().to_owned())
+        ),
     }
     // One that does connects over TLS, subscribes over HTTPS and receives its quotes.
     let mut stream = client(&server, trusting(&made.ca))
