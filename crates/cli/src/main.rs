@@ -275,3 +275,15 @@ fn die_quietly_on_a_closed_pipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap's own checks of every subcommand's flags: no two with one name (the global ones,
+    /// such as --ca, reach every command).
+    #[test]
+    fn the_commands_flags_are_consistent() {
+        Cli::command().debug_assert();
+    }
+}
