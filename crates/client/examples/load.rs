@@ -6,7 +6,8 @@
 //! `--query NAME=VALUE` (repeatable) adds a parameter to the signed GET; `--post JSON` sends a
 //! signed POST of that body instead. Answers are read whole, not parsed.
 //! `--while-file PATH` stops the load early when PATH disappears (a script removes it when what
-//! it measures the load beside is over).
+//! it measures the load beside is over). `--ca FILE` trusts that CA besides the system's roots
+//! (an `https` endpoint of a server with `--tls self-signed`).
 //!
 //! cargo run --release -p signet-client --example load -- \
 //!     --endpoint http://127.0.0.1:8080 --path /trading/accounts/list --seconds 10 --workers 32
@@ -28,6 +29,7 @@ struct Args {
     query: Vec<(String, String)>,
     post: Option<serde_json::Value>,
     while_file: Option<std::path::PathBuf>,
+    ca: Option<std::path::PathBuf>,
 }
 
 fn args() -> Args {
@@ -42,6 +44,7 @@ fn args() -> Args {
         query: Vec::new(),
         post: None,
         while_file: None,
+        ca: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -64,6 +67,7 @@ fn args() -> Args {
             }
             "--post" => args.post = Some(serde_json::from_str(&value()).expect("--post takes JSON")),
             "--while-file" => args.while_file = Some(value().into()),
+            "--ca" => args.ca = Some(value().into()),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -75,8 +79,15 @@ async fn main() {
     let args = args();
     let key = std::env::var("SIGNET_APP_KEY").unwrap_or_default();
     let secret = std::env::var("SIGNET_APP_SECRET").unwrap_or_default();
-    let client = Client::new(&args.endpoint, key.clone(), secret).expect("client");
-    let plain = reqwest::Client::new();
+    let trust = match &args.ca {
+        Some(ca) => signet_client::Trust::system().add_pem_file(ca).expect("--ca"),
+        None => signet_client::Trust::system(),
+    };
+    let client = Client::with_trust(&args.endpoint, key.clone(), secret, trust.clone()).expect("client");
+    let plain = trust
+        .apply(reqwest::Client::builder())
+        .and_then(|b| Ok(b.build()?))
+        .expect("HTTP client");
     let url = format!("{}{}", args.endpoint, args.path);
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.seconds);
