@@ -399,6 +399,8 @@ async fn the_official_client_trusts_the_authority_by_its_variables() {
     let ca = made.ca.to_str().unwrap().to_owned();
     let run = |scenario: &str, variables: &[&str]| {
         let mut command = crate::common::python_script(&python, "tls_client.py", &server, scenario);
+        // What should fail is over sooner (the clients retry for ever).
+        command.env("SIGNET_TLS_WAIT", if variables.len() < 2 { "3" } else { "10" });
         for variable in [
             "WEBULL_API_CA_BUNDLE",
             "REQUESTS_CA_BUNDLE",
@@ -443,9 +445,14 @@ async fn the_official_client_trusts_the_authority_by_its_variables() {
     // The trade events: grpc.ssl_channel_credentials() reads GRPC_DEFAULT_SSL_ROOTS_FILE_PATH.
     let events = run("events", &["WEBULL_API_CA_BUNDLE", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"]).await;
     assert_eq!(events["subscribed"], true, "{events}");
+    let untrusted = run("events", &["WEBULL_API_CA_BUNDLE"]).await;
+    assert_eq!(untrusted["subscribed"], false, "without the gRPC variable: {untrusted}");
     // The quotes feed: paho's tls_set() loads OpenSSL's default roots, which SSL_CERT_FILE names.
     let streaming = run("streaming", &["WEBULL_API_CA_BUNDLE", "SSL_CERT_FILE"]).await;
+    assert_eq!(streaming["received"], true, "{streaming}");
     assert_eq!(streaming["topic"], "snapshot", "{streaming}");
     assert_eq!(streaming["symbol"], "AAPL", "{streaming}");
+    let untrusted = run("streaming", &["WEBULL_API_CA_BUNDLE"]).await;
+    assert_eq!(untrusted["received"], false, "without SSL_CERT_FILE: {untrusted}");
     server.stop().await;
 }

@@ -11,10 +11,12 @@ Scenarios:
             (HTTPS): TradeClient's GET /openapi/config and get_account_list; a failure is
             reported as {"error": ...}, not raised
   events    TradeEventsClient(key, secret, "us", host=HOST, port=PORT), tls_enable left True:
-            subscribed to the CASH account, its SubscribeSuccess within 10 s
+            subscribed to the CASH account: {"subscribed": true} when its SubscribeSuccess
+            came within $SIGNET_TLS_WAIT seconds (10), false otherwise
   streaming DataStreamingClient(key, secret, "us", SESSION, http_host="https://HOST:PORT",
             mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT), tls_enable left True: connects over
-            TLS, subscribes AAPL to SNAPSHOT over HTTPS, and receives a snapshot within 10 s
+            TLS, subscribes AAPL to SNAPSHOT over HTTPS: {"received": true, ...} when a snapshot
+            came within $SIGNET_TLS_WAIT seconds (10), false otherwise
 """
 
 import contextlib
@@ -28,6 +30,9 @@ import uuid
 
 from webull.core.client import ApiClient
 from webull.trade.trade_client import TradeClient
+
+# Seconds the events and streaming scenarios wait for their first answer ($SIGNET_TLS_WAIT).
+WAIT = float(os.environ.get("SIGNET_TLS_WAIT", "10"))
 
 
 def api_client(host, port, app_key, app_secret):
@@ -57,8 +62,8 @@ def events(host, port, app_key, app_secret):
     client.on_connect = lambda *_: connected.set()
     started = time.time()
     threading.Thread(target=client.do_subscribe, args=([account_id],), daemon=True).start()
-    if not connected.wait(10):
-        raise AssertionError("no SubscribeSuccess within 10 s")
+    if not connected.wait(WAIT):
+        return {"subscribed": False}
     return {"subscribed": True, "seconds": round(time.time() - started, 3)}
 
 
@@ -84,9 +89,9 @@ def streaming(host, port, app_key, app_secret):
     client.on_quotes_message = on_quotes_message
     started = time.time()
     threading.Thread(target=client.connect_and_loop_forever, kwargs={"logger_enable": False}, daemon=True).start()
-    if not received.wait(10):
-        raise AssertionError("no quote within 10 s")
-    return dict(first["message"], seconds=round(time.time() - started, 3))
+    if not received.wait(WAIT):
+        return {"received": False}
+    return dict(first["message"], received=True, seconds=round(time.time() - started, 3))
 
 
 def main():
