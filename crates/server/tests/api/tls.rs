@@ -456,3 +456,71 @@ async fn the_official_client_trusts_the_authority_by_its_variables() {
     assert_eq!(untrusted["received"], false, "without SSL_CERT_FILE: {untrusted}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_events_address_speaks_tls_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = authority(dir.path());
+    let server = server_with(&made, |c| c.events.listen = Some("127.0.0.1:0".parse().unwrap())).await;
+    let events_addr = server.events_addr.unwrap();
+    let events = Client::with_trust(
+        &https(events_addr),
+        &server.app.app_key,
+        server.app.app_secret.expose_secret(),
+        trusting(&made.ca),
+    )
+    .unwrap();
+    let mut stream = events.events().subscribe(&[]).await.expect("subscribed over TLS");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), stream.next())
+            .await
+            .is_err()
+    );
+    let mut plain = TcpStream::connect(events_addr).await.unwrap();
+    plain.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+    let (closed_after, _) = until_closed(&mut plain, Duration::from_secs(5)).await;
+    assert!(closed_after < Duration::from_secs(1), "plain HTTP/2: {closed_after:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_expired_certificate_is_refused_even_from_a_trusted_authority() {
+    let dir = tempfile::tempdir().unwrap();
+    // A local authority and a certificate it signed that ended yesterday, written as PEM.
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    let now = time::OffsetDateTime::now_utc();
+    params.not_before = now - time::Duration::days(30);
+    params.not_after = now - time::Duration::days(1);
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    let files = signet_server::tls::TlsFiles {
+        cert: dir.path().join("expired.pem"),
+        key: dir.path().join("expired.key"),
+    };
+    std::fs::write(&files.cert, cert.pem()).unwrap();
+    std::fs::write(&files.key, key.serialize_pem()).unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, ca_cert.pem()).unwrap();
+
+    let server = TestServer::start_with(move |c| c.tls = Some(files)).await;
+    match client(&server, trusting(&ca)).accounts().list().await {
+        Err(Error::Transport(e)) => {
+            let chain = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(": ");
+            assert!(chain.to_lowercase().contains("expired"), "{chain}");
+        }
+        other => panic!("expected a refused connection, got {other:?}"),
+    }
+    server.stop().await;
+}
