@@ -5,7 +5,8 @@
 # the earlier SDK generation (.venv-sdk01, or $SIGNET_SDK01_VENV); then the
 # server's suite again on PostgreSQL, and the tests that need PostgreSQL and Redis together
 # (several nodes), on servers that scripts/services.sh installs and starts on loopback; the web
-# console in Debian's headless Chromium, which it installs too.
+# console in Debian's headless Chromium, which it installs too; and the container image, built
+# with podman and run from its mounted root (scripts/test-image.sh, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -118,6 +119,9 @@ done
 for binary in "${server_tests[@]}"; do
     (cd crates/server && SIGNET_TEST_BACKEND=postgres "$binary" --quiet "${skips[@]}")
 done
+phase "the container image (built, mounted, its entrypoint run inside as its user)"
+# The binary the workspace pass built for the CLI's tests; .ci/run installs podman.
+scripts/test-image.sh "${CARGO_TARGET_DIR:-target}/debug/signet"
 phase "the whole suite's logs"
 scripts/check-logs.sh "$SIGNET_TEST_LOG_DIR"
 echo "    ($phase_name: $((SECONDS - phase_started)) s)"
