@@ -10,7 +10,6 @@
 # naming the user the server runs as (signet, uid and gid 10001). It prints the image's id and
 # size.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 usage() {
     cat <<'EOF'
@@ -43,6 +42,11 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
 done
+
+# Paths given are relative to the caller's directory; the rest to the repository's root.
+[ -n "$binary" ] && binary=$(realpath -m "$binary")
+[ -n "$iidfile" ] && iidfile=$(realpath -m "$iidfile")
+cd "$(dirname "$0")/.."
 
 if command -v podman >/dev/null; then
     build=(podman build)

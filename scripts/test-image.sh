@@ -16,12 +16,13 @@
 # SIGNET_TEST_LOG_DIR set (scripts/test.sh sets it), leaves the server's log lines and the app
 # secret there for the suite's check that no log line holds a secret.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 started=$SECONDS
-
-binary="${1:-target/debug/signet}"
+# A binary named on the command line is relative to the caller's directory.
+binary=""
+[ $# -gt 0 ] && binary=$(realpath -m "$1")
+cd "$(dirname "$0")/.."
+binary="${binary:-$PWD/target/debug/signet}"
 [ -x "$binary" ] || { echo "no binary at $binary: build it first (cargo build -p signet-cli)" >&2; exit 1; }
-binary=$(realpath "$binary")
 [ "$(id -u)" = 0 ] || { echo "the image test needs root (podman image mount, mount --bind, chroot)" >&2; exit 1; }
 command -v podman >/dev/null || { echo "podman is missing (apt-get install podman)" >&2; exit 1; }
 
