@@ -50,10 +50,8 @@ cd "$(dirname "$0")/.."
 
 if command -v podman >/dev/null; then
     build=(podman build)
-    inspect=(podman image inspect)
 elif command -v buildah >/dev/null; then
     build=(buildah build)
-    inspect=(buildah inspect --type image)
 else
     echo "neither podman nor buildah is installed (apt-get install podman)" >&2
     exit 1
@@ -147,8 +145,10 @@ id=$(cat "$context/iid")
 if [ -n "$iidfile" ]; then
     cp "$context/iid" "$iidfile"
 fi
-size=$("${inspect[@]}" --format '{{.Size}}' "$id" 2>/dev/null || echo "")
 echo "image $tag: $id"
-if [ -n "$size" ]; then
+if [ "${build[0]}" = podman ]; then
+    size=$(podman image inspect --format '{{.Size}}' "$id")
     echo "size: $size bytes ($(numfmt --to=iec-i --suffix=B "$size"))"
+else
+    echo "size: $(buildah images --noheading --format '{{.Size}}' "$id")"
 fi
