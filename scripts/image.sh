@@ -2,7 +2,7 @@
 # Builds the container image (container/Containerfile) from a signet binary, with podman (or
 # buildah when podman is missing).
 #
-#   scripts/image.sh [--binary PATH] [--tag NAME] [--iidfile FILE]
+#   scripts/image.sh [--binary PATH] [--tag NAME] [--iidfile FILE] [--strip]
 #
 # Without --binary it builds one: cargo build --release --locked -p signet-cli. The image is made
 # FROM scratch out of a context prepared in a temporary directory: the binary, the shared
@@ -13,7 +13,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: scripts/image.sh [--binary PATH] [--tag NAME] [--iidfile FILE]
+usage: scripts/image.sh [--binary PATH] [--tag NAME] [--iidfile FILE] [--strip]
 
 Builds the signet container image FROM scratch, with podman (or buildah).
 
@@ -21,6 +21,8 @@ Builds the signet container image FROM scratch, with podman (or buildah).
                   `cargo build --release --locked -p signet-cli`, target/release/signet)
   --tag NAME      the image's name (default: localhost/signet:latest)
   --iidfile FILE  also write the image's id to FILE
+  --strip         drop the binary's debug information instead of compressing it (a smaller
+                  image; backtraces then name functions but not files and lines)
   -h, --help      this text
 
 The image holds the binary, the shared libraries and loader it links (from this machine, which
@@ -33,11 +35,13 @@ EOF
 binary=""
 tag="localhost/signet:latest"
 iidfile=""
+strip=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --binary) binary="${2:?--binary needs a path}"; shift 2 ;;
     --tag) tag="${2:?--tag needs a name}"; shift 2 ;;
     --iidfile) iidfile="${2:?--iidfile needs a file}"; shift 2 ;;
+    --strip) strip=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -81,7 +85,16 @@ rootfs="$context/rootfs"
 mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/ssl/certs" "$rootfs/tmp" "$rootfs/data"
 chmod 1777 "$rootfs/tmp"
 chmod 0700 "$rootfs/data"
-cp "$binary" "$rootfs/usr/local/bin/signet"
+# Line tables ([profile.release] debug = "line-tables-only", for readable backtraces) are three
+# quarters of the binary: compressed (zlib, which Rust's backtraces read), they are a third of that.
+if ! command -v objcopy >/dev/null; then
+    echo "objcopy is missing (apt-get install binutils): the binary goes in as it is" >&2
+    cp "$binary" "$rootfs/usr/local/bin/signet"
+elif [ -n "$strip" ]; then
+    objcopy --strip-debug "$binary" "$rootfs/usr/local/bin/signet"
+else
+    objcopy --compress-debug-sections=zlib "$binary" "$rootfs/usr/local/bin/signet"
+fi
 chmod 0755 "$rootfs/usr/local/bin/signet"
 
 # What the dynamic loader needs: each library at the path ldd resolved (following symlinks, so
