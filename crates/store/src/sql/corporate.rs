@@ -14,7 +14,7 @@ use signet_domain::trading::order::Order;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding};
+use super::trading::{OPEN, expire_orders, holding, save_cash};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{Crossed, StoreError};
 
@@ -243,13 +243,8 @@ async fn apply_to_holders(
             .execute(&mut *tx)
             .await?;
         }
-        // Written even when the cash is the same (a split): on PostgreSQL the account's row
-        // then says it changed, which the nodes following its claims read.
-        query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
-            .bind((cash + effect.cash).normalize().to_string())
-            .bind(&account_id)
-            .execute(&mut *tx)
-            .await?;
+        // Written even when the cash is the same (a split).
+        save_cash(tx, &account_id, cash + effect.cash).await?;
         applied.push(Applied {
             entry_id,
             account_id,

@@ -12,7 +12,7 @@ use signet_model::AccountType;
 use signet_model::wire::WireEnum;
 
 use super::query::{Tx, query};
-use super::trading::{holding, order_by_id, record_event};
+use super::trading::{holding, order_by_id, record_event, save_cash, save_position};
 use crate::rows::parse_column;
 use crate::{FillOutcome, FillRequest, StoreError};
 
@@ -75,18 +75,7 @@ pub(super) async fn apply_legs_fill(
         .bind(leg.side.as_str())
         .execute(&mut tx)
         .await?;
-        query(
-            "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (account_id, instrument_id) DO UPDATE SET
-                 quantity = excluded.quantity, average_cost = excluded.average_cost",
-        )
-        .bind(&order.account_id)
-        .bind(leg.instrument_id)
-        .bind(&leg.symbol)
-        .bind(after.quantity.normalize().to_string())
-        .bind(after.average_cost.normalize().to_string())
-        .execute(&mut tx)
-        .await?;
+        save_position(&mut tx, &order.account_id, leg.instrument_id, &leg.symbol, *after).await?;
     }
     let legs = MultiLeg {
         legs: effect.legs.clone(),
@@ -106,11 +95,7 @@ pub(super) async fn apply_legs_fill(
     .bind(&order.order_id)
     .execute(&mut tx)
     .await?;
-    query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
-        .bind(effect.cash.normalize().to_string())
-        .bind(&order.account_id)
-        .execute(&mut tx)
-        .await?;
+    save_cash(&mut tx, &order.account_id, effect.cash).await?;
     let updated = order_by_id(&mut tx, &order.order_id)
         .await?
         .expect("the order just updated");

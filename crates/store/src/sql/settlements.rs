@@ -15,7 +15,7 @@ use signet_model::AccountType;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding};
+use super::trading::{OPEN, expire_orders, holding, save_cash, save_position};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{SettledOptions, StoreError};
 
@@ -152,18 +152,7 @@ async fn settle_one(
         .await?;
     position_event(tx, account_id, &symbol, contract_id, Holding::default(), s.kind, time).await?;
     if !s.shares.is_zero() {
-        query(
-            "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (account_id, instrument_id) DO UPDATE SET
-                 quantity = excluded.quantity, average_cost = excluded.average_cost",
-        )
-        .bind(account_id)
-        .bind(parts.underlying_id)
-        .bind(&underlying_symbol)
-        .bind(s.underlying.quantity.normalize().to_string())
-        .bind(s.underlying.average_cost.normalize().to_string())
-        .execute(&mut *tx)
-        .await?;
+        save_position(tx, account_id, parts.underlying_id, &underlying_symbol, s.underlying).await?;
         position_event(
             tx,
             account_id,
@@ -175,13 +164,7 @@ async fn settle_one(
         )
         .await?;
     }
-    // Written even when the cash is the same: on PostgreSQL the account's row then says it
-    // changed, which the nodes following its claims read.
-    query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
-        .bind((cash + s.cash).normalize().to_string())
-        .bind(account_id)
-        .execute(&mut *tx)
-        .await?;
+    save_cash(tx, account_id, cash + s.cash).await?;
     Ok(Some(Settled {
         settlement_id,
         account_id: account_id.to_owned(),

@@ -208,11 +208,7 @@ impl TradingStore for SqlStore {
         ] {
             query(statement).bind(account_id).execute(&mut tx).await?;
         }
-        query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
-            .bind(cash.normalize().to_string())
-            .bind(account_id)
-            .execute(&mut tx)
-            .await?;
+        save_cash(&mut tx, account_id, cash).await?;
         tx.commit().await?;
         turn.end().await?.on_disk().await?;
         Ok(true)
@@ -609,23 +605,15 @@ impl TradingStore for SqlStore {
         .bind(&order.order_id)
         .execute(&mut tx)
         .await?;
-        query(
-            "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (account_id, instrument_id) DO UPDATE SET
-                 quantity = excluded.quantity, average_cost = excluded.average_cost",
+        save_position(
+            &mut tx,
+            &order.account_id,
+            order.instrument_id,
+            &order.symbol,
+            effect.account.holding,
         )
-        .bind(&order.account_id)
-        .bind(order.instrument_id)
-        .bind(&order.symbol)
-        .bind(effect.account.holding.quantity.normalize().to_string())
-        .bind(effect.account.holding.average_cost.normalize().to_string())
-        .execute(&mut tx)
         .await?;
-        query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
-            .bind(effect.account.cash.normalize().to_string())
-            .bind(&order.account_id)
-            .execute(&mut tx)
-            .await?;
+        save_cash(&mut tx, &order.account_id, effect.account.cash).await?;
         let updated = order_by_id(&mut tx, &order.order_id)
             .await?
             .expect("the order just updated");
@@ -751,4 +739,38 @@ pub(crate) fn holding(quantity: &str, average_cost: &str) -> Result<Holding, Sto
         quantity: parse_column("quantity", quantity, |t| t.parse().ok())?,
         average_cost: parse_column("average cost", average_cost, |t| t.parse().ok())?,
     })
+}
+
+/// Saves an account's holding of an instrument: its row made, or replaced.
+pub(super) async fn save_position(
+    tx: &mut Tx,
+    account_id: &str,
+    instrument_id: i64,
+    symbol: &str,
+    holding: Holding,
+) -> Result<(), StoreError> {
+    query(
+        "INSERT INTO positions (account_id, instrument_id, symbol, quantity, average_cost) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, instrument_id) DO UPDATE SET
+             quantity = excluded.quantity, average_cost = excluded.average_cost",
+    )
+    .bind(account_id)
+    .bind(instrument_id)
+    .bind(symbol)
+    .bind(holding.quantity.normalize().to_string())
+    .bind(holding.average_cost.normalize().to_string())
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// Saves an account's cash. Written even when it is the same: on PostgreSQL the account's row
+/// then says it changed, which the nodes following its claims read.
+pub(super) async fn save_cash(tx: &mut Tx, account_id: &str, cash: Decimal) -> Result<(), StoreError> {
+    query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
+        .bind(cash.normalize().to_string())
+        .bind(account_id)
+        .execute(tx)
+        .await?;
+    Ok(())
 }
