@@ -17,6 +17,20 @@ use rust_decimal::Decimal;
 /// Shares one contract delivers.
 pub const MULTIPLIER: u32 = 100;
 
+/// [`MULTIPLIER`] as a decimal: the shares a contract stands for.
+pub fn hundred() -> Decimal {
+    Decimal::from(MULTIPLIER)
+}
+
+/// What a side does to a position: +1 a purchase, -1 a sale.
+pub fn direction(side: signet_model::orders::Side) -> Decimal {
+    if side == signet_model::orders::Side::Buy {
+        Decimal::ONE
+    } else {
+        Decimal::NEGATIVE_ONE
+    }
+}
+
 /// Whether `instrument_id` names an option contract ([`Contract::instrument_id`]) rather than
 /// a share.
 pub fn is_contract(instrument_id: i64) -> bool {

@@ -19,7 +19,7 @@ use signet_model::AccountType;
 use signet_model::orders::Side;
 
 use super::strategy::{Asset, Leg, Strategy};
-use super::{MULTIPLIER, Right};
+use super::{Right, direction, hundred};
 
 /// A leg with the price it is expected to trade at, per share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,18 +51,6 @@ pub enum NotAllowed {
     InCash(&'static str),
 }
 
-fn hundred() -> Decimal {
-    Decimal::from(MULTIPLIER)
-}
-
-fn sign(side: Side) -> Decimal {
-    if side == Side::Buy {
-        Decimal::ONE
-    } else {
-        Decimal::NEGATIVE_ONE
-    }
-}
-
 /// Shares (or contracts) a leg trades in the whole order.
 fn count(order: &OptionOrder, leg: &Leg) -> Decimal {
     Decimal::from(leg.quantity) * Decimal::from(order.units)
@@ -78,7 +66,7 @@ pub fn net_debit(order: &OptionOrder) -> Decimal {
                 Asset::Option { .. } => hundred(),
                 Asset::Shares => Decimal::ONE,
             };
-            sign(p.leg.side) * p.price * per * count(order, &p.leg)
+            direction(p.leg.side) * p.price * per * count(order, &p.leg)
         })
         .sum()
 }
@@ -102,7 +90,7 @@ pub fn max_loss_at_expiry(order: &OptionOrder) -> Option<Decimal> {
                     Asset::Option { right, strike, .. } => intrinsic(right, strike, spot) * hundred(),
                     Asset::Shares => spot,
                 };
-                sign(p.leg.side) * value * count(order, &p.leg)
+                direction(p.leg.side) * value * count(order, &p.leg)
             })
             .sum()
     };
@@ -116,7 +104,7 @@ pub fn max_loss_at_expiry(order: &OptionOrder) -> Option<Decimal> {
                 Asset::Option { right: Right::Put, .. } => Decimal::ZERO,
                 Asset::Shares => Decimal::ONE,
             };
-            sign(p.leg.side) * per * count(order, &p.leg)
+            direction(p.leg.side) * per * count(order, &p.leg)
         })
         .sum();
     if slope < Decimal::ZERO {

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rust_decimal::Decimal;
 
-use super::{Contract, IdParts, MULTIPLIER, Right};
+use super::{Contract, IdParts, Right, hundred};
 
 /// What contracts written hold back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,10 +44,6 @@ struct Held {
     strike: Decimal,
     /// Contracts, negative when written.
     contracts: Decimal,
-}
-
-fn hundred() -> Decimal {
-    Decimal::from(MULTIPLIER)
 }
 
 /// What `positions` (instrument id, quantity; negative when written or short) hold back in an

@@ -27,7 +27,7 @@ use super::matching::trades_in;
 use super::order::{Event, Order, is_open, transition};
 use crate::options::secured::secured;
 use crate::options::strategy::Strategy;
-use crate::options::{Contract, MULTIPLIER};
+use crate::options::{Contract, direction, hundred};
 use crate::simulator::{Held, Quote};
 
 /// A multi-leg order's strategy, legs and claim.
@@ -63,25 +63,13 @@ pub struct LegsClaim {
     pub shares: Decimal,
 }
 
-fn hundred() -> Decimal {
-    Decimal::from(MULTIPLIER)
-}
-
-fn sign(side: Side) -> Decimal {
-    if side == Side::Buy {
-        Decimal::ONE
-    } else {
-        Decimal::NEGATIVE_ONE
-    }
-}
-
 impl MultiLeg {
     /// The net of one unit per share at `prices` (one per leg, in order): positive a debit.
     pub fn net(&self, prices: &[Decimal]) -> Decimal {
         self.legs
             .iter()
             .zip(prices)
-            .map(|(leg, price)| sign(leg.side) * *price * Decimal::from(leg.ratio))
+            .map(|(leg, price)| direction(leg.side) * *price * Decimal::from(leg.ratio))
             .sum()
     }
 
@@ -152,7 +140,7 @@ impl MultiLeg {
     pub fn moves(&self, units: Decimal) -> impl Iterator<Item = (i64, Decimal)> + '_ {
         self.legs
             .iter()
-            .map(move |l| (l.instrument_id, sign(l.side) * Decimal::from(l.ratio) * units))
+            .map(move |l| (l.instrument_id, direction(l.side) * Decimal::from(l.ratio) * units))
     }
 }
 
