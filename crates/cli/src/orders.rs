@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 use signet_model::orders::{ModifyOrder, NewLeg, NewOrder, OrderAck, OrderRecord};
 
 use crate::ClientArgs;
-use crate::output::{contract, contracts, list, per_share_note};
+use crate::output::{contract, contracts, list, per_share_note, units};
 
 #[derive(Args)]
 pub struct OrdersArgs {
@@ -460,7 +460,7 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
                         o.option_strategy.as_deref().unwrap_or("MULTI-LEG"),
                         o.legs.len()
                     ),
-                    format!("{} units", o.total_quantity),
+                    units(&o.total_quantity),
                 ),
                 Some(leg) => (
                     contract(

@@ -60,12 +60,22 @@ pub fn contract(underlying: &str, expiry: &str, strike: &str, option_type: &str)
 
 /// A number of option contracts: `1 contract`, `2 contracts`, `-1 contract` (written).
 pub fn contracts(quantity: &str) -> String {
-    let unit = if quantity.trim_start_matches('-') == "1" {
-        "contract"
+    counted(quantity, "contract")
+}
+
+/// `quantity` of a multi-leg order: "1 unit", "3 units" (of its strategy).
+pub fn units(quantity: &str) -> String {
+    counted(quantity, "unit")
+}
+
+/// `quantity` and `what`, plural unless the quantity is one.
+fn counted(quantity: &str, what: &str) -> String {
+    let plural = if quantity.trim_start_matches('-') == "1" {
+        ""
     } else {
-        "contracts"
+        "s"
     };
-    format!("{quantity} {unit}")
+    format!("{quantity} {what}{plural}")
 }
 
 /// The line under a table that holds options: their prices are per share.
