@@ -137,7 +137,7 @@ impl ClaimsCache {
         let positions = store.positions(account_id).await?;
         // Read after the generation: a row the caller had may predate a fill.
         let account = store.account(account_id).await?.ok_or_else(gone)?;
-        let open: Vec<Reserved> = orders.iter().map(Reserved::of).collect();
+        let open: Vec<Reserved> = orders.iter().map(|o| Reserved::of(o, account.account_type)).collect();
         let claims = claims(open.iter().filter(|o| Some(o.order_id.as_str()) != except), price_now);
         self.keep(generation, account.clone(), positions.clone(), open);
         Ok(View {
@@ -301,7 +301,7 @@ async fn follow(
         }
     };
     for order in &changes.orders {
-        followed.known.open.follow(order);
+        followed.known.open.follow(order, followed.known.account.account_type);
     }
     Ok(view_of(&followed.known, except, price_now))
 }
@@ -330,6 +330,7 @@ mod tests {
             oco: None,
             waits: false,
             writes: false,
+            margin: false,
             legs: None,
         }
     }

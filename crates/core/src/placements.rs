@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use signet_domain::options::is_contract;
+use signet_domain::options::secured::Rule;
 use signet_domain::scenarios::Operation;
 use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Standing, Verdict};
 use signet_domain::trading::claims::Reserved;
@@ -14,7 +15,6 @@ use signet_domain::trading::combo::ComboKind;
 use signet_domain::trading::multi_leg;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::placement::{self, Taken};
-use signet_model::AccountType;
 use signet_store::{AccountRecord, Store, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
@@ -45,11 +45,12 @@ impl ToPlace {
     /// Whether each option order opens or closes a position, found from the account's position
     /// in its turn when the order does not say (what it claims depends on it); one whose intent
     /// does not fit is left for the check to refuse. A multi-leg order's claim is set too.
-    fn find_intents(&mut self, standing: &Standing) {
+    fn find_intents(&mut self, standing: &Standing, price_now: &dyn Fn(i64) -> Decimal) {
         for (priced, order) in self.priced.iter_mut().zip(&mut self.orders) {
-            // A multi-leg order's claim depends on the kind of account.
+            // A multi-leg order's claim depends on the kind of account, and on the prices now of
+            // what it would write naked.
             if let Some(multi) = &mut order.multi_leg {
-                multi.claim = multi_leg::claim(multi, priced.estimate, standing.account_type == AccountType::Margin);
+                multi.claim = multi_leg::claim(multi, priced.estimate, Rule::of(standing.account_type, price_now));
                 continue;
             }
             if !is_contract(priced.instrument_id) {
@@ -144,18 +145,18 @@ impl Placements {
         let mut turn = self.store.begin_turn(&account.account_id).await?;
         let accounts = self.accounts();
         let (standing, _) = accounts.standing(&account.account_id, None).await?;
-        let mut batch = batch;
-        for placement in &mut batch {
-            placement.find_intents(&standing);
-        }
         let now = self.simulator.now_ms();
         let price_now = |instrument_id: i64| accounts.last_price(instrument_id, now);
+        let mut batch = batch;
+        for placement in &mut batch {
+            placement.find_intents(&standing, &price_now);
+        }
         let placings: Vec<Placing<'_>> = batch
             .iter()
             .map(|p| Placing {
                 priced: p.priced.iter().collect(),
                 kind: p.kind,
-                claims: p.orders.iter().map(Reserved::of).collect(),
+                claims: p.orders.iter().map(|o| Reserved::of(o, account.account_type)).collect(),
             })
             .collect();
         let mut verdicts = buying_power::check_turn(&standing, &placings, |_, _| false, price_now);
@@ -211,7 +212,10 @@ impl Placements {
                     for (order, seq) in orders.iter_mut().zip(seqs) {
                         order.seq = seq;
                     }
-                    self.claims.placed(&account.account_id, orders.iter().map(Reserved::of));
+                    self.claims.placed(
+                        &account.account_id,
+                        orders.iter().map(|o| Reserved::of(o, account.account_type)),
+                    );
                     self.book.placed(&orders);
                     Ok(orders)
                 }

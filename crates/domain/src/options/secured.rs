@@ -14,16 +14,55 @@
 //!   later expiry (a calendar or diagonal: valued at their intrinsic value at the earlier
 //!   expiry, a bound they cannot fall below), then by 100 shares a contract; puts written beyond
 //!   the puts bought are helped the same way by later puts;
+//! - calls still uncovered are covered by 100 shares of the account a contract (those of the
+//!   lowest strikes first, which would be assigned first);
 //! - the contracts bought that cover, and the shares, are held back from sales, so that a
-//!   covering leg is not sold alone and the written one left naked.
-//!
-//! Uncovered calls are not offered, so shares always cover what options do not.
+//!   covering leg is not sold alone and the written one left naked;
+//! - what is left is naked and holds back the standard requirement ([`naked`]): of an expiry's
+//!   naked calls and puts, the greater side's requirement and the other side's premium (a short
+//!   straddle or strangle cannot lose on both sides at once).
 
 use std::collections::{BTreeMap, HashMap};
 
 use rust_decimal::Decimal;
+use signet_model::AccountType;
 
-use super::{Contract, IdParts, Right, hundred};
+use super::requirement::naked;
+use super::{Contract, IdParts, Right, hundred, is_contract};
+
+/// How an account's written contracts are secured.
+#[derive(Clone, Copy)]
+pub enum Rule<'a> {
+    /// A CASH account's: each written contract alone.
+    Alone,
+    /// A MARGIN account's: contracts bought cover contracts written, shares cover calls, and
+    /// what is left is naked, at the requirement of the prices `price` gives (an instrument's
+    /// last price: a contract's mark, an underlying's last; zero when it has none).
+    Paired(&'a dyn Fn(i64) -> Decimal),
+}
+
+impl<'a> Rule<'a> {
+    /// The rule of an account of `account_type`, pricing by `price`.
+    pub fn of(account_type: AccountType, price: &'a dyn Fn(i64) -> Decimal) -> Rule<'a> {
+        match account_type {
+            AccountType::Margin => Rule::Paired(price),
+            _ => Rule::Alone,
+        }
+    }
+}
+
+/// What one contract of `right` at `strike`, written alone in a MARGIN account at `premium` a
+/// share, holds back less the premium it brings: its naked requirement ([`naked`]) with the
+/// underlying at `spot` (at the strike when it has no price), never below zero. What an order
+/// writing contracts claims while it rests.
+pub fn written_alone(right: Right, strike: Decimal, premium: Decimal, spot: Decimal) -> Decimal {
+    (naked(right, strike, premium, priced_spot(spot, strike), Decimal::ONE) - premium * hundred()).max(Decimal::ZERO)
+}
+
+/// The underlying's price `spot`, or `strike` when it has none.
+fn priced_spot(spot: Decimal, strike: Decimal) -> Decimal {
+    if spot > Decimal::ZERO { spot } else { strike }
+}
 
 /// What contracts written hold back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,13 +85,20 @@ struct Held {
     contracts: Decimal,
 }
 
-/// What `positions` (instrument id, quantity; negative when written or short) hold back in an
-/// account whose bought contracts cover its written ones (`pair`: MARGIN) or not (CASH). Shares
-/// and other instruments count only as the coverer of calls, through the selling.
-pub fn secured(positions: impl IntoIterator<Item = (i64, Decimal)>, pair: bool) -> Secured {
+/// What `positions` (instrument id, quantity; negative when written or short) hold back under
+/// `rule`. Shares count only as the coverer of calls (a MARGIN account's shares held; give what
+/// open orders do not already sell).
+pub fn secured(positions: impl IntoIterator<Item = (i64, Decimal)>, rule: Rule<'_>) -> Secured {
     let mut by_underlying: BTreeMap<i64, Vec<Held>> = BTreeMap::new();
+    let mut shares: HashMap<i64, Decimal> = HashMap::new();
     for (id, contracts) in positions {
         if contracts.is_zero() {
+            continue;
+        }
+        if !is_contract(id) {
+            if contracts > Decimal::ZERO {
+                shares.insert(id, contracts);
+            }
             continue;
         }
         if let Some(IdParts {
@@ -73,10 +119,12 @@ pub fn secured(positions: impl IntoIterator<Item = (i64, Decimal)>, pair: bool) 
     }
     let mut secured = Secured::default();
     for (underlying, options) in by_underlying {
-        if pair {
-            paired(underlying, options, &mut secured);
-        } else {
-            alone(underlying, &options, &mut secured);
+        match rule {
+            Rule::Paired(price) => {
+                let held = shares.get(&underlying).copied().unwrap_or_default();
+                paired(underlying, options, held, price, &mut secured);
+            }
+            Rule::Alone => alone(underlying, &options, &mut secured),
         }
     }
     secured
@@ -93,8 +141,10 @@ fn alone(underlying: i64, options: &[Held], secured: &mut Secured) {
     }
 }
 
-/// Contracts of one underlying, bought covering written.
-fn paired(underlying: i64, options: Vec<Held>, secured: &mut Secured) {
+/// Contracts of one underlying, bought covering written, then `shares` of it covering calls, the
+/// rest naked at `price`'s prices.
+fn paired(underlying: i64, options: Vec<Held>, shares: Decimal, price: &dyn Fn(i64) -> Decimal, secured: &mut Secured) {
+    let mut shares_left = shares;
     let mut expiries: Vec<i32> = options
         .iter()
         .filter(|h| h.contracts < Decimal::ZERO)
@@ -122,6 +172,7 @@ fn paired(underlying: i64, options: Vec<Held>, secured: &mut Secured) {
                 group.push(Held { contracts, ..*h });
             }
         }
+        let mut naked_ones: Vec<Held> = Vec::new();
         for right in [Right::Call, Right::Put] {
             let count = |sign: Decimal| -> Decimal {
                 group
@@ -156,22 +207,67 @@ fn paired(underlying: i64, options: Vec<Held>, secured: &mut Secured) {
                 *secured.selling.entry(h.id).or_default() += lent;
                 group.push(Held { contracts: lent, ..h });
             }
-            // Calls still uncovered are covered by shares: the written ones of the lowest strikes,
-            // which would be assigned first, leave the group.
-            if right == Right::Call && !short.is_zero() {
-                *secured.selling.entry(underlying).or_default() += short * hundred();
-                let mut written: Vec<usize> = (0..group.len())
-                    .filter(|&i| group[i].right == Right::Call && group[i].contracts < Decimal::ZERO)
-                    .collect();
-                written.sort_by(|&a, &b| group[a].strike.cmp(&group[b].strike));
-                for i in written {
-                    let taken = short.min(-group[i].contracts);
-                    group[i].contracts += taken;
-                    short -= taken;
+            // Calls still uncovered are covered by shares, as far as they go; then what is left
+            // is naked. The written ones of the lowest call strikes (highest put strikes), which
+            // would be assigned first, leave the group first.
+            if right == Right::Call {
+                let covered = short.min((shares_left / hundred()).floor());
+                shares_left -= covered * hundred();
+                if !covered.is_zero() {
+                    *secured.selling.entry(underlying).or_default() += covered * hundred();
                 }
+                take_written(&mut group, right, covered);
+                short -= covered;
             }
+            naked_ones.extend(take_written(&mut group, right, short));
         }
-        secured.cash += most_lost(&group);
+        secured.cash += most_lost(&group) + naked_requirement(underlying, &naked_ones, price);
+    }
+}
+
+/// Takes `contracts` written of `right` out of `group`, those of the lowest call strikes or
+/// highest put strikes first; what was taken.
+fn take_written(group: &mut [Held], right: Right, contracts: Decimal) -> Vec<Held> {
+    let mut written: Vec<usize> = (0..group.len())
+        .filter(|&i| group[i].right == right && group[i].contracts < Decimal::ZERO)
+        .collect();
+    written.sort_by(|&a, &b| match right {
+        Right::Call => group[a].strike.cmp(&group[b].strike),
+        Right::Put => group[b].strike.cmp(&group[a].strike),
+    });
+    let mut left = contracts;
+    let mut taken = Vec::new();
+    for i in written {
+        if left.is_zero() {
+            break;
+        }
+        let take = left.min(-group[i].contracts);
+        group[i].contracts += take;
+        left -= take;
+        taken.push(Held {
+            contracts: -take,
+            ..group[i]
+        });
+    }
+    taken
+}
+
+/// What contracts written naked of one underlying and expiry hold back: the greater of the
+/// calls' and the puts' requirements, and the other side's premium.
+fn naked_requirement(underlying: i64, naked_ones: &[Held], price: &dyn Fn(i64) -> Decimal) -> Decimal {
+    let spot = price(underlying);
+    let (mut calls, mut puts) = ((Decimal::ZERO, Decimal::ZERO), (Decimal::ZERO, Decimal::ZERO));
+    for h in naked_ones {
+        let contracts = -h.contracts;
+        let premium = price(h.id);
+        let side = if h.right == Right::Call { &mut calls } else { &mut puts };
+        side.0 += naked(h.right, h.strike, premium, priced_spot(spot, h.strike), contracts);
+        side.1 += premium * hundred() * contracts;
+    }
+    if calls.0 >= puts.0 {
+        calls.0 + puts.1
+    } else {
+        puts.0 + calls.1
     }
 }
 
@@ -239,12 +335,27 @@ mod tests {
         .unwrap()
     }
 
+    /// AAPL at 450, every contract's mark at 2.
+    fn price(instrument: i64) -> Decimal {
+        if instrument == AAPL {
+            Decimal::from(450)
+        } else {
+            Decimal::TWO
+        }
+    }
+
     fn held(positions: &[(Right, i64, i32, i64)], pair: bool) -> Secured {
+        held_with_shares(positions, 0, pair)
+    }
+
+    fn held_with_shares(positions: &[(Right, i64, i32, i64)], shares: i64, pair: bool) -> Secured {
+        let rule = if pair { Rule::Paired(&price) } else { Rule::Alone };
         secured(
             positions
                 .iter()
-                .map(|&(right, strike, expiry, contracts)| (id(right, strike, expiry), Decimal::from(contracts))),
-            pair,
+                .map(|&(right, strike, expiry, contracts)| (id(right, strike, expiry), Decimal::from(contracts)))
+                .chain([(AAPL, Decimal::from(shares))]),
+            rule,
         )
     }
 
@@ -265,11 +376,33 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_written_contract_holds_back_the_same_in_margin() {
+    fn a_lone_written_contract_is_naked_in_margin_unless_shares_cover_a_call() {
+        // 20 % of 450 less 20 out of the money is 70 (above 10 % of 430), plus the mark 2: 72
+        // a share, two contracts.
         let s = held(&[(P, 430, MARCH, -2)], true);
-        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::from(86_000), Decimal::ZERO));
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::from(14_400), Decimal::ZERO));
+        // 90 less 10 out of the money, plus 2.
         let s = held(&[(C, 460, MARCH, -2)], true);
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::from(16_400), Decimal::ZERO));
+        let s = held_with_shares(&[(C, 460, MARCH, -2)], 200, true);
         assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::ZERO, Decimal::from(200)));
+        // 150 shares cover one contract; the other is naked.
+        let s = held_with_shares(&[(C, 460, MARCH, -2)], 150, true);
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::from(8_200), Decimal::from(100)));
+        // In cash a call always asks for shares, whether held or not.
+        let s = held(&[(C, 460, MARCH, -2)], false);
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::ZERO, Decimal::from(200)));
+    }
+
+    #[test]
+    fn a_short_strangle_holds_back_its_greater_side_and_the_other_premium() {
+        // The call: 90 − 10 + 2 = 82; the put: 90 − 20 + 2 = 72. 8,200 and the put's 200.
+        let s = held(&[(C, 460, MARCH, -1), (P, 430, MARCH, -1)], true);
+        assert_eq!(s.cash, Decimal::from(8_400));
+        // A spot unknown counts as the strike: the call then 20 % of 460 plus 2.
+        let unknown = |_: i64| Decimal::ZERO;
+        let s = secured([(id(C, 460, MARCH), Decimal::NEGATIVE_ONE)], Rule::Paired(&unknown));
+        assert_eq!(s.cash, Decimal::from(9_200));
     }
 
     #[test]
@@ -307,7 +440,7 @@ mod tests {
     }
 
     #[test]
-    fn a_later_call_covers_an_earlier_one_and_shares_cover_the_rest() {
+    fn a_later_call_covers_an_earlier_one_then_shares_then_naked() {
         // A calendar: the April call covers the March one written at its strike.
         let calendar = held(&[(C, 450, MARCH, -1), (C, 450, APRIL, 1)], true);
         assert_eq!(
@@ -318,16 +451,19 @@ mod tests {
         // A diagonal whose bought strike is the worse: the 10 between.
         let diagonal = held(&[(C, 460, MARCH, -1), (C, 470, APRIL, 1)], true);
         assert_eq!(diagonal.cash, Decimal::from(1_000));
-        // An earlier call does not cover a later one: shares do.
-        let reversed = held(&[(C, 450, MARCH, 1), (C, 450, APRIL, -1)], true);
-        assert_eq!(
-            (reversed.cash, selling(&reversed, AAPL)),
-            (Decimal::ZERO, Decimal::from(100))
-        );
+        // An earlier call does not cover a later one: shares do, or it is naked (90 + 2).
+        let reversed = [(C, 450, MARCH, 1), (C, 450, APRIL, -1)];
+        let s = held_with_shares(&reversed, 100, true);
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::ZERO, Decimal::from(100)));
+        let s = held(&reversed, true);
+        assert_eq!((s.cash, selling(&s, AAPL)), (Decimal::from(9_200), Decimal::ZERO));
         // Two written, one covered by a call bought: the other by shares, the lower strike's.
-        let two = held(&[(C, 450, MARCH, -1), (C, 460, MARCH, -1), (C, 470, MARCH, 1)], true);
-        assert_eq!(selling(&two, AAPL), Decimal::from(100));
-        assert_eq!(two.cash, Decimal::from(1_000), "460 written under 470 bought");
+        let two = [(C, 450, MARCH, -1), (C, 460, MARCH, -1), (C, 470, MARCH, 1)];
+        let s = held_with_shares(&two, 100, true);
+        assert_eq!(selling(&s, AAPL), Decimal::from(100));
+        assert_eq!(s.cash, Decimal::from(1_000), "460 written under 470 bought");
+        // Without shares the 450 is naked: 9,200 more.
+        assert_eq!(held(&two, true).cash, Decimal::from(10_200));
     }
 
     #[test]

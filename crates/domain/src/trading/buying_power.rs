@@ -15,7 +15,7 @@ use super::claims::{Claims, OpenClaims, Reserved};
 use super::combo::{ComboKind, Part, part};
 use super::spec::OrderSpec;
 use crate::Rejection;
-use crate::options::secured::secured;
+use crate::options::secured::{Rule, secured, written_alone};
 use crate::options::{Contract, Right, is_contract, multiplier};
 
 /// An order parsed and priced, ready for the check.
@@ -89,8 +89,14 @@ pub struct Headroom {
 /// independent orders) against the account, refusing a buy beyond its buying power and a sell of
 /// shares it does not hold (or already sells in other orders). Of an OCO pair only one leg
 /// trades, so the larger claim counts; an order waiting for a master that buys may sell what the
-/// master buys.
-pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind>) -> Result<Headroom, Rejection> {
+/// master buys. Instruments the account does not hold (the underlyings of contracts written)
+/// are priced by `price_now`.
+pub fn check(
+    standing: Standing,
+    orders: &[&PricedOrder],
+    kind: Option<ComboKind>,
+    price_now: &dyn Fn(i64) -> Decimal,
+) -> Result<Headroom, Rejection> {
     let Standing {
         account_type,
         cash,
@@ -105,11 +111,22 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
         .fold(Exposure::default(), Exposure::plus);
     // What open orders sell, before what written contracts hold back joins it.
     let sold_by_orders = selling.clone();
+    let price = |id: i64| {
+        positions
+            .iter()
+            .find(|p| p.instrument_id == id)
+            .map_or_else(|| price_now(id), |p| p.price)
+    };
     // Contracts written hold back what secures them (`options::secured`): shares under calls,
     // cash for what they can lose (in full, as options bought are paid).
     let secured = secured(
-        positions.iter().map(|p| (p.instrument_id, p.quantity)),
-        account_type == AccountType::Margin,
+        positions.iter().map(|p| {
+            (
+                p.instrument_id,
+                free_to_cover(p.instrument_id, p.quantity, &sold_by_orders),
+            )
+        }),
+        Rule::of(account_type, &price),
     );
     for (&instrument_id, &units) in &secured.selling {
         *selling.entry(instrument_id).or_default() += units;
@@ -146,7 +163,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
             }
         };
         if !p.legs.is_empty() {
-            cost += multi_leg_cost(account_type, cash, &positions, &sold_by_orders, p)?;
+            cost += multi_leg_cost(account_type, cash, &positions, &sold_by_orders, p, price_now)?;
             continue;
         }
         let mut sells = p.instrument_id;
@@ -170,6 +187,16 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
                     let parts = Contract::of_id(p.instrument_id).expect("a contract's id");
                     let shares = p.spec.quantity * multiplier(p.instrument_id);
                     match parts.right {
+                        // In a MARGIN account a contract written holds back its naked
+                        // requirement until it fills; then shares held cover a call
+                        // (`options::secured`).
+                        right if account_type == AccountType::Margin => (
+                            in_full(
+                                written_alone(right, parts.strike, p.estimate, price(parts.underlying_id))
+                                    * p.spec.quantity,
+                            ),
+                            Decimal::ZERO,
+                        ),
                         // A call written is covered by 100 shares a contract, held and not
                         // already sold or covering.
                         Right::Call => {
@@ -184,7 +211,7 @@ pub fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind
                                 return Err(Rejection::new(
                                     ErrorCode::InsufficientPosition,
                                     format!(
-                                        "a call written needs 100 shares of the underlying a contract, held and not already sold or covering: the account has {free} free, {shares} are needed (uncovered calls are not offered)"
+                                        "a call written in a CASH account needs 100 shares of the underlying a contract, held and not already sold or covering: the account has {free} free, {shares} are needed (a MARGIN account may write calls uncovered)"
                                     ),
                                 ));
                             }
@@ -270,9 +297,9 @@ fn multi_leg_cost(
     positions: &[Position],
     sold_by_orders: &HashMap<i64, Decimal>,
     p: &PricedOrder,
+    price_now: &dyn Fn(i64) -> Decimal,
 ) -> Result<Decimal, Rejection> {
     let units = p.spec.quantity;
-    let pair = account_type == AccountType::Margin;
     let mut before: HashMap<i64, (Decimal, Decimal)> = positions
         .iter()
         .map(|h| (h.instrument_id, (h.quantity, h.price)))
@@ -298,12 +325,18 @@ fn multi_leg_cost(
         entry.1 = leg.price;
         before.entry(leg.instrument_id).or_insert((Decimal::ZERO, leg.price)).1 = leg.price;
     }
+    let price = |id: i64| after.get(&id).map_or_else(|| price_now(id), |h| h.1);
     let standing = |holdings: &HashMap<i64, (Decimal, Decimal)>, cash: Decimal| {
         let exposure = holdings
             .iter()
             .map(|(&id, &(quantity, price))| Exposure::of(id, quantity, price))
             .fold(Exposure::default(), Exposure::plus);
-        let held = secured(holdings.iter().map(|(&id, &(quantity, _))| (id, quantity)), pair);
+        let held = secured(
+            holdings
+                .iter()
+                .map(|(&id, &(quantity, _))| (id, free_to_cover(id, quantity, sold_by_orders))),
+            Rule::of(account_type, &price),
+        );
         (power(account_type, cash, exposure, held.cash), held)
     };
     let (power_before, _) = standing(&before, cash);
@@ -321,13 +354,23 @@ fn multi_leg_cost(
                     )
                 } else {
                     format!(
-                        "calls written need 100 shares of the underlying a contract, or calls bought to cover them: {needed} shares are needed and {free} are free (uncovered calls are not offered)"
+                        "calls written in a CASH account need 100 shares of the underlying a contract, or calls bought to cover them: {needed} shares are needed and {free} are free (a MARGIN account may write calls uncovered)"
                     )
                 },
             ));
         }
     }
     Ok(power_before - power_after)
+}
+
+/// What of `quantity` of `instrument_id` may cover contracts written: a contract's position
+/// whole (what sells it is weighed apart), the shares open orders do not already sell.
+fn free_to_cover(instrument_id: i64, quantity: Decimal, sold_by_orders: &HashMap<i64, Decimal>) -> Decimal {
+    if is_contract(instrument_id) || quantity <= Decimal::ZERO {
+        quantity
+    } else {
+        (quantity - sold_by_orders.get(&instrument_id).copied().unwrap_or_default()).max(Decimal::ZERO)
+    }
 }
 
 /// Whether option order `p` opens or closes a position, the account holding `held` of its
@@ -405,6 +448,7 @@ pub fn check_turn(
             standing.clone().claiming(&accepted.claims(None, &price_now)),
             &placing.priced,
             placing.kind,
+            &price_now,
         );
         if verdict.is_ok() {
             placing.claims.iter().cloned().for_each(|claim| accepted.add(claim));
@@ -573,6 +617,16 @@ pub(crate) mod tests {
         );
     }
 
+    /// The check with nothing priced beyond the account's positions.
+    fn check(standing: Standing, orders: &[&PricedOrder], kind: Option<ComboKind>) -> Result<Headroom, Rejection> {
+        super::check(standing, orders, kind, &|_| Decimal::ZERO)
+    }
+
+    /// The underlying of [`contract`]'s contracts at 450.
+    fn spot(instrument_id: i64) -> Decimal {
+        if instrument_id == 1 { d("450") } else { Decimal::ZERO }
+    }
+
     fn contract(right: Right, strike: &str) -> i64 {
         Contract {
             underlying: "AAPL".into(),
@@ -589,13 +643,29 @@ pub(crate) mod tests {
         let call = contract(Right::Call, "450");
         let write = |quantity: &str| normal(call, Side::Sell, quantity, "10");
         let code = |standing: Standing, orders: &[&PricedOrder]| check(standing, orders, None).unwrap_err().code;
-        // Uncovered: refused in both kinds of account.
+        // Uncovered: refused in a CASH account; in a MARGIN account it holds back its naked
+        // requirement less its premium, in full: (20 % of 450 + 10) × 100 − 1,000, twice.
         assert_eq!(code(cash("100000"), &[&write("1")]), ErrorCode::InsufficientPosition);
         let margin = Standing {
             account_type: AccountType::Margin,
             ..cash("100000")
         };
-        assert_eq!(code(margin, &[&write("1")]), ErrorCode::InsufficientPosition);
+        let naked = super::check(margin.clone(), &[&write("1")], None, &spot).unwrap();
+        assert_eq!(naked.before - naked.after, d("18000"));
+        // Written, it holds back the same with its mark at 10, and the premium is in the cash.
+        let written = holding(
+            Standing {
+                cash: d("101000"),
+                ..margin
+            },
+            call,
+            "-1",
+            "10",
+        );
+        assert_eq!(
+            super::check(written, &[], None, &spot).unwrap().before,
+            d("202000") - d("20000")
+        );
         // 250 shares cover two contracts, which take no buying power; a third is uncovered.
         let shares = holding(cash("1000"), 1, "250", "440");
         assert_eq!(check(shares.clone(), &[&write("2")], None).unwrap().after, d("1000"));
@@ -713,12 +783,13 @@ pub(crate) mod tests {
             check(cash("44999"), &[&write], None).unwrap_err().code,
             ErrorCode::InsufficientBuyingPower
         );
-        // Of a margin account's buying power it takes twice that: secured in full.
+        // A margin account holds back its naked requirement instead, less its premium, in full:
+        // (20 % of 450 + 10) × 100 − 1,000, twice.
         let margin = Standing {
             account_type: AccountType::Margin,
             ..cash("45000")
         };
-        assert_eq!(check(margin, &[&write], None).unwrap().after, d("0"));
+        assert_eq!(super::check(margin, &[&write], None, &spot).unwrap().after, d("72000"));
         // Written, the put keeps holding the cash back (its premium received is the account's).
         let written = holding(cash("46000"), put, "-1", "9");
         assert_eq!(check(written.clone(), &[], None).unwrap().before, d("1000"));
@@ -788,6 +859,7 @@ pub(crate) mod tests {
             oco: None,
             waits: false,
             writes: false,
+            margin: false,
             legs: None,
         };
         let placings = [

@@ -9,11 +9,13 @@
 use std::collections::HashMap;
 
 use rust_decimal::Decimal;
+use signet_model::AccountType;
 use signet_model::orders::{PositionIntent, Side};
 
 use super::combo::{Part, part};
 use super::multi_leg::LegsClaim;
 use super::order::{Order, is_open};
+use crate::options::secured::written_alone;
 use crate::options::{Contract, Right, is_contract, multiplier};
 
 /// An open order's claim on its account.
@@ -31,12 +33,15 @@ pub struct Reserved {
     pub waits: bool,
     /// An option sale that writes contracts (SELL_TO_OPEN): it holds back what secures them.
     pub writes: bool,
+    /// Its account is a MARGIN account: contracts it writes hold back their naked requirement.
+    pub margin: bool,
     /// A multi-leg order's underlying and what each unit claims ([`LegsClaim`]).
     pub legs: Option<(i64, LegsClaim)>,
 }
 
 impl Reserved {
-    pub fn of(order: &Order) -> Self {
+    /// The claim of `order`, of an account of `account_type`.
+    pub fn of(order: &Order, account_type: AccountType) -> Self {
         Reserved {
             order_id: order.order_id.clone(),
             side: order.side,
@@ -50,6 +55,7 @@ impl Reserved {
                 .map(|c| c.combo_order_id.clone()),
             waits: order.waits_for.is_some(),
             writes: order.position_intent == Some(PositionIntent::SellToOpen),
+            margin: account_type == AccountType::Margin,
             legs: order
                 .multi_leg
                 .as_ref()
@@ -84,6 +90,19 @@ impl Reserved {
                     Decimal::ZERO,
                 ),
             ),
+            // Until it fills, what it writes is naked ([`written_alone`]), at the underlying's
+            // price now: its claim floats.
+            (Side::Sell, Some(parts)) if self.margin => {
+                let premium = self.price.unwrap_or_else(|| price_now(self.instrument_id));
+                let spot = price_now(parts.underlying_id);
+                (
+                    self.instrument_id,
+                    (
+                        self.remaining * written_alone(parts.right, parts.strike, premium, spot),
+                        Decimal::ZERO,
+                    ),
+                )
+            }
             (Side::Sell, Some(parts)) => {
                 let shares = self.remaining * multiplier(self.instrument_id);
                 match parts.right {
@@ -99,7 +118,9 @@ impl Reserved {
     /// Whether its claim is the same whatever the price and the other orders: a running total
     /// can hold it.
     fn fixed(&self) -> bool {
-        self.oco.is_none() && (self.price.is_some() || self.side == Side::Sell || self.legs.is_some())
+        self.oco.is_none()
+            && !(self.writes && self.margin)
+            && (self.price.is_some() || self.side == Side::Sell || self.legs.is_some())
     }
 
     fn add_to(&self, claims: &mut Claims, price_now: impl Fn(i64) -> Decimal) {
@@ -206,11 +227,12 @@ impl OpenClaims {
         }
     }
 
-    /// An order as it is now: its claim while open, none once ended.
-    pub fn follow(&mut self, order: &Order) {
+    /// An order of an account of `account_type` as it is now: its claim while open, none once
+    /// ended.
+    pub fn follow(&mut self, order: &Order, account_type: AccountType) {
         self.remove(&order.order_id);
         if is_open(order.status) {
-            self.add(Reserved::of(order));
+            self.add(Reserved::of(order, account_type));
         }
     }
 
@@ -264,6 +286,7 @@ mod tests {
             oco: oco.map(str::to_owned),
             waits,
             writes: false,
+            margin: false,
             legs: None,
         };
         let open = [
@@ -301,6 +324,7 @@ mod tests {
             oco: None,
             waits: false,
             writes: true,
+            margin: false,
             legs: None,
         };
         let claims = claims([writing(Right::Call, 2), writing(Right::Put, 1)].iter(), |_| {
@@ -336,7 +360,7 @@ mod tests {
         use signet_model::orders::{OrderStatus, OrderType};
         let open = Order::sample("A", Side::Buy, OrderType::Limit);
         let mut claims = OpenClaims::default();
-        claims.add(Reserved::of(&open));
+        claims.add(Reserved::of(&open, AccountType::Cash));
         assert!(!claims.may_have_filled(&open), "as known");
         let part = Order {
             filled_quantity: Decimal::ONE,
@@ -381,6 +405,7 @@ mod tests {
                     oco: oco.map(|o| o.to_string()),
                     waits,
                     writes: false,
+                    margin: false,
                     legs: None,
                 })
                 .collect();
@@ -419,6 +444,7 @@ mod tests {
                     oco: oco.map(|o| o.to_string()),
                     waits: false,
                     writes: false,
+                    margin: false,
                     legs: None,
                 })
                 .collect();
@@ -550,7 +576,7 @@ mod tests {
             }
 
             fn add(&mut self, order: Order) {
-                self.claims.add(Reserved::of(&order));
+                self.claims.add(Reserved::of(&order, self.account_type));
                 self.open.push(order);
             }
         }
@@ -642,11 +668,12 @@ mod tests {
                                 next += 1;
                                 let o = order(&account, next, new);
                                 let p = priced(&account, &o);
-                                let in_turn = check(standing.clone().claiming(&claimed.claims(None, |id| account.mark(id))), &[&p], None);
-                                let alone = check(one_by_one.standing(None), &[&p], None);
+                                let mark = |id| account.mark(id);
+                                let in_turn = check(standing.clone().claiming(&claimed.claims(None, mark)), &[&p], None, &mark);
+                                let alone = check(one_by_one.standing(None), &[&p], None, &mark);
                                 prop_assert_eq!(in_turn.is_ok(), alone.is_ok(), "order {:?}", o);
                                 if in_turn.is_ok() {
-                                    claimed.add(Reserved::of(&o));
+                                    claimed.add(Reserved::of(&o, account.account_type));
                                     one_by_one.add(o.clone());
                                     let claims_cash = o.side != Side::Sell;
                                     account.add(o);
@@ -669,9 +696,9 @@ mod tests {
                                 ..before.clone()
                             };
                             let standing = account.standing(Some(&before.order_id));
-                            if check(standing, &[&priced(&account, &replaced)], None).is_ok() {
+                            if check(standing, &[&priced(&account, &replaced)], None, &|id| account.mark(id)).is_ok() {
                                 let claims_cash = replaced.side != Side::Sell;
-                                account.claims.follow(&replaced);
+                                account.claims.follow(&replaced, account.account_type);
                                 account.open[at] = replaced;
                                 fits_after(&account, claims_cash)?;
                             }
@@ -714,7 +741,7 @@ mod tests {
                                         filled_amount: fill.filled_amount,
                                         ..o
                                     };
-                                    account.claims.follow(&filled);
+                                    account.claims.follow(&filled, account.account_type);
                                     if is_open(filled.status) {
                                         account.open[at] = filled;
                                     } else {

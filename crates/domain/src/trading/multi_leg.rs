@@ -25,7 +25,7 @@ use signet_model::wire::WireEnum;
 use super::accounting::{Commission, Exposure, Holding, NotFilled, Refusal, apply_fill_scaled, power};
 use super::matching::trades_in;
 use super::order::{Event, Order, is_open, transition};
-use crate::options::secured::secured;
+use crate::options::secured::{Rule, secured};
 use crate::options::strategy::Strategy;
 use crate::options::{Contract, direction, hundred};
 use crate::simulator::{Held, Quote};
@@ -154,13 +154,13 @@ pub fn debit(side: Side, order_type: OrderType, limit: Option<Decimal>, estimate
     }
 }
 
-/// What one unit of `legs` claims while open in an account whose bought contracts cover its
-/// written ones (`pair`: MARGIN): its debit (`debit` per share, nothing for a credit) and what
+/// What one unit of `legs` claims while open in an account whose written contracts are secured
+/// by `rule` (priced as at placement: the claim is kept as it is): its debit (`debit` per share, nothing for a credit) and what
 /// the legs hold back as if they were the account's only positions, which is at least what they
 /// add to the account's ([`crate::options::secured`] never holds back more for positions
 /// together than for each part alone).
-pub fn claim(multi: &MultiLeg, debit: Decimal, pair: bool) -> LegsClaim {
-    let held = secured(multi.moves(Decimal::ONE), pair);
+pub fn claim(multi: &MultiLeg, debit: Decimal, rule: Rule<'_>) -> LegsClaim {
+    let held = secured(multi.moves(Decimal::ONE), rule);
     let shares = multi
         .underlying_id()
         .and_then(|u| held.selling.get(&u).copied())
@@ -282,7 +282,10 @@ pub fn fill_legs(
             .iter()
             .map(|(&id, h)| Exposure::of(id, h.quantity, price_of(id)))
             .fold(Exposure::default(), Exposure::plus);
-        let held = secured(holdings.iter().map(|(&id, h)| (id, h.quantity)), pair);
+        let held = secured(
+            holdings.iter().map(|(&id, h)| (id, h.quantity)),
+            Rule::of(account_type, &price_of),
+        );
         (power(account_type, cash, exposure, held.cash), held)
     };
     let (power_before, _) = standing(positions, cash);
@@ -460,7 +463,7 @@ mod tests {
     fn a_unit_claims_its_debit_and_what_its_written_legs_hold_back_alone() {
         let v = vertical();
         assert_eq!(
-            claim(&v, d("4.20"), true),
+            claim(&v, d("4.20"), Rule::Paired(&|_| Decimal::ZERO)),
             LegsClaim {
                 cash: d("420"),
                 shares: Decimal::ZERO
@@ -468,7 +471,7 @@ mod tests {
         );
         // In a CASH account the call written needs its shares.
         assert_eq!(
-            claim(&v, d("4.20"), false),
+            claim(&v, d("4.20"), Rule::Alone),
             LegsClaim {
                 cash: d("420"),
                 shares: d("100")
@@ -479,7 +482,7 @@ mod tests {
             ..vertical()
         };
         assert_eq!(
-            claim(&credit, d("-3"), true).cash,
+            claim(&credit, d("-3"), Rule::Paired(&|_| Decimal::ZERO)).cash,
             d("1000"),
             "the width, the credit aside"
         );

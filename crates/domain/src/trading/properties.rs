@@ -336,7 +336,7 @@ fn fills_respect_quantities_cash_and_stops_in(
             reserved_premiums: Decimal::ZERO,
             selling: HashMap::new(),
         };
-        let power = buying_power::check(standing.clone(), &[], None)
+        let power = buying_power::check(standing.clone(), &[], None, &|_| Decimal::ZERO)
             .expect("no orders, no refusal")
             .before;
         if power >= Decimal::new(1, 2) {
@@ -344,10 +344,10 @@ fn fills_respect_quantities_cash_and_stops_in(
                 buying_power::tests::order(2, Side::Buy, "1", &estimate.to_string(), ComboType::Normal)
             };
             prop_assert!(
-                buying_power::check(standing.clone(), &[&buy(power)], None).is_ok(),
+                buying_power::check(standing.clone(), &[&buy(power)], None, &|_| Decimal::ZERO).is_ok(),
                 "exactly the buying power"
             );
-            let over = buying_power::check(standing, &[&buy(power + Decimal::new(1, 2))], None);
+            let over = buying_power::check(standing, &[&buy(power + Decimal::new(1, 2))], None, &|_| Decimal::ZERO);
             prop_assert_eq!(
                 over.map_err(|r| r.code),
                 Err(ErrorCode::InsufficientBuyingPower),

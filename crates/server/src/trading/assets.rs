@@ -81,7 +81,8 @@ pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Re
         .collect();
     let (cash, reserved) = (standing.cash, standing.reserved);
     // Before any new order: the buying power placement checks a buy against.
-    let buying_power = buying_power::check(standing, &[], None)?.before;
+    let price_now = |id| state.accounts().last_price(id, now);
+    let buying_power = buying_power::check(standing, &[], None, &price_now)?.before;
     Ok(Holdings {
         account_currency: account.currency.clone(),
         cash,

@@ -169,8 +169,12 @@ async fn check_account(
     kind: Option<ComboKind>,
     replacing: Option<&str>,
 ) -> Result<Headroom, ApiError> {
-    let (standing, _) = state.accounts().standing(&account.account_id, replacing).await?;
-    Ok(buying_power::check(standing, orders, kind)?)
+    let accounts = state.accounts();
+    let (standing, _) = accounts.standing(&account.account_id, replacing).await?;
+    let now = state.simulator.now_ms();
+    Ok(buying_power::check(standing, orders, kind, &|id| {
+        accounts.last_price(id, now)
+    })?)
 }
 
 fn new_order(

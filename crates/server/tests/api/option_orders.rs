@@ -783,3 +783,136 @@ async fn a_waiting_market_buy_claims_its_mark_across_a_restart() {
         "SUBMITTED"
     );
 }
+
+/// The standard requirement of one contract written naked, per share, less its premium (which
+/// it cancels): 20 % of the underlying less what the contract is out of the money, at least
+/// 10 % of the underlying (a call) or of the strike (a put).
+fn naked_per_share(right: &str, strike: Decimal, spot: Decimal) -> Decimal {
+    let (out, floor) = if right == "CALL" {
+        ((strike - spot).max(Decimal::ZERO), spot / d("10"))
+    } else {
+        ((spot - strike).max(Decimal::ZERO), strike / d("10"))
+    };
+    (spot / d("5") - out).max(floor)
+}
+
+/// A MARGIN account writes calls and puts naked: while it rests an order holds back its
+/// standard requirement (less its premium, in full: twice of a margin account's power), once
+/// written the contract holds back the requirement with its mark; shares bought afterwards
+/// cover the call, which frees it. Naked puts placed at once never promise the same power
+/// twice. A CASH account still refuses both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_margin_account_writes_naked_at_the_standard_requirement() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let (cash_account, account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
+    let spot = d(&server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap()[0]
+        .price);
+    let place = |id: &str, side: &str, limit: Option<&str>, strike: &str, right: &str| {
+        place_at(
+            &server,
+            "/trading/orders/place",
+            &account,
+            option_order(id, side, "1", limit, strike, right),
+        )
+    };
+    place_at(
+        &server,
+        "/trading/orders/place",
+        &cash_account,
+        option_order("naked", "SELL", "1", None, "460", "CALL"),
+    )
+    .await
+    .assert_error(400, "INSUFFICIENT_POSITION");
+
+    // Resting far above the bid, a call at 460 holds back its requirement.
+    let (_, _, power) = balance(&server, &account).await;
+    assert_eq!(power, d("200000"));
+    let call = naked_per_share("CALL", d("460"), spot) * d("100");
+    let resting = place("rest", "SELL", Some("90.00"), "460", "CALL").await;
+    assert_eq!(resting.status, 200, "{}", resting.body);
+    let (_, _, resting_power) = balance(&server, &account).await;
+    assert_eq!(power - resting_power, call * d("2"), "spot {spot}");
+    let cancelled = post(
+        &server,
+        "/trading/orders/cancel",
+        &json!({"account_id": account, "client_order_id": "rest"}),
+    )
+    .await;
+    assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+
+    // Written at the market: the requirement with its mark, the premium in the cash.
+    assert_eq!(place("call", "SELL", None, "460", "CALL").await.status, 200);
+    ops.market().step(1).await.unwrap();
+    let o = detail(&server, &account, "call").await["orders"][0].clone();
+    assert_eq!(o["status"], "FILLED", "{o}");
+    let spot = d(&server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap()[0]
+        .price);
+    let quote = snapshot(&server, "AAPL130315C00460000").await;
+    let mark = ((d(&quote.bid) + d(&quote.ask)) / d("2")).round_dp(4);
+    let (cash, _, written_power) = balance(&server, &account).await;
+    let held = (naked_per_share("CALL", d("460"), spot) + mark) * d("100");
+    assert_eq!(written_power, (cash - held) * d("2"));
+
+    // 100 shares bought cover it: the account's power is its cash and shares' alone (twice
+    // the cash, plus the shares' half of their value), nothing held back for the call.
+    let placed = place_at(&server, "/trading/orders/place", &account, shares_order("aapl", "BUY")).await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    let spot = d(&server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap()[0]
+        .price);
+    let (cash, _, covered_power) = balance(&server, &account).await;
+    assert_eq!(
+        covered_power,
+        cash * d("2") + spot * d("100"),
+        "before: {written_power}"
+    );
+    // And the shares covering it are not sold while it is written.
+    place_at(
+        &server,
+        "/trading/orders/place",
+        &account,
+        shares_order("aapl-out", "SELL"),
+    )
+    .await
+    .assert_error(400, "INSUFFICIENT_POSITION");
+
+    // Puts at 430 placed at once, resting: as many as the power left holds, no more.
+    let (_, _, left) = balance(&server, &account).await;
+    let spot = d(&server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap()[0]
+        .price);
+    let per_put = naked_per_share("PUT", d("430"), spot) * d("100") * d("2");
+    let expected = (left / per_put).floor();
+    let n = expected.to_string().parse::<usize>().unwrap() + 4;
+    let puts = (0..n)
+        .map(|i| option_order(&format!("put-{i}"), "SELL", "1", Some("90.00"), "430", "PUT"))
+        .collect();
+    let answers = at_once(&server, &account, puts).await;
+    let accepted = answers.iter().filter(|a| a.status == 200).count();
+    assert_eq!(Decimal::from(accepted), expected, "{left} / {per_put}");
+    for refused in answers.iter().filter(|a| a.status != 200) {
+        refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
+    }
+    let (_, _, after) = balance(&server, &account).await;
+    assert_eq!(after, left - per_put * expected);
+}
