@@ -96,11 +96,17 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
 /// without its `request_id` (as [`payload`]). The numbers are written as the positions table
 /// keeps them, so that the event and the positions list agree.
 pub fn position_payload(order: &Order, holding: Holding) -> Option<String> {
+    leg_position_payload(order, order.instrument_id, &order.symbol, holding)
+}
+
+/// [`position_payload`] of the position in `instrument_id` (`symbol`) a fill of `order` left
+/// at `holding`: one of a multi-leg order's legs.
+pub fn leg_position_payload(order: &Order, instrument_id: i64, symbol: &str, holding: Holding) -> Option<String> {
     let payload = PositionEventPayload {
         request_id: String::new(),
         account_id: order.account_id.clone(),
-        symbol: order.symbol.clone(),
-        instrument_id: order.instrument_id.to_string(),
+        symbol: symbol.to_owned(),
+        instrument_id: instrument_id.to_string(),
         quantity: holding.quantity.normalize().to_string(),
         cost_price: holding.average_cost.normalize().to_string(),
         order_id: order.order_id.clone(),

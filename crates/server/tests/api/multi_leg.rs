@@ -199,10 +199,39 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
     assert_eq!(cancel.status, 200, "{}", cancel.body);
     assert_eq!(balance(&server, &account).await.1, power);
 
+    let mut events = crate::events::subscribe(&server, &[&account]).await;
+    let subscribed = crate::events::next(&mut events).await.unwrap().unwrap();
+    assert_eq!(subscribed.event_type, 0, "the subscription's first message");
     let high = (net + d("1")).round_dp(2);
     let placed = place(&server, &account, call_vertical("high", Some(&high.to_string()))).await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
+    // Its events: placed and filled as an order, then a position event a leg.
+    let mut seen = Vec::new();
+    while seen.len() < 4 {
+        let (m, payload) = crate::events::next_event(&mut events).await;
+        if payload["client_order_id"] != "high" {
+            continue;
+        }
+        seen.push(if m.event_type == 1028 {
+            format!(
+                "{} {}",
+                payload["symbol"].as_str().unwrap(),
+                payload["quantity"].as_str().unwrap()
+            )
+        } else {
+            payload["scene_type"].as_str().unwrap().to_owned()
+        });
+    }
+    assert_eq!(
+        seen,
+        [
+            "PLACE_SUCCESS",
+            "FINAL_FILLED",
+            "AAPL130315C00450000 2",
+            "AAPL130315C00460000 -2"
+        ]
+    );
     let filled = detail(&server, &account, "high").await;
     let o = &filled["orders"][0];
     assert_eq!(o["status"], "FILLED", "{filled}");

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rust_decimal::Decimal;
 use signet_domain::trading::accounting::{Holding, NotFilled};
+use signet_domain::trading::events::leg_position_payload;
 use signet_domain::trading::multi_leg::{MultiLeg, fill_legs};
 use signet_domain::trading::order::Order;
 use signet_model::AccountType;
@@ -99,7 +100,23 @@ pub(super) async fn apply_legs_fill(
     let updated = order_by_id(&mut tx, &order.order_id)
         .await?
         .expect("the order just updated");
-    record_event(&mut tx, &updated, fill.time.0, order.status, effect.event, None, None).await?;
+    // A position event a leg: the first with the order's event, the others after it.
+    let mut positions = multi
+        .legs
+        .iter()
+        .zip(&effect.holdings)
+        .map(|(leg, after)| leg_position_payload(&updated, leg.instrument_id, &leg.symbol, *after));
+    let first = positions.next().flatten();
+    record_event(&mut tx, &updated, fill.time.0, order.status, effect.event, None, first).await?;
+    for position in positions {
+        query("INSERT INTO order_events (account_id, n, time, event, position_payload) VALUES ($1, 1, $2, $3, $4)")
+            .bind(&order.account_id)
+            .bind(fill.time.0)
+            .bind(effect.event.as_str())
+            .bind(position)
+            .execute(&mut tx)
+            .await?;
+    }
     tx.commit().await?;
     Ok(FillOutcome::Applied(Box::new(updated)))
 }
