@@ -1,13 +1,16 @@
 //! Replacing an open order (catalog 3.9): its quantity, limit price and stop price may change,
 //! nothing else (a new order type, time in force or trailing step takes a cancel and a new
 //! order). The filled part stays: the new quantity must be more than what has filled, and the
-//! replaced order's unfilled part is checked against the account anew.
+//! replaced order's unfilled part is checked against the account anew. A multi-leg order's
+//! quantity counts units of the whole and its limit is a net price: both may change, through
+//! `quantity` or its legs' quantities; its legs stay.
 
 use rust_decimal::Decimal;
 use signet_model::orders::{ComboType, ModifyOrder, OrderType, TradingSession};
 use signet_model::wire::WireEnum;
 
-use super::buying_power::PricedOrder;
+use super::buying_power::{PricedLeg, PricedOrder};
+use super::multi_leg::{self, LegsClaim, MultiLeg};
 use super::order::{Order, is_open, not_open};
 use super::spec::{self, OrderSpec};
 use crate::Rejection;
@@ -19,6 +22,9 @@ pub struct Replacement {
     pub quantity: Decimal,
     pub limit_price: Option<Decimal>,
     pub stop_price: Option<Decimal>,
+    /// Of a multi-leg order, what a unit claims at the new limit ([`super::multi_leg::claim`]),
+    /// set once the replacement is checked.
+    pub legs_claim: Option<LegsClaim>,
 }
 
 /// The one order of `modify_orders`, if it asks to change only what a replacement may change.
@@ -46,6 +52,9 @@ fn leg_quantity(order: &Order, modify: &ModifyOrder) -> Result<Option<Decimal>, 
         return Ok(None);
     };
     let legs = legs.as_array().map(Vec::as_slice).unwrap_or_default();
+    if let Some(multi) = &order.multi_leg {
+        return legs_units(order, multi, legs);
+    }
     match legs {
         [] => Ok(None),
         [leg] if crate::options::is_contract(order.instrument_id) => {
@@ -63,6 +72,42 @@ fn leg_quantity(order: &Order, modify: &ModifyOrder) -> Result<Option<Decimal>, 
             "legs are replaced on option orders only, one leg with its id and quantity",
         )),
     }
+}
+
+/// The units a multi-leg order's replacement gives it through `legs` (`[{id, quantity}]`, the
+/// ids its detail shows, `ORDER_ID-n`): each leg named holds its contracts, which must make the
+/// same whole number of units of every leg named.
+fn legs_units(order: &Order, multi: &MultiLeg, legs: &[serde_json::Value]) -> Result<Option<Decimal>, Rejection> {
+    let mut units: Option<Decimal> = None;
+    for (i, leg) in legs.iter().enumerate() {
+        let id = leg
+            .get("id")
+            .and_then(|v| v.as_str().map(str::to_owned).or_else(|| Some(v.to_string())))
+            .unwrap_or_default();
+        let ratio = id
+            .strip_prefix(order.order_id.as_str())
+            .and_then(|n| n.strip_prefix('-'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|n| multi.legs.get(n))
+            .map(|l| Decimal::from(l.ratio))
+            .ok_or_else(|| {
+                Rejection::illegal_parameter(format!(
+                    "legs[{i}].id {id:?} is not one of the order's legs: read them from its detail (orders[0].legs[n].id)"
+                ))
+            })?;
+        let Some(contracts) = spec::decimal(&format!("legs[{i}].quantity"), leg.get("quantity"))? else {
+            continue;
+        };
+        let leg_units = contracts / ratio;
+        if leg_units.fract() != Decimal::ZERO || units.is_some_and(|u| u != leg_units) {
+            return Err(Rejection::illegal_parameter(
+                "a multi-leg order's legs keep their ratio: each leg's quantity is the order's units times its share of a unit",
+            ));
+        }
+        units = Some(leg_units);
+    }
+    Ok(units)
 }
 
 /// What `modify` makes of `order`: a field not given keeps the order's value. The order must be
@@ -83,6 +128,24 @@ pub fn apply(order: &Order, modify: &ModifyOrder) -> Result<Replacement, Rejecti
             "an option order's quantity is a whole number of contracts, at most {}",
             spec::MAX_CONTRACTS
         )));
+    }
+    if let Some(multi) = &order.multi_leg {
+        let most_per_unit = multi.legs.iter().map(|l| l.ratio).max().unwrap_or(1);
+        if quantity.fract() != Decimal::ZERO
+            || quantity * Decimal::from(most_per_unit) > Decimal::from(spec::MAX_CONTRACTS)
+        {
+            return Err(Rejection::illegal_parameter(format!(
+                "a multi-leg order's quantity is a whole number of units, its legs at most {} contracts each",
+                spec::MAX_CONTRACTS
+            )));
+        }
+        if let Some(limit) = spec::decimal("limit_price", modify.limit_price.as_ref())?
+            && limit.normalize().scale() > 2
+        {
+            return Err(Rejection::illegal_parameter(format!(
+                "limit_price {limit} is a multi-leg order's net price: in steps of 0.01"
+            )));
+        }
     }
     if quantity <= order.filled_quantity || quantity > Decimal::from(spec::MAX_QUANTITY) || quantity.scale() > 6 {
         return Err(Rejection::illegal_parameter(format!(
@@ -124,6 +187,7 @@ pub fn apply(order: &Order, modify: &ModifyOrder) -> Result<Replacement, Rejecti
         quantity,
         limit_price,
         stop_price,
+        legs_claim: None,
     })
 }
 
@@ -156,6 +220,26 @@ impl Replacement {
             estimate: self.limit_price.or(self.stop_price).unwrap_or_else(market_price),
             legs: Vec::new(),
         }
+    }
+
+    /// The unfilled units of multi-leg `order` (its legs `multi`) as replaced, for the check:
+    /// each leg at `prices` now (its ask bought, its bid sold), the order at the debit of a unit
+    /// at its new limit ([`multi_leg::debit`]).
+    pub fn remaining_legs(&self, order: &Order, multi: &MultiLeg, prices: &[Decimal]) -> PricedOrder {
+        let mut priced = self.remaining(order, || multi.net(prices));
+        priced.estimate = multi_leg::debit(order.side, order.order_type, self.limit_price, multi.net(prices));
+        priced.legs = multi
+            .legs
+            .iter()
+            .zip(prices)
+            .map(|(leg, &price)| PricedLeg {
+                instrument_id: leg.instrument_id,
+                side: leg.side,
+                ratio: leg.ratio,
+                price,
+            })
+            .collect();
+        priced
     }
 }
 
@@ -305,7 +389,8 @@ mod tests {
             Replacement {
                 quantity: d("10"),
                 limit_price: Some(d("100")),
-                stop_price: None
+                stop_price: None,
+                legs_claim: None,
             }
         );
         assert_eq!(
@@ -313,7 +398,8 @@ mod tests {
             Replacement {
                 quantity: d("12"),
                 limit_price: Some(d("101.5")),
-                stop_price: None
+                stop_price: None,
+                legs_claim: None,
             }
         );
         let stop_limit = order(OrderType::StopLossLimit);
@@ -322,7 +408,8 @@ mod tests {
             Replacement {
                 quantity: d("10"),
                 limit_price: Some(d("100")),
-                stop_price: Some(d("95"))
+                stop_price: Some(d("95")),
+                legs_claim: None,
             }
         );
         let trailing = order(OrderType::TrailingStopLoss);
@@ -331,7 +418,8 @@ mod tests {
             Replacement {
                 quantity: d("3"),
                 limit_price: None,
-                stop_price: Some(d("105"))
+                stop_price: Some(d("105")),
+                legs_claim: None,
             },
             "a trailing stop keeps the stop it has moved to"
         );
@@ -427,7 +515,8 @@ mod tests {
             Replacement {
                 quantity: d("10"),
                 limit_price: None,
-                stop_price: None
+                stop_price: None,
+                legs_claim: None,
             },
             "an empty price is no price"
         );
@@ -495,5 +584,71 @@ mod tests {
                 "{refused}"
             );
         }
+    }
+
+    /// A butterfly of 2 units (legs of 1, 2 and 1 contracts a unit) at a net limit of 1.50.
+    fn butterfly() -> Order {
+        use crate::trading::multi_leg::OrderLeg;
+        let leg = |side, ratio| OrderLeg {
+            instrument_id: 1,
+            symbol: "AAPL".into(),
+            side,
+            ratio,
+            filled_price: None,
+        };
+        Order {
+            quantity: d("2"),
+            limit_price: Some(d("1.50")),
+            multi_leg: Some(MultiLeg {
+                strategy: crate::options::strategy::Strategy::Butterfly,
+                legs: vec![leg(Side::Buy, 1), leg(Side::Sell, 2), leg(Side::Buy, 1)],
+                claim: LegsClaim::default(),
+            }),
+            ..order(OrderType::Limit)
+        }
+    }
+
+    #[test]
+    fn a_multi_leg_order_takes_new_units_and_a_net_limit_in_cents() {
+        let fly = butterfly();
+        let id = |n: usize| format!("{}-{n}", fly.order_id);
+        let new = apply(&fly, &modify(json!({"quantity": "3", "limit_price": "1.20"}))).unwrap();
+        assert_eq!((new.quantity, new.limit_price), (d("3"), Some(d("1.20"))));
+        // Through its legs: 8 contracts of the 2-a-unit leg and 4 of a 1-a-unit leg are 4 units.
+        let legs = json!({"legs": [{"id": id(2), "quantity": "8"}, {"id": id(3), "quantity": "4"}]});
+        assert_eq!(apply(&fly, &modify(legs)).unwrap().quantity, d("4"));
+        for (fields, says) in [
+            (json!({"legs": [{"id": id(2), "quantity": "3"}]}), "keep their ratio"),
+            (
+                json!({"legs": [{"id": id(1), "quantity": "2"}, {"id": id(2), "quantity": "6"}]}),
+                "keep their ratio",
+            ),
+            (
+                json!({"legs": [{"id": id(4), "quantity": "2"}]}),
+                "not one of the order's legs",
+            ),
+            (
+                json!({"legs": [{"id": "other-1", "quantity": "2"}]}),
+                "not one of the order's legs",
+            ),
+            (json!({"quantity": "2.5"}), "whole number of units"),
+            (json!({"limit_price": "1.205"}), "steps of 0.01"),
+        ] {
+            let refused = refused(&fly, fields.clone());
+            assert!(refused.message.contains(says), "{fields}: {}", refused.message);
+        }
+    }
+
+    #[test]
+    fn a_multi_leg_replacement_is_checked_at_its_new_net() {
+        let fly = butterfly();
+        let Some(multi) = &fly.multi_leg else { unreachable!() };
+        let new = apply(&fly, &modify(json!({"quantity": "5", "limit_price": "1.10"}))).unwrap();
+        let priced = new.remaining_legs(&fly, multi, &[d("12"), d("8"), d("5")]);
+        assert_eq!((priced.spec.quantity, priced.estimate), (d("5"), d("1.10")));
+        assert_eq!(
+            priced.legs.iter().map(|l| (l.ratio, l.price)).collect::<Vec<_>>(),
+            [(1, d("12")), (2, d("8")), (1, d("5"))]
+        );
     }
 }

@@ -12,6 +12,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::{format_day, parse_day};
 use signet_domain::options::market;
+use signet_domain::options::secured::Rule;
 use signet_domain::options::{Contract, MULTIPLIER, is_contract};
 use signet_domain::scenarios::Operation;
 use signet_domain::simulator::Quote;
@@ -21,14 +22,14 @@ use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::buying_power::{self, Headroom, PricedOrder};
 use signet_domain::trading::combo::{self, Combo, ComboKind};
 use signet_domain::trading::expiry;
-use signet_domain::trading::multi_leg::{LegsClaim, MultiLeg, OrderLeg as LegOfOrder};
+use signet_domain::trading::multi_leg::{self, LegsClaim, MultiLeg, OrderLeg as LegOfOrder};
 use signet_domain::trading::order::{self, Event, Order};
 use signet_domain::trading::placement::{self, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec;
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderDetail, OrderLeg,
-    OrderPage, OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
+    OrderPage, OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
 };
 use signet_model::{ErrorBody, ErrorCode};
 use signet_store::{AccountRecord, OrderQuery};
@@ -523,13 +524,7 @@ pub(super) async fn replace_order(
         .scenarios
         .check_order(Operation::Replace, &account.account_id, order, state.simulator.now_ms())
         .await?;
-    if order.multi_leg.is_some() {
-        return Err(ApiError::new(
-            ErrorCode::UnsupportedOrderFeature,
-            "a multi-leg order is not replaced: cancel it and place another",
-        ));
-    }
-    let replacement = replace::apply(order, modify)?;
+    let mut replacement = replace::apply(order, modify)?;
     state.simulator.prepare([order.instrument_id]).await;
     if is_contract(order.instrument_id) {
         let (_, _, u) = state.options.contract(&order.symbol).await?;
@@ -543,13 +538,43 @@ pub(super) async fn replace_order(
         }
     }
     // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = replacement.remaining(order, || {
-        state
-            .simulator
-            .quote_of(order.instrument_id, state.simulator.now_ms())
-            .map(|q| q.ask)
-            .unwrap_or_default()
-    });
+    let remaining = match &order.multi_leg {
+        // A multi-leg order's legs at their quotes now, and what a unit claims at its new limit.
+        Some(multi) => {
+            state
+                .simulator
+                .prepare(multi.legs.iter().map(|l| l.instrument_id))
+                .await;
+            let now = state.simulator.now_ms();
+            let prices: Vec<Decimal> = multi
+                .legs
+                .iter()
+                .map(|l| {
+                    state
+                        .simulator
+                        .quote_of(l.instrument_id, now)
+                        .map(|q| if l.side == Side::Buy { q.ask } else { q.bid })
+                        .unwrap_or_default()
+                })
+                .collect();
+            let remaining = replacement.remaining_legs(order, multi, &prices);
+            let accounts = state.accounts();
+            let price_now = |id| accounts.last_price(id, now);
+            replacement.legs_claim = Some(multi_leg::claim(
+                multi,
+                remaining.estimate,
+                Rule::of(account.account_type, &price_now),
+            ));
+            remaining
+        }
+        None => replacement.remaining(order, || {
+            state
+                .simulator
+                .quote_of(order.instrument_id, state.simulator.now_ms())
+                .map(|q| q.ask)
+                .unwrap_or_default()
+        }),
+    };
     // Checked and stored in the account's turn, as placements are: a replacement may raise
     // the order's claim.
     let _turn_here = state.turns.take(&account.account_id).await;

@@ -179,17 +179,42 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
         ]
     );
     assert_eq!(balance(&server, &account).await.1, power - low * d("200") * d("2"));
-    // Not replaced: cancelled, and placed again above the net.
+    // Replaced: three units through its legs' quantities (the ids its detail shows), a lower
+    // net limit; its claim follows.
+    let lower = (low - d("0.25")).round_dp(2);
+    let leg_id = o["legs"][1]["id"].as_str().unwrap().to_owned();
     let replace = post(
         &server,
         "/trading/orders/replace",
-        &json!({"account_id": account, "modify_orders": [{"client_order_id": "low", "limit_price": "9.00"}]}),
+        &json!({"account_id": account, "modify_orders": [{"client_order_id": "low",
+            "limit_price": lower.to_string(), "legs": [{"id": leg_id, "quantity": "3"}]}]}),
     )
     .await;
+    assert_eq!(replace.status, 200, "{}", replace.body);
+    let replaced = &detail(&server, &account, "low").await["orders"][0];
     assert_eq!(
-        (replace.status.as_u16(), code(&replace)),
-        (400, "UNSUPPORTED_ORDER_FEATURE")
+        (
+            replaced["total_quantity"].as_str(),
+            replaced["legs"][0]["quantity"].as_str()
+        ),
+        (Some("3"), Some("3")),
+        "{replaced}"
     );
+    assert_eq!(d(replaced["limit_price"].as_str().unwrap()), lower);
+    assert_eq!(balance(&server, &account).await.1, power - lower * d("300") * d("2"));
+    // Legs out of their ratio, or a net off the cent, are refused.
+    for modify in [
+        json!({"client_order_id": "low", "legs": [{"id": leg_id, "quantity": "3"}, {"id": o["legs"][0]["id"], "quantity": "4"}]}),
+        json!({"client_order_id": "low", "limit_price": "1.005"}),
+    ] {
+        let refused = post(
+            &server,
+            "/trading/orders/replace",
+            &json!({"account_id": account, "modify_orders": [modify]}),
+        )
+        .await;
+        assert_eq!(code(&refused), "ILLEGAL_PARAMETER", "{}", refused.body);
+    }
     let cancel = post(
         &server,
         "/trading/orders/cancel",

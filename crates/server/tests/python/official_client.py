@@ -24,7 +24,9 @@ Scenarios:
   option-held       once the test filled them: account_v2's balance and positions,
                     order_v3.get_order_detail of both, then order_v2.place_option selling the 2
   option-spread     in the MARGIN account, order_v3.preview_order and place_order of a VERTICAL
-                    (2 units: AAPL's 2013-03-15 call at 450 bought, the 460 sold) at market
+                    (2 units: AAPL's 2013-03-15 call at 450 bought, the 460 sold) at market; and
+                    one resting at a net of 0.50: replace_order (3 units by a leg, a net of
+                    0.40), get_order_detail, cancel_order
   option-spread-held once the test filled it: order_v3.get_order_detail, list_order_executions
                     and account_v2.get_account_position
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
@@ -666,10 +668,24 @@ def option_spread(api):
     }
     preview = trade.order_v3.preview_order(account_id, [order])
     place = trade.order_v3.place_order(account_id, [order])
+    # A second one resting at a net of 0.50, replaced (3 units through a leg's quantity, a
+    # lower net), then cancelled.
+    resting = dict(order, client_order_id="pySpreadRest", order_type="LIMIT", limit_price="0.50")
+    rest = trade.order_v3.place_order(account_id, [resting])
+    leg_id = trade.order_v3.get_order_detail(account_id, "pySpreadRest").json()["orders"][0]["legs"][1]["id"]
+    modify = {"client_order_id": "pySpreadRest", "limit_price": "0.40", "legs": [{"id": leg_id, "quantity": "3"}]}
+    replace = trade.order_v3.replace_order(account_id, [modify])
+    replaced = trade.order_v3.get_order_detail(account_id, "pySpreadRest").json()["orders"][0]
+    cancel = trade.order_v3.cancel_order(account_id, "pySpreadRest")
     return {
         "account_id": account_id,
         "preview": {"status": preview.status_code, "body": preview.json()},
         "place": {"status": place.status_code, "body": place.json()},
+        "rest": {"status": rest.status_code, "body": rest.json()},
+        "replace": {"status": replace.status_code, "body": replace.json()},
+        "replaced": {"total_quantity": replaced["total_quantity"], "limit_price": replaced["limit_price"],
+                     "legs": [leg["quantity"] for leg in replaced["legs"]]},
+        "cancel": {"status": cancel.status_code, "body": cancel.json()},
     }
 
 

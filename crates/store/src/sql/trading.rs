@@ -8,6 +8,7 @@ use signet_domain::trading::accounting::{Execution, Exposure, Holding, NotFilled
 use signet_domain::trading::combo::{Consequence, consequence};
 use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::events;
+use signet_domain::trading::multi_leg::MultiLeg;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_domain::trading::replace::Replacement;
 use signet_model::AccountType;
@@ -675,9 +676,14 @@ impl TradingStore for SqlStore {
             Some(r) => (r.quantity, r.limit_price, r.stop_price),
             None => (order.quantity, order.limit_price, order.stop_price),
         };
+        // A multi-leg order replaced keeps its legs with what a unit claims at its new limit.
+        let legs = replacement
+            .and_then(|r| r.legs_claim)
+            .zip(order.multi_leg.as_ref())
+            .map(|(claim, multi)| MultiLeg { claim, ..multi.clone() }.encode());
         query(
             "UPDATE orders SET status = $1, reason = COALESCE($2, reason), quantity = $3, limit_price = $4,
-                 stop_price = $5, update_time = $6
+                 stop_price = $5, update_time = $6, legs = COALESCE($8, legs)
              WHERE order_id = $7",
         )
         .bind(status.as_str())
@@ -687,6 +693,7 @@ impl TradingStore for SqlStore {
         .bind(stop_price.map(|p| p.to_string()))
         .bind(time_ms)
         .bind(order_id)
+        .bind(legs)
         .execute(&mut tx)
         .await?;
         let updated = order_by_id(&mut tx, order_id).await?;
