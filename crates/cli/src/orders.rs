@@ -38,16 +38,18 @@ struct OrderFields {
     /// contract, a put secured by the strike's cash). Give --leg again, with --strategy, for a
     /// multi-leg order: QUANTITY then counts units of the strategy, each leg trading RATIO
     /// contracts a unit (1 unless given: a butterfly's body is :2), and --limit is the net of a
-    /// unit (a BUY pays at most it, a SELL receives at least it).
+    /// unit (a BUY pays at most it, a SELL receives at least it). SIDE:UNDERLYING:SHARES is a
+    /// leg of shares a unit, for COVERED_STOCK and COLLAR_WITH_STOCK (BUY:AAPL:100).
     #[arg(
         long,
-        value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO]",
+        value_name = "SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO] or SIDE:UNDERLYING:SHARES",
         value_parser = parse_leg,
         conflicts_with_all = ["amount", "take_profit", "stop_loss"]
     )]
     leg: Vec<NewLeg>,
     /// The strategy the legs form: VERTICAL, STRADDLE, STRANGLE, BUTTERFLY, CONDOR,
-    /// IRON_BUTTERFLY, IRON_CONDOR, CALENDAR or DIAGONAL (SINGLE for one leg)
+    /// IRON_BUTTERFLY, IRON_CONDOR, CALENDAR, DIAGONAL, COVERED_STOCK or COLLAR_WITH_STOCK
+    /// (SINGLE for one leg)
     #[arg(long, requires = "leg")]
     strategy: Option<String>,
     /// Spend (or raise) this much cash instead of a quantity: an AMOUNT order (MARKET or LIMIT)
@@ -230,6 +232,24 @@ impl OrderFields {
 /// order's units multiply it). A single leg's quantity is the order's.
 fn parse_leg(text: &str) -> Result<NewLeg, String> {
     let parts: Vec<&str> = text.trim().split(':').map(str::trim).collect();
+    // SIDE:UNDERLYING:SHARES, a leg of shares (COVERED_STOCK, COLLAR_WITH_STOCK).
+    if let [side, underlying, shares] = parts[..] {
+        let side = match side.to_ascii_uppercase().as_str() {
+            s @ ("BUY" | "SELL") => s.to_owned(),
+            _ => return Err(format!("the side {side:?} is not BUY or SELL")),
+        };
+        let shares = shares
+            .parse::<u32>()
+            .ok()
+            .filter(|s| *s > 0)
+            .ok_or_else(|| format!("the shares {shares:?} are not a whole number above 0"))?;
+        return Ok(NewLeg {
+            side: Some(side),
+            symbol: Some(underlying.to_ascii_uppercase()),
+            quantity: Some(serde_json::Value::String(shares.to_string())),
+            ..NewLeg::default()
+        });
+    }
     let (side, underlying, expiry, right, strike, ratio) = match parts[..] {
         [side, underlying, expiry, right, strike] => (side, underlying, expiry, right, strike, None),
         [side, underlying, expiry, right, strike, ratio] => {
@@ -242,7 +262,7 @@ fn parse_leg(text: &str) -> Result<NewLeg, String> {
         }
         _ => {
             return Err(format!(
-                "{} parts, not 5 or 6: expected SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO], e.g. BUY:AAPL:2013-03-15:C:430",
+                "{} parts, not 3, 5 or 6: expected SIDE:UNDERLYING:YYYY-MM-DD:C|P:STRIKE[:RATIO], e.g. BUY:AAPL:2013-03-15:C:430, or SIDE:UNDERLYING:SHARES for a leg of shares",
                 parts.len()
             ));
         }
@@ -462,15 +482,13 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
                     ),
                     units(&o.total_quantity),
                 ),
-                Some(leg) => (
-                    contract(
-                        &leg.symbol,
-                        &leg.option_expire_date,
-                        &leg.strike_price,
-                        &leg.option_type,
+                Some(leg) => match (&leg.option_expire_date, &leg.strike_price, &leg.option_type) {
+                    (Some(expiry), Some(strike), Some(right)) => (
+                        contract(&leg.symbol, expiry, strike, right),
+                        contracts(&o.total_quantity),
                     ),
-                    contracts(&o.total_quantity),
-                ),
+                    _ => (leg.symbol.clone(), o.total_quantity.clone()),
+                },
                 None => (o.symbol.clone(), o.total_quantity.clone()),
             };
             vec![
@@ -494,9 +512,12 @@ fn print_records(records: &[OrderRecord], more: Option<String>, json: bool) -> a
         },
         |r| serde_json::to_value(r).unwrap_or_default(),
     )?;
-    let option = records.iter().find_map(|r| r.orders[0].legs.first());
-    if let Some(leg) = option.filter(|_| !json) {
-        per_share_note(&leg.option_contract_multiplier);
+    let option = records
+        .iter()
+        .flat_map(|r| &r.orders[0].legs)
+        .find_map(|l| l.option_contract_multiplier.as_ref());
+    if let Some(multiplier) = option.filter(|_| !json) {
+        per_share_note(multiplier);
     }
     if let Some(key) = more.filter(|_| !json) {
         eprintln!("more: --page {key}");
@@ -550,8 +571,8 @@ mod tests {
     #[test]
     fn a_malformed_leg_says_which_part_is_wrong() {
         let refused = |text: &str| parse_leg(text).unwrap_err();
-        assert!(refused("BUY:AAPL:2013-03-15:C").starts_with("4 parts, not 5 or 6: expected SIDE:UNDERLYING"));
-        assert!(refused("BUY:AAPL:2013-03-15:C:430:2:1").starts_with("7 parts, not 5 or 6"));
+        assert!(refused("BUY:AAPL:2013-03-15:C").starts_with("4 parts, not 3, 5 or 6: expected SIDE:UNDERLYING"));
+        assert!(refused("BUY:AAPL:2013-03-15:C:430:2:1").starts_with("7 parts, not 3, 5 or 6"));
         assert_eq!(
             refused("BUY:AAPL:2013-03-15:C:430:0"),
             "the ratio \"0\" is not a whole number of contracts above 0"
@@ -582,6 +603,34 @@ mod tests {
                 format!("the strike {strike:?} is not a price above 0")
             );
         }
+    }
+
+    #[test]
+    fn a_leg_of_shares_makes_a_covered_stock() {
+        let buy_write = order(&[
+            "--leg",
+            "BUY:AAPL:100",
+            "--leg",
+            "SELL:AAPL:2013-03-15:C:460",
+            "--strategy",
+            "covered_stock",
+            "2",
+            "--limit",
+            "440",
+        ])
+        .unwrap();
+        assert_eq!(buy_write.option_strategy.as_deref(), Some("COVERED_STOCK"));
+        let legs = buy_write.legs.unwrap();
+        assert_eq!(
+            serde_json::to_value(&legs[0]).unwrap(),
+            serde_json::json!({"side": "BUY", "quantity": "200", "symbol": "AAPL", "instrument_type": "EQUITY",
+                "market": "US"})
+        );
+        assert_eq!(legs[1].quantity, Some("2".into()));
+        assert_eq!(
+            parse_leg("BUY:AAPL:0").unwrap_err(),
+            "the shares \"0\" are not a whole number above 0"
+        );
     }
 
     #[test]

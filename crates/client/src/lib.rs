@@ -1150,7 +1150,9 @@ pub fn multi_leg_option(mut order: NewOrder, strategy: &str, mut legs: Vec<NewLe
         };
         leg.quantity = Some(serde_json::Value::String((ratio * units).to_string()));
         leg.symbol = Some(underlying.clone());
-        leg.instrument_type = Some("OPTION".into());
+        // A leg without a contract's terms is the underlying's shares (its ratio: shares a unit).
+        let shares = leg.option_type.is_none() && leg.strike_price.is_none();
+        leg.instrument_type = Some(if shares { "EQUITY" } else { "OPTION" }.into());
         leg.market = Some("US".into());
     }
     order.symbol = Some(underlying);

@@ -376,17 +376,19 @@ pub struct OrderDetail {
 pub struct OrderLeg {
     /// What a replacement names the leg by (`legs[].id`).
     pub id: String,
-    /// The contract's instrument id.
+    /// The contract's instrument id (the underlying's of a leg of shares).
     pub instrument_id: String,
     /// The underlying's symbol.
     pub symbol: String,
-    /// The contract's OCC symbol.
-    pub option_symbol: String,
-    /// `OPTION`.
+    /// The contract's OCC symbol (none for a leg of shares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_symbol: Option<String>,
+    /// `OPTION`, or `EQUITY` for the leg of shares of a COVERED_STOCK or COLLAR_WITH_STOCK.
     pub instrument_type: String,
     pub market: String,
     pub side: Side,
-    /// Contracts.
+    /// Contracts (shares of an `EQUITY` leg).
     pub quantity: String,
     pub total_quantity: String,
     pub filled_quantity: String,
@@ -394,16 +396,26 @@ pub struct OrderLeg {
     #[schema(nullable = false)]
     pub filled_price: Option<String>,
     pub status: OrderStatus,
-    /// `CALL` or `PUT`.
-    pub option_type: String,
     pub option_strategy: String,
-    pub strike_price: String,
+    /// `CALL` or `PUT` (none for a leg of shares, nor the contract terms below).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub strike_price: Option<String>,
     /// `yyyy-MM-dd`.
-    pub option_expire_date: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_expire_date: Option<String>,
     /// Shares a contract delivers: 100.
-    pub option_contract_multiplier: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_contract_multiplier: Option<String>,
     /// Contracts deliverable per contract: 1.
-    pub option_contract_deliverable: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub option_contract_deliverable: Option<String>,
 }
 
 /// A page of open orders or history, newest first.

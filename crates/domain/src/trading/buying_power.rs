@@ -309,6 +309,18 @@ fn multi_leg_cost(
     for leg in &p.legs {
         let contracts = units * Decimal::from(leg.ratio);
         let entry = after.entry(leg.instrument_id).or_insert((Decimal::ZERO, leg.price));
+        // A leg of shares sells only shares held and not already being sold.
+        if leg.side == Side::Sell && !is_contract(leg.instrument_id) {
+            let free = (entry.0 - sold(leg.instrument_id)).max(Decimal::ZERO);
+            if contracts > free {
+                return Err(Rejection::new(
+                    ErrorCode::InsufficientPosition,
+                    format!(
+                        "the account can sell {free} shares of the leg of shares (held, and not already being sold)"
+                    ),
+                ));
+            }
+        }
         if leg.side == Side::Sell && entry.0 > Decimal::ZERO {
             let free = (entry.0 - sold(leg.instrument_id)).max(Decimal::ZERO);
             if contracts.min(entry.0) > free {

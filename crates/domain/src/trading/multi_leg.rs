@@ -1,10 +1,13 @@
-//! Multi-leg option orders (`option_strategy` VERTICAL to DIAGONAL): one order of two to four
-//! contracts of one underlying, which fills every leg at once at a net price.
+//! Multi-leg option orders (`option_strategy` VERTICAL to DIAGONAL, and COVERED_STOCK and
+//! COLLAR_WITH_STOCK with a leg of shares): one order of two to four legs of one underlying,
+//! which fills every leg at once at a net price.
 //!
 //! - **Units and price.** The order's quantity counts units of the whole; a leg trades its ratio
-//!   of contracts a unit (a butterfly's 1, 2, 1). The net of a unit is, per share, what its legs
-//!   bought cost less what its legs sold bring: positive a debit, negative a credit. A BUY pays
-//!   at most its limit, a SELL receives at least its limit.
+//!   of contracts a unit (a butterfly's 1, 2, 1), a leg of shares its shares (a covered stock's
+//!   100 beside 1 call). The net of a unit is, per share of a contract, what its legs bought
+//!   cost less what its legs sold bring ([`weight`]: 100 shares count as one contract):
+//!   positive a debit, negative a credit. A BUY pays at most its limit, a SELL receives at least
+//!   its limit.
 //! - **Fills.** Each tick, in the core session, the legs bought take their ask and the legs
 //!   sold their bid; the order fills as many units as every leg's size at the touch allows when
 //!   the net of a unit is within the limit, all legs in one transaction ([`fill`]). The price
@@ -27,7 +30,7 @@ use super::matching::trades_in;
 use super::order::{Event, Order, is_open, transition};
 use crate::options::secured::{Rule, secured};
 use crate::options::strategy::Strategy;
-use crate::options::{Contract, direction, hundred};
+use crate::options::{Contract, direction, hundred, is_contract, multiplier};
 use crate::simulator::{Held, Quote};
 
 /// A multi-leg order's strategy, legs and claim.
@@ -42,12 +45,12 @@ pub struct MultiLeg {
 /// One leg of a multi-leg order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderLeg {
-    /// The contract's instrument id.
+    /// The contract's instrument id, or the underlying's of a leg of shares.
     pub instrument_id: i64,
-    /// Its OCC symbol.
+    /// Its OCC symbol, or the underlying's.
     pub symbol: String,
     pub side: Side,
-    /// Contracts in one unit of the order.
+    /// Contracts (shares) in one unit of the order.
     pub ratio: u64,
     /// The average price per share it filled at.
     pub filled_price: Option<Decimal>,
@@ -63,13 +66,24 @@ pub struct LegsClaim {
     pub shares: Decimal,
 }
 
+/// What one unit of an order trades of a leg of `instrument_id` and `ratio`, in contracts: a
+/// contract leg's ratio, a hundredth of a leg of shares (its shares are priced one by one, a
+/// contract per share of a hundred). A unit's net per share is its legs' prices times this.
+pub fn weight(instrument_id: i64, ratio: u64) -> Decimal {
+    if is_contract(instrument_id) {
+        Decimal::from(ratio)
+    } else {
+        Decimal::from(ratio) / hundred()
+    }
+}
+
 impl MultiLeg {
     /// The net of one unit per share at `prices` (one per leg, in order): positive a debit.
     pub fn net(&self, prices: &[Decimal]) -> Decimal {
         self.legs
             .iter()
             .zip(prices)
-            .map(|(leg, price)| direction(leg.side) * *price * Decimal::from(leg.ratio))
+            .map(|(leg, price)| direction(leg.side) * *price * weight(leg.instrument_id, leg.ratio))
             .sum()
     }
 
@@ -78,9 +92,20 @@ impl MultiLeg {
         self.legs.iter().map(|l| l.ratio).sum()
     }
 
-    /// The underlying's instrument id.
+    /// The underlying's instrument id (of its contracts: a leg of shares is of it).
     pub fn underlying_id(&self) -> Option<i64> {
-        Contract::of_id(self.legs.first()?.instrument_id).map(|p| p.underlying_id)
+        self.legs
+            .iter()
+            .find_map(|l| Contract::of_id(l.instrument_id).map(|p| p.underlying_id))
+    }
+
+    /// The shares its legs of shares buy (`Side::Buy`) or sell in one unit.
+    fn shares(&self, side: Side) -> Decimal {
+        self.legs
+            .iter()
+            .filter(|l| !is_contract(l.instrument_id) && (l.side == Side::Buy) == (side == Side::Buy))
+            .map(|l| Decimal::from(l.ratio))
+            .sum()
     }
 
     /// The text the store keeps of it (JSON).
@@ -161,13 +186,15 @@ pub fn debit(side: Side, order_type: OrderType, limit: Option<Decimal>, estimate
 /// together than for each part alone).
 pub fn claim(multi: &MultiLeg, debit: Decimal, rule: Rule<'_>) -> LegsClaim {
     let held = secured(multi.moves(Decimal::ONE), rule);
-    let shares = multi
+    // The account's shares it needs: those its calls need beyond the shares it buys, and those
+    // it sells.
+    let under_calls = multi
         .underlying_id()
         .and_then(|u| held.selling.get(&u).copied())
         .unwrap_or_default();
     LegsClaim {
         cash: debit.max(Decimal::ZERO) * hundred() + held.cash,
-        shares,
+        shares: (under_calls - multi.shares(Side::Buy)).max(Decimal::ZERO) + multi.shares(Side::Sell),
     }
 }
 
@@ -262,7 +289,7 @@ pub fn fill_legs(
             units * Decimal::from(leg.ratio),
             prices[i],
             Decimal::ZERO,
-            hundred(),
+            multiplier(leg.instrument_id),
         )
         .map_err(NotFilled::Refused)?;
         cash_after = effect.cash;
@@ -585,5 +612,80 @@ mod tests {
         };
         assert!(margin("801.29").is_err());
         assert!(margin("801.30").is_ok());
+    }
+
+    /// A covered stock of one unit: 100 AAPL shares `side`, one call at 450 the other way.
+    fn covered(side: Side) -> MultiLeg {
+        let other = if side == Side::Buy { Side::Sell } else { Side::Buy };
+        MultiLeg {
+            strategy: Strategy::CoveredStock,
+            legs: vec![
+                OrderLeg {
+                    instrument_id: AAPL,
+                    symbol: "AAPL".into(),
+                    side,
+                    ratio: 100,
+                    filled_price: None,
+                },
+                leg(other, 1, Right::Call, 450),
+            ],
+            claim: LegsClaim::default(),
+        }
+    }
+
+    #[test]
+    fn a_covered_stock_is_priced_per_share_and_claims_the_shares_it_sells() {
+        let buy_write = covered(Side::Buy);
+        assert_eq!(buy_write.underlying_id(), Some(AAPL));
+        // 100 shares at 445 less a call at 5: 440 a share.
+        assert_eq!(buy_write.net(&[d("445"), d("5")]), d("440"));
+        // Its shares cover its call, in either kind of account.
+        for rule in [Rule::Alone, Rule::Paired(&|_| Decimal::ZERO)] {
+            assert_eq!(
+                claim(&buy_write, d("440"), rule),
+                LegsClaim {
+                    cash: d("44000"),
+                    shares: Decimal::ZERO
+                }
+            );
+        }
+        // Unwound, it sells the account's shares and buys the call back.
+        assert_eq!(
+            claim(&covered(Side::Sell), d("-440"), Rule::Alone),
+            LegsClaim {
+                cash: Decimal::ZERO,
+                shares: d("100")
+            }
+        );
+    }
+
+    #[test]
+    fn a_buy_write_fills_its_shares_and_its_call_and_needs_the_cash_for_them() {
+        let multi = covered(Side::Buy);
+        let o = Order {
+            multi_leg: Some(multi.clone()),
+            ..order(Side::Buy, "441", 1)
+        };
+        let fill_with = |cash: &str| {
+            fill_legs(
+                &o,
+                &multi,
+                AccountType::Cash,
+                d(cash),
+                &HashMap::new(),
+                |_| Decimal::ZERO,
+                Decimal::ONE,
+                &[d("445"), d("5")],
+                Commission::default(),
+            )
+        };
+        let filled = fill_with("50000").unwrap();
+        assert_eq!(filled.cash, d("50000") - d("44500") + d("500"));
+        assert_eq!(
+            (filled.holdings[0].quantity, filled.holdings[1].quantity),
+            (d("100"), d("-1"))
+        );
+        assert_eq!(filled.filled_amount, d("440"));
+        assert_eq!(fill_with("43000").unwrap_err(), NotFilled::Refused(Refusal::Cash));
     }
 }

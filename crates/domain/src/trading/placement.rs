@@ -83,7 +83,7 @@ pub fn price_multi_leg(
     let at_quotes: Decimal = legs
         .iter()
         .map(|l| {
-            let per = l.price * Decimal::from(l.ratio);
+            let per = l.price * multi_leg::weight(l.instrument_id, l.ratio);
             if l.side == Side::Buy { per } else { -per }
         })
         .sum();

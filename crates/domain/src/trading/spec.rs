@@ -51,16 +51,28 @@ pub struct OrderSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MultiLegSpec {
     pub strategy: Strategy,
+    /// The underlying's symbol.
+    pub underlying: String,
     pub legs: Vec<SpecLeg>,
 }
 
-/// One leg of a multi-leg order: its contract, which way, and its contracts in one unit of the
-/// order (a butterfly's 1, 2, 1).
+/// One leg of a multi-leg order: its contract (none: the underlying's shares), which way, and
+/// its contracts (shares) in one unit of the order (a butterfly's 1, 2, 1; a covered stock's 100
+/// shares and 1 call).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecLeg {
-    pub contract: Contract,
+    pub contract: Option<Contract>,
     pub side: Side,
     pub ratio: u64,
+}
+
+impl SpecLeg {
+    /// The symbol it trades: its contract's OCC symbol, or the underlying's.
+    pub fn symbol(&self, underlying: &str) -> String {
+        self.contract
+            .as_ref()
+            .map_or_else(|| underlying.to_owned(), Contract::occ_symbol)
+    }
 }
 
 /// The order types the engine fills.
@@ -148,7 +160,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
     }
     let symbol = match (&contract, &multi_leg) {
         (Some(c), _) => c.occ_symbol(),
-        (None, Some(m)) => m.legs[0].contract.underlying.clone(),
+        (None, Some(m)) => m.underlying.clone(),
         (None, None) => non_empty(order.symbol.as_deref())
             .ok_or_else(|| Rejection::illegal_parameter("symbol is required"))?
             .to_ascii_uppercase(),
@@ -346,7 +358,8 @@ pub const MAX_CONTRACTS: u64 = 10_000;
 /// The option legs of an order: none for an equity order; one contract for `option_strategy`
 /// `SINGLE` (the default); for the multi-leg strategies, their legs (each `ratio` still the
 /// leg's contracts, until [`to_ratios`]). An option order is `instrument_type` `OPTION` or has a
-/// leg that is one. The strategies with a leg of shares are refused by name.
+/// leg that is one. A leg of `instrument_type` `EQUITY` is the underlying's shares (its
+/// `quantity` counts shares), for `COVERED_STOCK` and `COLLAR_WITH_STOCK`.
 fn option_legs(order: &NewOrder) -> Result<(Option<Contract>, Option<MultiLegSpec>), Rejection> {
     let legs = order.legs.as_deref().unwrap_or_default();
     let option_leg = |l: &NewLeg| non_empty(l.instrument_type.as_deref()) == Some("OPTION");
@@ -370,15 +383,6 @@ fn option_legs(order: &NewOrder) -> Result<(Option<Contract>, Option<MultiLegSpe
             &names.join(", "),
         )
     })?;
-    if matches!(strategy, Strategy::CoveredStock | Strategy::CollarWithStock) {
-        return Err(Rejection::new(
-            ErrorCode::UnsupportedOrderFeature,
-            format!(
-                "option_strategy {} (a leg of shares) is not offered yet: buy or sell the shares in an order of their own",
-                strategy.as_str()
-            ),
-        ));
-    }
     if strategy == Strategy::Single {
         let [leg] = legs else {
             return Err(Rejection::illegal_parameter(format!(
@@ -396,31 +400,47 @@ fn option_legs(order: &NewOrder) -> Result<(Option<Contract>, Option<MultiLegSpe
         )));
     }
     let mut parsed: Vec<SpecLeg> = Vec::with_capacity(legs.len());
+    let mut underlying: Option<String> = None;
     for (i, leg) in legs.iter().enumerate() {
-        let contract = leg_contract(order, i, leg)?;
+        let contract = if non_empty(leg.instrument_type.as_deref()) == Some("EQUITY") {
+            None
+        } else {
+            Some(leg_contract(order, i, leg)?)
+        };
+        let of = match &contract {
+            Some(c) => c.underlying.clone(),
+            None => leg_underlying(order, i, leg)?,
+        };
         if parsed.iter().any(|p| p.contract == contract) {
             return Err(Rejection::illegal_parameter(format!(
-                "legs[{i}] names the contract of an earlier leg: one leg a contract"
+                "legs[{i}] names the {} of an earlier leg: one leg a contract, one of shares",
+                if contract.is_some() { "contract" } else { "shares" }
             )));
         }
-        if let Some(first) = parsed.first()
-            && first.contract.underlying != contract.underlying
+        if let Some(first) = &underlying
+            && *first != of
         {
             return Err(Rejection::illegal_parameter(format!(
-                "legs[{i}] is of {}, legs[0] of {}: every leg is of one underlying",
-                contract.underlying, first.contract.underlying
+                "legs[{i}] is of {of}, legs[0] of {first}: every leg is of one underlying"
             )));
         }
+        underlying = Some(of);
         let side = match required::<Side>(&format!("legs[{i}].side"), leg.side.as_deref())? {
             Side::Short => Side::Sell,
             s => s,
         };
+        // Shares come 100 a contract.
+        let most = if contract.is_some() {
+            MAX_CONTRACTS
+        } else {
+            MAX_CONTRACTS * u64::from(crate::options::MULTIPLIER)
+        };
         let contracts = decimal(&format!("legs[{i}].quantity"), leg.quantity.as_ref())?
-            .filter(|q| *q > Decimal::ZERO && q.fract().is_zero() && *q <= Decimal::from(MAX_CONTRACTS))
+            .filter(|q| *q > Decimal::ZERO && q.fract().is_zero() && *q <= Decimal::from(most))
             .and_then(|q| u64::try_from(q).ok())
             .ok_or_else(|| {
                 Rejection::illegal_parameter(format!(
-                    "legs[{i}].quantity is required: the leg's contracts, a whole number of at most {MAX_CONTRACTS}"
+                    "legs[{i}].quantity is required: the leg's contracts (shares of an EQUITY leg), a whole number of at most {most}"
                 ))
             })?;
         parsed.push(SpecLeg {
@@ -429,19 +449,21 @@ fn option_legs(order: &NewOrder) -> Result<(Option<Contract>, Option<MultiLegSpe
             ratio: contracts,
         });
     }
-    Ok((None, Some(MultiLegSpec { strategy, legs: parsed })))
+    Ok((
+        None,
+        Some(MultiLegSpec {
+            strategy,
+            underlying: underlying.unwrap_or_default(),
+            legs: parsed,
+        }),
+    ))
 }
 
 /// The most legs a multi-leg order has (a condor's four).
 pub const MAX_LEGS: usize = 4;
 
-/// The contract leg `i` of `order` names, of the underlying the order names if it names one.
-fn leg_contract(order: &NewOrder, i: usize, leg: &NewLeg) -> Result<Contract, Rejection> {
-    if non_empty(leg.instrument_type.as_deref()) != Some("OPTION") {
-        return Err(Rejection::illegal_parameter(format!(
-            "legs[{i}] of an option order needs instrument_type OPTION"
-        )));
-    }
+/// The underlying leg `i` of `order` is of (its symbol, else the order's), in the US market.
+fn leg_underlying(order: &NewOrder, i: usize, leg: &NewLeg) -> Result<String, Rejection> {
     if let Some(market) = non_empty(leg.market.as_deref())
         && market != "US"
     {
@@ -463,6 +485,17 @@ fn leg_contract(order: &NewOrder, i: usize, leg: &NewLeg) -> Result<Contract, Re
             "symbol {symbol:?} is not the leg's underlying {underlying:?}"
         )));
     }
+    Ok(underlying)
+}
+
+/// The contract leg `i` of `order` names, of the underlying the order names if it names one.
+fn leg_contract(order: &NewOrder, i: usize, leg: &NewLeg) -> Result<Contract, Rejection> {
+    if non_empty(leg.instrument_type.as_deref()) != Some("OPTION") {
+        return Err(Rejection::illegal_parameter(format!(
+            "legs[{i}] of an option order needs instrument_type OPTION (or EQUITY: the underlying's shares)"
+        )));
+    }
+    let underlying = leg_underlying(order, i, leg)?;
     let right = non_empty(leg.option_type.as_deref())
         .and_then(|t| Right::parse(t).filter(|_| t.len() > 1))
         .ok_or_else(|| Rejection::illegal_parameter(format!("legs[{i}].option_type must be CALL or PUT")))?;
@@ -510,10 +543,13 @@ fn to_ratios(m: &mut MultiLegSpec, quantity: Decimal) -> Result<(), Rejection> {
         .map(|l| Leg {
             side: l.side,
             quantity: l.ratio,
-            asset: Asset::Option {
-                expiry: l.contract.expiry,
-                right: l.contract.right,
-                strike: l.contract.strike,
+            asset: match &l.contract {
+                Some(c) => Asset::Option {
+                    expiry: c.expiry,
+                    right: c.right,
+                    strike: c.strike,
+                },
+                None => Asset::Shares,
             },
         })
         .collect();
@@ -806,12 +842,9 @@ mod tests {
         assert_eq!((short.side, short.symbol.as_str()), (Side::Sell, "AAPL130315P00430000"));
         let code = |fields: serde_json::Value| parse(&option(fields)).unwrap_err().code;
         for (fields, expected) in [
-            // A vertical has two legs.
+            // A vertical has two legs, a covered stock a leg of shares beside its call.
             (json!({"option_strategy": "VERTICAL"}), ErrorCode::IllegalParameter),
-            (
-                json!({"option_strategy": "COVERED_STOCK"}),
-                ErrorCode::UnsupportedOrderFeature,
-            ),
+            (json!({"option_strategy": "COVERED_STOCK"}), ErrorCode::IllegalParameter),
             (json!({"option_strategy": "RATIO"}), ErrorCode::UnsupportedOrderFeature),
             (
                 json!({"order_type": "TRAILING_STOP_LOSS"}),
@@ -928,6 +961,81 @@ mod tests {
         }
     }
 
+    /// 2 units of `strategy` with a leg of `shares` AAPL shares (`side`) beside `legs`.
+    fn with_shares(
+        strategy: &str,
+        side: &str,
+        shares: u32,
+        legs: &[(&str, u32, &str, u32)],
+    ) -> Result<OrderSpec, Rejection> {
+        let mut all = vec![json!({"side": side, "quantity": shares.to_string(), "symbol": "AAPL",
+            "instrument_type": "EQUITY", "market": "US"})];
+        all.extend(legs.iter().map(|&(side, quantity, right, strike)| {
+            json!({"side": side, "quantity": quantity.to_string(), "symbol": "AAPL",
+                "strike_price": strike.to_string(), "option_expire_date": "2013-03-15",
+                "instrument_type": "OPTION", "option_type": right, "market": "US"})
+        }));
+        let order: NewOrder = serde_json::from_value(json!({
+            "client_order_id": "m2", "combo_type": "NORMAL", "option_strategy": strategy,
+            "instrument_type": "OPTION", "side": "BUY", "order_type": "LIMIT", "limit_price": "440.00",
+            "quantity": "2", "time_in_force": "DAY", "legs": all,
+        }))
+        .unwrap();
+        parse(&order)
+    }
+
+    #[test]
+    fn a_covered_stock_or_a_collar_has_a_leg_of_100_shares_a_contract() {
+        let spec = with_shares("COVERED_STOCK", "BUY", 200, &[("SELL", 2, "CALL", 450)]).unwrap();
+        let m = spec.multi_leg.unwrap();
+        assert_eq!(
+            m.legs
+                .iter()
+                .map(|l| (l.side, l.ratio, l.symbol("AAPL")))
+                .collect::<Vec<_>>(),
+            vec![
+                (Side::Buy, 100, "AAPL".into()),
+                (Side::Sell, 1, "AAPL130315C00450000".into())
+            ]
+        );
+        let collar = with_shares(
+            "COLLAR_WITH_STOCK",
+            "BUY",
+            200,
+            &[("BUY", 2, "PUT", 430), ("SELL", 2, "CALL", 460)],
+        );
+        assert_eq!(collar.unwrap().multi_leg.unwrap().legs.len(), 3);
+        let code = |r: Result<OrderSpec, Rejection>| r.unwrap_err().code;
+        for (strategy, side, shares, legs) in [
+            ("COVERED_STOCK", "BUY", 100, vec![("SELL", 2, "CALL", 450)]),
+            ("COVERED_STOCK", "BUY", 200, vec![("BUY", 2, "CALL", 450)]),
+            ("COVERED_STOCK", "BUY", 200, vec![("SELL", 2, "PUT", 450)]),
+            (
+                "COLLAR_WITH_STOCK",
+                "BUY",
+                200,
+                vec![("BUY", 2, "PUT", 460), ("SELL", 2, "CALL", 430)],
+            ),
+            (
+                "VERTICAL",
+                "BUY",
+                200,
+                vec![("BUY", 2, "CALL", 430), ("SELL", 2, "CALL", 440)],
+            ),
+        ] {
+            assert_eq!(
+                code(with_shares(strategy, side, shares, &legs)),
+                ErrorCode::OptionStrategyMismatch,
+                "{strategy} {legs:?}"
+            );
+        }
+        // 201 shares are not a whole number of units of 2.
+        assert_eq!(
+            code(with_shares("COVERED_STOCK", "BUY", 201, &[("SELL", 2, "CALL", 450)])),
+            ErrorCode::IllegalParameter
+        );
+    }
+
     /// A multi-leg order of `legs` (side, contracts, right, strike), 2 units of `strategy`.
     fn multi(strategy: &str, legs: &[(&str, u32, &str, u32)]) -> Result<OrderSpec, Rejection> {
         let legs: Vec<serde_json::Value> = legs
@@ -959,7 +1067,7 @@ mod tests {
         assert_eq!(
             m.legs
                 .iter()
-                .map(|l| (l.side, l.ratio, l.contract.occ_symbol()))
+                .map(|l| (l.side, l.ratio, l.symbol("AAPL")))
                 .collect::<Vec<_>>(),
             vec![
                 (Side::Buy, 1, "AAPL130315C00430000".into()),

@@ -135,9 +135,18 @@ async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiE
 /// the legs' quotes now ([`placement::price_multi_leg`]); its instrument is the underlying.
 async fn prepare_multi_leg(state: &AppState, spec: spec::OrderSpec) -> Result<PricedOrder, ApiError> {
     let multi = spec.multi_leg.as_ref().expect("a multi-leg order");
+    let underlying = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::InstrumentNotFound,
+            format!("no instrument has the symbol {:?}", spec.symbol),
+        )
+    })?;
     let mut ids = Vec::with_capacity(multi.legs.len());
     for leg in &multi.legs {
-        let (id, _, _) = state.options.contract(&leg.contract.occ_symbol()).await?;
+        let id = match &leg.contract {
+            Some(contract) => state.options.contract(&contract.occ_symbol()).await?.0,
+            None => underlying,
+        };
         ids.push(id);
     }
     // A combination's net price trades in cents, whatever its legs' ticks.
@@ -147,12 +156,6 @@ async fn prepare_multi_leg(state: &AppState, spec: spec::OrderSpec) -> Result<Pr
             format!("limit_price {limit} is a multi-leg order's net price: in steps of 0.01"),
         ));
     }
-    let underlying = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::InstrumentNotFound,
-            format!("no instrument has the symbol {:?}", spec.symbol),
-        )
-    })?;
     let now = state.simulator.now();
     state.simulator.prepare(ids.iter().copied()).await;
     let quotes: Vec<Option<Quote>> = ids.iter().map(|&id| state.simulator.quote_of(id, now.0)).collect();
@@ -226,7 +229,7 @@ fn new_order(
                 .zip(&p.legs)
                 .map(|(leg, priced)| LegOfOrder {
                     instrument_id: priced.instrument_id,
-                    symbol: leg.contract.occ_symbol(),
+                    symbol: leg.symbol(&m.underlying),
                     side: leg.side,
                     ratio: leg.ratio,
                     filled_price: None,
@@ -858,14 +861,19 @@ fn option_legs(o: &Order) -> Vec<OrderLeg> {
                ratio: Decimal,
                filled_price: Option<Decimal>,
                strategy: &str| {
-        let contract = Contract::parse_occ(symbol).ok()?;
         let quantity = (o.quantity * ratio).normalize().to_string();
+        // A leg of shares is the underlying's, without a contract's terms.
+        let contract = if is_contract(instrument_id) {
+            Some(Contract::parse_occ(symbol).ok()?)
+        } else {
+            None
+        };
         Some(OrderLeg {
             id,
             instrument_id: instrument_id.to_string(),
-            symbol: contract.underlying.clone(),
-            option_symbol: symbol.to_owned(),
-            instrument_type: "OPTION".into(),
+            symbol: contract.as_ref().map_or(symbol, |c| c.underlying.as_str()).to_owned(),
+            option_symbol: contract.as_ref().map(|_| symbol.to_owned()),
+            instrument_type: if contract.is_some() { "OPTION" } else { "EQUITY" }.into(),
             market: "US".into(),
             side,
             total_quantity: quantity.clone(),
@@ -873,12 +881,12 @@ fn option_legs(o: &Order) -> Vec<OrderLeg> {
             filled_quantity: (o.filled_quantity * ratio).normalize().to_string(),
             filled_price: filled_price.map(|p| p.to_string()),
             status: o.status,
-            option_type: contract.right.as_str().into(),
             option_strategy: strategy.into(),
-            strike_price: contract.strike.to_string(),
-            option_expire_date: format_day(contract.expiry),
-            option_contract_multiplier: MULTIPLIER.to_string(),
-            option_contract_deliverable: "1".into(),
+            option_type: contract.as_ref().map(|c| c.right.as_str().into()),
+            strike_price: contract.as_ref().map(|c| c.strike.to_string()),
+            option_expire_date: contract.as_ref().map(|c| format_day(c.expiry)),
+            option_contract_multiplier: contract.as_ref().map(|_| MULTIPLIER.to_string()),
+            option_contract_deliverable: contract.as_ref().map(|_| "1".into()),
         })
     };
     if let Some(multi) = &o.multi_leg {

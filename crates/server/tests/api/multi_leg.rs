@@ -529,3 +529,132 @@ async fn a_vertical_held_to_expiry_settles_both_legs() {
     assert_eq!(positions(&server, &account).await, Vec::new());
     assert_eq!(balance(&server, &account).await.0, cash + d("1000"));
 }
+
+/// A COVERED_STOCK of `units` units (`side` BUY: 100 AAPL shares a unit bought and the March
+/// call at `strike` sold; SELL: the reverse) at a net `limit` per share.
+fn covered_stock(id: &str, side: &str, units: u32, limit: Option<&str>, strike: &str) -> Value {
+    let call_side = if side == "BUY" { "SELL" } else { "BUY" };
+    let mut order = multi(
+        id,
+        "COVERED_STOCK",
+        side,
+        units,
+        limit,
+        MARCH,
+        &[(call_side, units, "CALL", strike)],
+    );
+    let shares = json!({"side": side, "quantity": (100 * units).to_string(), "symbol": "AAPL",
+                        "instrument_type": "EQUITY", "market": "US"});
+    order["legs"].as_array_mut().unwrap().insert(0, shares);
+    order
+}
+
+/// A buy-write in a CASH account: the shares and the call sold fill at once at the net of the
+/// stock's ask less the call's bid, the call is covered by the shares it bought (which are then
+/// not sold alone), and the reverse order unwinds both; without the cash it is refused, and a
+/// collar (shares, a put bought below, a call sold above) fills its three legs.
+#[tokio::test]
+async fn a_covered_stock_buys_the_shares_and_writes_the_call_at_once() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let (cash_account, margin_account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
+    let stock = &server
+        .client()
+        .stocks()
+        .snapshots(&["AAPL"], false, false)
+        .await
+        .unwrap()[0];
+    let (call_bid, _) = quote(&server, "AAPL130315C00460000").await;
+    let net = d(&stock.ask) - call_bid;
+
+    // Two units need about twice 44,000: more than the CASH account's 100,000 allows for three.
+    let three = place(&server, &cash_account, covered_stock("cs3", "BUY", 3, None, "460")).await;
+    assert_eq!(code(&three), "INSUFFICIENT_BUYING_POWER", "{}", three.body);
+    let placed = place(
+        &server,
+        &cash_account,
+        covered_stock("cs", "BUY", 2, Some(&(net + d("1")).round_dp(2).to_string()), "460"),
+    )
+    .await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    let filled = detail(&server, &cash_account, "cs").await;
+    let o = &filled["orders"][0];
+    assert_eq!(
+        (o["status"].as_str(), o["option_strategy"].as_str()),
+        (Some("FILLED"), Some("COVERED_STOCK")),
+        "{filled}"
+    );
+    assert_eq!(
+        (
+            o["legs"][0]["instrument_type"].as_str(),
+            o["legs"][0]["quantity"].as_str(),
+            o["legs"][1]["option_symbol"].as_str()
+        ),
+        (Some("EQUITY"), Some("200"), Some("AAPL130315C00460000")),
+        "{o}"
+    );
+    let shares_price = d(o["legs"][0]["filled_price"].as_str().unwrap());
+    let call_price = d(o["legs"][1]["filled_price"].as_str().unwrap());
+    assert_eq!(d(o["filled_price"].as_str().unwrap()), shares_price - call_price);
+    assert_eq!(
+        positions(&server, &cash_account).await,
+        vec![("AAPL".into(), d("200")), ("AAPL130315C00460000".into(), d("-2"))]
+    );
+    let (cash, _) = balance(&server, &cash_account).await;
+    assert_eq!(cash, d("100000") - (shares_price - call_price) * d("200"));
+    // The shares cover the calls: not sold alone.
+    let mut sell = json!({
+        "client_order_id": "sell-shares", "combo_type": "NORMAL", "symbol": "AAPL", "side": "SELL",
+        "order_type": "MARKET", "time_in_force": "DAY", "entrust_type": "QTY", "quantity": "1",
+        "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
+    });
+    assert_eq!(
+        code(&place(&server, &cash_account, sell.clone()).await),
+        "INSUFFICIENT_POSITION"
+    );
+
+    // Unwound together: the shares sold, the calls bought back.
+    let unwind = place(&server, &cash_account, covered_stock("cs-out", "SELL", 2, None, "460")).await;
+    assert_eq!(unwind.status, 200, "{}", unwind.body);
+    ops.market().step(1).await.unwrap();
+    assert_eq!(
+        detail(&server, &cash_account, "cs-out").await["orders"][0]["status"],
+        "FILLED"
+    );
+    assert_eq!(positions(&server, &cash_account).await, vec![]);
+    sell["client_order_id"] = json!("sell-more");
+    assert_eq!(
+        code(&place(&server, &cash_account, sell).await),
+        "INSUFFICIENT_POSITION"
+    );
+    // Unwinding shares it does not hold is refused.
+    let none = place(&server, &cash_account, covered_stock("cs-none", "SELL", 1, None, "460")).await;
+    assert_eq!(code(&none), "INSUFFICIENT_POSITION", "{}", none.body);
+
+    // A collar: 100 shares, the 430 put bought, the 470 call sold.
+    let mut collar = multi(
+        "collar",
+        "COLLAR_WITH_STOCK",
+        "BUY",
+        1,
+        None,
+        MARCH,
+        &[("BUY", 1, "PUT", "430"), ("SELL", 1, "CALL", "470")],
+    );
+    collar["legs"].as_array_mut().unwrap().insert(
+        0,
+        json!({"side": "BUY", "quantity": "100", "symbol": "AAPL", "instrument_type": "EQUITY", "market": "US"}),
+    );
+    let placed = place(&server, &margin_account, collar).await;
+    assert_eq!(placed.status, 200, "{}", placed.body);
+    ops.market().step(1).await.unwrap();
+    assert_eq!(
+        positions(&server, &margin_account).await,
+        vec![
+            ("AAPL".into(), d("100")),
+            ("AAPL130315C00470000".into(), d("-1")),
+            ("AAPL130315P00430000".into(), d("1"))
+        ]
+    );
+}

@@ -295,13 +295,14 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
             place(&account, order).await.assert_error(400, code);
         }
     };
-    // A strategy of one leg, one with a leg of shares, trailing stops, extended hours, amounts.
+    // A strategy of one leg, one without its leg of shares, trailing stops, extended hours,
+    // amounts.
     let mut vertical = option_order("v", "BUY", "1", Some("5.00"), "450", "CALL");
     vertical["option_strategy"] = json!("VERTICAL");
     refused(vertical, "ILLEGAL_PARAMETER").await;
     let mut covered = option_order("cs", "SELL", "1", Some("5.00"), "450", "CALL");
     covered["option_strategy"] = json!("COVERED_STOCK");
-    refused(covered, "UNSUPPORTED_ORDER_FEATURE").await;
+    refused(covered, "ILLEGAL_PARAMETER").await;
     let mut trailing = option_order("t", "SELL", "1", None, "450", "CALL");
     trailing["order_type"] = json!("TRAILING_STOP_LOSS");
     refused(trailing, "UNSUPPORTED_ORDER_TYPE").await;
