@@ -378,13 +378,29 @@ pub async fn send(request: SignedRequest) -> Answer {
 
 /// Places `body` (a `/trading/orders/place` body) through `client`, signed; the answer as it is.
 pub async fn place(client: &Client, body: impl std::borrow::Borrow<serde_json::Value>) -> Answer {
-    let body = serde_json::to_vec(body.borrow()).expect("a JSON body");
+    post(client, "/trading/orders/place", body.borrow()).await
+}
+
+/// Posts `body` to `path` through `client`, signed; the answer as it is.
+pub async fn post(client: &Client, path: &str, body: &serde_json::Value) -> Answer {
+    let body = serde_json::to_vec(body).expect("a JSON body");
     send(
         client
-            .prepare(reqwest::Method::POST, "/trading/orders/place", &[], Some(body))
+            .prepare(reqwest::Method::POST, path, &[], Some(body))
             .expect("a signed request"),
     )
     .await
+}
+
+/// The detail of `account`'s order `client_order_id` (`/trading/orders/get`).
+pub async fn order_detail(client: &Client, account: &str, client_order_id: &str) -> serde_json::Value {
+    client
+        .get(
+            "/trading/orders/get",
+            &[("account_id", account), ("client_order_id", client_order_id)],
+        )
+        .await
+        .expect("the order's detail")
 }
 
 /// The rows of a list answer: a bare array, or its `data`.

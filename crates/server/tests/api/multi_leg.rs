@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_model::options::OptionSnapshot;
 
-use crate::common::{Answer, TestServer, send};
+use crate::common::{Answer, TestServer, order_detail, post};
 
 fn d(text: &str) -> Decimal {
     text.parse().unwrap_or_else(|_| panic!("a decimal: {text:?}"))
@@ -73,35 +73,8 @@ fn call_vertical(id: &str, limit: Option<&str>) -> Value {
     )
 }
 
-async fn post(server: &TestServer, path: &str, body: &Value) -> Answer {
-    let body = serde_json::to_vec(body).unwrap();
-    send(
-        server
-            .client()
-            .prepare(reqwest::Method::POST, path, &[], Some(body))
-            .unwrap(),
-    )
-    .await
-}
-
 async fn place(server: &TestServer, account: &str, order: Value) -> Answer {
-    post(
-        server,
-        "/trading/orders/place",
-        &json!({"account_id": account, "new_orders": [order]}),
-    )
-    .await
-}
-
-async fn detail(server: &TestServer, account: &str, id: &str) -> Value {
-    server
-        .client()
-        .get(
-            "/trading/orders/get",
-            &[("account_id", account), ("client_order_id", id)],
-        )
-        .await
-        .unwrap()
+    crate::common::place(&server.client(), json!({"account_id": account, "new_orders": [order]})).await
 }
 
 async fn balance(server: &TestServer, account: &str) -> (Decimal, Decimal) {
@@ -152,7 +125,7 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
     let placed = place(&server, &account, call_vertical("low", Some(&low.to_string()))).await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let resting = detail(&server, &account, "low").await;
+    let resting = order_detail(&server.client(), &account, "low").await;
     let o = &resting["orders"][0];
     assert_eq!(
         (o["status"].as_str(), o["option_strategy"].as_str()),
@@ -184,14 +157,14 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
     let lower = (low - d("0.25")).round_dp(2);
     let leg_id = o["legs"][1]["id"].as_str().unwrap().to_owned();
     let replace = post(
-        &server,
+        &server.client(),
         "/trading/orders/replace",
         &json!({"account_id": account, "modify_orders": [{"client_order_id": "low",
             "limit_price": lower.to_string(), "legs": [{"id": leg_id, "quantity": "3"}]}]}),
     )
     .await;
     assert_eq!(replace.status, 200, "{}", replace.body);
-    let replaced = &detail(&server, &account, "low").await["orders"][0];
+    let replaced = &order_detail(&server.client(), &account, "low").await["orders"][0];
     assert_eq!(
         (
             replaced["total_quantity"].as_str(),
@@ -208,7 +181,7 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
         json!({"client_order_id": "low", "limit_price": "1.005"}),
     ] {
         let refused = post(
-            &server,
+            &server.client(),
             "/trading/orders/replace",
             &json!({"account_id": account, "modify_orders": [modify]}),
         )
@@ -216,7 +189,7 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
         assert_eq!(code(&refused), "ILLEGAL_PARAMETER", "{}", refused.body);
     }
     let cancel = post(
-        &server,
+        &server.client(),
         "/trading/orders/cancel",
         &json!({"account_id": account, "client_order_id": "low"}),
     )
@@ -257,7 +230,7 @@ async fn a_vertical_fills_both_legs_at_once_at_its_net_price() {
             "AAPL130315C00460000 -2"
         ]
     );
-    let filled = detail(&server, &account, "high").await;
+    let filled = order_detail(&server.client(), &account, "high").await;
     let o = &filled["orders"][0];
     assert_eq!(o["status"], "FILLED", "{filled}");
     let long = d(o["legs"][0]["filled_price"].as_str().unwrap());
@@ -424,7 +397,7 @@ async fn a_credit_spread_holds_back_its_width_and_its_covering_leg_is_not_sold_a
     let placed = place(&server, &account, spread).await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let o = detail(&server, &account, "credit").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "credit").await["orders"][0].clone();
     assert_eq!(o["status"], "FILLED", "{o}");
     let credit = -d(o["filled_price"].as_str().unwrap());
     assert!(
@@ -522,7 +495,10 @@ async fn a_vertical_held_to_expiry_settles_both_legs() {
     let placed = place(&server, &account, spread).await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    assert_eq!(detail(&server, &account, "deep").await["orders"][0]["status"], "FILLED");
+    assert_eq!(
+        order_detail(&server.client(), &account, "deep").await["orders"][0]["status"],
+        "FILLED"
+    );
     let (cash, _) = balance(&server, &account).await;
     ops.market().step(5 * 86_400).await.unwrap();
     // Bought 100 at 300, delivered 100 at 310: the spread's width in cash, no position left.
@@ -578,7 +554,7 @@ async fn a_covered_stock_buys_the_shares_and_writes_the_call_at_once() {
     .await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let filled = detail(&server, &cash_account, "cs").await;
+    let filled = order_detail(&server.client(), &cash_account, "cs").await;
     let o = &filled["orders"][0];
     assert_eq!(
         (o["status"].as_str(), o["option_strategy"].as_str()),
@@ -619,7 +595,7 @@ async fn a_covered_stock_buys_the_shares_and_writes_the_call_at_once() {
     assert_eq!(unwind.status, 200, "{}", unwind.body);
     ops.market().step(1).await.unwrap();
     assert_eq!(
-        detail(&server, &cash_account, "cs-out").await["orders"][0]["status"],
+        order_detail(&server.client(), &cash_account, "cs-out").await["orders"][0]["status"],
         "FILLED"
     );
     assert_eq!(positions(&server, &cash_account).await, vec![]);

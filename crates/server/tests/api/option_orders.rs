@@ -10,7 +10,7 @@ use signet_model::options::OptionSnapshot;
 
 use signet_client::ActivityFilter;
 
-use crate::common::{Answer, TestServer, send};
+use crate::common::{Answer, TestServer, order_detail, post};
 
 /// AAPL's March call at 450 (AAPL closed at 450.81 the Friday before 2013-02-25).
 const CALL: &str = "AAPL130315C00450000";
@@ -49,30 +49,13 @@ fn option_order(id: &str, side: &str, quantity: &str, limit: Option<&str>, strik
     order
 }
 
-async fn post(server: &TestServer, path: &str, body: &Value) -> Answer {
-    let body = serde_json::to_vec(body).unwrap();
-    send(
-        server
-            .client()
-            .prepare(reqwest::Method::POST, path, &[], Some(body))
-            .unwrap(),
+async fn place_at(server: &TestServer, path: &str, account: &str, order: Value) -> Answer {
+    post(
+        &server.client(),
+        path,
+        &json!({"account_id": account, "new_orders": [order]}),
     )
     .await
-}
-
-async fn place_at(server: &TestServer, path: &str, account: &str, order: Value) -> Answer {
-    post(server, path, &json!({"account_id": account, "new_orders": [order]})).await
-}
-
-async fn detail(server: &TestServer, account: &str, id: &str) -> Value {
-    server
-        .client()
-        .get(
-            "/trading/orders/get",
-            &[("account_id", account), ("client_order_id", id)],
-        )
-        .await
-        .unwrap()
 }
 
 /// Places each of `orders` alone, all at the same moment: the answers, in order.
@@ -123,7 +106,7 @@ async fn a_call_bought_and_sold_moves_a_hundred_times_its_premium_and_is_held_as
     .await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let bought = detail(&server, &account, "buy1").await;
+    let bought = order_detail(&server.client(), &account, "buy1").await;
     let o = &bought["orders"][0];
     assert_eq!(o["status"], "FILLED", "{bought}");
     assert_eq!(
@@ -189,7 +172,7 @@ async fn a_call_bought_and_sold_moves_a_hundred_times_its_premium_and_is_held_as
     assert_eq!(sold.status, 200, "{}", sold.body);
     let bid = d(&snapshot(&server, CALL).await.bid);
     ops.market().step(1).await.unwrap();
-    let o = detail(&server, &account, "sell1").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "sell1").await["orders"][0].clone();
     assert_eq!(o["status"], "FILLED", "{o}");
     let received = d(o["filled_price"].as_str().unwrap());
     assert!(
@@ -226,12 +209,12 @@ async fn an_open_option_order_claims_its_premium_is_replaced_by_its_leg_and_canc
     let (_, _, power) = balance(&server, &account).await;
     assert_eq!(power, d("100000") - d("200"), "2 contracts at 1.00 held back");
 
-    let leg_id = detail(&server, &account, "rest1").await["orders"][0]["legs"][0]["id"]
+    let leg_id = order_detail(&server.client(), &account, "rest1").await["orders"][0]["legs"][0]["id"]
         .as_str()
         .unwrap()
         .to_owned();
     let replaced = post(
-        &server,
+        &server.client(),
         "/openapi/trade/option/order/replace",
         &json!({"account_id": account, "modify_orders": [
             {"client_order_id": "rest1", "limit_price": "1.05", "legs": [{"id": leg_id, "quantity": "3"}]}
@@ -239,7 +222,7 @@ async fn an_open_option_order_claims_its_premium_is_replaced_by_its_leg_and_canc
     )
     .await;
     assert_eq!(replaced.status, 200, "{}", replaced.body);
-    let o = detail(&server, &account, "rest1").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "rest1").await["orders"][0].clone();
     assert_eq!(
         (o["total_quantity"].as_str(), o["limit_price"].as_str()),
         (Some("3"), Some("1.05"))
@@ -249,14 +232,14 @@ async fn an_open_option_order_claims_its_premium_is_replaced_by_its_leg_and_canc
 
     // Above $3 a premium trades in nickels, below in cents (AAPL is in the penny program).
     let off_tick = post(
-        &server,
+        &server.client(),
         "/openapi/trade/option/order/replace",
         &json!({"account_id": account, "modify_orders": [{"client_order_id": "rest1", "limit_price": "3.52"}]}),
     )
     .await;
     off_tick.assert_error(400, "ILLEGAL_PARAMETER");
     let wrong_leg = post(
-        &server,
+        &server.client(),
         "/openapi/trade/option/order/replace",
         &json!({"account_id": account, "modify_orders": [
             {"client_order_id": "rest1", "legs": [{"id": "NOT-THE-LEG", "quantity": "4"}]}
@@ -266,14 +249,14 @@ async fn an_open_option_order_claims_its_premium_is_replaced_by_its_leg_and_canc
     wrong_leg.assert_error(400, "ILLEGAL_PARAMETER");
 
     let cancelled = post(
-        &server,
+        &server.client(),
         "/openapi/trade/option/order/cancel",
         &json!({"account_id": account, "client_order_id": "rest1"}),
     )
     .await;
     assert_eq!(cancelled.status, 200, "{}", cancelled.body);
     assert_eq!(
-        detail(&server, &account, "rest1").await["orders"][0]["status"],
+        order_detail(&server.client(), &account, "rest1").await["orders"][0]["status"],
         "CANCELLED"
     );
     assert_eq!(balance(&server, &account).await.2, d("100000"));
@@ -345,8 +328,7 @@ async fn option_orders_the_broker_would_refuse_are_refused_with_their_reason() {
     let mut oto = option_order("c", "BUY", "1", Some("5.00"), "450", "CALL");
     oto["combo_type"] = json!("OTO");
     refused(oto, "UNSUPPORTED_COMBO_TYPE").await;
-    post(
-        &server,
+    post(&server.client(),
         "/trading/orders/batch-place",
         &json!({"account_id": cash_account, "batch_orders": [option_order("b", "BUY", "1", Some("5.00"), "450", "CALL")]}),
     )
@@ -416,7 +398,7 @@ async fn at_expiry_a_call_in_the_money_becomes_shares_and_one_out_of_it_disappea
     ops.market().step(1).await.unwrap();
     let mut paid = Vec::new();
     for id in ["deep", "far"] {
-        let o = detail(&server, &account, id).await["orders"][0].clone();
+        let o = order_detail(&server.client(), &account, id).await["orders"][0].clone();
         assert_eq!(o["status"], "FILLED", "{o}");
         paid.push(d(o["filled_price"].as_str().unwrap()));
     }
@@ -446,7 +428,7 @@ async fn at_expiry_a_call_in_the_money_becomes_shares_and_one_out_of_it_disappea
     assert_eq!(d(&shares.cost_price), d("300"), "bought at the strike");
     let (cash, _, _) = balance(&server, &account).await;
     assert_eq!(cash, cash_before - d("30000"));
-    let sell = detail(&server, &account, "far-sell").await["orders"][0].clone();
+    let sell = order_detail(&server.client(), &account, "far-sell").await["orders"][0].clone();
     assert_eq!(
         (sell["status"].as_str(), sell["reason"].as_str()),
         (Some("CANCELLED"), Some("cancelled: the contract expired"))
@@ -537,7 +519,7 @@ async fn a_put_is_written_against_cash_and_a_call_against_shares() {
     .await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let o = detail(&server, &account, "put1").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "put1").await["orders"][0].clone();
     assert_eq!(
         (o["status"].as_str(), o["position_intent"].as_str()),
         (Some("FILLED"), Some("SELL_TO_OPEN"))
@@ -565,7 +547,7 @@ async fn a_put_is_written_against_cash_and_a_call_against_shares() {
         .assert_error(400, "INSUFFICIENT_POSITION");
     // The resting put's 45,000 would leave too little for the shares.
     let cancelled = post(
-        &server,
+        &server.client(),
         "/trading/orders/cancel",
         &json!({"account_id": account, "client_order_id": "put2"}),
     )
@@ -577,7 +559,7 @@ async fn a_put_is_written_against_cash_and_a_call_against_shares() {
     assert_eq!(call.status, 200, "{}", call.body);
     ops.market().step(1).await.unwrap();
     assert_eq!(
-        detail(&server, &account, "call1").await["orders"][0]["status"],
+        order_detail(&server.client(), &account, "call1").await["orders"][0]["status"],
         "FILLED"
     );
     place(option_order("call2", "SELL", "1", None, "450", "CALL"))
@@ -591,7 +573,7 @@ async fn a_put_is_written_against_cash_and_a_call_against_shares() {
     let back = place(option_order("back", "BUY", "1", None, "450", "PUT")).await;
     assert_eq!(back.status, 200, "{}", back.body);
     ops.market().step(1).await.unwrap();
-    let o = detail(&server, &account, "back").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "back").await["orders"][0].clone();
     assert_eq!(
         (o["status"].as_str(), o["position_intent"].as_str()),
         (Some("FILLED"), Some("BUY_TO_CLOSE"))
@@ -665,7 +647,7 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
     }
     for n in 0..10 {
         let _ = post(
-            &server,
+            &server.client(),
             "/trading/orders/cancel",
             &json!({"account_id": account, "client_order_id": format!("put-{n}")}),
         )
@@ -735,7 +717,7 @@ async fn a_resting_bid_fills_from_the_contracts_own_trades() {
             .unwrap();
         // Every trade of the day so far is one of the hour since the order was placed.
         let reached = ticks.result.iter().any(|t| d(&t.price) <= limit);
-        let o = detail(&server, &account, &id).await["orders"][0].clone();
+        let o = order_detail(&server.client(), &account, &id).await["orders"][0].clone();
         if reached {
             assert_eq!(o["status"], "FILLED", "{symbol} traded at or below {limit}: {o}");
             assert_eq!(d(o["filled_price"].as_str().unwrap()), limit, "at its limit");
@@ -780,7 +762,7 @@ async fn a_waiting_market_buy_claims_its_mark_across_a_restart() {
         "five contracts claimed at their mark"
     );
     assert_eq!(
-        detail(&server, &account, "evening").await["orders"][0]["status"],
+        order_detail(&server.client(), &account, "evening").await["orders"][0]["status"],
         "SUBMITTED"
     );
 }
@@ -840,7 +822,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     let (_, _, resting_power) = balance(&server, &account).await;
     assert_eq!(power - resting_power, call * d("2"), "spot {spot}");
     let cancelled = post(
-        &server,
+        &server.client(),
         "/trading/orders/cancel",
         &json!({"account_id": account, "client_order_id": "rest"}),
     )
@@ -850,7 +832,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     // Written at the market: the requirement with its mark, the premium in the cash.
     assert_eq!(place("call", "SELL", None, "460", "CALL").await.status, 200);
     ops.market().step(1).await.unwrap();
-    let o = detail(&server, &account, "call").await["orders"][0].clone();
+    let o = order_detail(&server.client(), &account, "call").await["orders"][0].clone();
     assert_eq!(o["status"], "FILLED", "{o}");
     let spot = d(&server
         .client()
