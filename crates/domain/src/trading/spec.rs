@@ -961,6 +961,11 @@ mod tests {
         }
     }
 
+    /// Each leg's side, ratio and symbol.
+    fn legs_of(m: &MultiLegSpec) -> Vec<(Side, u64, String)> {
+        m.legs.iter().map(|l| (l.side, l.ratio, l.symbol("AAPL"))).collect()
+    }
+
     /// 2 units of `strategy` with a leg of `shares` AAPL shares (`side`) beside `legs`.
     fn with_shares(
         strategy: &str,
@@ -989,10 +994,7 @@ mod tests {
         let spec = with_shares("COVERED_STOCK", "BUY", 200, &[("SELL", 2, "CALL", 450)]).unwrap();
         let m = spec.multi_leg.unwrap();
         assert_eq!(
-            m.legs
-                .iter()
-                .map(|l| (l.side, l.ratio, l.symbol("AAPL")))
-                .collect::<Vec<_>>(),
+            legs_of(&m),
             vec![
                 (Side::Buy, 100, "AAPL".into()),
                 (Side::Sell, 1, "AAPL130315C00450000".into())
@@ -1065,10 +1067,7 @@ mod tests {
         );
         assert_eq!(m.strategy, Strategy::Vertical);
         assert_eq!(
-            m.legs
-                .iter()
-                .map(|l| (l.side, l.ratio, l.symbol("AAPL")))
-                .collect::<Vec<_>>(),
+            legs_of(&m),
             vec![
                 (Side::Buy, 1, "AAPL130315C00430000".into()),
                 (Side::Sell, 1, "AAPL130315C00440000".into())

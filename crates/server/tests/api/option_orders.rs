@@ -767,6 +767,17 @@ async fn a_waiting_market_buy_claims_its_mark_across_a_restart() {
     );
 }
 
+/// A stock's last price now.
+async fn last_price(server: &TestServer, symbol: &str) -> Decimal {
+    let snapshots = server
+        .client()
+        .stocks()
+        .snapshots(&[symbol], false, false)
+        .await
+        .unwrap();
+    d(&snapshots[0].price)
+}
+
 /// The standard requirement of one contract written naked, per share, less its premium (which
 /// it cancels): 20 % of the underlying less what the contract is out of the money, at least
 /// 10 % of the underlying (a call) or of the strike (a put).
@@ -789,13 +800,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
     let (cash_account, account) = (server.app.account_ids[0].clone(), server.app.account_ids[1].clone());
-    let spot = d(&server
-        .client()
-        .stocks()
-        .snapshots(&["AAPL"], false, false)
-        .await
-        .unwrap()[0]
-        .price);
+    let spot = last_price(&server, "AAPL").await;
     let place = |id: &str, side: &str, limit: Option<&str>, strike: &str, right: &str| {
         place_at(
             &server,
@@ -834,13 +839,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     ops.market().step(1).await.unwrap();
     let o = order_detail(&server.client(), &account, "call").await["orders"][0].clone();
     assert_eq!(o["status"], "FILLED", "{o}");
-    let spot = d(&server
-        .client()
-        .stocks()
-        .snapshots(&["AAPL"], false, false)
-        .await
-        .unwrap()[0]
-        .price);
+    let spot = last_price(&server, "AAPL").await;
     let quote = snapshot(&server, "AAPL130315C00460000").await;
     let mark = ((d(&quote.bid) + d(&quote.ask)) / d("2")).round_dp(4);
     let (cash, _, written_power) = balance(&server, &account).await;
@@ -852,13 +851,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     let placed = place_at(&server, "/trading/orders/place", &account, shares_order("aapl", "BUY")).await;
     assert_eq!(placed.status, 200, "{}", placed.body);
     ops.market().step(1).await.unwrap();
-    let spot = d(&server
-        .client()
-        .stocks()
-        .snapshots(&["AAPL"], false, false)
-        .await
-        .unwrap()[0]
-        .price);
+    let spot = last_price(&server, "AAPL").await;
     let (cash, _, covered_power) = balance(&server, &account).await;
     assert_eq!(
         covered_power,
@@ -877,13 +870,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
 
     // Puts at 430 placed at once, resting: as many as the power left holds, no more.
     let (_, _, left) = balance(&server, &account).await;
-    let spot = d(&server
-        .client()
-        .stocks()
-        .snapshots(&["AAPL"], false, false)
-        .await
-        .unwrap()[0]
-        .price);
+    let spot = last_price(&server, "AAPL").await;
     let per_put = naked_per_share("PUT", d("430"), spot) * d("100") * d("2");
     let expected = (left / per_put).floor();
     let n = expected.to_string().parse::<usize>().unwrap() + 4;
