@@ -269,9 +269,19 @@ impl Engine {
             .iter()
             .map(|l| quotes.get(&l.instrument_id).and_then(Option::as_ref))
             .collect();
-        let Some((units, prices)) = legs.and_then(|legs| multi_leg::fill(order, multi, &legs)) else {
+        let Some((mut units, mut prices)) = legs.and_then(|legs| multi_leg::fill(order, multi, &legs)) else {
             return Ok(());
         };
+        // A scenario rule's plan cuts, paces and prices what matching found, as a single order's.
+        let mut cancel_rest = None;
+        if let Some(plan) = &order.fill_plan {
+            let cancel;
+            (units, prices, cancel) = plan.shape_legs(order, multi, units, prices, now.0);
+            cancel_rest = cancel.then(|| plan.cancel_reason());
+        }
+        if units.is_zero() {
+            return Ok(());
+        }
         let fill = FillRequest {
             order_id: order.order_id.clone(),
             quantity: units,
@@ -291,8 +301,14 @@ impl Engine {
                 self.events.wake();
                 self.book.update(*updated);
             }
-            FillOutcome::Stale => self.book.forget(),
-            FillOutcome::Refused(refusal) => self.end(order, Event::Fail, refusal.reason()).await?,
+            FillOutcome::Stale => {
+                self.book.forget();
+                return Ok(());
+            }
+            FillOutcome::Refused(refusal) => return self.end(order, Event::Fail, refusal.reason()).await,
+        }
+        if let Some(reason) = cancel_rest {
+            self.end(order, Event::Cancel, &reason).await?;
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use signet_model::orders::Side;
 
+use super::multi_leg::{self, MultiLeg};
 use super::order::Order;
 
 /// What a rule does to the fills of the orders it matched.
@@ -80,6 +81,34 @@ impl FillPlan {
         Shaped { fills, cancel_rest }
     }
 
+    /// What multi-leg `order` (its legs `multi`) fills at simulated time `now_ms` of the `units`
+    /// matching found at `prices` (one per leg): the units the plan allows now, each leg's price
+    /// moved by the slippage against it (a leg bought pays more, a leg sold gets less) unless
+    /// that takes the net beyond the order's limit, and whether the rest is then cancelled.
+    pub fn shape_legs(
+        &self,
+        order: &Order,
+        multi: &MultiLeg,
+        units: Decimal,
+        prices: Vec<Decimal>,
+        now_ms: i64,
+    ) -> (Decimal, Vec<Decimal>, bool) {
+        let shaped = self.shape(order, vec![(units, multi.net(&prices))], now_ms);
+        let units = shaped.fills.first().map_or(Decimal::ZERO, |(units, _)| *units);
+        let slipped: Vec<Decimal> = multi
+            .legs
+            .iter()
+            .zip(&prices)
+            .map(|(leg, &price)| self.slipped_as(leg.side, None, price))
+            .collect();
+        let prices = if multi_leg::within_limit(order, multi.net(&slipped)) {
+            slipped
+        } else {
+            prices
+        };
+        (units, prices, shaped.cancel_rest)
+    }
+
     /// What the slice under way has left to fill now: nothing until `every_ms` has passed since
     /// the last fill when a new slice begins; the rest of the slice when the book ran short of it.
     fn slice_due(&self, order: &Order, slices: u32, every_ms: i64, now_ms: i64) -> Decimal {
@@ -104,19 +133,24 @@ impl FillPlan {
     /// `price` moved by the slippage against the order, to the cent (a hundredth of a cent
     /// below a dollar), and kept within its limit.
     fn slipped(&self, order: &Order, price: Decimal) -> Decimal {
+        self.slipped_as(order.side, order.limit_price, price)
+    }
+
+    /// [`Self::slipped`] of a fill of `side` within `limit`.
+    fn slipped_as(&self, side: Side, limit: Option<Decimal>, price: Decimal) -> Decimal {
         if self.slippage_bps.is_zero() {
             return price;
         }
         let factor = self.slippage_bps / Decimal::from(10_000);
         let places = if price < Decimal::ONE { 4 } else { 2 };
-        let moved = match order.side {
+        let moved = match side {
             Side::Buy => (price * (Decimal::ONE + factor))
                 .round_dp_with_strategy(places, rust_decimal::RoundingStrategy::AwayFromZero),
             Side::Sell | Side::Short => {
                 (price * (Decimal::ONE - factor)).round_dp_with_strategy(places, rust_decimal::RoundingStrategy::ToZero)
             }
         };
-        match (order.limit_price, order.side) {
+        match (limit, side) {
             (Some(limit), Side::Buy) => moved.min(limit.max(price)),
             (Some(limit), _) => moved.max(limit.min(price)),
             (None, _) => moved,
@@ -362,5 +396,48 @@ mod tests {
         });
         assert_eq!(sliced.to_string(), "fill in 3 slices, 1.5 s apart");
         assert_eq!(FillPlan::decode("{"), None);
+    }
+
+    #[test]
+    fn a_multi_leg_order_is_cut_by_units_and_slipped_leg_by_leg_within_its_limit() {
+        use crate::trading::multi_leg::{LegsClaim, OrderLeg};
+        let call = crate::options::Contract {
+            underlying: "AAPL".into(),
+            expiry: 15_779,
+            right: crate::options::Right::Call,
+            strike: d("450"),
+        };
+        let leg = |side| OrderLeg {
+            instrument_id: call.instrument_id(7).unwrap(),
+            symbol: call.occ_symbol(),
+            side,
+            ratio: 1,
+            filled_price: None,
+        };
+        let multi = MultiLeg {
+            strategy: crate::options::strategy::Strategy::Vertical,
+            legs: vec![leg(Side::Buy), leg(Side::Sell)],
+            claim: LegsClaim::default(),
+        };
+        let half = plan(Shape::Partial {
+            ratio: d("0.5"),
+            then: AfterPartial::Cancel,
+        });
+        let (units, prices, cancel) = half.shape_legs(&order("4", "0", None), &multi, d("3"), vec![d("10"), d("6")], 0);
+        assert_eq!((units, prices, cancel), (d("2"), vec![d("10"), d("6")], true));
+        // 1 %: 10.10 and 5.94, a net of 4.16; a limit of 4.10 keeps the prices matching found.
+        let slip = FillPlan {
+            slippage_bps: d("100"),
+            ..plan(Shape::Market)
+        };
+        let (_, prices, _) = slip.shape_legs(&order("1", "0", None), &multi, d("1"), vec![d("10"), d("6")], 0);
+        assert_eq!(prices, vec![d("10.10"), d("5.94")]);
+        let limited = Order {
+            order_type: OrderType::Limit,
+            limit_price: Some(d("4.10")),
+            ..order("1", "0", None)
+        };
+        let (_, prices, _) = slip.shape_legs(&limited, &multi, d("1"), vec![d("10"), d("6")], 0);
+        assert_eq!(prices, vec![d("10"), d("6")]);
     }
 }

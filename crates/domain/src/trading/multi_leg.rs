@@ -224,14 +224,18 @@ pub fn fill(order: &Order, multi: &MultiLeg, quotes: &[&Quote]) -> Option<(Decim
     if units <= Decimal::ZERO {
         return None;
     }
-    let net = multi.net(&prices);
-    let within = match (order.order_type, order.limit_price) {
+    within_limit(order, multi.net(&prices)).then_some((units, prices))
+}
+
+/// Whether a unit's `net` (per share, positive a debit) is within `order`'s limit: a BUY pays
+/// at most it, a SELL receives at least it; a market order takes any.
+pub fn within_limit(order: &Order, net: Decimal) -> bool {
+    match (order.order_type, order.limit_price) {
         (OrderType::Limit, Some(limit)) if order.side == Side::Buy => net <= limit,
         (OrderType::Limit, Some(limit)) => -net >= limit,
         (OrderType::Limit, None) => false,
         _ => true,
-    };
-    within.then_some((units, prices))
+    }
 }
 
 /// A multi-leg fill's effect, for the store to save in one transaction.

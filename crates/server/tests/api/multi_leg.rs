@@ -634,3 +634,66 @@ async fn a_covered_stock_buys_the_shares_and_writes_the_call_at_once() {
         ]
     );
 }
+
+/// Scenario rules shape multi-leg fills as they shape single ones: half of a vertical fills and
+/// the rest is cancelled; another fills with its legs slipped against it (the call bought
+/// dearer, the call sold cheaper); a third never fills.
+#[tokio::test]
+async fn scenario_rules_shape_a_multi_leg_orders_fills() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let rules = "[[rule]]\nname = \"half\"\nwhen = { client_order_id_prefix = \"half-\" }\nthen = { fill = \"partial\", ratio = 0.5, then = \"cancel\" }\n\
+        [[rule]]\nname = \"slip\"\nwhen = { client_order_id_prefix = \"slip-\" }\nthen = { slippage_bps = 100 }\n\
+        [[rule]]\nname = \"stuck\"\nwhen = { client_order_id_prefix = \"stuck-\" }\nthen = { fill = \"never\" }\n";
+    ops.scenarios().load(rules).await.expect("the rules load");
+    let account = server.app.account_ids[1].clone();
+    let ((_, long_ask), (short_bid, _)) = (
+        quote(&server, "AAPL130315C00450000").await,
+        quote(&server, "AAPL130315C00460000").await,
+    );
+    for (id, units) in [("half-1", 2), ("slip-1", 1), ("stuck-1", 1)] {
+        let order = multi(
+            id,
+            "VERTICAL",
+            "BUY",
+            units,
+            None,
+            MARCH,
+            &[("BUY", units, "CALL", "450"), ("SELL", units, "CALL", "460")],
+        );
+        let placed = place(&server, &account, order).await;
+        assert_eq!(placed.status, 200, "{id}: {}", placed.body);
+    }
+    ops.market().step(1).await.unwrap();
+    let order = |id: &'static str| {
+        let server = &server;
+        let account = account.clone();
+        async move { order_detail(&server.client(), &account, id).await["orders"][0].clone() }
+    };
+    let half = order("half-1").await;
+    assert_eq!(
+        (half["status"].as_str(), half["filled_quantity"].as_str()),
+        (Some("CANCELLED"), Some("1")),
+        "{half}"
+    );
+    let slip = order("slip-1").await;
+    assert_eq!(slip["status"], "FILLED", "{slip}");
+    let (long, short) = (
+        d(slip["legs"][0]["filled_price"].as_str().unwrap()),
+        d(slip["legs"][1]["filled_price"].as_str().unwrap()),
+    );
+    // 1 % against each leg: up to the cent above for the call bought, below for the one sold.
+    assert_eq!(
+        long,
+        (long_ask * d("1.01")).round_dp_with_strategy(2, rust_decimal::RoundingStrategy::AwayFromZero)
+    );
+    assert_eq!(
+        short,
+        (short_bid * d("0.99")).round_dp_with_strategy(2, rust_decimal::RoundingStrategy::ToZero)
+    );
+    let stuck = order("stuck-1").await;
+    assert_eq!(
+        (stuck["status"].as_str(), stuck["filled_quantity"].as_str()),
+        (Some("SUBMITTED"), Some("0"))
+    );
+}
