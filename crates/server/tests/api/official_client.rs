@@ -338,13 +338,14 @@ async fn the_official_client_trades_a_vertical() {
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let ops = server.ops().await;
     let out = run(&python, &server, "option-spread").await;
-    for call in ["preview", "place", "rest", "replace", "cancel"] {
+    for call in ["preview", "place", "rest", "replace", "cancel", "covered"] {
         assert_eq!(out[call]["status"], 200, "{call}: {}", out[call]["body"]);
     }
     assert_eq!(
         out["replaced"],
         json!({"total_quantity": "3", "limit_price": "0.4", "legs": ["3", "3"]})
     );
+    assert_eq!(out["covered_legs"], json!([["EQUITY", "100"], ["OPTION", "1"]]));
     let cost: f64 = out["preview"]["body"]["estimated_cost"]
         .as_str()
         .unwrap()

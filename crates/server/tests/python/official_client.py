@@ -26,7 +26,8 @@ Scenarios:
   option-spread     in the MARGIN account, order_v3.preview_order and place_order of a VERTICAL
                     (2 units: AAPL's 2013-03-15 call at 450 bought, the 460 sold) at market; and
                     one resting at a net of 0.50: replace_order (3 units by a leg, a net of
-                    0.40), get_order_detail, cancel_order
+                    0.40), get_order_detail, cancel_order; a COVERED_STOCK (100 shares and
+                    the 460 call sold) resting at 100.00, its detail, cancel_order
   option-spread-held once the test filled it: order_v3.get_order_detail, list_order_executions
                     and account_v2.get_account_position
   companions-buy    buys 10 AAPL at market in the CASH account (the test fills it, then runs:)
@@ -677,7 +678,17 @@ def option_spread(api):
     replace = trade.order_v3.replace_order(account_id, [modify])
     replaced = trade.order_v3.get_order_detail(account_id, "pySpreadRest").json()["orders"][0]
     cancel = trade.order_v3.cancel_order(account_id, "pySpreadRest")
+    # A buy-write resting at a net of 100.00 a share: 100 shares bought, the 460 call sold.
+    shares = {"side": "BUY", "quantity": "100", "symbol": "AAPL", "instrument_type": "EQUITY", "market": "US"}
+    call = dict(leg("SELL", "460"), quantity="1")
+    buy_write = dict(order, client_order_id="pyBuyWrite", option_strategy="COVERED_STOCK", quantity="1",
+                     order_type="LIMIT", limit_price="100.00", legs=[shares, call])
+    covered = trade.order_v3.place_order(account_id, [buy_write])
+    covered_detail = trade.order_v3.get_order_detail(account_id, "pyBuyWrite").json()["orders"][0]
+    trade.order_v3.cancel_order(account_id, "pyBuyWrite")
     return {
+        "covered": {"status": covered.status_code, "body": covered.json()},
+        "covered_legs": [[leg["instrument_type"], leg["quantity"]] for leg in covered_detail["legs"]],
         "account_id": account_id,
         "preview": {"status": preview.status_code, "body": preview.json()},
         "place": {"status": place.status_code, "body": place.json()},
