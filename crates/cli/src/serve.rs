@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// on this address; off unless given
     #[arg(long, env = "SIGNET_MQTT_LISTEN")]
     mqtt_listen: Option<SocketAddr>,
+    /// Serve the same quotes feed as MQTT over WebSocket (path /mqtt, subprotocol mqtt: paho's
+    /// transport="websockets"), with TLS (wss) when TLS is on, on this address; off unless given
+    #[arg(long, env = "SIGNET_MQTT_WS_LISTEN")]
+    mqtt_ws_listen: Option<SocketAddr>,
     /// Symbols one MQTT session may receive; a subscribe beyond them is refused (400
     /// TOO_MANY_SYMBOLS)
     #[arg(long, env = "SIGNET_MQTT_MAX_SYMBOLS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
@@ -109,8 +113,9 @@ pub struct ServeArgs {
     /// answer); idle and trickling connections are closed after it
     #[arg(long, env = "SIGNET_HEADER_TIMEOUT", default_value_t = 10)]
     header_timeout: u64,
-    /// TLS on --listen (and --events-listen) and on --mqtt-listen with this certificate chain
-    /// (PEM, the server's certificate first); with --tls-key. SIGHUP reads both files again
+    /// TLS on --listen (and --events-listen) and on --mqtt-listen and --mqtt-ws-listen with this
+    /// certificate chain (PEM, the server's certificate first); with --tls-key. SIGHUP reads both
+    /// files again
     #[arg(
         long,
         env = "SIGNET_TLS_CERT",
@@ -275,6 +280,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(address) = server.mqtt_addr() {
         tracing::info!(mqtt = %address, "quotes feed served over MQTT");
     }
+    if let Some(address) = server.mqtt_ws_addr() {
+        tracing::info!(mqtt_ws = %address, path = "/mqtt", "quotes feed served over MQTT over WebSocket");
+    }
     server.run(shutdown).await?;
     database.store.close().await;
     tracing::info!("signet stopped");
@@ -303,6 +311,7 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         metrics_listen: args.metrics_listen,
         metrics: auto_on_loopback(&args.metrics, args.listen),
         mqtt_listen: args.mqtt_listen,
+        mqtt_ws_listen: args.mqtt_ws_listen,
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,

@@ -72,11 +72,13 @@ pub struct ServerConfig {
     pub events: crate::events::config::EventsConfig,
     /// Where the quotes feed's MQTT endpoint listens; off when `None`.
     pub mqtt_listen: Option<SocketAddr>,
-    /// The quotes feed's limits.
+    /// Where the same feed is served as MQTT over WebSocket (path `/mqtt`); off when `None`.
+    pub mqtt_ws_listen: Option<SocketAddr>,
+    /// The quotes feed's limits, on both.
     pub streaming: crate::streaming::StreamingConfig,
     /// Serve the operator console under `/console/`.
     pub console: bool,
-    /// TLS on the HTTP listener (and `events.listen`) and on the MQTT listener: the PEM files of
+    /// TLS on the HTTP listener (and `events.listen`) and on the MQTT listeners: the PEM files of
     /// the certificate chain and key (`--tls-cert`/`--tls-key`, or those `--tls self-signed`
     /// made). Plain TCP when `None`; `metrics_listen` stays plain.
     pub tls: Option<crate::tls::TlsFiles>,
@@ -117,6 +119,7 @@ impl Default for ServerConfig {
             memory_nonces: false,
             events: crate::events::config::EventsConfig::default(),
             mqtt_listen: None,
+            mqtt_ws_listen: None,
             streaming: crate::streaming::StreamingConfig::default(),
             console: true,
             tls: None,

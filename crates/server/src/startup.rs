@@ -18,6 +18,7 @@ use crate::database::Database;
 use crate::metrics::Metrics;
 use crate::router::router;
 use crate::state::AppState;
+use crate::streaming::mqtt::Carrier;
 use crate::tls::Certificates;
 use signet_core::checkpoints::{Checkpoints, Gate};
 use signet_core::claims::ClaimsCache;
@@ -53,9 +54,11 @@ pub struct Server {
     events_listener: Option<TcpListener>,
     /// `--mqtt-listen`: the quotes feed.
     mqtt_listener: Option<TcpListener>,
+    /// `--mqtt-ws-listen`: the same feed over WebSocket.
+    mqtt_ws_listener: Option<TcpListener>,
     state: AppState,
     /// The certificate and key of `--tls-cert`/`--tls-key` (or `--tls self-signed`), on the
-    /// HTTP, events and MQTT listeners.
+    /// HTTP, events and MQTT listeners (bare and WebSocket).
     tls: Option<Arc<Certificates>>,
     /// Held while the server runs on a SQLite file ([`Database::claim_for_serving`]).
     _serving: Option<std::fs::File>,
@@ -76,6 +79,7 @@ impl Server {
         let metrics_listener = bind_extra(config.metrics_listen).await?;
         let events_listener = bind_extra(config.events.listen).await?;
         let mqtt_listener = bind_extra(config.mqtt_listen).await?;
+        let mqtt_ws_listener = bind_extra(config.mqtt_ws_listen).await?;
         let store = database.store.clone();
         let shared = store.shared();
         let redis = match &config.redis_url {
@@ -198,6 +202,7 @@ impl Server {
             metrics_listener,
             events_listener,
             mqtt_listener,
+            mqtt_ws_listener,
             state,
             tls,
             _serving: serving,
@@ -226,6 +231,13 @@ impl Server {
     /// Where `--mqtt-listen` serves the quotes feed, when it is set.
     pub fn mqtt_addr(&self) -> Option<SocketAddr> {
         self.mqtt_listener
+            .as_ref()
+            .map(|l| l.local_addr().expect("a bound listener has an address"))
+    }
+
+    /// Where `--mqtt-ws-listen` serves the quotes feed over WebSocket, when it is set.
+    pub fn mqtt_ws_addr(&self) -> Option<SocketAddr> {
+        self.mqtt_ws_listener
             .as_ref()
             .map(|l| l.local_addr().expect("a bound listener has an address"))
     }
@@ -279,15 +291,26 @@ impl Server {
             let app = crate::router::metrics_router(self.state.clone());
             tokio::spawn(async move { axum::serve(listener, app).await })
         });
-        let feed = self.mqtt_listener.map(|listener| {
+        // One feed for both MQTT listeners: they share the sessions.
+        let feed = (self.mqtt_listener.is_some() || self.mqtt_ws_listener.is_some()).then(|| {
             let state = &self.state;
-            let feed =
-                crate::streaming::feed::run(state.simulator.clone(), state.streams.clone(), state.engine.ticks());
-            (
-                tokio::spawn(crate::streaming::mqtt::serve(listener, state.clone(), mqtt_tls)),
-                tokio::spawn(feed),
-            )
+            tokio::spawn(crate::streaming::feed::run(
+                state.simulator.clone(),
+                state.streams.clone(),
+                state.engine.ticks(),
+            ))
         });
+        let mqtt_accepts: Vec<_> = [
+            (self.mqtt_listener, Carrier::Tcp),
+            (self.mqtt_ws_listener, Carrier::WebSocket),
+        ]
+        .into_iter()
+        .filter_map(|(listener, carrier)| {
+            let listener = listener?;
+            let serving = crate::streaming::mqtt::serve(listener, self.state.clone(), mqtt_tls.clone(), carrier);
+            Some(tokio::spawn(serving))
+        })
+        .collect();
         let (stop_ticks, ticks_stopped) = tokio::sync::oneshot::channel();
         // Also with a manual clock, whose ticks it skips: a restore may set a running one.
         let ticker = {
@@ -313,8 +336,10 @@ impl Server {
         if let Some(metrics) = metrics {
             metrics.abort();
         }
-        if let Some((accept, feed)) = feed {
+        for accept in mqtt_accepts {
             accept.abort();
+        }
+        if let Some(feed) = feed {
             feed.abort();
         }
         // Every MQTT connection is closed (its session forgotten).

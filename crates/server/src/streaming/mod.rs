@@ -1,6 +1,7 @@
 //! The quotes feed of the official client's `DataStreamingClient` (catalog §13): an MQTT 3.1.1
-//! endpoint on `--mqtt-listen` ([`mqtt`]), the sessions connected to it and what they
-//! subscribed to over signed HTTP ([`sessions`]; the calls are in
+//! endpoint on `--mqtt-listen` ([`mqtt`]) and over WebSocket on `--mqtt-ws-listen` ([`ws`]), the
+//! sessions connected to them and what they subscribed to over signed HTTP ([`sessions`]; the
+//! calls are in
 //! [`crate::marketdata::streaming`]), and the messages pushed at each tick ([`feed`], protobuf
 //! messages of [`proto`], shared with the client).
 //!
@@ -21,6 +22,7 @@ use std::time::Duration;
 pub mod feed;
 pub mod mqtt;
 pub mod sessions;
+pub mod ws;
 
 pub use signet_model::streaming::proto;
 

@@ -1,4 +1,6 @@
-//! The MQTT 3.1.1 endpoint: rumqttc's packet codec (`mqttbytes::v4`) over a TCP connection.
+//! The MQTT 3.1.1 endpoint: rumqttc's packet codec (`mqttbytes::v4`) over a TCP connection, or
+//! over a WebSocket ([`super::ws`]), either over TLS when TLS is on: the same code, sessions and
+//! limits whatever the carrier.
 //!
 //! A connection from an address that has its most unbound connections, or when the node has
 //! its most, is closed at once, unread (the official client retries in 10 s). CONNECT must come
@@ -34,11 +36,30 @@ use tokio::sync::mpsc;
 use super::sessions::{ConnectRefusal, Session, Topics, UnboundRefusal, UnboundSlot};
 use crate::state::AppState;
 
+/// What carries MQTT on a listener: bare TCP (`--mqtt-listen`), or WebSocket
+/// (`--mqtt-ws-listen`, [`super::ws`]); either over TLS when TLS is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carrier {
+    Tcp,
+    WebSocket,
+}
+
+impl Carrier {
+    /// Its name in logs.
+    fn name(self) -> &'static str {
+        match self {
+            Carrier::Tcp => "tcp",
+            Carrier::WebSocket => "ws",
+        }
+    }
+}
+
 /// Accepts connections until the task is dropped. One that finds no place among the unbound
 /// connections is dropped at once: it costs neither a task nor a buffer. With `tls`, every
-/// connection is TLS: its handshake holds an unbound place and must end, with the CONNECT
-/// after it, within the header timeout.
-pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustls::ServerConfig>>) {
+/// connection is TLS; over WebSocket, every connection is upgraded first: the TLS handshake and
+/// the upgrade hold an unbound place and must end, with the CONNECT after them, within the
+/// header timeout.
+pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustls::ServerConfig>>, carrier: Carrier) {
     let tls = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
         match listener.accept().await {
@@ -46,17 +67,29 @@ pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustl
                 Ok(slot) => {
                     let _ = stream.set_nodelay(true);
                     let accepted = tokio::time::Instant::now();
+                    let opened = Opened {
+                        state: state.clone(),
+                        remote,
+                        slot,
+                        accepted,
+                        carrier,
+                    };
                     match &tls {
                         None => {
-                            tokio::spawn(connection(state.clone(), stream, remote, slot, accepted));
+                            tokio::spawn(opened.carry(stream));
                         }
                         Some(tls) => {
-                            tokio::spawn(handshake(state.clone(), tls.clone(), stream, remote, slot, accepted));
+                            tokio::spawn(handshake(opened, tls.clone(), stream));
                         }
                     }
                 }
                 Err(refusal) => {
-                    tracing::debug!(remote = %remote, ?refusal, "MQTT connection dropped: too many unbound connections");
+                    tracing::debug!(
+                        remote = %remote,
+                        carrier = carrier.name(),
+                        ?refusal,
+                        "MQTT connection dropped: too many unbound connections"
+                    );
                     state.metrics.mqtt_unbound_closed(match refusal {
                         UnboundRefusal::Address => "address_limit",
                         UnboundRefusal::Node => "node_limit",
@@ -64,8 +97,42 @@ pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustl
                 }
             },
             Err(e) => {
-                tracing::warn!(error = %e, "accepting an MQTT connection failed");
+                tracing::warn!(error = %e, carrier = carrier.name(), "accepting an MQTT connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// A connection accepted, holding its unbound place.
+struct Opened {
+    state: AppState,
+    remote: SocketAddr,
+    slot: UnboundSlot,
+    accepted: tokio::time::Instant,
+    carrier: Carrier,
+}
+
+impl Opened {
+    /// MQTT on `stream` (TCP or TLS), upgraded to WebSocket first when that is the carrier.
+    async fn carry<S: Halves>(self, stream: S) {
+        let Opened {
+            state,
+            remote,
+            slot,
+            accepted,
+            carrier,
+        } = self;
+        match carrier {
+            Carrier::Tcp => connection(state, stream, remote, slot, accepted, carrier).await,
+            Carrier::WebSocket => {
+                let deadline = connect_deadline(&state, accepted);
+                let max = state.streams.config.max_packet_bytes;
+                match tokio::time::timeout_at(deadline, super::ws::upgrade(stream, max)).await {
+                    Ok(Ok(stream)) => connection(state, stream, remote, slot, accepted, carrier).await,
+                    Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "MQTT WebSocket upgrade refused"),
+                    Err(_) => tracing::debug!(remote = %remote, "MQTT connection closed: no WebSocket upgrade in time"),
+                }
             }
         }
     }
@@ -73,24 +140,18 @@ pub async fn serve(listener: TcpListener, state: AppState, tls: Option<Arc<rustl
 
 /// A TLS connection's handshake, within the time its CONNECT has (what is not TLS fails at its
 /// first bytes and is closed at once), then the connection.
-async fn handshake(
-    state: AppState,
-    tls: tokio_rustls::TlsAcceptor,
-    stream: TcpStream,
-    remote: SocketAddr,
-    slot: UnboundSlot,
-    accepted: tokio::time::Instant,
-) {
-    let deadline = connect_deadline(&state, accepted);
+async fn handshake(opened: Opened, tls: tokio_rustls::TlsAcceptor, stream: TcpStream) {
+    let deadline = connect_deadline(&opened.state, opened.accepted);
+    let remote = opened.remote;
     match tokio::time::timeout_at(deadline, tls.accept(stream)).await {
-        Ok(Ok(stream)) => connection(state, stream, remote, slot, accepted).await,
+        Ok(Ok(stream)) => opened.carry(stream).await,
         Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "MQTT TLS handshake failed"),
         Err(_) => tracing::debug!(remote = %remote, "MQTT connection closed: no TLS handshake in time"),
     }
 }
 
 /// A connection's stream, cut into what its reader and its writer (another task) hold.
-trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+pub(super) trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     type Reader: AsyncRead + Unpin + Send;
     type Writer: AsyncWrite + Unpin + Send + 'static;
     fn halves(self) -> (Self::Reader, Self::Writer);
@@ -107,6 +168,18 @@ impl Halves for TcpStream {
 
 /// A TLS stream's halves share its state behind tokio's lock.
 impl Halves for tokio_rustls::server::TlsStream<TcpStream> {
+    type Reader = tokio::io::ReadHalf<Self>;
+    type Writer = tokio::io::WriteHalf<Self>;
+    fn halves(self) -> (Self::Reader, Self::Writer) {
+        tokio::io::split(self)
+    }
+}
+
+/// So do a WebSocket's, over TCP or TLS.
+impl<S> Halves for super::ws::MqttBytes<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     type Reader = tokio::io::ReadHalf<Self>;
     type Writer = tokio::io::WriteHalf<Self>;
     fn halves(self) -> (Self::Reader, Self::Writer) {
@@ -150,7 +223,9 @@ async fn write_packet(writer: &mut (impl AsyncWrite + Unpin), packet: &Packet) -
     packet
         .write(&mut out, usize::MAX)
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    writer.write_all(&out).await
+    writer.write_all(&out).await?;
+    // What TLS or a WebSocket still holds is sent by the flush (a no-op on TCP).
+    writer.flush().await
 }
 
 /// Why a CONNECT is refused: one of MQTT 3.1.1's codes, or Webull's 105, which the official
@@ -182,7 +257,13 @@ async fn refuse(stream: &mut (impl AsyncWrite + Unpin), refused: Refused) {
     let _ = match refused {
         Refused::Standard(code) => write_packet(stream, &Packet::ConnAck(ConnAck::new(code, false))).await,
         // CONNACK: type 2, remaining length 2, no session present, the code.
-        Refused::ConnectionLimit => stream.write_all(&[0x20, 0x02, 0x00, Refused::CONNECTION_LIMIT]).await,
+        Refused::ConnectionLimit => {
+            let written = stream.write_all(&[0x20, 0x02, 0x00, Refused::CONNECTION_LIMIT]).await;
+            match written {
+                Ok(()) => stream.flush().await,
+                Err(e) => Err(e),
+            }
+        }
     };
     let _ = stream.shutdown().await;
 }
@@ -224,6 +305,7 @@ async fn connection<S>(
     remote: SocketAddr,
     slot: UnboundSlot,
     accepted: tokio::time::Instant,
+    carrier: Carrier,
 ) where
     S: Halves,
 {
@@ -254,12 +336,12 @@ async fn connection<S>(
     let session = match admit(&state, &connect, slot).await {
         Ok(session) => session,
         Err(refused) => {
-            tracing::info!(remote = %remote, code = refused.code(), "MQTT connection refused");
+            tracing::info!(remote = %remote, carrier = carrier.name(), code = refused.code(), "MQTT connection refused");
             state.metrics.mqtt_refused(refused.code());
             return refuse(&mut stream, refused).await;
         }
     };
-    tracing::info!(remote = %remote, app_key = %session.app_key, "MQTT session connected");
+    tracing::info!(remote = %remote, carrier = carrier.name(), app_key = %session.app_key, "MQTT session connected");
     state.metrics.mqtt_connected(1);
     // A scenario rule may close the session after some messages.
     let now_ms = state.simulator.now_ms();
@@ -406,7 +488,7 @@ async fn write<W: AsyncWrite + Unpin>(
                         return;
                     }
                 }
-                if writer.write_all(&out).await.is_err() {
+                if writer.write_all(&out).await.is_err() || writer.flush().await.is_err() {
                     return;
                 }
                 state.metrics.mqtt_sent(sent);
