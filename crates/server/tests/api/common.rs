@@ -131,6 +131,8 @@ pub struct TestServer {
     pub events_addr: Option<SocketAddr>,
     /// Where `mqtt_listen` serves, when it is set.
     pub mqtt_addr: Option<SocketAddr>,
+    /// Where `mqtt_ws_listen` serves, when it is set.
+    pub mqtt_ws_addr: Option<SocketAddr>,
     pub endpoint: String,
     pub app: Credentials,
     pub database: Database,
@@ -198,6 +200,7 @@ impl TestServer {
         let metrics_addr = server.metrics_addr();
         let events_addr = server.events_addr();
         let mqtt_addr = server.mqtt_addr();
+        let mqtt_ws_addr = server.mqtt_ws_addr();
         let certificates = server.certificates();
         let (shutdown, stopped) = oneshot::channel();
         let handle = tokio::spawn(server.run(async move {
@@ -208,6 +211,7 @@ impl TestServer {
             metrics_addr,
             events_addr,
             mqtt_addr,
+            mqtt_ws_addr,
             endpoint: format!("http://{addr}"),
             app,
             database,

@@ -41,6 +41,7 @@ mod stocks;
 mod store;
 mod streaming;
 mod streaming_measure;
+mod streaming_ws;
 mod tls;
 mod tokens;
 mod v1_trading;

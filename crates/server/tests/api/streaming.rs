@@ -17,7 +17,7 @@ use signet_server::streaming::proto;
 use crate::common::{Answer, TestServer, metric, scrape_metrics, send};
 
 /// A server on the demo prices, its manual clock ten minutes into 2013-02-25's session.
-async fn market(adjust: impl FnOnce(&mut signet_server::ServerConfig)) -> TestServer {
+pub async fn market(adjust: impl FnOnce(&mut signet_server::ServerConfig)) -> TestServer {
     let server = TestServer::start_market_with("2013-02-25", 2013, |c| {
         c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
         adjust(c);
@@ -86,7 +86,7 @@ pub fn socket() -> tokio::net::TcpSocket {
 }
 
 /// A socket that connects from `ip` (another loopback address: another client address).
-fn socket_from(ip: &str) -> tokio::net::TcpSocket {
+pub fn socket_from(ip: &str) -> tokio::net::TcpSocket {
     let socket = socket();
     socket.bind(format!("{ip}:0").parse().unwrap()).unwrap();
     socket
@@ -94,7 +94,7 @@ fn socket_from(ip: &str) -> tokio::net::TcpSocket {
 
 /// Reads `stream` until the server closes it (within `wait`, or the test fails): how long that
 /// took, and what it read.
-async fn until_closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> (Duration, Vec<u8>) {
+pub async fn until_closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> (Duration, Vec<u8>) {
     use tokio::io::AsyncReadExt;
     let started = std::time::Instant::now();
     let mut received = Vec::new();
@@ -109,7 +109,7 @@ async fn until_closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> (Du
 }
 
 /// `signet_mqtt_unbound_closures_total{reason}`.
-async fn unbound_closures(server: &TestServer, reason: &str) -> Option<f64> {
+pub async fn unbound_closures(server: &TestServer, reason: &str) -> Option<f64> {
     let text = scrape_metrics(&server.endpoint).await;
     metric(&text, "signet_mqtt_unbound_closures_total", &[("reason", reason)])
 }
@@ -176,7 +176,7 @@ async fn post(client: &Client, path: &str, body: Value) -> Answer {
     .await
 }
 
-async fn subscribe(client: &Client, session: &str, symbols: &[&str], types: &[&str]) -> Answer {
+pub async fn subscribe(client: &Client, session: &str, symbols: &[&str], types: &[&str]) -> Answer {
     post(
         client,
         "/market-data/streaming/subscribe",

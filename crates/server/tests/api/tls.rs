@@ -21,7 +21,7 @@ use tokio::net::TcpStream;
 use crate::common::TestServer;
 
 /// A local authority and a server certificate for the loopback names, in `dir`.
-fn authority(dir: &Path) -> SelfSigned {
+pub fn authority(dir: &Path) -> SelfSigned {
     self_signed(dir, &self_signed_names("127.0.0.1".parse().unwrap(), None)).expect("self-signed certificates")
 }
 
@@ -35,11 +35,11 @@ async fn server_with(made: &SelfSigned, adjust: impl FnOnce(&mut ServerConfig)) 
     .await
 }
 
-fn https(addr: SocketAddr) -> String {
+pub fn https(addr: SocketAddr) -> String {
     format!("https://127.0.0.1:{}", addr.port())
 }
 
-fn trusting(ca: &Path) -> Trust {
+pub fn trusting(ca: &Path) -> Trust {
     Trust::system().add_pem_file(ca).expect("the CA file")
 }
 
@@ -140,7 +140,7 @@ async fn a_client_that_does_not_trust_the_authority_refuses_the_server() {
 }
 
 /// A TLS connection to `addr` for `name`, trusting only `ca`; its ALPN asks for HTTP/1.1.
-async fn tls_connect(
+pub async fn tls_connect(
     addr: SocketAddr,
     name: &str,
     ca: &Path,

@@ -16,7 +16,10 @@ Scenarios:
   streaming DataStreamingClient(key, secret, "us", SESSION, http_host="https://HOST:PORT",
             mqtt_host=HOST, mqtt_port=$SIGNET_MQTT_PORT), tls_enable left True: connects over
             TLS, subscribes AAPL to SNAPSHOT over HTTPS: {"received": true, ...} when a snapshot
-            came within $SIGNET_TLS_WAIT seconds (10), false otherwise
+            came within $SIGNET_TLS_WAIT seconds (10), false otherwise. With
+            SIGNET_MQTT_TRANSPORT=websockets, the same with transport="websockets" (paho's
+            WebSocket transport, path /mqtt); with SIGNET_TLS_ENABLE=0, against a server without
+            TLS: http_host="http://HOST:PORT" and tls_enable=False
 """
 
 import contextlib
@@ -71,8 +74,15 @@ def streaming(host, port, app_key, app_secret):
     from webull.data.data_streaming_client import DataStreamingClient
 
     mqtt_port = int(os.environ["SIGNET_MQTT_PORT"])
-    client = DataStreamingClient(app_key, app_secret, "us", uuid.uuid4().hex, http_host=f"https://{host}:{port}",
-                                 mqtt_host=host, mqtt_port=mqtt_port)
+    transport = os.environ.get("SIGNET_MQTT_TRANSPORT", "tcp")
+    # Only what differs from the defaults is passed.
+    options = {} if transport == "tcp" else {"transport": transport}
+    scheme = "https"
+    if os.environ.get("SIGNET_TLS_ENABLE", "1") == "0":
+        options["tls_enable"] = False
+        scheme = "http"
+    client = DataStreamingClient(app_key, app_secret, "us", uuid.uuid4().hex, http_host=f"{scheme}://{host}:{port}",
+                                 mqtt_host=host, mqtt_port=mqtt_port, **options)
     client.set_token_dir(tempfile.mkdtemp(prefix="signet-token-"))
     client.set_stream_logger(stream=sys.stderr)
     received = threading.Event()
