@@ -281,7 +281,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(mqtt = %address, "quotes feed served over MQTT");
     }
     if let Some(address) = server.mqtt_ws_addr() {
-        tracing::info!(mqtt_ws = %address, path = "/mqtt", "quotes feed served over MQTT over WebSocket");
+        tracing::info!(mqtt_ws = %address, path = "/mqtt", "quotes feed served as MQTT over WebSocket");
     }
     server.run(shutdown).await?;
     database.store.close().await;
@@ -437,7 +437,7 @@ fn make_self_signed(args: &ServeArgs) -> anyhow::Result<()> {
     // requests' Session.send, which does not read REQUESTS_CA_BUNDLE.
     println!("    WEBULL_API_CA_BUNDLE={ca}              # its HTTP calls (not REQUESTS_CA_BUNDLE)");
     println!("    GRPC_DEFAULT_SSL_ROOTS_FILE_PATH={ca}  # the trade events (gRPC)");
-    println!("    SSL_CERT_FILE={ca}                     # the quotes feed (paho-mqtt)");
+    println!("    SSL_CERT_FILE={ca}                     # the quotes feed (paho-mqtt), over TCP or wss");
     println!("  signet's client and CLI: SIGNET_CA={ca} (or --ca)");
     Ok(())
 }
