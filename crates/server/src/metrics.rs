@@ -303,7 +303,7 @@ impl Default for Metrics {
         );
         registry.register(
             "mqtt_sessions",
-            "Sessions connected to the quotes feed (--mqtt-listen) of this node",
+            "Sessions connected to the quotes feed (--mqtt-listen, --mqtt-ws-listen) of this node",
             mqtt_sessions.clone(),
         );
         registry.register(
