@@ -151,7 +151,7 @@ async fn handshake(opened: Opened, tls: tokio_rustls::TlsAcceptor, stream: TcpSt
 }
 
 /// A connection's stream, cut into what its reader and its writer (another task) hold.
-pub(super) trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     type Reader: AsyncRead + Unpin + Send;
     type Writer: AsyncWrite + Unpin + Send + 'static;
     fn halves(self) -> (Self::Reader, Self::Writer);
