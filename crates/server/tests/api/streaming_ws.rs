@@ -367,6 +367,73 @@ async fn websocket_connections_count_among_the_unbound_of_their_address() {
     assert_eq!(mqtt_connect(&mut more, &mut BytesMut::new(), "more", &key).await, 0);
 }
 
+/// An unbound WebSocket session is closed at the bind timeout; a bound one that stays silent
+/// for 1.5 × its keep-alive is closed too (WebSocket pings are not MQTT's PINGREQ).
+#[tokio::test]
+async fn the_bind_timeout_and_the_keep_alive_hold_over_websocket() {
+    let server = market(|c| {
+        ws_listen(c);
+        c.streaming.bind_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let key = server.app.app_key.clone();
+    let started = Instant::now();
+    let mut unbound = ws_connect(&server).await;
+    assert_eq!(
+        mqtt_connect(&mut unbound, &mut BytesMut::new(), "unbound", &key).await,
+        0
+    );
+    assert!(ws_closed(&mut unbound, Duration::from_secs(5)).await);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+    assert_eq!(unbound_closures(&server, "bind_timeout").await, Some(1.0));
+
+    // Keep-alive 1 s, bound, then only WebSocket pings.
+    let mut silent = ws_connect(&server).await;
+    let mut connect = Connect::new("silent");
+    connect.keep_alive = 1;
+    connect.set_login(key.as_str(), PASSWORD);
+    let mut bytes = BytesMut::new();
+    connect.write(&mut bytes).unwrap();
+    send(&mut silent, &bytes).await;
+    let mut buffer = BytesMut::new();
+    assert!(matches!(
+        next_packet(&mut silent, &mut buffer, Duration::from_secs(2)).await,
+        Some(Packet::ConnAck(_))
+    ));
+    let started = Instant::now();
+    assert_eq!(
+        subscribe(&server.client(), "silent", &["AAPL"], &["SNAPSHOT"])
+            .await
+            .status,
+        200
+    );
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if silent.send(Message::Ping(Bytes::new())).await.is_err() {
+                return;
+            }
+            // Whatever came (snapshots, pongs) is read; the end ends the wait.
+            while let Ok(Some(next)) = tokio::time::timeout(Duration::from_millis(10), silent.next()).await {
+                if !matches!(next, Ok(Message::Binary(_) | Message::Pong(_))) {
+                    return;
+                }
+            }
+        }
+    })
+    .await;
+    let waited = started.elapsed();
+    assert!(closed.is_ok(), "still open after {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(1200) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_message_larger_than_the_largest_packet_closes_the_connection() {
     let server = TestServer::start_with(|c| {
