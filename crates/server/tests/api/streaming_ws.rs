@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::common::TestServer;
 use crate::streaming::{market, raw_connect, socket, socket_from, subscribe, unbound_closures, until_closed};
-use crate::tls::{authority, https, trusting};
+use crate::tls::{authority, https, tls_market, trusting};
 
 fn ws_listen(c: &mut signet_server::ServerConfig) {
     c.mqtt_ws_listen = Some("127.0.0.1:0".parse().unwrap());
@@ -468,28 +468,7 @@ async fn the_quotes_feed_over_wss_with_the_self_signed_authority() {
     let dir = tempfile::tempdir().unwrap();
     let made = authority(&dir.path().join("server"));
     let other = authority(&dir.path().join("other"));
-    let files = made.files.clone();
-    let server = TestServer::start_market_with("2013-02-25", 2013, move |c| {
-        c.tls = Some(files);
-        ws_listen(c);
-    })
-    .await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
-        .await
-        .unwrap();
-    Client::with_trust(
-        &https(server.addr),
-        &ops.app_key,
-        ops.app_secret.expose_secret(),
-        trusting(&made.ca),
-    )
-    .unwrap()
-    .market()
-    .step(600)
-    .await
-    .unwrap();
+    let server = tls_market(&made, ws_listen).await;
     let addr = server.mqtt_ws_addr.unwrap();
 
     // A client that does not trust the authority does not get as far as the upgrade.
@@ -560,28 +539,7 @@ async fn the_official_client_streams_quotes_over_websockets() {
     };
     let dir = tempfile::tempdir().unwrap();
     let made = authority(dir.path());
-    let files = made.files.clone();
-    let server = TestServer::start_market_with("2013-02-25", 2013, move |c| {
-        c.tls = Some(files);
-        ws_listen(c);
-    })
-    .await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
-        .await
-        .unwrap();
-    Client::with_trust(
-        &https(server.addr),
-        &ops.app_key,
-        ops.app_secret.expose_secret(),
-        trusting(&made.ca),
-    )
-    .unwrap()
-    .market()
-    .step(600)
-    .await
-    .unwrap();
+    let server = tls_market(&made, ws_listen).await;
     let plain = market(ws_listen).await;
     let ca = made.ca.to_str().unwrap().to_owned();
     let run = |server: &TestServer, tls: bool, variables: &[&str]| {

@@ -35,6 +35,34 @@ async fn server_with(made: &SelfSigned, adjust: impl FnOnce(&mut ServerConfig)) 
     .await
 }
 
+/// A server on the 2013 market with TLS on the certificates of `made` (and what `adjust` sets),
+/// its market stepped ten minutes into the day by an operator app that trusts `made`'s authority.
+pub async fn tls_market(made: &SelfSigned, adjust: impl FnOnce(&mut ServerConfig)) -> TestServer {
+    let files = made.files.clone();
+    let server = TestServer::start_market_with("2013-02-25", 2013, move |c| {
+        c.tls = Some(files);
+        adjust(c);
+    })
+    .await;
+    let ops = server
+        .admin()
+        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
+        .await
+        .unwrap();
+    Client::with_trust(
+        &https(server.addr),
+        &ops.app_key,
+        ops.app_secret.expose_secret(),
+        trusting(&made.ca),
+    )
+    .unwrap()
+    .market()
+    .step(600)
+    .await
+    .unwrap();
+    server
+}
+
 pub fn https(addr: SocketAddr) -> String {
     format!("https://127.0.0.1:{}", addr.port())
 }
@@ -319,25 +347,7 @@ async fn the_quotes_feed_over_tls() {
     let dir = tempfile::tempdir().unwrap();
     let made = authority(&dir.path().join("server"));
     let other = authority(&dir.path().join("other"));
-    let files = made.files.clone();
-    let server = TestServer::start_market_with("2013-02-25", 2013, move |c| {
-        c.tls = Some(files);
-        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
-    })
-    .await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
-        .await
-        .unwrap();
-    let ops = Client::with_trust(
-        &https(server.addr),
-        &ops.app_key,
-        ops.app_secret.expose_secret(),
-        trusting(&made.ca),
-    )
-    .unwrap();
-    ops.market().step(600).await.unwrap();
+    let server = tls_market(&made, |c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
     let mqtt = server.mqtt_addr.unwrap().to_string();
 
     // A client that does not trust the authority does not connect.
@@ -374,28 +384,7 @@ async fn the_official_client_trusts_the_authority_by_its_variables() {
     };
     let dir = tempfile::tempdir().unwrap();
     let made = authority(dir.path());
-    let files = made.files.clone();
-    let server = TestServer::start_market_with("2013-02-25", 2013, move |c| {
-        c.tls = Some(files);
-        c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap());
-    })
-    .await;
-    let ops = server
-        .admin()
-        .create_app_with_role("ops", rust_decimal::Decimal::ZERO, true)
-        .await
-        .unwrap();
-    Client::with_trust(
-        &https(server.addr),
-        &ops.app_key,
-        ops.app_secret.expose_secret(),
-        trusting(&made.ca),
-    )
-    .unwrap()
-    .market()
-    .step(600)
-    .await
-    .unwrap();
+    let server = tls_market(&made, |c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
     let ca = made.ca.to_str().unwrap().to_owned();
     let run = |scenario: &str, variables: &[&str]| {
         let mut command = crate::common::python_script(&python, "tls_client.py", &server, scenario);
