@@ -415,6 +415,26 @@ pub fn rows(answer: &serde_json::Value) -> &Vec<serde_json::Value> {
         .unwrap_or_else(|| panic!("a list: {answer}"))
 }
 
+/// Places each of `orders` (order objects) alone in `account` through `client`, all at the
+/// same moment: the answers, in order.
+pub async fn place_together(client: &Client, account: &str, orders: Vec<serde_json::Value>) -> Vec<Answer> {
+    let requests = orders
+        .into_iter()
+        .map(|order| {
+            let body = serde_json::json!({"account_id": account, "new_orders": [order]});
+            client
+                .prepare(
+                    reqwest::Method::POST,
+                    "/trading/orders/place",
+                    &[],
+                    Some(serde_json::to_vec(&body).expect("a JSON body")),
+                )
+                .expect("a signed request")
+        })
+        .collect();
+    send_together(requests).await
+}
+
 /// Sends every request at once and waits for all the answers, in order.
 pub async fn send_together(requests: Vec<SignedRequest>) -> Vec<Answer> {
     let handles: Vec<_> = requests.into_iter().map(|r| tokio::spawn(send(r))).collect();

@@ -444,10 +444,10 @@ async fn a_credit_spread_holds_back_its_width_and_its_covering_leg_is_not_sold_a
 async fn spreads_placed_at_once_never_claim_beyond_the_buying_power() {
     let server = TestServer::start_market("2013-02-25", 2013).await;
     let account = server.app.account_ids[1].clone();
-    let requests = (0..20)
+    let orders = (0..20)
         .map(|n| {
             // A credit of 9 on a spread 10 wide: it rests.
-            let order = multi(
+            multi(
                 &format!("s{n}"),
                 "VERTICAL",
                 "SELL",
@@ -455,20 +455,10 @@ async fn spreads_placed_at_once_never_claim_beyond_the_buying_power() {
                 Some("9.00"),
                 MARCH,
                 &[("SELL", 10, "PUT", "450"), ("BUY", 10, "PUT", "440")],
-            );
-            let body = json!({"account_id": account, "new_orders": [order]});
-            server
-                .client()
-                .prepare(
-                    reqwest::Method::POST,
-                    "/trading/orders/place",
-                    &[],
-                    Some(serde_json::to_vec(&body).unwrap()),
-                )
-                .unwrap()
+            )
         })
         .collect();
-    let answers = crate::common::send_together(requests).await;
+    let answers = crate::common::place_together(&server.client(), &account, orders).await;
     let taken = answers.iter().filter(|a| a.status == 200).count();
     for refused in answers.iter().filter(|a| a.status != 200) {
         assert_eq!(code(refused), "INSUFFICIENT_BUYING_POWER", "{}", refused.body);

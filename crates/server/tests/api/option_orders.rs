@@ -10,7 +10,7 @@ use signet_model::options::OptionSnapshot;
 
 use signet_client::ActivityFilter;
 
-use crate::common::{Answer, TestServer, order_detail, post};
+use crate::common::{Answer, TestServer, order_detail, place_together, post};
 
 /// AAPL's March call at 450 (AAPL closed at 450.81 the Friday before 2013-02-25).
 const CALL: &str = "AAPL130315C00450000";
@@ -56,26 +56,6 @@ async fn place_at(server: &TestServer, path: &str, account: &str, order: Value) 
         &json!({"account_id": account, "new_orders": [order]}),
     )
     .await
-}
-
-/// Places each of `orders` alone, all at the same moment: the answers, in order.
-async fn at_once(server: &TestServer, account: &str, orders: Vec<Value>) -> Vec<Answer> {
-    let requests = orders
-        .into_iter()
-        .map(|order| {
-            let body = json!({"account_id": account, "new_orders": [order]});
-            server
-                .client()
-                .prepare(
-                    reqwest::Method::POST,
-                    "/trading/orders/place",
-                    &[],
-                    Some(serde_json::to_vec(&body).unwrap()),
-                )
-                .unwrap()
-        })
-        .collect();
-    crate::common::send_together(requests).await
 }
 
 async fn balance(server: &TestServer, account: &str) -> (Decimal, Decimal, Decimal) {
@@ -482,7 +462,7 @@ async fn option_buys_at_once_never_claim_beyond_the_buying_power() {
         let orders = (0..20)
             .map(|n| option_order(&format!("many-{n}"), "BUY", "10", Some("10.00"), "450", "CALL"))
             .collect();
-        let answers = at_once(&server, &account, orders).await;
+        let answers = place_together(&server.client(), &account, orders).await;
         let accepted = answers.iter().filter(|a| a.status == 200).count();
         for refused in answers.iter().filter(|a| a.status != 200) {
             refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
@@ -640,7 +620,7 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
     let puts = (0..10)
         .map(|n| option_order(&format!("put-{n}"), "SELL", "1", Some("90.00"), "450", "PUT"))
         .collect();
-    let answers = at_once(&server, &account, puts).await;
+    let answers = place_together(&server.client(), &account, puts).await;
     assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
     for refused in answers.iter().filter(|a| a.status != 200) {
         refused.assert_error(400, "INSUFFICIENT_BUYING_POWER");
@@ -665,7 +645,7 @@ async fn contracts_written_at_once_never_promise_the_same_cash_or_shares_twice()
     let calls = (0..10)
         .map(|n| option_order(&format!("call-{n}"), "SELL", "1", Some("90.00"), "450", "CALL"))
         .collect();
-    let answers = at_once(&server, &account, calls).await;
+    let answers = place_together(&server.client(), &account, calls).await;
     assert_eq!(answers.iter().filter(|a| a.status == 200).count(), 2);
     for refused in answers.iter().filter(|a| a.status != 200) {
         refused.assert_error(400, "INSUFFICIENT_POSITION");
@@ -877,7 +857,7 @@ async fn a_margin_account_writes_naked_at_the_standard_requirement() {
     let puts = (0..n)
         .map(|i| option_order(&format!("put-{i}"), "SELL", "1", Some("90.00"), "430", "PUT"))
         .collect();
-    let answers = at_once(&server, &account, puts).await;
+    let answers = place_together(&server.client(), &account, puts).await;
     let accepted = answers.iter().filter(|a| a.status == 200).count();
     assert_eq!(Decimal::from(accepted), expected, "{left} / {per_put}");
     for refused in answers.iter().filter(|a| a.status != 200) {

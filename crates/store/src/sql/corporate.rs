@@ -14,7 +14,7 @@ use signet_domain::trading::order::Order;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding, save_cash};
+use super::trading::{OPEN, expire_orders, holding, record_position_event, save_cash};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{Crossed, StoreError};
 
@@ -227,21 +227,8 @@ async fn apply_to_holders(
         // A split's new position is a position event of the account, in the feed every node
         // reads (a dividend moves cash only, which no trade event carries).
         if action.kind == ActionKind::Split {
-            query(
-                "INSERT INTO order_events (account_id, n, time, event, position_payload)
-                 VALUES ($1, 1, $2, $3, $4)",
-            )
-            .bind(&account_id)
-            .bind(time.0)
-            .bind(action.kind.as_str())
-            .bind(split_position_payload(
-                &account_id,
-                &symbol,
-                instrument_id,
-                effect.holding,
-            ))
-            .execute(&mut *tx)
-            .await?;
+            let payload = split_position_payload(&account_id, &symbol, instrument_id, effect.holding);
+            record_position_event(tx, &account_id, time.0, action.kind.as_str(), payload).await?;
         }
         // Written even when the cash is the same (a split).
         save_cash(tx, &account_id, cash + effect.cash).await?;

@@ -10,10 +10,12 @@ use signet_domain::trading::events::leg_position_payload;
 use signet_domain::trading::multi_leg::{MultiLeg, fill_legs};
 use signet_domain::trading::order::Order;
 use signet_model::AccountType;
-use signet_model::wire::WireEnum;
 
 use super::query::{Tx, query};
-use super::trading::{holding, order_by_id, record_event, save_cash, save_position};
+use super::trading::{
+    FillRow, holding, insert_fill, order_by_id, record_event, record_position_event, save_cash, save_order_fill,
+    save_position,
+};
 use crate::rows::parse_column;
 use crate::{FillOutcome, FillRequest, StoreError};
 
@@ -61,41 +63,21 @@ pub(super) async fn apply_legs_fill(
         .enumerate()
     {
         // The commission once, on the first leg's row.
-        let commission = if i == 0 { effect.commission } else { Decimal::ZERO };
-        query(
-            "INSERT INTO fills (order_id, time, quantity, price, commission, market_time, instrument_id, side)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(&order.order_id)
-        .bind(fill.time.0)
-        .bind((fill.quantity * Decimal::from(leg.ratio)).to_string())
-        .bind(price.to_string())
-        .bind(commission.to_string())
-        .bind(fill.market_time.0)
-        .bind(leg.instrument_id)
-        .bind(leg.side.as_str())
-        .execute(&mut tx)
-        .await?;
+        let row = FillRow {
+            quantity: fill.quantity * Decimal::from(leg.ratio),
+            price: *price,
+            commission: if i == 0 { effect.commission } else { Decimal::ZERO },
+            leg: Some((leg.instrument_id, leg.side)),
+        };
+        insert_fill(&mut tx, fill, &row).await?;
         save_position(&mut tx, &order.account_id, leg.instrument_id, &leg.symbol, *after).await?;
     }
     let legs = MultiLeg {
         legs: effect.legs.clone(),
         ..multi.clone()
     };
-    query(
-        "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4,
-             filled_at_sim = $5, legs = $6
-         WHERE order_id = $7",
-    )
-    .bind(effect.status.as_str())
-    .bind(effect.filled_quantity.to_string())
-    .bind(effect.filled_amount.to_string())
-    .bind(fill.time.0)
-    .bind(fill.market_time.0)
-    .bind(legs.encode())
-    .bind(&order.order_id)
-    .execute(&mut tx)
-    .await?;
+    let progress = (effect.status, effect.filled_quantity, effect.filled_amount);
+    save_order_fill(&mut tx, fill, progress, Some(legs.encode())).await?;
     save_cash(&mut tx, &order.account_id, effect.cash).await?;
     let updated = order_by_id(&mut tx, &order.order_id)
         .await?
@@ -109,13 +91,7 @@ pub(super) async fn apply_legs_fill(
     let first = positions.next().flatten();
     record_event(&mut tx, &updated, fill.time.0, order.status, effect.event, None, first).await?;
     for position in positions {
-        query("INSERT INTO order_events (account_id, n, time, event, position_payload) VALUES ($1, 1, $2, $3, $4)")
-            .bind(&order.account_id)
-            .bind(fill.time.0)
-            .bind(effect.event.as_str())
-            .bind(position)
-            .execute(&mut tx)
-            .await?;
+        record_position_event(&mut tx, &order.account_id, fill.time.0, effect.event.as_str(), position).await?;
     }
     tx.commit().await?;
     Ok(FillOutcome::Applied(Box::new(updated)))

@@ -15,7 +15,7 @@ use signet_model::AccountType;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding, save_cash, save_position};
+use super::trading::{OPEN, expire_orders, holding, record_position_event, save_cash, save_position};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{SettledOptions, StoreError};
 
@@ -190,20 +190,8 @@ async fn position_event(
     kind: SettlementKind,
     time: WallTime,
 ) -> Result<(), StoreError> {
-    query("INSERT INTO order_events (account_id, n, time, event, position_payload) VALUES ($1, 1, $2, $3, $4)")
-        .bind(account_id)
-        .bind(time.0)
-        .bind(kind.as_str())
-        .bind(action_position_payload(
-            account_id,
-            symbol,
-            instrument_id,
-            after,
-            kind.as_str(),
-        ))
-        .execute(&mut *tx)
-        .await?;
-    Ok(())
+    let payload = action_position_payload(account_id, symbol, instrument_id, after, kind.as_str());
+    record_position_event(tx, account_id, time.0, kind.as_str(), payload).await
 }
 
 /// Cancels the open orders of contracts that expired before `today`, with their events.

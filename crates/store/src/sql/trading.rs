@@ -581,31 +581,15 @@ impl TradingStore for SqlStore {
             Err(NotFilled::Stale) => return Ok(FillOutcome::Stale),
             Err(NotFilled::Refused(refusal)) => return Ok(FillOutcome::Refused(refusal)),
         };
-        query(
-            "INSERT INTO fills (order_id, time, quantity, price, commission, market_time)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(&order.order_id)
-        .bind(fill.time.0)
-        .bind(fill.quantity.to_string())
-        .bind(fill.price.to_string())
-        .bind(effect.commission.to_string())
-        .bind(fill.market_time.0)
-        .execute(&mut tx)
-        .await?;
-        query(
-            "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4,
-                 filled_at_sim = $5
-             WHERE order_id = $6",
-        )
-        .bind(effect.status.as_str())
-        .bind(effect.filled_quantity.to_string())
-        .bind(effect.filled_amount.to_string())
-        .bind(fill.time.0)
-        .bind(fill.market_time.0)
-        .bind(&order.order_id)
-        .execute(&mut tx)
-        .await?;
+        let row = FillRow {
+            quantity: fill.quantity,
+            price: fill.price,
+            commission: effect.commission,
+            leg: None,
+        };
+        insert_fill(&mut tx, fill, &row).await?;
+        let progress = (effect.status, effect.filled_quantity, effect.filled_amount);
+        save_order_fill(&mut tx, fill, progress, None).await?;
         save_position(
             &mut tx,
             &order.account_id,
@@ -773,6 +757,77 @@ pub(super) async fn save_position(
 
 /// Saves an account's cash. Written even when it is the same: on PostgreSQL the account's row
 /// then says it changed, which the nodes following its claims read.
+/// One `fills` row of `fill`: of its order's instrument, or of a multi-leg order's `leg`.
+pub(super) struct FillRow {
+    pub quantity: Decimal,
+    pub price: Decimal,
+    pub commission: Decimal,
+    /// A multi-leg order's leg: its instrument and side.
+    pub leg: Option<(i64, Side)>,
+}
+
+pub(super) async fn insert_fill(tx: &mut Tx, fill: &FillRequest, row: &FillRow) -> Result<(), StoreError> {
+    query(
+        "INSERT INTO fills (order_id, time, quantity, price, commission, market_time, instrument_id, side)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&fill.order_id)
+    .bind(fill.time.0)
+    .bind(row.quantity.to_string())
+    .bind(row.price.to_string())
+    .bind(row.commission.to_string())
+    .bind(fill.market_time.0)
+    .bind(row.leg.map(|(instrument_id, _)| instrument_id))
+    .bind(row.leg.map(|(_, side)| side.as_str()))
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// What `fill` leaves of its order: its `progress` (status, filled quantity, filled amount),
+/// its fill times, and a multi-leg order's `legs` as filled ([`MultiLeg::encode`]).
+pub(super) async fn save_order_fill(
+    tx: &mut Tx,
+    fill: &FillRequest,
+    (status, filled_quantity, filled_amount): (OrderStatus, Decimal, Decimal),
+    legs: Option<String>,
+) -> Result<(), StoreError> {
+    query(
+        "UPDATE orders SET status = $1, filled_quantity = $2, filled_amount = $3, fill_time = $4, update_time = $4,
+             filled_at_sim = $5, legs = COALESCE($6, legs)
+         WHERE order_id = $7",
+    )
+    .bind(status.as_str())
+    .bind(filled_quantity.to_string())
+    .bind(filled_amount.to_string())
+    .bind(fill.time.0)
+    .bind(fill.market_time.0)
+    .bind(legs)
+    .bind(&fill.order_id)
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// A position event of `account_id` that no order event carries (a split, a settlement, a
+/// multi-leg order's legs after its first): `event` names what moved it.
+pub(super) async fn record_position_event(
+    tx: &mut Tx,
+    account_id: &str,
+    time_ms: i64,
+    event: &str,
+    payload: Option<String>,
+) -> Result<(), StoreError> {
+    query("INSERT INTO order_events (account_id, n, time, event, position_payload) VALUES ($1, 1, $2, $3, $4)")
+        .bind(account_id)
+        .bind(time_ms)
+        .bind(event)
+        .bind(payload)
+        .execute(tx)
+        .await?;
+    Ok(())
+}
+
 pub(super) async fn save_cash(tx: &mut Tx, account_id: &str, cash: Decimal) -> Result<(), StoreError> {
     query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
         .bind(cash.normalize().to_string())
