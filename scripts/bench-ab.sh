@@ -80,7 +80,8 @@ run() { # build index, scenario
 # O2: each build's demo prices and app in a template database of its own, copied for each run
 # (the placements of one run would slow the next); PostgreSQL with its durable settings back.
 if [[ " ${scenarios[*]} " == *" O2 "* ]]; then
-    eval "$(scripts/services.sh start)"
+    services=$(scripts/services.sh start)
+    eval "$services"
     psql "$SIGNET_TEST_POSTGRES_URL" -qc "ALTER SYSTEM SET fsync = on" -c "ALTER SYSTEM SET synchronous_commit = on" \
         -c "ALTER SYSTEM SET full_page_writes = on" -c "SELECT pg_reload_conf()" >/dev/null
     for i in 0 1; do

@@ -26,7 +26,8 @@ cargo build --release --quiet -p signet-cli --features benchmark-no-auth --targe
 cargo build --release --quiet -p signet-client --example load --target-dir target/bench
 signet="$PWD/target/bench/release/signet"
 load="$PWD/target/bench/release/examples/load"
-eval "$(scripts/services.sh start)"
+services=$(scripts/services.sh start)
+eval "$services"
 
 work="$(mktemp -d)"
 pids=()

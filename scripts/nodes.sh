@@ -36,7 +36,8 @@ start) ;;
 esac
 count="${2:-3}"
 
-eval "$(scripts/services.sh start)"
+services=$(scripts/services.sh start)
+eval "$services"
 cargo build --release --quiet -p signet-cli
 signet="$PWD/target/release/signet"
 
