@@ -616,3 +616,39 @@ pub fn market_buy(account_id: &str, client_order_id: &str, symbol: &str) -> serd
         "instrument_type": "EQUITY", "market": "US", "support_trading_session": "CORE"
     }]})
 }
+
+/// How late a busy machine may be, as a test sees it, to act on a deadline or to do what it does
+/// at once (close a connection over a limit, end a stream at shutdown, push an event). Every
+/// upper bound the tests put on a wall-clock time is a deadline plus this; what is done "at
+/// once" must be done within it. On this 2-core machine such a delay was a few hundred
+/// milliseconds at worst with four CPU-bound processes beside the suite: a machine four times
+/// slower still meets it. Lower bounds stay tight (the deadline, less the clocks' coarseness):
+/// no load makes a server early. Where "at once" must be told from a deadline, the test sets the
+/// deadline well beyond this (the header timeout's 10 s, the bind timeout's 30 s), or checks
+/// the order of the two.
+pub const LATE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Reads `stream` until the server closes it (end of file, or a reset: the server closed with
+/// bytes of ours unread), at most until `by` after `since` (the test's instant before it did
+/// what starts the server's deadline): how long after `since` it closed, and what it sent
+/// meanwhile. Panics if it is still open then.
+pub async fn until_closed<S>(
+    stream: &mut S,
+    since: std::time::Instant,
+    by: std::time::Duration,
+) -> (std::time::Duration, Vec<u8>)
+where
+    S: tokio::io::AsyncRead + Unpin,
+{
+    use tokio::io::AsyncReadExt;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let read = tokio::time::timeout_at((since + by).into(), stream.read(&mut buffer)).await;
+        match read {
+            Ok(Ok(0) | Err(_)) => return (since.elapsed(), received),
+            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
+            Err(_) => panic!("still open {by:?} after it began"),
+        }
+    }
+}

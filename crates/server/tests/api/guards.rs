@@ -19,11 +19,11 @@ use signet_client::{Client, SubscribeCodec};
 use signet_model::ErrorCode;
 use signet_server::console::requests::{BUDGET, EXPLAINED, KEPT, STR3_BYTES};
 use signet_server::events::proto::SUBSCRIBE_PATH;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tonic::Code;
 
-use crate::common::{TestServer, http, send, sign_exactly};
+use crate::common::{LATE, TestServer, http, send, sign_exactly, until_closed};
 use crate::events::{EVERY_TYPE, assert_refused, next, nonce, signed_request, subscribe_with};
 
 /// What an HTTP/2 client sends first.
@@ -112,25 +112,10 @@ async fn a_flood_of_refused_signatures_keeps_the_request_ring_within_its_budget(
     assert!(explained.contains("x-signature-nonce"), "the headers received");
 }
 
-/// Reads until the server closes `stream` (end of file or reset), for at most `limit`: how long
-/// that took, the frames it sent meanwhile, or `None` if it stayed open.
-async fn until_closed(stream: &mut TcpStream, limit: Duration) -> Option<(Duration, Vec<u8>)> {
-    let started = Instant::now();
-    let mut received = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        let left = limit.checked_sub(started.elapsed())?;
-        match tokio::time::timeout(left, stream.read(&mut buffer)).await {
-            Ok(Ok(0) | Err(_)) => return Some((started.elapsed(), received)),
-            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
-            Err(_) => return None,
-        }
-    }
-}
-
 #[tokio::test]
 async fn http2_connections_that_send_their_preface_then_nothing_are_closed_after_the_header_timeout() {
     let server = TestServer::start_with(|c| c.connections.header_timeout = Duration::from_secs(1)).await;
+    let started = Instant::now();
     let mut idle = Vec::new();
     for _ in 0..50 {
         let mut stream = TcpStream::connect(server.addr).await.unwrap();
@@ -139,12 +124,10 @@ async fn http2_connections_that_send_their_preface_then_nothing_are_closed_after
     }
     let mut waits = Vec::new();
     for stream in &mut idle {
-        let (closed, _) = until_closed(stream, Duration::from_secs(5))
-            .await
-            .expect("closed by the server");
+        let (closed, _) = until_closed(stream, started, Duration::from_secs(1) + LATE).await;
         waits.push(closed);
     }
-    assert!(waits[0] >= Duration::from_millis(900), "{waits:?}");
+    assert!(waits.iter().all(|w| *w >= Duration::from_millis(900)), "{waits:?}");
     assert_eq!(http().get(server.url("/health")).send().await.unwrap().status(), 200);
 }
 
@@ -215,14 +198,15 @@ async fn an_idle_http2_connection_is_closed_and_one_with_a_stream_open_is_not() 
         c.events.ping_interval = Duration::from_millis(200);
     })
     .await;
-    // A well-behaved client, idle after its request: told to go away, and gone.
+    // A well-behaved client, idle after its request: told to go away, and gone, the header
+    // timeout after its request ended (after `started`).
+    let started = Instant::now();
     let (mut sender, connection) = h2(&server).await;
     let request = hyper::Request::get(server.url("/health"))
         .body(Partial::whole(b""))
         .unwrap();
     assert_eq!(sender.send_request(request).await.unwrap().status(), 200);
-    let started = Instant::now();
-    tokio::time::timeout(Duration::from_secs(4), connection)
+    tokio::time::timeout_at((started + Duration::from_secs(1) + LATE).into(), connection)
         .await
         .expect("the idle connection is closed")
         .unwrap()
@@ -297,13 +281,13 @@ async fn a_connection_with_a_stream_open_whose_peer_stops_answering_pings_is_clo
         head.push(u8::try_from(value.len()).unwrap());
         head.extend_from_slice(value.as_bytes());
     }
+    let started = Instant::now();
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     stream.write_all(PREFACE).await.unwrap();
     stream.write_all(&frame(0x4, 0, 0, &[])).await.unwrap();
     stream.write_all(&frame(0x1, 0x4, 1, &head)).await.unwrap();
-    let (closed, received) = until_closed(&mut stream, Duration::from_secs(5))
-        .await
-        .expect("closed for its unanswered pings, long before the body's timeout");
+    // Closed for its unanswered pings (300 ms, then 500 ms), long before the body's timeout (30 s).
+    let (closed, received) = until_closed(&mut stream, started, Duration::from_millis(800) + LATE).await;
     assert!(frame_kinds(&received).contains(&0x6), "pinged: {received:?}");
     assert!(closed >= Duration::from_millis(700), "{closed:?}");
 }
@@ -407,12 +391,11 @@ async fn a_request_body_that_stalls_is_cut_off() {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
+    let started = Instant::now();
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     stream.write_all(head.as_bytes()).await.unwrap();
     stream.write_all(&body[..body.len() - 10]).await.unwrap();
-    let (took, answer) = until_closed(&mut stream, Duration::from_secs(5))
-        .await
-        .expect("answered and closed");
+    let (took, answer) = until_closed(&mut stream, started, Duration::from_secs(1) + LATE).await;
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains(r#""error_code":"REQUEST_TIMEOUT""#), "{answer}");
@@ -421,8 +404,8 @@ async fn a_request_body_that_stalls_is_cut_off() {
     // gRPC: the subscription's message stops after 3 of its bytes.
     let (mut sender, _connection) = h2(&server).await;
     let started = Instant::now();
-    let answer = tokio::time::timeout(
-        Duration::from_secs(5),
+    let answer = tokio::time::timeout_at(
+        (started + Duration::from_secs(1) + LATE).into(),
         sender.send_request(grpc_request(&server, Partial::stalled(&[0, 0, 0]))),
     )
     .await

@@ -18,7 +18,7 @@ use signet_server::tls::{SelfSigned, self_signed, self_signed_names};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::TestServer;
+use crate::common::{LATE, TestServer, until_closed};
 
 /// A local authority and a server certificate for the loopback names, in `dir`.
 pub fn authority(dir: &Path) -> SelfSigned {
@@ -190,46 +190,32 @@ pub async fn tls_connect(
         .await
 }
 
-/// Reads `stream` until the server closes it (or `wait` passes): how long that took, and what
-/// it sent.
-async fn until_closed(stream: &mut TcpStream, wait: Duration) -> (Duration, Vec<u8>) {
-    let started = Instant::now();
-    let mut received = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        match tokio::time::timeout_at((started + wait).into(), stream.read(&mut buffer)).await {
-            Ok(Ok(0) | Err(_)) => return (started.elapsed(), received),
-            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
-            Err(_) => panic!("still open after {wait:?}"),
-        }
-    }
-}
-
 #[tokio::test]
 async fn plain_http_and_plain_mqtt_to_a_tls_port_are_closed_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let made = authority(dir.path());
     let server = server_with(&made, |c| c.mqtt_listen = Some("127.0.0.1:0".parse().unwrap())).await;
 
+    // At once: within LATE, where the header timeout would take 10 s.
+    let started = Instant::now();
     let mut plain = TcpStream::connect(server.addr).await.unwrap();
     plain
         .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .await
         .unwrap();
-    let (closed_after, received) = until_closed(&mut plain, Duration::from_secs(5)).await;
+    let (closed_after, received) = until_closed(&mut plain, started, LATE).await;
     eprintln!("plain HTTP to the TLS port: closed after {closed_after:?}");
-    assert!(closed_after < Duration::from_secs(1), "{closed_after:?}");
     assert!(!received.starts_with(b"HTTP/"), "no HTTP answer: {received:?}");
 
     // An MQTT 3.1.1 CONNECT in the clear (client id "c", keep-alive 30).
+    let started = Instant::now();
     let mut plain = TcpStream::connect(server.mqtt_addr.unwrap()).await.unwrap();
     plain
         .write_all(&[0x10, 13, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 30, 0, 1, b'c'])
         .await
         .unwrap();
-    let (closed_after, received) = until_closed(&mut plain, Duration::from_secs(5)).await;
+    let (closed_after, received) = until_closed(&mut plain, started, LATE).await;
     eprintln!("plain MQTT to the TLS port: closed after {closed_after:?}");
-    assert!(closed_after < Duration::from_secs(1), "{closed_after:?}");
     assert!(received.first() != Some(&0x20), "no CONNACK: {received:?}");
     server.stop().await;
 }
@@ -246,13 +232,11 @@ async fn silent_connections_are_closed_after_the_header_timeout() {
 
     // Nothing at all: no handshake.
     for addr in [server.addr, server.mqtt_addr.unwrap()] {
+        let started = Instant::now();
         let mut silent = TcpStream::connect(addr).await.unwrap();
-        let (closed_after, _) = until_closed(&mut silent, Duration::from_secs(5)).await;
+        let (closed_after, _) = until_closed(&mut silent, started, Duration::from_secs(1) + LATE).await;
         eprintln!("a silent connection to {addr}: closed after {closed_after:?}");
-        assert!(
-            closed_after >= Duration::from_millis(900) && closed_after < Duration::from_secs(3),
-            "{closed_after:?}"
-        );
+        assert!(closed_after >= Duration::from_millis(900), "{closed_after:?}");
     }
 
     // A handshake, then no request: the same timeout, counted from the connection's start.
@@ -260,16 +244,16 @@ async fn silent_connections_are_closed_after_the_header_timeout() {
     let mut handshaken = tls_connect(server.addr, "localhost", &made.ca).await.unwrap();
     let handshake = started.elapsed();
     let mut buffer = [0u8; 64];
-    let read = tokio::time::timeout(Duration::from_secs(5), handshaken.read(&mut buffer))
-        .await
-        .expect("closed by the server");
+    let read = tokio::time::timeout_at(
+        (started + Duration::from_secs(1) + LATE).into(),
+        handshaken.read(&mut buffer),
+    )
+    .await
+    .expect("closed by the server");
     let closed_after = started.elapsed();
     eprintln!("TLS handshake {handshake:?}; a handshaken connection with no request closed after {closed_after:?}");
     assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
-    assert!(
-        closed_after >= Duration::from_millis(900) && closed_after < Duration::from_secs(3),
-        "{closed_after:?}"
-    );
+    assert!(closed_after >= Duration::from_millis(900), "{closed_after:?}");
     server.stop().await;
 }
 
@@ -465,10 +449,11 @@ async fn the_events_address_speaks_tls_too() {
             .await
             .is_err()
     );
+    // Plain HTTP/2: closed at once (where the header timeout takes 10 s).
+    let started = Instant::now();
     let mut plain = TcpStream::connect(events_addr).await.unwrap();
     plain.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
-    let (closed_after, _) = until_closed(&mut plain, Duration::from_secs(5)).await;
-    assert!(closed_after < Duration::from_secs(1), "plain HTTP/2: {closed_after:?}");
+    until_closed(&mut plain, started, LATE).await;
     server.stop().await;
 }
 
