@@ -176,9 +176,11 @@ async fn calls_during_a_restore_are_refused_with_restoring_or_served_whole() {
     let account = server.app.account_ids[1].clone();
     ops.checkpoints().save("empty").await.unwrap();
     let done = Arc::new(AtomicBool::new(false));
+    let served_before = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let callers: Vec<_> = (0..4)
         .map(|caller| {
             let (client, account, done) = (client.clone(), account.clone(), done.clone());
+            let served_before = served_before.clone();
             tokio::spawn(async move {
                 let (mut served, mut refused) = (0, 0);
                 let mut i = 0;
@@ -188,7 +190,10 @@ async fn calls_during_a_restore_are_refused_with_restoring_or_served_whole() {
                     body["new_orders"][0]["quantity"] = json!("1");
                     let answer = place(&client, body).await;
                     match answer.status.as_u16() {
-                        200 => served += 1,
+                        200 => {
+                            served += 1;
+                            served_before.fetch_add(1, Ordering::SeqCst);
+                        }
                         503 => {
                             assert_eq!(answer.error().error_code, "RESTORING", "{}", answer.body);
                             assert_eq!(answer.headers["retry-after"], "1");
@@ -201,7 +206,12 @@ async fn calls_during_a_restore_are_refused_with_restoring_or_served_whole() {
             })
         })
         .collect();
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The callers are placing: four placements served before the first restore.
+    let started = std::time::Instant::now();
+    while served_before.load(Ordering::SeqCst) < 4 {
+        assert!(started.elapsed() < crate::common::LATE, "no placement served");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let mut restoring_ms = Vec::new();
     for _ in 0..5 {
         restoring_ms.push(ops.checkpoints().restore("empty").await.unwrap().restoring_ms);

@@ -284,8 +284,9 @@ async fn refused_quickly(url: &str) {
         )
         .await;
         answer.assert_error(503, "SERVICE_NOT_AVAILABLE");
+        // At most the 2 s a call to Redis may take.
         assert!(
-            started.elapsed() < Duration::from_secs(3),
+            started.elapsed() < Duration::from_secs(2) + crate::common::LATE,
             "answered in {:?}",
             started.elapsed()
         );
@@ -424,14 +425,20 @@ async fn an_event_stream_never_refreshed_stops_counting_after_its_time_to_live()
     let Some(url) = redis_url() else { return };
     let prefix = random_prefix();
     let streams = RedisStreams::new(Redis::open(&url, &prefix).unwrap(), "streams");
-    let ttl = Duration::from_secs(1);
+    // The time to live longer than a busy machine may be late to refresh; Redis's clock (TIME)
+    // is this machine's.
+    let ttl = Duration::from_secs(2);
     assert!(streams.open("A", "dead", 2, ttl).await.unwrap());
+    let dead_opened = Instant::now();
     assert!(streams.open("A", "alive", 2, ttl).await.unwrap());
     assert!(!streams.open("A", "third", 2, ttl).await.unwrap(), "the cap");
     assert!(streams.open("B", "other app", 2, ttl).await.unwrap(), "a cap per app");
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // `alive` refreshed every 200 ms until `dead` has surely expired.
+    while dead_opened.elapsed() < ttl + Duration::from_millis(100) {
+        streams.refresh("A", "alive", ttl).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     streams.refresh("A", "alive", ttl).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(600)).await;
     // `dead` expired; `alive` still counts, so one more fits, and no second.
     assert!(streams.open("A", "third", 2, ttl).await.unwrap());
     assert!(!streams.open("A", "fourth", 2, ttl).await.unwrap());
