@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use signet_store::TokenSelector;
 
-use crate::common::TestServer;
+use crate::common::{LATE, TestServer};
 
 fn python() -> Option<String> {
     crate::common::interpreter("SIGNET_PYTHON")
@@ -964,7 +964,12 @@ async fn the_official_events_client_gets_a_fill_its_position_and_a_cancel_and_is
     );
     assert_eq!(payload["account_id"], account);
     assert!(payload["request_id"].is_string());
-    assert!(out["fill_seconds"].as_f64().unwrap() < 3.0, "{}", out["fill_seconds"]);
+    // Filled within a second of the market's ticks, and its event pushed at once.
+    assert!(
+        out["fill_seconds"].as_f64().unwrap() < 1.0 + LATE.as_secs_f64(),
+        "{}",
+        out["fill_seconds"]
+    );
     // The client subscribes to every type (7): the fill's position event, as the list shows it.
     let position = &out["position"];
     assert_eq!(
@@ -1045,8 +1050,8 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
         assert_eq!(tick["price"], ticks.result[0].price.as_str());
     }
     assert!(
-        first["seconds"].as_f64().unwrap() < 3.0,
-        "every kind within 3 s: {first}"
+        first["seconds"].as_f64().unwrap() < 1.0 + LATE.as_secs_f64(),
+        "every kind within a second's ticks: {first}"
     );
 
     // MSFT is unsubscribed: the market moves and AAPL is pinned; only AAPL comes.
@@ -1060,7 +1065,7 @@ async fn the_official_streaming_client_receives_the_prices_of_the_http_calls() {
     );
     // The client reconnects 10 s after its connection dropped, subscribes again and receives.
     let reconnected = out["reconnected_seconds"].as_f64().unwrap();
-    assert!((9.0..15.0).contains(&reconnected), "{reconnected}");
+    assert!((9.0..10.0 + LATE.as_secs_f64()).contains(&reconnected), "{reconnected}");
     let later = out["later"].as_array().unwrap();
     assert!(later.iter().all(|m| m[0] == "AAPL"), "no more MSFT: {later:?}");
     assert!(later.iter().any(|m| m[1] == "tick"), "the ticks of the step: {later:?}");
@@ -1097,14 +1102,15 @@ async fn the_official_clients_stop_when_their_app_is_revoked() {
     eprintln!("the official clients after the revocation: {out}");
     let events = &out["events"];
     assert_eq!(events["code"], "UNAUTHENTICATED", "{out}");
-    assert!(events["seconds"].as_f64().unwrap() < 5.0, "{out}");
+    // Each node looks for revoked apps every second.
+    assert!(events["seconds"].as_f64().unwrap() < 1.0 + LATE.as_secs_f64(), "{out}");
     let fatal = out["events_fatal_logs"].as_array().unwrap();
     assert!(
         fatal.iter().any(|l| l.as_str().unwrap().contains("revoked")),
         "the AuthError reached the client: {out}"
     );
     let disconnected = out["streaming_disconnected_seconds"][0].as_f64().unwrap();
-    assert!(disconnected < 5.0, "{out}");
+    assert!(disconnected < 1.0 + LATE.as_secs_f64(), "{out}");
     let streaming = &out["streaming"];
     assert_eq!(streaming["connack"], 4, "{out}");
     assert!(

@@ -345,7 +345,7 @@ def streaming(host, port, app_key, app_secret):
     # The test reads this line, steps the market and pins AAPL's price, then answers on stdin.
     print(json.dumps({"received": received, "seconds": round(seconds, 3)}), flush=True)
     pinned = sys.stdin.readline().strip()
-    wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 5)
+    wait_for(lambda: ("AAPL", "snapshot", pinned) in later, 15)
     with changed:
         unsubscribed_later = list(later)  # the reconnection subscribes MSFT again
 
@@ -535,7 +535,7 @@ def events(api, host, port, app_key, app_secret):
     if not connected.wait(10):
         raise AssertionError("no SubscribeSuccess within 10 s")
 
-    def wait_for(client_order_id, scenes, timeout=5.0, event_type=1024):
+    def wait_for(client_order_id, scenes, timeout=15.0, event_type=1024):
         deadline = time.time() + timeout
         with changed:
             while True:
