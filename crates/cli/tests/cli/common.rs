@@ -7,6 +7,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// How late a busy machine may be, as a test sees it, to act on a deadline or to do what it does
+/// at once: every upper bound these tests put on a wall-clock time is a deadline plus this (the
+/// server's suite has the same, `LATE` in `crates/server/tests/api/common.rs`, which says why).
+pub const LATE: Duration = Duration::from_secs(5);
+
 pub fn signet() -> Command {
     isolated(Command::new(env!("CARGO_BIN_EXE_signet")))
 }

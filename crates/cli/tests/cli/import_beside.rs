@@ -100,8 +100,11 @@ fn signed_writes_beside_a_large_import_neither_fail_nor_wait_for_it() {
     // waited for all of it (seconds for this file in a debug build) or failed after the 5 s busy
     // timeout. A debug build beside the rest of the suite on two cores answered in at most
     // 0.14 s alone and 0.69 s in the suite; the release build's p99 is in
-    // `docs/performance.md` (14 to 22 ms for twice this file).
-    assert!(max < Duration::from_secs(2), "a placement took {max:?}");
+    // `docs/performance.md` (14 to 22 ms for twice this file). The bound is 2 s, or half the
+    // import's own time where a busy machine makes that longer: a call that waited for the
+    // import would have waited for most of it.
+    let bound = Duration::from_secs(2).max(Duration::from_secs_f64(seconds / 2.0));
+    assert!(max < bound, "a placement took {max:?}, the import {seconds:.1} s");
 
     // All of the file is there, once.
     let status = run_json(signet().args(["data", "status", "--db", db, "--json"]));

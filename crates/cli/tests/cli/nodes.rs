@@ -107,14 +107,18 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
                 .unwrap();
             assert!(killed.success());
         });
+        // Three seconds, and on a machine too busy to place 100 orders in them, until it has
+        // (or a minute has passed, and the count below fails).
         let until = Instant::now() + Duration::from_secs(3);
+        let give_up = Instant::now() + Duration::from_secs(60);
         let mut tasks = Vec::new();
         for worker in 0..WORKERS {
             let client = clients[worker % 3].clone();
             let (account, acknowledged) = (account.clone(), acknowledged.clone());
             tasks.push(tokio::spawn(async move {
                 for n in 0.. {
-                    if Instant::now() > until {
+                    let now = Instant::now();
+                    if (now > until && acknowledged.lock().unwrap().len() > 100) || now > give_up {
                         return;
                     }
                     let id = format!("w{worker}n{n}");
