@@ -77,10 +77,11 @@ install_missing() {
     "${sudo[@]}" service redis-server stop >/dev/null 2>&1 || true
 }
 
-# PostgreSQL refuses to run as root: as root, the cluster belongs to the packages' postgres user.
+# PostgreSQL refuses to run as root: as root, the cluster belongs to the packages' postgres user
+# (run from /, a directory it may enter: every path given to it is absolute).
 as_owner() {
     if [ "$(id -u)" = 0 ]; then
-        runuser -u postgres -- "$@"
+        (cd / && runuser -u postgres -- "$@")
     else
         "$@"
     fi
