@@ -171,10 +171,11 @@ env)
 clean)
     databases=$(PGCONNECT_TIMEOUT=3 psql "$pg_url" -qtAc "SELECT datname FROM pg_database WHERE datname ~ '^signet_(test|nodes|bench)_'") ||
         die "PostgreSQL does not answer $pg_url: start it first (scripts/services.sh start)"
-    for db in $databases; do
-        # FORCE: a server an earlier run left behind may still hold connections to it.
-        psql "$pg_url" -qc "DROP DATABASE \"$db\" WITH (FORCE)"
-    done
+    # Eight at a time: each drop waits for a checkpoint, and drops that wait together share one.
+    # FORCE: a server an earlier run left behind may still hold connections to it. (The names
+    # are the pattern's: letters, digits and underscores.)
+    printf '%s\n' $databases | xargs -r -P 8 -I '{}' psql "$pg_url" -qc 'DROP DATABASE "{}" WITH (FORCE)'
+
     ;;
 stop)
     if bin=$(pg_bin) && [ -f "$pg_data/postmaster.pid" ]; then
