@@ -1158,7 +1158,7 @@ fn nonces_in_memory_are_refused_on_a_database_that_nodes_share() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     }
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_memory_nonces") else {
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_test_memory_nonces") else {
         return;
     };
     let refused = signet()
@@ -1221,7 +1221,7 @@ fn serve_logs_no_password_of_the_database_urls_query() {
     assert!(!said.contains("hunter6"), "{said}");
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_masked") else {
+    let Some(url) = crate::nodes::fresh_database(&runtime, "signet_test_masked") else {
         return;
     };
     // The test server trusts its clients: the password is not checked, only carried.
