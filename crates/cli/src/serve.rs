@@ -10,7 +10,7 @@ use secrecy::ExposeSecret;
 use signet_core::ratelimit::{self, RateLimits};
 use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::units::parse_day;
-use signet_domain::simulator::clock::ClockMode;
+use signet_domain::simulator::clock::{ClockMode, MAX_SPEED};
 use signet_server::legacy::Compat;
 use signet_server::serve::ConnectionLimits;
 use signet_server::{Operator, Server, ServerConfig};
@@ -155,7 +155,7 @@ pub struct ServeArgs {
     /// `real` follows the real calendar, `manual` stands still until `signet market step`
     #[arg(long, env = "SIGNET_MARKET_CLOCK", default_value = "sim", value_parser = ["sim", "real", "manual"])]
     market_clock: String,
-    /// Simulated seconds per real second (sim clock)
+    /// Simulated seconds per real second (sim clock), above 0 and at most 1000000
     #[arg(long, env = "SIGNET_MARKET_SPEED", default_value_t = 1.0)]
     market_speed: f64,
     /// Day whose core open the simulated clock starts at, YYYY-MM-DD (a day within the price
@@ -295,10 +295,8 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
     let clock = match args.market_clock.as_str() {
         "real" => ClockMode::Real,
         "manual" => ClockMode::Manual,
-        _ if args.market_speed > 0.0 && args.market_speed.is_finite() => ClockMode::Running {
-            speed: args.market_speed,
-        },
-        _ => anyhow::bail!("--market-speed must be a positive number"),
+        _ => ClockMode::running(args.market_speed)
+            .ok_or_else(|| anyhow::anyhow!("--market-speed must be a number above 0 and at most {MAX_SPEED}"))?,
     };
     let start_day = match args.market_start.as_deref() {
         Some(text) => {

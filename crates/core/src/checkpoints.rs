@@ -159,10 +159,16 @@ impl Checkpoints {
                 }
             };
             this.restoring_here.store(false, Ordering::SeqCst);
-            let market = MarketState::decode(&restored.info.market)
-                .map_err(|e| CheckpointError::Market(name.to_string(), e.to_string()))?;
+            // The tables are the checkpoint's now, whatever fails below: every cache starts
+            // again from them. The store checked the market state before it changed anything.
             this.epoch.store(restored.epoch, Ordering::SeqCst);
-            this.start_again(Some(&market), restored.dropped_bars > 0).await?;
+            let market = MarketState::decode(&restored.info.market);
+            let started = this.start_again(market.as_ref().ok(), restored.dropped_bars > 0).await;
+            drop((ticks, gate));
+            if let Err(e) = market {
+                return Err(CheckpointError::Market(name.to_string(), e.to_string()));
+            }
+            started?;
             tracing::info!(checkpoint = %name, epoch = restored.epoch, "checkpoint restored");
             Ok(RestoreDone {
                 restored,
@@ -183,31 +189,36 @@ impl Checkpoints {
     }
 
     /// Every cache of this node from the state in the store: the market from `market` (a
-    /// checkpoint's) or, after another node's restore, from the store's tables alone.
+    /// checkpoint's) or, after another node's restore, from the store's tables alone. What
+    /// cannot fail goes first, so that a failure of what reads the store (the node's
+    /// connection lost) leaves no cache holding the state before.
     async fn start_again(&self, market: Option<&MarketState>, bars_dropped: bool) -> Result<(), StoreError> {
-        if bars_dropped {
-            signet_store::refresh_snapshots(self.store.as_ref(), None).await?;
-        }
-        let mine;
-        let market = match market {
-            Some(market) => market,
-            None => {
-                // A restore's market that does not read: this node's own clock, seed and pins,
-                // with the plans drawn again from the database.
-                mine = self.simulator.market_state();
-                &mine
-            }
-        };
-        self.simulator.restore(market).await?;
         self.claims.clear();
         self.engine.forget();
-        self.scenarios.reload().await?;
         self.hub.restart();
         for restart in &self.on_restore {
             restart();
         }
+        let read = async {
+            if bars_dropped {
+                signet_store::refresh_snapshots(self.store.as_ref(), None).await?;
+            }
+            let mine;
+            let market = match market {
+                Some(market) => market,
+                None => {
+                    // A restore's market that does not read: this node's own clock, seed and
+                    // pins, with the plans drawn again from the database.
+                    mine = self.simulator.market_state();
+                    &mine
+                }
+            };
+            self.simulator.restore(market).await?;
+            self.scenarios.reload().await
+        };
+        let read = read.await;
         self.engine.announce(self.simulator.now_ms());
-        Ok(())
+        read
     }
 
     /// Follows the restores other nodes make, until the task is dropped: closes this node's

@@ -156,6 +156,28 @@ pub enum ClockMode {
     Manual,
 }
 
+/// The fastest a running clock may go: a simulated month in under three real seconds. Beyond
+/// a bound the clock's arithmetic overflows (a speed of 1e300 panicked at every tick), and a
+/// speed of 0 or less, or not a number, moves no clock.
+pub const MAX_SPEED: f64 = 1_000_000.0;
+
+/// The earliest and the latest simulated times a clock may show: years 0 to 9999, the dates
+/// `--market-start` and the day parser accept.
+pub const EARLIEST_MS: i64 = -719_528 * DAY_MS;
+pub const LATEST_MS: i64 = 253_402_300_799_999;
+
+impl ClockMode {
+    /// `Running` at `speed`, if it is a number above 0 and at most [`MAX_SPEED`].
+    pub fn running(speed: f64) -> Option<ClockMode> {
+        (speed > 0.0 && speed <= MAX_SPEED).then_some(ClockMode::Running { speed })
+    }
+}
+
+/// Whether a clock may show `ms` (see [`EARLIEST_MS`]).
+pub fn in_calendar(ms: i64) -> bool {
+    (EARLIEST_MS..=LATEST_MS).contains(&ms)
+}
+
 #[derive(Debug)]
 pub struct Clock {
     /// The mode, and the simulated time it showed at an instant.
@@ -280,6 +302,22 @@ mod tests {
     }
 
     #[test]
+    fn speeds_and_times_a_clock_accepts() {
+        for speed in [f64::MIN_POSITIVE, 1.0, 60.0, MAX_SPEED] {
+            assert_eq!(ClockMode::running(speed), Some(ClockMode::Running { speed }), "{speed}");
+        }
+        for speed in [0.0, -5.0, MAX_SPEED * 1.01, 1e300, f64::INFINITY, f64::NAN] {
+            assert_eq!(ClockMode::running(speed), None, "{speed}");
+        }
+        assert_eq!(EARLIEST_MS, utc("0000-01-01T00:00:00Z"));
+        assert_eq!(LATEST_MS, utc("9999-12-31T23:59:59Z") + 999);
+        assert!(in_calendar(utc("2013-02-25T14:30:00Z")));
+        assert!(in_calendar(EARLIEST_MS) && in_calendar(LATEST_MS));
+        assert!(!in_calendar(EARLIEST_MS - 1) && !in_calendar(LATEST_MS + 1));
+        assert!(!in_calendar(9_000_000_000_000_000_000));
+    }
+
+    #[test]
     fn clocks() {
         let manual = Clock::new(ClockMode::Manual, 1_000);
         assert_eq!(manual.now_ms(), 1_000);
@@ -288,6 +326,9 @@ mod tests {
         let fast = Clock::new(ClockMode::Running { speed: 1000.0 }, 0);
         std::thread::sleep(Duration::from_millis(20));
         assert!(fast.now_ms() >= 20_000);
+        // The fastest clock, a long way into its calendar, still counts.
+        let fastest = Clock::new(ClockMode::running(MAX_SPEED).unwrap(), LATEST_MS - DAY_MS * 365);
+        assert!(fastest.now_ms() >= LATEST_MS - DAY_MS * 365);
         assert!((Clock::new(ClockMode::Real, 0).now_ms() - wall_clock_ms()).abs() < 1_000);
     }
 }

@@ -270,6 +270,76 @@ async fn a_damaged_checkpoint_is_refused_and_nothing_changes() {
     assert_eq!(everything(&server, &client, &ops).await, before);
 }
 
+/// Sets what the checkpoint `name` records of the market to `market`: in its file, with
+/// SQLite, or in its schema.
+async fn tamper_market(server: &TestServer, name: &str, market: &str) {
+    match &server.location {
+        signet_server::database::Location::Sqlite { path, .. } => {
+            let file = path
+                .with_file_name("signet.checkpoints")
+                .join(format!("{name}.checkpoint"));
+            let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&file);
+            let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+                .await
+                .unwrap();
+            let changed = sqlx::query("UPDATE checkpoint_info SET market = ?")
+                .bind(market)
+                .execute(&mut db)
+                .await
+                .unwrap();
+            assert_eq!(changed.rows_affected(), 1);
+        }
+        signet_server::database::Location::Postgres { url } => {
+            let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let update = format!(r#"UPDATE "checkpoint_{name}".checkpoint_info SET market = $1"#);
+            let changed = sqlx::query(sqlx::AssertSqlSafe(update))
+                .bind(market)
+                .execute(&mut db)
+                .await
+                .unwrap();
+            assert_eq!(changed.rows_affected(), 1);
+        }
+    }
+}
+
+/// A checkpoint whose market state the simulator would not take (a clock speed of -5 or 1e300, a
+/// time far beyond the calendar, a crossed pin) is refused before anything changes: the tables
+/// were put back and committed before, then every tick of the market panicked and the clock,
+/// the quotes and the orders answered 500.
+#[tokio::test]
+async fn a_checkpoint_whose_market_is_out_of_range_is_refused_and_nothing_changes() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = &server.app.account_ids[0];
+    assert_eq!(place(&client, market_buy(account, "one", "AAPL")).await.status, 200);
+    ops.checkpoints().save("bad-market").await.unwrap();
+    assert_eq!(place(&client, market_buy(account, "two", "AAPL")).await.status, 200);
+    ops.market().step(60).await.unwrap();
+    let before = everything(&server, &client, &ops).await;
+    let pin = r#"{"last": "100", "bid": "101", "ask": "99", "size": 100}"#;
+    for market in [
+        r#"{"now_ms": 1361889000000, "clock": {"mode": "RUNNING", "speed": -5.0}, "seed": 1, "pins": []}"#.to_owned(),
+        r#"{"now_ms": 1361889000000, "clock": {"mode": "RUNNING", "speed": 1e300}, "seed": 1, "pins": []}"#.to_owned(),
+        r#"{"now_ms": 9000000000000000000, "clock": {"mode": "MANUAL"}, "seed": 1, "pins": []}"#.to_owned(),
+        format!(r#"{{"now_ms": 1361889000000, "clock": {{"mode": "MANUAL"}}, "seed": 1, "pins": [["AAPL", {pin}]]}}"#),
+    ] {
+        tamper_market(&server, "bad-market", &market).await;
+        let refused = ops.checkpoints().restore("bad-market").await.unwrap_err();
+        assert_eq!(
+            refused.code(),
+            Some(ErrorCode::CheckpointUnusable),
+            "{market}: {refused}"
+        );
+        assert!(refused.to_string().contains("nothing was changed"), "{refused}");
+        assert!(refused.to_string().contains("market state"), "{refused}");
+        assert_eq!(everything(&server, &client, &ops).await, before, "{market}");
+    }
+    // The market goes on, and so do the orders.
+    ops.market().step(60).await.unwrap();
+    assert_eq!(place(&client, market_buy(account, "three", "AAPL")).await.status, 200);
+}
+
 /// An answer without what differs from run to run: order ids (drawn at random) and wall-clock
 /// times.
 fn comparable(value: &Value) -> Value {

@@ -259,7 +259,7 @@ impl Places {
             .flatten()
             .ok_or_else(|| unusable(name, "it has no record of itself"))?;
         MarketState::decode(&info.market)
-            .map_err(|e| unusable(name, format!("its market state does not read ({e})")))?;
+            .map_err(|e| unusable(name, format!("its market state cannot be put back: {e}")))?;
         if info.schema_version > latest_version() {
             return Err(unusable(
                 name,
