@@ -340,6 +340,26 @@ async fn a_checkpoint_whose_market_is_out_of_range_is_refused_and_nothing_change
     assert_eq!(place(&client, market_buy(account, "three", "AAPL")).await.status, 200);
 }
 
+/// Save, revoke an app, restore: the revoked key stays refused (the restore brought it back, and
+/// with it every caller that had its secret).
+#[tokio::test]
+async fn an_app_revoked_after_the_save_stays_revoked_after_the_restore() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    client.accounts().list().await.unwrap();
+    ops.checkpoints().save("before-revoking").await.unwrap();
+    server.admin().revoke_app(&server.app.app_key).await.unwrap();
+    ops.checkpoints().restore("before-revoking").await.unwrap();
+    let refused = client.accounts().list().await.unwrap_err();
+    assert_eq!(refused.code(), Some(ErrorCode::Unauthorized), "{refused}");
+    // The other apps, and what the checkpoint holds, are back as saved.
+    assert_eq!(ops.checkpoints().list().await.unwrap().checkpoints.len(), 1);
+    let apps = server.admin().apps().await.unwrap();
+    let revoked = apps.iter().find(|a| a.app_key == server.app.app_key).unwrap();
+    assert_eq!(revoked.status, signet_store::AppStatus::Revoked);
+}
+
 /// An answer without what differs from run to run: order ids (drawn at random) and wall-clock
 /// times.
 fn comparable(value: &Value) -> Value {

@@ -298,6 +298,12 @@ impl Places {
             }
             present.push(true);
         }
+        // An app's revocation and its secret are security facts, as a used nonce is: they
+        // survive a restore (a restore that brought a revoked key back let it in again).
+        let kept: Vec<(String, Vec<u8>, String)> =
+            query(format!("SELECT app_key, sealed_secret, status FROM {live}apps"))
+                .fetch_all(&mut *tx)
+                .await?;
         for table in STATE.into_iter().rev() {
             query(format!("DELETE FROM {live}{table}")).execute(&mut *tx).await?;
         }
@@ -320,6 +326,18 @@ impl Places {
             query(format!(
                 "INSERT INTO {live}{table} ({list}){overriding} SELECT {list} FROM {saved}{table}"
             ))
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (app_key, sealed_secret, status) in &kept {
+            query(format!(
+                "UPDATE {live}apps SET sealed_secret = $1,
+                        status = CASE WHEN $2 = 'REVOKED' THEN 'REVOKED' ELSE status END
+                 WHERE app_key = $3"
+            ))
+            .bind(sealed_secret)
+            .bind(status.as_str())
+            .bind(app_key.as_str())
             .execute(&mut *tx)
             .await?;
         }
