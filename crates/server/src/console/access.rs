@@ -72,9 +72,13 @@ pub async fn login(
     Ok(response)
 }
 
-/// Whether the person reached this server over TLS: through a proxy that says so, or a public
-/// host configured with `https://`.
+/// Whether the person reached this server over TLS: its own (`--tls-cert`, `--tls
+/// self-signed`: the console's listener speaks nothing else), through a proxy that says so, or
+/// a public host configured with `https://`.
 fn is_https(state: &AppState, headers: &HeaderMap) -> bool {
+    if state.config.tls.is_some() {
+        return true;
+    }
     let forwarded = headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())

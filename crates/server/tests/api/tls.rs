@@ -281,6 +281,31 @@ fn peer_certificate(stream: &tokio_rustls::client::TlsStream<TcpStream>) -> Vec<
     stream.get_ref().1.peer_certificates().unwrap()[0].as_ref().to_vec()
 }
 
+/// The console's session cookie is `Secure` when the server itself speaks TLS: no proxy header
+/// and no `--public-host` say so there, and the cookie went out without it.
+#[tokio::test]
+async fn the_consoles_cookie_is_secure_under_the_servers_own_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = authority(dir.path());
+    let server = server_with(&made, |_| {}).await;
+    let link = server
+        .admin()
+        .console_link(&https(server.addr), Duration::from_secs(60))
+        .await
+        .unwrap();
+    let browser = trusting(&made.ca)
+        .apply(reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()))
+        .unwrap()
+        .build()
+        .unwrap();
+    let response = browser.get(link).send().await.unwrap();
+    assert_eq!(response.status(), 303);
+    let cookie = response.headers()[reqwest::header::SET_COOKIE].to_str().unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_reload_swaps_the_certificate_for_new_connections_and_keeps_open_ones() {
     let dir = tempfile::tempdir().unwrap();
