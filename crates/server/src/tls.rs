@@ -208,13 +208,18 @@ const CA_NAME: &str = "signet local certificate authority";
 /// the names and the end of its validity); the keys are readable by the owner only. Later calls
 /// reuse them, and issue the server certificate again (from the same authority) when the names
 /// changed or its end is near.
+///
+/// The authority carries name constraints: it may sign for `names` and nothing else (recorded in
+/// `ca.names`), so that trusting it trusts no other site. Names it does not cover (a new
+/// `--public-host`), or an authority without that record (made by an earlier build, which could
+/// sign any name), make a new authority.
 pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError> {
     let fail = |reason: String| TlsError::SelfSigned {
         dir: dir.to_owned(),
         reason,
     };
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    let (ca_pem, ca_key_path) = (dir.join("ca.pem"), dir.join("ca.key"));
+    let (ca_pem, ca_key_path, ca_names) = (dir.join("ca.pem"), dir.join("ca.key"), dir.join("ca.names"));
     let files = TlsFiles {
         cert: dir.join("server.pem"),
         key: dir.join("server.key"),
@@ -222,15 +227,19 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
     let record = dir.join("server.names");
     let now = time::OffsetDateTime::now_utc();
 
-    let created_ca = !(ca_pem.exists() && ca_key_path.exists());
+    let covered = std::fs::read_to_string(&ca_names)
+        .is_ok_and(|text| names.iter().all(|name| text.lines().any(|line| line == name)));
+    let created_ca = !(ca_pem.exists() && ca_key_path.exists() && covered);
     let ca_key = if created_ca {
         let key = rcgen::KeyPair::generate().map_err(|e| fail(e.to_string()))?;
         let mut params = ca_params();
         params.not_before = now - time::Duration::days(1);
         params.not_after = now + time::Duration::days(CA_DAYS);
+        params.name_constraints = Some(only(names).map_err(fail)?);
         let cert = params.self_signed(&key).map_err(|e| fail(e.to_string()))?;
         write_file(&ca_key_path, key.serialize_pem().as_bytes(), true).map_err(|e| fail(e.to_string()))?;
         write_file(&ca_pem, cert.pem().as_bytes(), false).map_err(|e| fail(e.to_string()))?;
+        write_file(&ca_names, format!("{}\n", names.join("\n")).as_bytes(), false).map_err(|e| fail(e.to_string()))?;
         key
     } else {
         let pem = std::fs::read_to_string(&ca_key_path).map_err(|e| fail(format!("{}: {e}", ca_key_path.display())))?;
@@ -294,7 +303,32 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
     })
 }
 
-/// The local authority's parameters, the same at every start (its key is read from `ca.key`).
+/// Name constraints that permit `names` alone: each host name (and the names under it, as a DNS
+/// constraint reads), and each address as a subnet of one.
+fn only(names: &[String]) -> Result<rcgen::NameConstraints, String> {
+    let permitted_subtrees = names
+        .iter()
+        .map(|name| match name.parse::<IpAddr>() {
+            Ok(ip @ IpAddr::V4(_)) => Ok(rcgen::GeneralSubtree::IpAddress(rcgen::CidrSubnet::from_addr_prefix(
+                ip, 32,
+            ))),
+            Ok(ip @ IpAddr::V6(_)) => Ok(rcgen::GeneralSubtree::IpAddress(rcgen::CidrSubnet::from_addr_prefix(
+                ip, 128,
+            ))),
+            Err(_) if !name.is_empty() && !name.contains(['*', ' ']) => {
+                Ok(rcgen::GeneralSubtree::DnsName(name.clone()))
+            }
+            Err(_) => Err(format!("{name:?} is not a host name or an address")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rcgen::NameConstraints {
+        permitted_subtrees,
+        excluded_subtrees: Vec::new(),
+    })
+}
+
+/// The local authority's parameters, the same at every start (its key is read from `ca.key`):
+/// what an issuer needs (its name, key usages), not its constraints, which its certificate holds.
 fn ca_params() -> rcgen::CertificateParams {
     let mut params = rcgen::CertificateParams::default();
     params.distinguished_name = rcgen::DistinguishedName::new();
@@ -378,15 +412,70 @@ mod tests {
         assert!(!again.created_ca && !again.issued);
         assert_eq!(std::fs::read(&again.files.cert).unwrap(), cert, "reused as it was");
 
-        let more = self_signed_names("127.0.0.1".parse().unwrap(), Some("broker.example"));
-        let reissued = self_signed(&tls, &more).unwrap();
+        // Fewer names: the same authority, which covers them, issues again.
+        let fewer = vec!["localhost".to_owned()];
+        let reissued = self_signed(&tls, &fewer).unwrap();
         assert!(!reissued.created_ca && reissued.issued);
         assert_ne!(std::fs::read(&reissued.files.cert).unwrap(), cert);
+        // A name the authority may not sign for: a new authority.
+        let more = self_signed_names("127.0.0.1".parse().unwrap(), Some("broker.example"));
+        let anew = self_signed(&tls, &more).unwrap();
+        assert!(anew.created_ca && anew.issued);
         pair.reload().unwrap();
         assert_ne!(
             pair.chain()[0].as_ref(),
             CertificateDer::from_pem_slice(&cert).unwrap().as_ref()
         );
+    }
+
+    /// Whether a client trusting `ca` alone accepts `chain` for `name`.
+    fn verified(ca: &Path, chain: &[CertificateDer<'static>], name: &str) -> Result<(), rustls::Error> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(CertificateDer::from_pem_file(ca).unwrap()).unwrap();
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let verifier = rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+            .unwrap();
+        let name = rustls::pki_types::ServerName::try_from(name.to_owned()).unwrap();
+        rustls::client::danger::ServerCertVerifier::verify_server_cert(
+            verifier.as_ref(),
+            &chain[0],
+            &chain[1..],
+            &name,
+            &[],
+            rustls::pki_types::UnixTime::now(),
+        )
+        .map(|_| ())
+    }
+
+    /// A certificate for another site, signed with the authority's own key (as anyone who read
+    /// `ca.key` could), is refused by a client that trusts the authority: its constraints permit
+    /// the server's names alone.
+    #[test]
+    fn the_local_authority_can_sign_for_the_servers_names_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = self_signed_names("127.0.0.1".parse().unwrap(), Some("broker.example:8443"));
+        let made = self_signed(dir.path(), &names).unwrap();
+        let chain: Vec<_> = CertificateDer::pem_file_iter(&made.files.cert)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for name in ["localhost", "127.0.0.1", "::1", "broker.example"] {
+            verified(&made.ca, &chain, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let ca_key = rcgen::KeyPair::from_pem(&std::fs::read_to_string(dir.path().join("ca.key")).unwrap()).unwrap();
+        let issuer = rcgen::Issuer::new(ca_params(), ca_key);
+        for other in ["bank.example", "10.0.0.1"] {
+            let mut params = rcgen::CertificateParams::new(vec![other.to_owned()]).unwrap();
+            params.use_authority_key_identifier_extension = true;
+            let key = rcgen::KeyPair::generate().unwrap();
+            let forged = params.signed_by(&key, &issuer).unwrap();
+            let refused = verified(&made.ca, &[forged.der().clone()], other).unwrap_err();
+            assert!(
+                format!("{refused:?}").contains("NameConstraint"),
+                "{other}: {refused:?}"
+            );
+        }
     }
 
     #[test]
