@@ -1091,7 +1091,10 @@ fn a_config_file_with_an_unknown_or_bad_setting_is_refused_with_its_name() {
         ),
         ("listen = ", "not a TOML file"),
         // A clock this fast overflowed its arithmetic at the first tick.
-        ("market_speed = 1e300", "--market-speed must be a number above 0 and at most 1000000"),
+        (
+            "market_speed = 1e300",
+            "--market-speed must be a number above 0 and at most 1000000",
+        ),
         ("market_speed = -5.0", "--market-speed must be a number above 0"),
     ];
     for (content, expected) in cases {
