@@ -209,10 +209,12 @@ const CA_NAME: &str = "signet local certificate authority";
 /// reuse them, and issue the server certificate again (from the same authority) when the names
 /// changed or its end is near.
 ///
-/// The authority carries name constraints: it may sign for `names` and nothing else (recorded in
-/// `ca.names`), so that trusting it trusts no other site. Names it does not cover (a new
-/// `--public-host`), or an authority without that record (made by an earlier build, which could
-/// sign any name), make a new authority.
+/// The authority carries name constraints: it may sign for the host names among `names` and no
+/// other (recorded in `ca.names`), so that trusting it trusts no other site by name. Addresses
+/// are not constrained: the official Python client's gRPC (grpcio 1.59's BoringSSL) refuses
+/// every certificate under an authority with an address constraint, even one it permits. Host
+/// names it does not cover (a new `--public-host`), or an authority without that record (made by
+/// an earlier build, which could sign any name), make a new authority.
 pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError> {
     let fail = |reason: String| TlsError::SelfSigned {
         dir: dir.to_owned(),
@@ -227,19 +229,22 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
     let record = dir.join("server.names");
     let now = time::OffsetDateTime::now_utc();
 
+    let hosts: Vec<&String> = names.iter().filter(|name| name.parse::<IpAddr>().is_err()).collect();
     let covered = std::fs::read_to_string(&ca_names)
-        .is_ok_and(|text| names.iter().all(|name| text.lines().any(|line| line == name)));
+        .is_ok_and(|text| hosts.iter().all(|host| text.lines().any(|line| line == host.as_str())));
     let created_ca = !(ca_pem.exists() && ca_key_path.exists() && covered);
     let ca_key = if created_ca {
         let key = rcgen::KeyPair::generate().map_err(|e| fail(e.to_string()))?;
         let mut params = ca_params();
         params.not_before = now - time::Duration::days(1);
         params.not_after = now + time::Duration::days(CA_DAYS);
-        params.name_constraints = Some(only(names).map_err(fail)?);
+        params.name_constraints = Some(only(&hosts).map_err(fail)?);
         let cert = params.self_signed(&key).map_err(|e| fail(e.to_string()))?;
         write_file(&ca_key_path, key.serialize_pem().as_bytes(), true).map_err(|e| fail(e.to_string()))?;
         write_file(&ca_pem, cert.pem().as_bytes(), false).map_err(|e| fail(e.to_string()))?;
-        write_file(&ca_names, format!("{}\n", names.join("\n")).as_bytes(), false).map_err(|e| fail(e.to_string()))?;
+        let recorded: Vec<&str> = hosts.iter().map(|host| host.as_str()).collect();
+        write_file(&ca_names, format!("{}\n", recorded.join("\n")).as_bytes(), false)
+            .map_err(|e| fail(e.to_string()))?;
         key
     } else {
         let pem = std::fs::read_to_string(&ca_key_path).map_err(|e| fail(format!("{}: {e}", ca_key_path.display())))?;
@@ -303,22 +308,14 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
     })
 }
 
-/// Name constraints that permit `names` alone: each host name (and the names under it, as a DNS
-/// constraint reads), and each address as a subnet of one.
-fn only(names: &[String]) -> Result<rcgen::NameConstraints, String> {
-    let permitted_subtrees = names
+/// Name constraints that permit the host names `hosts` alone (and the names under them, as a
+/// DNS constraint reads).
+fn only(hosts: &[&String]) -> Result<rcgen::NameConstraints, String> {
+    let permitted_subtrees = hosts
         .iter()
-        .map(|name| match name.parse::<IpAddr>() {
-            Ok(ip @ IpAddr::V4(_)) => Ok(rcgen::GeneralSubtree::IpAddress(rcgen::CidrSubnet::from_addr_prefix(
-                ip, 32,
-            ))),
-            Ok(ip @ IpAddr::V6(_)) => Ok(rcgen::GeneralSubtree::IpAddress(rcgen::CidrSubnet::from_addr_prefix(
-                ip, 128,
-            ))),
-            Err(_) if !name.is_empty() && !name.contains(['*', ' ']) => {
-                Ok(rcgen::GeneralSubtree::DnsName(name.clone()))
-            }
-            Err(_) => Err(format!("{name:?} is not a host name or an address")),
+        .map(|host| match host.is_empty() || host.contains(['*', ' ']) {
+            true => Err(format!("{host:?} is not a host name")),
+            false => Ok(rcgen::GeneralSubtree::DnsName((*host).clone())),
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rcgen::NameConstraints {
@@ -450,7 +447,7 @@ mod tests {
 
     /// A certificate for another site, signed with the authority's own key (as anyone who read
     /// `ca.key` could), is refused by a client that trusts the authority: its constraints permit
-    /// the server's names alone.
+    /// the server's host names alone (not its addresses: see `self_signed`).
     #[test]
     fn the_local_authority_can_sign_for_the_servers_names_only() {
         let dir = tempfile::tempdir().unwrap();
@@ -465,7 +462,7 @@ mod tests {
         }
         let ca_key = rcgen::KeyPair::from_pem(&std::fs::read_to_string(dir.path().join("ca.key")).unwrap()).unwrap();
         let issuer = rcgen::Issuer::new(ca_params(), ca_key);
-        for other in ["bank.example", "10.0.0.1"] {
+        for other in ["bank.example", "localhost.bank.example"] {
             let mut params = rcgen::CertificateParams::new(vec![other.to_owned()]).unwrap();
             params.use_authority_key_identifier_extension = true;
             let key = rcgen::KeyPair::generate().unwrap();
