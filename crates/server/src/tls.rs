@@ -309,8 +309,11 @@ pub fn self_signed(dir: &Path, names: &[String]) -> Result<SelfSigned, TlsError>
 }
 
 /// Name constraints that permit the host names `hosts` alone (and the names under them, as a
-/// DNS constraint reads).
+/// DNS constraint reads). With none, the extension would be empty, which X.509 does not allow.
 fn only(hosts: &[&String]) -> Result<rcgen::NameConstraints, String> {
+    if hosts.is_empty() {
+        return Err("no host name for the authority to sign for".into());
+    }
     let permitted_subtrees = hosts
         .iter()
         .map(|host| match host.is_empty() || host.contains(['*', ' ']) {

@@ -353,7 +353,7 @@ async fn an_app_revoked_after_the_save_stays_revoked_after_the_restore() {
     ops.checkpoints().restore("before-revoking").await.unwrap();
     let refused = client.accounts().list().await.unwrap_err();
     assert_eq!(refused.code(), Some(ErrorCode::Unauthorized), "{refused}");
-    // The other apps, and what the checkpoint holds, are back as saved.
+    // The operator's app, active at the save, still is; the revoked one is stored revoked.
     assert_eq!(ops.checkpoints().list().await.unwrap().checkpoints.len(), 1);
     let apps = server.admin().apps().await.unwrap();
     let revoked = apps.iter().find(|a| a.app_key == server.app.app_key).unwrap();

@@ -620,9 +620,9 @@ pub fn market_buy(account_id: &str, client_order_id: &str, symbol: &str) -> serd
 /// How late a busy machine may be, as a test sees it, to act on a deadline or to do what it does
 /// at once (close a connection over a limit, end a stream at shutdown, push an event). Every
 /// upper bound the tests put on a wall-clock time is a deadline plus this; what is done "at
-/// once" must be done within it. On this 2-core machine such a delay was a few hundred
-/// milliseconds at worst with four CPU-bound processes beside the suite: a machine four times
-/// slower still meets it. Lower bounds stay tight (the deadline, less the clocks' coarseness):
+/// once" must be done within it. What the tests wait for takes milliseconds to a few hundred
+/// on this 2-core machine, and every test passed with this bound with four CPU-bound processes
+/// beside the suite (`docs/performance.md`, issue 55). Lower bounds stay tight (the deadline, less the clocks' coarseness):
 /// no load makes a server early. Where "at once" must be told from a deadline, the test sets the
 /// deadline well beyond this (the header timeout's 10 s, the bind timeout's 30 s), or checks
 /// the order of the two.
