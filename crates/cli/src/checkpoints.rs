@@ -32,6 +32,12 @@ enum CheckpointCommand {
     Delete {
         name: String,
     },
+    /// Seal NAME with the server's master key as it now is: a checkpoint saved by a build
+    /// before checkpoints were sealed, or edited by hand on purpose (a restore refuses a
+    /// checkpoint whose seal does not verify)
+    Adopt {
+        name: String,
+    },
 }
 
 pub async fn run(args: CheckpointArgs) -> anyhow::Result<()> {
@@ -61,6 +67,12 @@ pub async fn run(args: CheckpointArgs) -> anyhow::Result<()> {
             let list = checkpoints.list().await?;
             if !as_json(json, &list)? {
                 print(&list.checkpoints);
+            }
+        }
+        CheckpointCommand::Adopt { name } => {
+            let adopted = checkpoints.adopt(&name).await?;
+            if !as_json(json, &adopted)? {
+                println!("sealed checkpoint {} as it now is", adopted.name);
             }
         }
         CheckpointCommand::Delete { name } => {

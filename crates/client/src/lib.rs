@@ -881,6 +881,12 @@ impl Checkpoints<'_> {
             .post("/admin/checkpoints/delete", &Self::request(name))
             .await
     }
+
+    /// Seals `name` with the server's key as it now is (saved before checkpoints were sealed,
+    /// or edited on purpose).
+    pub async fn adopt(&self, name: &str) -> Result<CheckpointView, Error> {
+        self.client.post("/admin/checkpoints/adopt", &Self::request(name)).await
+    }
 }
 
 /// The order operations of one account.

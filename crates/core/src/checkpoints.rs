@@ -182,6 +182,17 @@ impl Checkpoints {
         self.store.checkpoints().await
     }
 
+    /// Seals the checkpoint `name` with this server's key, as it now is: for a checkpoint saved
+    /// before checkpoints were sealed, or edited on purpose. Everything but the seal is checked
+    /// as a restore checks it.
+    pub async fn adopt(&self, name: &CheckpointName) -> Result<CheckpointInfo, CheckpointError> {
+        let _one = self.busy.lock().await;
+        self.store
+            .adopt_checkpoint(name)
+            .await?
+            .ok_or_else(|| CheckpointError::NotFound(name.to_string()))
+    }
+
     /// False when no checkpoint has that name.
     pub async fn delete(&self, name: &CheckpointName) -> Result<bool, StoreError> {
         let _one = self.busy.lock().await;

@@ -125,13 +125,17 @@ impl Database {
                 durability,
                 checkpoints,
             } => {
-                let store = SqlStore::sqlite(path, *durability).await?;
+                let store = SqlStore::sqlite(path, *durability)
+                    .await?
+                    .with_checkpoint_key(key.checkpoint_key());
                 Arc::new(match checkpoints {
                     Some(dir) => store.with_checkpoints(dir.clone()),
                     None => store,
                 })
             }
-            Location::Postgres { url } => Arc::new(SqlStore::postgres(url).await?),
+            Location::Postgres { url } => {
+                Arc::new(SqlStore::postgres(url).await?.with_checkpoint_key(key.checkpoint_key()))
+            }
         };
         let stored = store.init_meta(KEY_FINGERPRINT, key.fingerprint()).await?;
         if stored != key.fingerprint() {

@@ -34,6 +34,8 @@ pub enum KeyError {
 pub struct MasterKey {
     cipher: Aes256Gcm,
     fingerprint: String,
+    /// The key of checkpoints' seals, derived from this one.
+    checkpoints: Zeroizing<[u8; 32]>,
 }
 
 impl std::fmt::Debug for MasterKey {
@@ -120,7 +122,20 @@ impl MasterKey {
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts any key");
         mac.update(b"signet master key fingerprint");
         let fingerprint = hex::encode(&mac.finalize().into_bytes()[..8]);
-        MasterKey { cipher, fingerprint }
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts any key");
+        mac.update(b"signet checkpoint seal key");
+        let checkpoints = Zeroizing::new(mac.finalize().into_bytes().into());
+        MasterKey {
+            cipher,
+            fingerprint,
+            checkpoints,
+        }
+    }
+
+    /// The key that seals checkpoints: apart from the one that seals secrets, so that neither
+    /// use can be turned against the other.
+    pub fn checkpoint_key(&self) -> signet_store::CheckpointKey {
+        signet_store::CheckpointKey::new(self.checkpoints.clone())
     }
 
     /// Identifies the key without revealing it, so a database can tell that it is opened with

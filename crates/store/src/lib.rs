@@ -10,6 +10,7 @@ pub mod batch;
 pub mod memory;
 pub mod redis;
 mod rows;
+mod seal;
 mod snapshots;
 pub mod sql;
 
@@ -35,6 +36,7 @@ use signet_model::orders::Side;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
 
+pub use self::seal::CheckpointKey;
 pub use self::snapshots::refresh_snapshots;
 pub use self::sql::placements::Written;
 pub use self::sql::{Durability, SqlStore};
@@ -764,6 +766,10 @@ pub trait CheckpointStore: Send + Sync {
     async fn restore_checkpoint(&self, name: &CheckpointName) -> Result<Option<Restored>, StoreError>;
     /// Every checkpoint that reads, by name.
     async fn checkpoints(&self) -> Result<Vec<CheckpointInfo>, StoreError>;
+    /// Seals the checkpoint `name` as it now is with this store's key, after checking all but
+    /// its seal (a checkpoint of a build before checkpoints were sealed, or edited on purpose);
+    /// `None` when no checkpoint has that name.
+    async fn adopt_checkpoint(&self, name: &CheckpointName) -> Result<Option<CheckpointInfo>, StoreError>;
     /// False when no checkpoint has that name.
     async fn delete_checkpoint(&self, name: &CheckpointName) -> Result<bool, StoreError>;
     /// Where the restores stand, as every node sharing the database follows them.

@@ -17,7 +17,7 @@ use signet_model::AccountType;
 use signet_model::orders::{ComboType, OrderStatus, OrderType, Side, TimeInForce, TradingSession};
 use signet_store::{
     AccountRecord, AppRecord, AppStatus, AppStore, CheckpointStore, ConsoleStore, Durability, ExecutionQuery,
-    FillOutcome, FillRequest, MarketDataStore, SqlStore, TradingStore,
+    FillOutcome, FillRequest, MarketDataStore, MetaStore, SqlStore, TradingStore,
 };
 use sqlx::postgres::PgPool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
@@ -416,6 +416,12 @@ async fn a_checkpoint_before_the_step_is_restored(store: &SqlStore, raw: &Raw) {
     store.save_checkpoint(&name, &market(), 2_500).await.unwrap();
     let saved = (orders(store).await, positions(store).await);
     as_before_step_17(store, raw, "older").await;
+    // Changed, it is refused until adopted: as that build would have sealed it.
+    assert!(matches!(
+        store.restore_checkpoint(&name).await,
+        Err(signet_store::StoreError::Unusable(why)) if why.contains("seal does not verify")
+    ));
+    store.adopt_checkpoint(&name).await.unwrap().unwrap();
     let call = Contract {
         underlying: "AAPL".into(),
         expiry: SPLIT_DAY + 30,
@@ -435,16 +441,25 @@ async fn a_checkpoint_before_the_step_is_restored(store: &SqlStore, raw: &Raw) {
 async fn sqlite() -> (tempfile::TempDir, SqlStore, Raw) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("options.db");
-    let store = SqlStore::sqlite(&path, Durability::Normal).await.unwrap();
+    let store = keyed(SqlStore::sqlite(&path, Durability::Normal).await.unwrap()).await;
     let raw = SqlitePool::connect_with(SqliteConnectOptions::new().filename(&path).read_only(true))
         .await
         .unwrap();
     (dir, store, Raw::Sqlite(raw))
 }
 
+/// The store with a key for its checkpoints, as the server opens it.
+async fn keyed(store: SqlStore) -> SqlStore {
+    store
+        .init_meta(signet_store::sql::KEY_FINGERPRINT, "test-key")
+        .await
+        .unwrap();
+    store.with_checkpoint_key(signet_store::CheckpointKey::new(zeroize::Zeroizing::new([7; 32])))
+}
+
 async fn postgres() -> Option<(SqlStore, Raw)> {
     let url = fresh_postgres().await?;
-    let store = SqlStore::postgres(&url).await.unwrap();
+    let store = keyed(SqlStore::postgres(&url).await.unwrap()).await;
     let raw = PgPool::connect(&url).await.unwrap();
     Some((store, Raw::Postgres(raw)))
 }

@@ -22,6 +22,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(save))
         .routes(routes!(restore))
         .routes(routes!(delete))
+        .routes(routes!(adopt))
 }
 
 /// A checkpoint as the calls and the console show it.
@@ -110,6 +111,32 @@ async fn restore(
         checkpoint: view(&done.restored.info),
         restoring_ms: u64::try_from(done.closed_for.as_millis()).unwrap_or(u64::MAX),
     }))
+}
+
+#[utoipa::path(
+    post, path = "/admin/checkpoints/adopt", tag = "checkpoints",
+    operation_id = "checkpointAdopt", summary = "Seal a checkpoint this server did not seal",
+    description = "A checkpoint is sealed with a MAC under the server's master key when it is saved, and a restore \
+        refuses one whose seal does not verify. This seals the checkpoint as it now is: one saved by a build before \
+        checkpoints were sealed, or edited by hand on purpose. Everything else a restore checks is checked first, \
+        the master key's fingerprint included.",
+    request_body = CheckpointRequest,
+    responses(
+        (status = 200, description = "The checkpoint, sealed", body = CheckpointView),
+        (status = 404, description = "NOT_FOUND: no checkpoint has this name", body = signet_model::ErrorBody),
+        (status = 409, description = "CHECKPOINT_UNUSABLE: damaged, made by a newer build, or saved under another master key", body = signet_model::ErrorBody),
+        AdminOnly,
+    )
+)]
+async fn adopt(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(request): JsonBody<CheckpointRequest>,
+) -> Result<Json<CheckpointView>, ApiError> {
+    require_admin(&caller)?;
+    let info = state.checkpoints.adopt(&name(&request.name)?).await?;
+    tracing::warn!(checkpoint = %info.name, "checkpoint adopted: sealed as it now is");
+    Ok(Json(view(&info)))
 }
 
 #[utoipa::path(

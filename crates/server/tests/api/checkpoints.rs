@@ -270,9 +270,9 @@ async fn a_damaged_checkpoint_is_refused_and_nothing_changes() {
     assert_eq!(everything(&server, &client, &ops).await, before);
 }
 
-/// Sets what the checkpoint `name` records of the market to `market`: in its file, with
-/// SQLite, or in its schema.
-async fn tamper_market(server: &TestServer, name: &str, market: &str) {
+/// Runs `statements` on the checkpoint `name` itself, each with `{s}` naming where its tables
+/// are: in its file, with SQLite, or in its schema.
+async fn tamper(server: &TestServer, name: &str, statements: &[&str]) {
     match &server.location {
         signet_server::database::Location::Sqlite { path, .. } => {
             let file = path
@@ -282,24 +282,106 @@ async fn tamper_market(server: &TestServer, name: &str, market: &str) {
             let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
                 .await
                 .unwrap();
-            let changed = sqlx::query("UPDATE checkpoint_info SET market = ?")
-                .bind(market)
-                .execute(&mut db)
-                .await
-                .unwrap();
-            assert_eq!(changed.rows_affected(), 1);
+            for statement in statements {
+                let changed = sqlx::raw_sql(sqlx::AssertSqlSafe(statement.replace("{s}", "")))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+                assert!(changed.rows_affected() > 0, "{statement}");
+            }
         }
         signet_server::database::Location::Postgres { url } => {
             let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
-            let update = format!(r#"UPDATE "checkpoint_{name}".checkpoint_info SET market = $1"#);
-            let changed = sqlx::query(sqlx::AssertSqlSafe(update))
-                .bind(market)
-                .execute(&mut db)
-                .await
-                .unwrap();
-            assert_eq!(changed.rows_affected(), 1);
+            for statement in statements {
+                let statement = statement.replace("{s}", &format!(r#""checkpoint_{name}"."#));
+                let changed = sqlx::raw_sql(sqlx::AssertSqlSafe(statement.clone()))
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+                assert!(changed.rows_affected() > 0, "{statement}");
+            }
         }
     }
+}
+
+/// Sets what the checkpoint `name` records of the market to `market`.
+async fn tamper_market(server: &TestServer, name: &str, market: &str) {
+    let market = market.replace('\'', "''");
+    tamper(
+        server,
+        name,
+        &[&format!("UPDATE {{s}}checkpoint_info SET market = '{market}'")],
+    )
+    .await;
+}
+
+/// A checkpoint is sealed under the master key: one changed after its save (a balance, an app
+/// made admin, the key's fingerprint or the seal removed) is refused and nothing changes, until
+/// an operator adopts it (not one whose fingerprint is gone: its secrets may be sealed under
+/// another key). Its folder and files are the server's user's alone.
+#[tokio::test]
+async fn a_checkpoint_changed_after_its_save_is_refused_until_adopted() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = &server.app.account_ids[0];
+    assert_eq!(place(&client, market_buy(account, "one", "AAPL")).await.status, 200);
+    ops.checkpoints().save("sealed").await.unwrap();
+    #[cfg(unix)]
+    if let signet_server::database::Location::Sqlite { path, .. } = &server.location {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = path.with_file_name("signet.checkpoints");
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("sealed.checkpoint")), 0o600);
+    }
+    assert_eq!(place(&client, market_buy(account, "two", "AAPL")).await.status, 200);
+    ops.checkpoints().save("before").await.unwrap();
+    let before = everything(&server, &client, &ops).await;
+    for (what, statement, adoptable) in [
+        ("a balance", "UPDATE {s}accounts SET cash = '99999999'", true),
+        (
+            "an app made admin",
+            "UPDATE {s}apps SET admin = TRUE WHERE NOT admin",
+            true,
+        ),
+        ("an order grown", "UPDATE {s}orders SET quantity = '1000'", true),
+        (
+            "the key's fingerprint gone",
+            "UPDATE {s}checkpoint_info SET key_fingerprint = NULL",
+            false,
+        ),
+        ("the seal gone", "UPDATE {s}checkpoint_info SET seal = NULL", true),
+    ] {
+        ops.checkpoints().save("sealed").await.unwrap();
+        tamper(&server, "sealed", &[statement]).await;
+        let refused = ops.checkpoints().restore("sealed").await.unwrap_err();
+        assert_eq!(refused.code(), Some(ErrorCode::CheckpointUnusable), "{what}: {refused}");
+        assert!(refused.to_string().contains("nothing was changed"), "{what}: {refused}");
+        eprintln!("{what}: {refused}");
+        assert_eq!(everything(&server, &client, &ops).await, before, "{what}");
+        let adopted = ops.checkpoints().adopt("sealed").await;
+        if adoptable {
+            adopted.unwrap();
+            ops.checkpoints().restore("sealed").await.unwrap();
+            ops.checkpoints().restore("before").await.unwrap();
+        } else {
+            let refused = adopted.unwrap_err();
+            assert_eq!(refused.code(), Some(ErrorCode::CheckpointUnusable), "{what}: {refused}");
+        }
+    }
+    // An adopted change is restored as it is: the operator asked for it.
+    ops.checkpoints().save("sealed").await.unwrap();
+    tamper(&server, "sealed", &["UPDATE {s}accounts SET cash = '123456.78'"]).await;
+    ops.checkpoints().adopt("sealed").await.unwrap();
+    ops.checkpoints().restore("sealed").await.unwrap();
+    let balance: Value = client
+        .get("/trading/assets/balances/get", &[("account_id", account.as_str())])
+        .await
+        .unwrap();
+    assert!(balance.to_string().contains("123456.78"), "{balance}");
+    let missing = ops.checkpoints().adopt("nowhere").await.unwrap_err();
+    assert_eq!(missing.code(), Some(ErrorCode::NotFound), "{missing}");
 }
 
 /// A checkpoint whose market state the simulator would not take (a clock speed of -5 or 1e300, a
@@ -488,6 +570,8 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
         "ALTER TABLE {orders} DROP COLUMN fill_plan",
         "ALTER TABLE {orders} DROP COLUMN filled_at_sim",
         "UPDATE {info} SET schema_version = 15",
+        // Before checkpoints were sealed.
+        "ALTER TABLE {info} DROP COLUMN seal",
     ];
     match &server.location {
         signet_server::database::Location::Sqlite { path, .. } => {
@@ -527,9 +611,16 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
             }
         }
     }
+    // Unsealed, it is refused until an operator adopts it.
+    let refused = ops.checkpoints().restore("old").await.unwrap_err();
+    assert!(refused.to_string().contains("it is not sealed"), "{refused}");
+    ops.checkpoints().adopt("old").await.unwrap();
     assert_eq!(place(&client, market_buy(second, "after", "AAPL")).await.status, 200);
     let restored = ops.checkpoints().restore("old").await.unwrap();
     assert_eq!(restored.checkpoint.name, "old");
+    assert_eq!(everything(&server, &client, &ops).await, saved);
+    // Migrated, its file was sealed again: it restores again.
+    ops.checkpoints().restore("old").await.unwrap();
     assert_eq!(everything(&server, &client, &ops).await, saved);
     if let signet_server::database::Location::Sqlite { path, .. } = &server.location {
         let file = path.with_file_name("signet.checkpoints").join("old.checkpoint");

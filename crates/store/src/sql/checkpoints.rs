@@ -37,10 +37,10 @@ enum Work<'a> {
         name: &'a CheckpointName,
         market: &'a str,
         saved_at: i64,
+        key: &'a CheckpointKey,
     },
-    Restore {
-        name: &'a CheckpointName,
-    },
+    /// A restore of a checkpoint already checked whole: its seal before its file was migrated.
+    Restore { name: &'a CheckpointName },
 }
 
 enum Done {
@@ -48,7 +48,7 @@ enum Done {
     /// The checkpoint's record, the new epoch, the bars dropped.
     Restored(InfoRow, i64, u64),
 }
-use crate::{CheckpointInfo, CheckpointStore, Restored, Restores, StoreError};
+use crate::{CheckpointInfo, CheckpointKey, CheckpointStore, Restored, Restores, StoreError};
 
 /// The state's tables, parents before children.
 const STATE: [&str; 13] = [
@@ -168,11 +168,34 @@ impl Places {
         }
     }
 
+    /// The tables of a checkpoint file opened on its own.
+    fn own_file() -> Self {
+        Places {
+            saved: String::new(),
+            live: "",
+            dialect: Dialect::Sqlite,
+        }
+    }
+
+    /// The schema the checkpoint's tables are in, as the catalog names it.
+    fn saved_schema(&self) -> String {
+        match self.dialect {
+            Dialect::Sqlite if self.saved.is_empty() => "main".to_owned(),
+            Dialect::Sqlite => ATTACHED.to_owned(),
+            Dialect::Postgres => self.saved.trim_end_matches('.').trim_matches('"').to_owned(),
+        }
+    }
+
     async fn run(&self, tx: &mut Tx, work: Work<'_>) -> Result<Done, StoreError> {
         Ok(match work {
-            Work::Save { name, market, saved_at } => Done::Saved(self.save(tx, name, market, saved_at).await?),
+            Work::Save {
+                name,
+                market,
+                saved_at,
+                key,
+            } => Done::Saved(self.save(tx, name, market, saved_at, key).await?),
             Work::Restore { name } => {
-                let (info, epoch, dropped) = self.restore(tx, name).await?;
+                let (info, epoch, dropped) = self.restore(tx, name, None).await?;
                 Done::Restored(info, epoch, dropped)
             }
         })
@@ -185,6 +208,7 @@ impl Places {
         name: &CheckpointName,
         market: &str,
         saved_at: i64,
+        key: &CheckpointKey,
     ) -> Result<InfoRow, StoreError> {
         let Places { saved, live, dialect } = self;
         if *dialect == Dialect::Sqlite {
@@ -212,14 +236,16 @@ impl Places {
             key_fingerprint: key_fingerprint.map(|(f,)| f),
             counts: counts.join(","),
         };
+        let seal = key.seal(&self.digest(Conn::from(&mut *tx), &info).await?);
         query(format!(
             "CREATE TABLE {saved}checkpoint_info (name TEXT NOT NULL, saved_at BIGINT NOT NULL, market TEXT NOT NULL,
-                schema_version BIGINT NOT NULL, last_bar_day INTEGER, key_fingerprint TEXT, counts TEXT NOT NULL)"
+                schema_version BIGINT NOT NULL, last_bar_day INTEGER, key_fingerprint TEXT, counts TEXT NOT NULL,
+                seal TEXT)"
         ))
         .execute(&mut *tx)
         .await?;
         query(format!(
-            "INSERT INTO {saved}checkpoint_info ({INFO_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            "INSERT INTO {saved}checkpoint_info ({INFO_COLUMNS}, seal) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         ))
         .bind(info.name.as_str())
         .bind(info.saved_at)
@@ -228,8 +254,157 @@ impl Places {
         .bind(info.last_bar_day.map(i64::from))
         .bind(info.key_fingerprint.as_deref())
         .bind(info.counts.as_str())
+        .bind(seal)
         .execute(&mut *tx)
         .await?;
+        Ok(info)
+    }
+
+    /// A SHA-256 of everything the checkpoint holds that a restore trusts: its record, and the
+    /// columns and rows of each table it recorded (rows in the order of their text, which is
+    /// the same for the same rows on every read).
+    async fn digest(&self, mut conn: Conn<'_>, info: &InfoRow) -> Result<[u8; 32], StoreError> {
+        use sha2::{Digest as _, Sha256};
+        let mut hash = Sha256::new();
+        // Every part with its length, so that no two checkpoints' parts run together alike.
+        let part = |hash: &mut Sha256, bytes: &[u8]| {
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(bytes);
+        };
+        part(&mut hash, b"signet checkpoint seal 1");
+        for field in [
+            info.name.clone(),
+            info.saved_at.to_string(),
+            info.market.clone(),
+            info.schema_version.to_string(),
+            info.last_bar_day.map_or_else(String::new, |d| d.to_string()),
+            info.key_fingerprint.clone().unwrap_or_default(),
+            info.counts.clone(),
+        ] {
+            part(&mut hash, field.as_bytes());
+        }
+        let saved = &self.saved;
+        for table in STATE {
+            if info.count(table).is_none() {
+                continue;
+            }
+            let columns = self.columns(conn.reborrow(), true, table).await?;
+            part(&mut hash, table.as_bytes());
+            part(&mut hash, columns.join(",").as_bytes());
+            let rows = match self.dialect {
+                Dialect::Sqlite => {
+                    let quoted: Vec<String> = columns
+                        .iter()
+                        .map(|c| format!("quote(\"{}\")", c.replace('"', "\"\"")))
+                        .collect();
+                    format!(
+                        "SELECT {} AS r FROM {saved}{table} ORDER BY r",
+                        quoted.join(" || ',' || ")
+                    )
+                }
+                Dialect::Postgres => format!("SELECT t::text FROM {saved}{table} t ORDER BY t::text COLLATE \"C\""),
+            };
+            query(rows)
+                .for_each(conn.reborrow(), |(row,): (String,)| part(&mut hash, row.as_bytes()))
+                .await?;
+        }
+        Ok(hash.finalize().into())
+    }
+
+    /// The seal the checkpoint records; `None` when it has none (made before checkpoints were
+    /// sealed, or its record edited).
+    async fn recorded_seal(&self, conn: Conn<'_>) -> Option<String> {
+        query(format!("SELECT seal FROM {}checkpoint_info", self.saved))
+            .fetch_optional::<(Option<String>,)>(conn)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|(seal,)| seal)
+    }
+
+    /// Seals the checkpoint as it now is (after a migration of its file, or when an operator
+    /// adopts it).
+    async fn seal_again(&self, mut conn: Conn<'_>, info: &InfoRow, key: &CheckpointKey) -> Result<(), StoreError> {
+        let saved = &self.saved;
+        let columns = self.columns(conn.reborrow(), true, "checkpoint_info").await?;
+        if !columns.iter().any(|c| c == "seal") {
+            // A record from a build before checkpoints were sealed.
+            query(format!("ALTER TABLE {saved}checkpoint_info ADD COLUMN seal TEXT"))
+                .execute(conn.reborrow())
+                .await?;
+        }
+        let seal = key.seal(&self.digest(conn.reborrow(), info).await?);
+        query(format!("UPDATE {saved}checkpoint_info SET seal = $1"))
+            .bind(seal)
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+
+    /// Everything a restore must know of a checkpoint before it changes anything: its record
+    /// reads, its market state would be taken, this build can read it, it was saved under the
+    /// master key of `live_key`, its tables hold the rows it recorded, and (with `key`) its
+    /// seal verifies.
+    async fn check(
+        &self,
+        mut conn: Conn<'_>,
+        name: &CheckpointName,
+        live_key: Option<&str>,
+        key: Option<&CheckpointKey>,
+    ) -> Result<InfoRow, StoreError> {
+        let saved = &self.saved;
+        let info = self
+            .info(conn.reborrow())
+            .await
+            .ok()
+            .flatten()
+            .ok_or_else(|| unusable(name, "it has no record of itself"))?;
+        MarketState::decode(&info.market)
+            .map_err(|e| unusable(name, format!("its market state cannot be put back: {e}")))?;
+        if info.schema_version > latest_version() {
+            return Err(unusable(
+                name,
+                format!(
+                    "a newer build made it (schema step {}, this build's is {})",
+                    info.schema_version,
+                    latest_version()
+                ),
+            ));
+        }
+        match (&info.key_fingerprint, live_key) {
+            (None, _) => return Err(unusable(name, "it records no master key")),
+            (Some(saved_key), Some(live_key)) if saved_key == live_key => {}
+            _ => return Err(unusable(name, "its secrets are sealed with another master key")),
+        }
+        for table in STATE {
+            // A table the build that saved it did not have yet is emptied.
+            let Some(recorded) = info.count(table) else { continue };
+            let (rows,): (i64,) = query(format!("SELECT COUNT(*) FROM {saved}{table}"))
+                .fetch_one(conn.reborrow())
+                .await
+                .map_err(|e| unusable(name, format!("its table {table} does not read ({e})")))?;
+            if rows.unsigned_abs() != recorded {
+                return Err(unusable(
+                    name,
+                    format!("its table {table} holds {rows} rows where {recorded} were saved"),
+                ));
+            }
+        }
+        if let Some(key) = key {
+            let Some(seal) = self.recorded_seal(conn.reborrow()).await else {
+                return Err(unusable(
+                    name,
+                    "it is not sealed (a build before checkpoints were sealed made it: `signet checkpoint adopt` seals it)",
+                ));
+            };
+            let digest = self.digest(conn, &info).await?;
+            if !key.verifies(&digest, &seal) {
+                return Err(unusable(
+                    name,
+                    "its seal does not verify: it was changed after it was saved",
+                ));
+            }
+        }
         Ok(info)
     }
 
@@ -248,56 +423,22 @@ impl Places {
             .await
     }
 
-    /// Checks the checkpoint, then replaces the state's rows by its own, in the caller's
-    /// transaction; the new epoch and the bars dropped.
-    async fn restore(&self, tx: &mut Tx, name: &CheckpointName) -> Result<(InfoRow, i64, u64), StoreError> {
+    /// Checks the checkpoint (its seal too, with `key`), then replaces the state's rows by its
+    /// own, in the caller's transaction; the new epoch and the bars dropped.
+    async fn restore(
+        &self,
+        tx: &mut Tx,
+        name: &CheckpointName,
+        key: Option<&CheckpointKey>,
+    ) -> Result<(InfoRow, i64, u64), StoreError> {
         let Places { saved, live, dialect } = self;
-        let info = self
-            .info(Conn::from(&mut *tx))
-            .await
-            .ok()
-            .flatten()
-            .ok_or_else(|| unusable(name, "it has no record of itself"))?;
-        MarketState::decode(&info.market)
-            .map_err(|e| unusable(name, format!("its market state cannot be put back: {e}")))?;
-        if info.schema_version > latest_version() {
-            return Err(unusable(
-                name,
-                format!(
-                    "a newer build made it (schema step {}, this build's is {})",
-                    info.schema_version,
-                    latest_version()
-                ),
-            ));
-        }
         let live_key: Option<(String,)> = query(format!("SELECT value FROM {live}meta WHERE key = $1"))
             .bind(KEY_FINGERPRINT)
             .fetch_optional(&mut *tx)
             .await?;
-        if let (Some(saved_key), Some((live_key,))) = (&info.key_fingerprint, &live_key)
-            && saved_key != live_key
-        {
-            return Err(unusable(name, "its secrets are sealed with another master key"));
-        }
-        let mut present = Vec::with_capacity(STATE.len());
-        for table in STATE {
-            let Some(recorded) = info.count(table) else {
-                // A table the build that saved it did not have yet: emptied.
-                present.push(false);
-                continue;
-            };
-            let (rows,): (i64,) = query(format!("SELECT COUNT(*) FROM {saved}{table}"))
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(|e| unusable(name, format!("its table {table} does not read ({e})")))?;
-            if rows.unsigned_abs() != recorded {
-                return Err(unusable(
-                    name,
-                    format!("its table {table} holds {rows} rows where {recorded} were saved"),
-                ));
-            }
-            present.push(true);
-        }
+        let live_key = live_key.map(|(k,)| k);
+        let info = self.check(Conn::from(&mut *tx), name, live_key.as_deref(), key).await?;
+        let present: Vec<bool> = STATE.iter().map(|table| info.count(table).is_some()).collect();
         // An app's revocation and its secret are security facts, as a used nonce is: they
         // survive a restore (a restore that brought a revoked key back let it in again).
         let kept: Vec<(String, Vec<u8>, String)> =
@@ -315,9 +456,9 @@ impl Places {
             if !present {
                 continue;
             }
-            let saved_columns = self.columns(tx, true, table).await?;
+            let saved_columns = self.columns(Conn::from(&mut *tx), true, table).await?;
             let shared: Vec<String> = self
-                .columns(tx, false, table)
+                .columns(Conn::from(&mut *tx), false, table)
                 .await?
                 .into_iter()
                 .filter(|c| saved_columns.contains(c))
@@ -380,20 +521,22 @@ impl Places {
     }
 
     /// The columns of `table`, in the checkpoint (`saved`) or live.
-    async fn columns(&self, tx: &mut Tx, saved: bool, table: &str) -> Result<Vec<String>, StoreError> {
+    async fn columns(&self, mut conn: Conn<'_>, saved: bool, table: &str) -> Result<Vec<String>, StoreError> {
         let rows: Vec<(String,)> = match self.dialect {
             Dialect::Sqlite => {
                 query("SELECT name FROM pragma_table_info($1, $2) ORDER BY cid")
                     .bind(table)
-                    .bind(if saved { ATTACHED } else { "main" })
-                    .fetch_all(&mut *tx)
+                    .bind(if saved { self.saved_schema() } else { "main".to_owned() })
+                    .fetch_all(conn)
                     .await?
             }
             Dialect::Postgres => {
                 let schema = if saved {
-                    self.saved.trim_end_matches('.').trim_matches('"').to_owned()
+                    self.saved_schema()
                 } else {
-                    let (schema,): (String,) = query("SELECT current_schema()::text").fetch_one(&mut *tx).await?;
+                    let (schema,): (String,) = query("SELECT current_schema()::text")
+                        .fetch_one(conn.reborrow())
+                        .await?;
                     schema
                 };
                 query(
@@ -402,7 +545,7 @@ impl Places {
                 )
                 .bind(schema)
                 .bind(table)
-                .fetch_all(&mut *tx)
+                .fetch_all(conn)
                 .await?
             }
         };
@@ -446,19 +589,49 @@ impl SqlStore {
         Ok(done)
     }
 
-    /// A checkpoint file checked by SQLite and migrated to this build's schema.
-    async fn open_checkpoint_file(path: &Path, name: &CheckpointName) -> Result<(), StoreError> {
+    /// The key that seals checkpoints, which a store opened by the server always has.
+    fn checkpoint_key(&self) -> Result<&CheckpointKey, StoreError> {
+        self.checkpoint_key.as_deref().ok_or_else(|| {
+            StoreError::Other("checkpoints need the master key, and this store was opened without it".into())
+        })
+    }
+
+    /// The fingerprint of the master key this database's secrets are sealed with.
+    async fn live_key(&self) -> Result<Option<String>, StoreError> {
+        let key: Option<(String,)> = query("SELECT value FROM meta WHERE key = $1")
+            .bind(KEY_FINGERPRINT)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(key.map(|(k,)| k))
+    }
+
+    /// A checkpoint file on a connection of its own, checked by SQLite.
+    async fn connect_checkpoint_file(path: &Path, name: &CheckpointName) -> Result<SqliteConnection, StoreError> {
         let options = SqliteConnectOptions::new().filename(path).create_if_missing(false);
         let mut conn = SqliteConnection::connect_with(&options)
             .await
             .map_err(|e| unusable(name, format!("it does not open ({e})")))?;
         let check: Result<(String,), _> = query("PRAGMA quick_check").fetch_one(Conn::Sqlite(&mut conn)).await;
         match check {
-            Ok((verdict,)) if verdict == "ok" => {}
-            Ok((verdict,)) => return Err(unusable(name, format!("SQLite finds it damaged ({verdict})"))),
-            Err(e) => return Err(unusable(name, format!("SQLite finds it damaged ({e})"))),
+            Ok((verdict,)) if verdict == "ok" => Ok(conn),
+            Ok((verdict,)) => Err(unusable(name, format!("SQLite finds it damaged ({verdict})"))),
+            Err(e) => Err(unusable(name, format!("SQLite finds it damaged ({e})"))),
         }
+    }
+
+    /// A checkpoint file checked whole (its seal as it was saved) and then migrated to this
+    /// build's schema, and sealed again if the migration changed it.
+    async fn open_checkpoint_file(&self, path: &Path, name: &CheckpointName) -> Result<(), StoreError> {
+        let key = self.checkpoint_key()?;
+        let live_key = self.live_key().await?;
+        let mut conn = Self::connect_checkpoint_file(path, name).await?;
+        let own = Places::own_file();
+        let info = own
+            .check(Conn::Sqlite(&mut conn), name, live_key.as_deref(), Some(key))
+            .await?;
+        let before = migrated_to(&mut conn).await;
         conn.close().await.map_err(map_err)?;
+        let options = SqliteConnectOptions::new().filename(path).create_if_missing(false);
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options)
@@ -466,19 +639,19 @@ impl SqlStore {
             .map_err(map_err)?;
         let migrated = migrate::run_sqlite_file(pool.clone()).await;
         pool.close().await;
-        migrated.map_err(|e| unusable(name, format!("it does not migrate to this build's schema ({e})")))
+        migrated.map_err(|e| unusable(name, format!("it does not migrate to this build's schema ({e})")))?;
+        let mut conn = Self::connect_checkpoint_file(path, name).await?;
+        if migrated_to(&mut conn).await != before {
+            own.seal_again(Conn::Sqlite(&mut conn), &info, key).await?;
+        }
+        conn.close().await.map_err(map_err)
     }
 
     async fn file_info(path: &Path) -> Option<CheckpointInfo> {
         let options = SqliteConnectOptions::new().filename(path).read_only(true);
         let mut conn = SqliteConnection::connect_with(&options).await.ok()?;
         // The file's own tables, unattached.
-        let own = Places {
-            saved: String::new(),
-            live: "",
-            dialect: Dialect::Sqlite,
-        };
-        let row = own.info(Conn::Sqlite(&mut conn)).await.ok()?;
+        let row = Places::own_file().info(Conn::Sqlite(&mut conn)).await.ok()?;
         let _ = conn.close().await;
         let bytes = tokio::fs::metadata(path).await.ok()?.len();
         Some(row?.info(bytes))
@@ -504,6 +677,7 @@ impl CheckpointStore for SqlStore {
         market: &str,
         saved_at: i64,
     ) -> Result<CheckpointInfo, StoreError> {
+        let key = self.checkpoint_key()?;
         let places = Places::of(self.dialect(), name);
         let Some(path) = self.checkpoint_file(name) else {
             let mut tx = self.writer.begin().await?;
@@ -517,16 +691,17 @@ impl CheckpointStore for SqlStore {
             query(format!("CREATE SCHEMA {}", schema(name)))
                 .execute(&mut tx)
                 .await?;
-            let info = places.save(&mut tx, name, market, saved_at).await?;
+            let info = places.save(&mut tx, name, market, saved_at, key).await?;
             tx.commit().await?;
             return Ok(info.info(self.schema_bytes(name).await?));
         };
         let dir = path.parent().expect("a checkpoint file is in a directory");
-        tokio::fs::create_dir_all(dir)
-            .await
-            .map_err(|e| StoreError::Other(format!("creating {}: {e}", dir.display())))?;
+        private_dir(dir).map_err(|e| StoreError::Other(format!("creating {}: {e}", dir.display())))?;
         let partial = dir.join(format!(".{name}.partial"));
         let _ = tokio::fs::remove_file(&partial).await;
+        // Readable by the server's user only, from the start (SQLite gives its journals the
+        // same mode).
+        private_file(&partial).map_err(|e| StoreError::Other(format!("creating {}: {e}", partial.display())))?;
         // An empty database at this build's schema, then the state copied in.
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
             .max_connections(1)
@@ -537,7 +712,16 @@ impl CheckpointStore for SqlStore {
         pool.close().await;
         made.map_err(|e| StoreError::Other(format!("making a checkpoint's schema: {e}")))?;
         let saved = self
-            .attached(&partial, &places, Work::Save { name, market, saved_at })
+            .attached(
+                &partial,
+                &places,
+                Work::Save {
+                    name,
+                    market,
+                    saved_at,
+                    key,
+                },
+            )
             .await;
         let info = match saved {
             Ok(Done::Saved(info)) => info,
@@ -572,7 +756,7 @@ impl CheckpointStore for SqlStore {
                 if !tokio::fs::try_exists(&path).await.unwrap_or(false) {
                     return Ok(None);
                 }
-                Self::open_checkpoint_file(&path, name).await?;
+                self.open_checkpoint_file(&path, name).await?;
                 match self.attached(&path, &places, Work::Restore { name }).await? {
                     Done::Restored(info, epoch, dropped) => (info, epoch, dropped),
                     Done::Saved(_) => unreachable!("a restore restores"),
@@ -591,7 +775,7 @@ impl CheckpointStore for SqlStore {
                 query(format!("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE", STATE.join(", ")))
                     .execute(&mut tx)
                     .await?;
-                let restored = places.restore(&mut tx, name).await?;
+                let restored = places.restore(&mut tx, name, Some(self.checkpoint_key()?)).await?;
                 tx.commit().await?;
                 restored
             }
@@ -650,6 +834,45 @@ impl CheckpointStore for SqlStore {
         Ok(found)
     }
 
+    async fn adopt_checkpoint(&self, name: &CheckpointName) -> Result<Option<CheckpointInfo>, StoreError> {
+        let key = self.checkpoint_key()?;
+        let live_key = self.live_key().await?;
+        match self.checkpoint_file(name) {
+            Some(path) => {
+                if !tokio::fs::try_exists(&path).await.unwrap_or(false) {
+                    return Ok(None);
+                }
+                let mut conn = Self::connect_checkpoint_file(&path, name).await?;
+                let own = Places::own_file();
+                let info = own
+                    .check(Conn::Sqlite(&mut conn), name, live_key.as_deref(), None)
+                    .await?;
+                own.seal_again(Conn::Sqlite(&mut conn), &info, key).await?;
+                conn.close().await.map_err(map_err)?;
+                private_file(&path).map_err(|e| StoreError::Other(format!("{}: {e}", path.display())))?;
+                let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
+                Ok(Some(info.info(bytes)))
+            }
+            None => {
+                let mut tx = self.writer.begin().await?;
+                let exists: Option<(i32,)> = query("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+                    .bind(format!("{SCHEMA_PREFIX}{name}"))
+                    .fetch_optional(&mut tx)
+                    .await?;
+                if exists.is_none() {
+                    return Ok(None);
+                }
+                let places = Places::of(Dialect::Postgres, name);
+                let info = places
+                    .check(Conn::from(&mut tx), name, live_key.as_deref(), None)
+                    .await?;
+                places.seal_again(Conn::from(&mut tx), &info, key).await?;
+                tx.commit().await?;
+                Ok(Some(info.info(self.schema_bytes(name).await?)))
+            }
+        }
+    }
+
     async fn delete_checkpoint(&self, name: &CheckpointName) -> Result<bool, StoreError> {
         match self.checkpoint_file(name) {
             Some(path) => match tokio::fs::remove_file(&path).await {
@@ -703,4 +926,34 @@ impl CheckpointStore for SqlStore {
         };
         Ok(())
     }
+}
+
+/// The last migration step a checkpoint file went through.
+async fn migrated_to(conn: &mut SqliteConnection) -> i64 {
+    query("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations")
+        .fetch_one::<(i64,)>(Conn::Sqlite(conn))
+        .await
+        .map_or(0, |(v,)| v)
+}
+
+/// Makes `dir` (and its parents) if missing, the last readable by the server's user only.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Creates `path` empty, or narrows an existing file, readable by the server's user only.
+fn private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    drop(file);
+    Ok(())
 }

@@ -91,6 +91,8 @@ pub struct SqlStore {
     sqlite_options: Option<SqliteConnectOptions>,
     /// SQLite: the directory of the checkpoint files ([`SqlStore::with_checkpoints`]).
     checkpoint_dir: Option<PathBuf>,
+    /// What seals checkpoints ([`SqlStore::with_checkpoint_key`]); without it there are none.
+    checkpoint_key: Option<std::sync::Arc<crate::CheckpointKey>>,
 }
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -152,6 +154,7 @@ impl SqlStore {
             sqlite: Some((path.to_owned(), checkpointer)),
             sqlite_options: Some(options),
             checkpoint_dir: Some(checkpoints::default_dir(path)),
+            checkpoint_key: None,
         })
     }
 
@@ -185,6 +188,7 @@ impl SqlStore {
             sqlite: None,
             sqlite_options: None,
             checkpoint_dir: None,
+            checkpoint_key: None,
         })
     }
 
@@ -194,6 +198,13 @@ impl SqlStore {
         if self.sqlite.is_some() {
             self.checkpoint_dir = Some(dir);
         }
+        self
+    }
+
+    /// Seals checkpoints with `key` (derived from the server's master key) and restores only
+    /// those it sealed.
+    pub fn with_checkpoint_key(mut self, key: crate::CheckpointKey) -> Self {
+        self.checkpoint_key = Some(std::sync::Arc::new(key));
         self
     }
 

@@ -92,6 +92,18 @@ pub enum Conn<'c> {
     Postgres(&'c mut PgConnection),
 }
 
+impl Conn<'_> {
+    /// The same place for one more statement, so that several run on one connection.
+    pub fn reborrow(&mut self) -> Conn<'_> {
+        match self {
+            Conn::SqlitePool(p) => Conn::SqlitePool(p),
+            Conn::PgPool(p) => Conn::PgPool(p),
+            Conn::Sqlite(c) => Conn::Sqlite(c),
+            Conn::Postgres(c) => Conn::Postgres(c),
+        }
+    }
+}
+
 impl<'c> From<&'c Pool> for Conn<'c> {
     fn from(pool: &'c Pool) -> Self {
         match pool {
@@ -283,6 +295,25 @@ impl<'q> Query<'q> {
 
     pub async fn fetch_all<'c, T: FromRow>(self, conn: impl Into<Conn<'c>>) -> Result<Vec<T>, StoreError> {
         on_backend!(self, conn, sqlx::query_as_with, |q, on| q.fetch_all(on).await)
+    }
+
+    /// Hands each row to `each` as it arrives, for results too large to hold at once.
+    pub async fn for_each<'c, T: FromRow>(
+        self,
+        conn: impl Into<Conn<'c>>,
+        mut each: impl FnMut(T) + Send,
+    ) -> Result<(), StoreError> {
+        use futures_util::TryStreamExt as _;
+        on_backend!(self, conn, sqlx::query_as_with, |q, on| {
+            let mut rows = q.fetch(on);
+            loop {
+                match rows.try_next().await {
+                    Ok(Some(row)) => each(row),
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            }
+        })
     }
 
     pub async fn fetch_optional<'c, T: FromRow>(self, conn: impl Into<Conn<'c>>) -> Result<Option<T>, StoreError> {
