@@ -151,8 +151,11 @@ impl Checkpoints {
                 failed => {
                     drop((ticks, gate));
                     if shared {
+                        // Withdrawn before this node's follower may heed it, or it would close
+                        // this node's gate for a restore that is not coming.
+                        let withdrawn = this.store.announce_restore(None).await;
                         this.restoring_here.store(false, Ordering::SeqCst);
-                        this.store.announce_restore(None).await?;
+                        withdrawn?;
                     }
                     failed?;
                     return Err(CheckpointError::NotFound(name.to_string()));
