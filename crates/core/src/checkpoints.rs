@@ -1,7 +1,7 @@
 //! Checkpoints of the whole sandbox, saved and restored while the server runs.
 //!
-//! A restore closes the [`Gate`]: the calls under way finish, new ones are refused (the HTTP
-//! door answers 503 `RESTORING`), the engine's ticks wait. The store then puts the state back in
+//! A restore closes the [`Gate`]: the calls under way finish (within [`GRACE`], or are cut
+//! short), new ones are refused (the HTTP door answers 503 `RESTORING`), the engine's ticks wait. The store then puts the state back in
 //! one transaction, and every cache of this node starts again from it: the simulator (clock,
 //! seed, pins, plans and paths), the claims, the engine's book and queues, the scenario rules,
 //! and the event hub, which ends every open stream so that its client subscribes again; the
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use signet_domain::checkpoint::{CheckpointName, MarketState};
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_store::{CheckpointInfo, Restored, Store, StoreError};
-use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
+use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, watch};
 
 use crate::claims::ClaimsCache;
 use crate::engine::Engine;
@@ -35,14 +35,71 @@ pub const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 /// How long an announced restore keeps the other nodes' gates closed without moving the epoch.
 pub const ANNOUNCED_AT_MOST: Duration = Duration::from_secs(30);
 
-/// Open while the node serves; closed while it restores.
-#[derive(Debug, Default, Clone)]
-pub struct Gate(Arc<RwLock<()>>);
+/// How long a restore waits for the calls under way before it cuts them short.
+pub const GRACE: Duration = Duration::from_secs(2);
+
+/// Open while the node serves; closed while it restores. The doors enter it once a call is
+/// authenticated and its request read, so that no caller can hold a restore up by sending
+/// slowly; a restore waits at most [`GRACE`] for the calls inside, then cuts them short.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    lock: Arc<RwLock<()>>,
+    /// Moves on each time a restore cuts the calls inside short.
+    cuts: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        Gate {
+            lock: Arc::default(),
+            cuts: Arc::new(watch::channel(0).0),
+        }
+    }
+}
+
+/// A call's pass through the [`Gate`], held until it is answered.
+#[derive(Debug)]
+pub struct Pass {
+    _open: OwnedRwLockReadGuard<()>,
+    cuts: watch::Receiver<u64>,
+}
+
+impl Pass {
+    /// Resolves when a restore that waited [`GRACE`] for this call cuts it short: the door
+    /// then drops the call's work (as when its caller goes away) and answers that a restore
+    /// is under way.
+    pub async fn cut_off(&mut self) {
+        if self.cuts.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
 
 impl Gate {
-    /// A call's pass, held until it is answered: `None` while a restore is under way.
-    pub fn enter(&self) -> Option<OwnedRwLockReadGuard<()>> {
-        self.0.clone().try_read_owned().ok()
+    /// A call's pass: `None` while a restore is under way.
+    pub fn enter(&self) -> Option<Pass> {
+        // Subscribed first: a cut after the pass is taken is seen.
+        let cuts = self.cuts.subscribe();
+        let open = self.lock.clone().try_read_owned().ok()?;
+        Some(Pass { _open: open, cuts })
+    }
+
+    /// Closes the gate: new calls are refused at once, the calls inside have [`GRACE`] to
+    /// finish, then they are cut short.
+    pub async fn close(&self) -> OwnedRwLockWriteGuard<()> {
+        let closing = self.lock.clone().write_owned();
+        tokio::pin!(closing);
+        match tokio::time::timeout(GRACE, &mut closing).await {
+            Ok(closed) => closed,
+            Err(_) => {
+                self.cuts.send_modify(|cut| *cut += 1);
+                tracing::warn!(
+                    grace_ms = GRACE.as_millis() as u64,
+                    "calls still under way were cut short for a restore"
+                );
+                closing.await
+            }
+        }
     }
 }
 
@@ -143,7 +200,7 @@ impl Checkpoints {
                 tokio::time::sleep(FOLLOW_EVERY * 2).await;
             }
             let closed = Instant::now();
-            let gate = this.gate.0.write().await;
+            let gate = this.gate.close().await;
             let ticks = this.engine.hold().await;
             let restored = this.store.restore_checkpoint(&name).await;
             let restored = match restored {
@@ -261,7 +318,7 @@ impl Checkpoints {
                 if restores.epoch > self.epoch.load(Ordering::SeqCst) {
                     let _gate = match closed.take() {
                         Some(gate) => gate,
-                        None => self.gate.0.clone().write_owned().await,
+                        None => self.gate.close().await,
                     };
                     let _ticks = self.engine.hold().await;
                     let market = restores.market.as_deref().map(MarketState::decode).and_then(Result::ok);
@@ -282,7 +339,7 @@ impl Checkpoints {
             if !announced || self.restoring_here.load(Ordering::SeqCst) {
                 closed = None;
             } else if closed.is_none() {
-                closed = Some(self.gate.0.clone().write_owned().await);
+                closed = Some(self.gate.close().await);
                 tracing::info!("another node announced a restore: calls wait for it");
             }
         }

@@ -101,6 +101,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), crate::scenarios::apply))
+        // After the signature, so that a caller that sends slowly holds no restore up.
+        .layer(middleware::from_fn_with_state(state.gate.clone(), pass_gate))
         .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -114,7 +116,9 @@ pub fn router(state: AppState) -> Router {
 
     let mut unsigned = Router::from(unsigned);
     if state.console.is_some() {
-        unsigned = unsigned.merge(crate::console::router());
+        // Its session is checked before a form is read, so a stranger holds the gate no time.
+        unsigned = unsigned
+            .merge(crate::console::router().layer(middleware::from_fn_with_state(state.gate.clone(), pass_gate)));
     }
     let http = unsigned.with_state(state.clone()).fallback_service(signed);
     // gRPC (the trade-events subscription) on the same address: told apart by its content type,
@@ -171,8 +175,7 @@ fn guarded(state: &AppState, inner: Router) -> Router {
                     headers: state.config.max_header_bytes,
                 },
                 limit_head,
-            ))
-            .layer(middleware::from_fn_with_state(state.gate.clone(), pass_gate)),
+            )),
     )
 }
 
@@ -184,21 +187,27 @@ fn served_while_restoring(path: &str) -> bool {
 
 /// Refuses every call with 503 `RESTORING` while a checkpoint is restored; otherwise holds the
 /// gate open until the call's answer (its head, for a stream) is ready, so that a restore waits
-/// for the calls under way.
-async fn pass_gate(State(gate): State<Gate>, request: Request, next: middleware::Next) -> Response {
+/// for the calls under way, or cuts them short after [`signet_core::checkpoints::GRACE`].
+pub(crate) async fn pass_gate(State(gate): State<Gate>, request: Request, next: middleware::Next) -> Response {
     if served_while_restoring(request.uri().path()) {
         return next.run(request).await;
     }
-    let Some(_pass) = gate.enter() else {
-        let mut refused = ApiError::new(
-            ErrorCode::Restoring,
-            "a checkpoint is being restored; retry in a moment",
-        )
-        .into_response();
-        refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1));
-        return refused;
+    let Some(mut pass) = gate.enter() else {
+        return restoring("a checkpoint is being restored; retry in a moment");
     };
-    next.run(request).await
+    tokio::select! {
+        answer = next.run(request) => answer,
+        () = pass.cut_off() => restoring(
+            "a checkpoint restore cut this call short: what it did may or may not have been kept; check, then retry",
+        ),
+    }
+}
+
+/// 503 `RESTORING`, to be retried after a second.
+fn restoring(message: &'static str) -> Response {
+    let mut refused = ApiError::new(ErrorCode::Restoring, message).into_response();
+    refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(1));
+    refused
 }
 
 /// The sizes of a request's head that [`limit_head`] holds it to.

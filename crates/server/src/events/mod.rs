@@ -73,7 +73,7 @@ impl From<ApiError> for Refusal {
         let code = match error.code {
             ErrorCode::AccountNotFoundOrDenied => Code::PermissionDenied,
             ErrorCode::TooManyRequests => Code::ResourceExhausted,
-            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
+            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable | ErrorCode::Restoring => Code::Unavailable,
             _ => Code::Unauthenticated,
         };
         Refusal { error, code }
@@ -92,6 +92,30 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
         Ok(subscription) => subscription,
         Err(refusal) => return Ok(refused(event_type::AUTH_ERROR, refusal)),
     };
+    // The gate, once the subscription is read and authenticated (as HTTP's calls pass it).
+    let restoring = || {
+        let error = ApiError::new(
+            ErrorCode::Restoring,
+            "a checkpoint is being restored; subscribe again in a moment",
+        );
+        Ok(refused(event_type::AUTH_ERROR, error.into()))
+    };
+    let Some(mut pass) = state.gate.enter() else {
+        return restoring();
+    };
+    tokio::select! {
+        opened = open(state.clone(), app_key, accounts, subscribe_type) => Ok(opened),
+        () = pass.cut_off() => restoring(),
+    }
+}
+
+/// The stream of an authenticated subscription, or its refusal (too many streams, a scenario's).
+async fn open(
+    state: AppState,
+    app_key: Arc<str>,
+    accounts: Vec<String>,
+    subscribe_type: u32,
+) -> tonic::Response<EventStream> {
     let max = state.config.events.max_streams_per_app;
     let slot = match state.event_slots.open(&app_key, max).await {
         Ok(Some(slot)) => slot,
@@ -101,9 +125,9 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
                 format!("this app has {max} open trade-events streams, the most allowed: close one first"),
             );
             let code = Code::ResourceExhausted;
-            return Ok(refused(event_type::NUM_OF_CONN_EXCEED, Refusal { error, code }));
+            return refused(event_type::NUM_OF_CONN_EXCEED, Refusal { error, code });
         }
-        Err(e) => return Ok(refused(event_type::AUTH_ERROR, ApiError::from(e).into())),
+        Err(e) => return refused(event_type::AUTH_ERROR, ApiError::from(e).into()),
     };
     // A scenario rule may end the stream after some events.
     let now_ms = state.simulator.now_ms();
@@ -113,7 +137,7 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
         .await
     {
         Ok(end) => end,
-        Err(e) => return Ok(refused(event_type::AUTH_ERROR, ApiError::from(e).into())),
+        Err(e) => return refused(event_type::AUTH_ERROR, ApiError::from(e).into()),
     };
     if let Some(end) = &end {
         state.metrics.scenario_hit(&end.rule);
@@ -131,12 +155,12 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
         metrics.event_stream(false, cut_off);
         drop(slot);
     });
-    Ok(tonic::Response::new(EventStream {
+    tonic::Response::new(EventStream {
         receiver,
         cut_off: Some(cut_off),
         last: None,
         ended: false,
-    }))
+    })
 }
 
 /// How the server ends a stream, ahead of what its client has not read: a last message (the

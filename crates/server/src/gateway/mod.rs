@@ -74,6 +74,14 @@ pub async fn handle(state: AppState, request: Request) -> Response {
         Ok(app_key) => app_key,
         Err(error) => return refusal(error).into_http(),
     };
+    // The gate, once the stream is authenticated, until its head is ready (as HTTP's calls).
+    let Some(_pass) = state.gate.enter() else {
+        let error = ApiError::new(
+            ErrorCode::Restoring,
+            "a checkpoint is being restored; open the stream again in a moment",
+        );
+        return refusal(error).into_http();
+    };
     let slot = match state.gateway_slots.open(&app_key, MAX_STREAMS_PER_APP).await {
         Ok(Some(slot)) => slot,
         Ok(None) => {
@@ -118,7 +126,7 @@ fn refusal(error: ApiError) -> Status {
     tracing::info!(error_code = error.code.as_str(), "quotes-gateway stream refused");
     let code = match error.code {
         ErrorCode::TooManyRequests => Code::ResourceExhausted,
-        ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
+        ErrorCode::InternalError | ErrorCode::ServiceNotAvailable | ErrorCode::Restoring => Code::Unavailable,
         _ => Code::Unauthenticated,
     };
     Status::new(code, error_body(&error))

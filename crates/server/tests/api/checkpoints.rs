@@ -660,3 +660,118 @@ async fn a_checkpoint_of_an_older_build_is_migrated_as_it_is_restored() {
         .unwrap_or_else(|| panic!("{history}"));
     assert_eq!(resting["orders"][0]["status"], "FILLED", "{resting}");
 }
+
+/// Sends `head` and all of `body` but its last byte: a caller that sends slowly.
+async fn sending_slowly(server: &TestServer, head: String, body: &[u8]) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt as _;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..body.len() - 1]).await.unwrap();
+    stream
+}
+
+/// Sends the last byte of `body` and reads the answer to its end.
+async fn finish(mut stream: tokio::net::TcpStream, body: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    stream.write_all(&body[body.len() - 1..]).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(crate::common::LATE, stream.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A caller holds no restore up by sending slowly, signed or not (the gate is passed once a
+/// call is authenticated and its body read: before, one such caller closed the server to
+/// everyone for 29 s); and a call inside the gate that takes long is cut short with 503
+/// `RESTORING` after the grace, not waited for.
+#[tokio::test]
+async fn a_caller_sending_slowly_holds_no_restore_and_a_slow_call_is_cut_short() {
+    let server = TestServer::start_market("2013-02-25", 2013).await;
+    let ops = server.ops().await;
+    let client = server.client();
+    let account = &server.app.account_ids[0];
+    ops.checkpoints().save("base").await.unwrap();
+
+    // A signed placement and an unsigned gRPC subscription over HTTP/1.1, each one byte short.
+    let host = server.addr.to_string();
+    let order = serde_json::to_vec(&market_buy(account, "slow", "AAPL")).unwrap();
+    let path = "/trading/orders/place";
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n",
+        order.len()
+    );
+    for (name, value) in crate::common::sign_exactly(&server, &host, path, "", &order) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let signed = sending_slowly(&server, head, &order).await;
+    let frame = [0u8, 0, 0, 0, 4, 1, 2, 3, 4];
+    let unsigned = sending_slowly(
+        &server,
+        format!(
+            "POST {} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/grpc\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+            signet_model::events::SUBSCRIBE_PATH,
+            frame.len()
+        ),
+        &frame,
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let started = std::time::Instant::now();
+    let restored = ops.checkpoints().restore("base").await.unwrap();
+    let took = started.elapsed();
+    eprintln!(
+        "restore beside two slow senders: gate closed {} ms, call answered in {took:?}",
+        restored.restoring_ms
+    );
+    assert!(took < crate::common::LATE, "{took:?}");
+    let (signed, unsigned) = (finish(signed, &order).await, finish(unsigned, &frame).await);
+    assert!(signed.starts_with("HTTP/1.1 200"), "{signed}");
+    assert!(
+        !unsigned.contains("RESTORING") && !unsigned.starts_with("HTTP/1.1 503"),
+        "{unsigned}"
+    );
+
+    // A call inside the gate that a scenario holds for 30 s.
+    ops.scenarios()
+        .load("[[rule]]\nname = \"held\"\nwhen = { path_prefix = \"/market-data/stocks/\" }\nthen = { delay_ms = 30000 }\n")
+        .await
+        .unwrap();
+    let held = tokio::spawn({
+        let client = client.clone();
+        async move {
+            let started = std::time::Instant::now();
+            let request = client
+                .prepare(
+                    reqwest::Method::GET,
+                    "/market-data/stocks/snapshots/list",
+                    &[("symbols", "AAPL")],
+                    None,
+                )
+                .unwrap();
+            (send(request).await, started.elapsed())
+        }
+    });
+    let waiting = std::time::Instant::now();
+    while ops.scenarios().list().await.unwrap().rules[0].hits == 0 {
+        assert!(waiting.elapsed() < crate::common::LATE, "the held call never arrived");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let restored = ops.checkpoints().restore("base").await.unwrap();
+    let (answer, held_for) = held.await.unwrap();
+    eprintln!(
+        "restore beside a held call: gate closed {} ms, the call answered after {held_for:?}",
+        restored.restoring_ms
+    );
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert_eq!(answer.error().error_code, "RESTORING", "{}", answer.body);
+    assert!(
+        answer.error().message.contains("cut this call short"),
+        "{}",
+        answer.body
+    );
+    // The restore waited the grace for it, and no longer than the call would have taken.
+    assert!(restored.restoring_ms >= 2000, "{}", restored.restoring_ms);
+    assert!(held_for < std::time::Duration::from_secs(25), "{held_for:?}");
+    // The server serves on.
+    assert_eq!(place(&client, market_buy(account, "after", "AAPL")).await.status, 200);
+}
