@@ -1,5 +1,6 @@
 //! Getting into the console: one-time login links, the session cookie they become, the CSRF
-//! token of every state-changing action, and the limit on failed logins per address.
+//! token of every state-changing action, and the limit on failed logins per address (which
+//! never refuses a valid link).
 //!
 //! Links ([`crate::Operator::console_link`] makes them) and sessions are stored as SHA-256 hashes
 //! ([`signet_store::ConsoleStore`]), so a copy of the database lets nobody in, and any node of a
@@ -43,14 +44,18 @@ pub async fn login(
 ) -> Result<Response, ConsoleError> {
     let console = state.console.as_ref().ok_or(ConsoleError::NotFound)?;
     let address = peer.ip();
-    if let Some(retry_after) = console.logins.blocked(address) {
-        tracing::warn!(target: "console", %address, "console login refused: too many failed logins");
-        return Err(ConsoleError::TooManyLogins { retry_after });
-    }
     let now = wall_clock_ms();
     let token = params.token.unwrap_or_default();
     let valid = token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit());
+    // A valid link always opens a session: failures counted against an address (a proxy's, a
+    // shared host's, a stranger's spoofing a neighbour) must not lock its operator out. A link
+    // is 256 random bits, so the limit slows no guess that could succeed; it only answers a
+    // caller who keeps failing with a wait.
     if !valid || !state.store.redeem_console_login(&hash_token(&token), now).await? {
+        if let Some(retry_after) = console.logins.blocked(address) {
+            tracing::debug!(target: "console", %address, "console login refused: too many failed logins");
+            return Err(ConsoleError::TooManyLogins { retry_after });
+        }
         console.logins.failed(address);
         tracing::warn!(target: "console", %address, "console login refused: unknown, expired or used link");
         return Err(ConsoleError::LinkRefused);
