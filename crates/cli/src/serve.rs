@@ -57,6 +57,11 @@ pub struct ServeArgs {
     /// transport="websockets"), with TLS (wss) when TLS is on, on this address; off unless given
     #[arg(long, env = "SIGNET_MQTT_WS_LISTEN")]
     mqtt_ws_listen: Option<SocketAddr>,
+    /// Browser origins (scheme://host[:port], comma-separated) whose pages may open the
+    /// WebSocket feed; an upgrade with any other Origin header is refused 403. None by default:
+    /// clients outside a browser send no Origin and are not concerned
+    #[arg(long, env = "SIGNET_MQTT_WS_ORIGINS", value_delimiter = ',')]
+    mqtt_ws_origins: Vec<String>,
     /// Symbols one MQTT session may receive; a subscribe beyond them is refused (400
     /// TOO_MANY_SYMBOLS)
     #[arg(long, env = "SIGNET_MQTT_MAX_SYMBOLS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
@@ -310,6 +315,11 @@ pub fn server_config(args: &ServeArgs) -> anyhow::Result<ServerConfig> {
         metrics: auto_on_loopback(&args.metrics, args.listen),
         mqtt_listen: args.mqtt_listen,
         mqtt_ws_listen: args.mqtt_ws_listen,
+        mqtt_ws_origins: args
+            .mqtt_ws_origins
+            .iter()
+            .map(|o| o.trim().trim_end_matches('/').to_owned())
+            .collect(),
         timestamp_window: Duration::from_secs(args.timestamp_window),
         max_body_bytes: args.max_body_bytes,
         max_header_bytes: args.max_header_bytes,

@@ -74,6 +74,9 @@ pub struct ServerConfig {
     pub mqtt_listen: Option<SocketAddr>,
     /// Where the same feed is served as MQTT over WebSocket (path `/mqtt`); off when `None`.
     pub mqtt_ws_listen: Option<SocketAddr>,
+    /// The browser origins (`https://host:port`) whose pages may open the WebSocket feed; an
+    /// upgrade with another `Origin` is refused. None by default.
+    pub mqtt_ws_origins: std::sync::Arc<[String]>,
     /// The quotes feed's limits, on both.
     pub streaming: crate::streaming::StreamingConfig,
     /// Serve the operator console under `/console/`.
@@ -120,6 +123,7 @@ impl Default for ServerConfig {
             events: crate::events::config::EventsConfig::default(),
             mqtt_listen: None,
             mqtt_ws_listen: None,
+            mqtt_ws_origins: std::sync::Arc::new([]),
             streaming: crate::streaming::StreamingConfig::default(),
             console: true,
             tls: None,

@@ -128,10 +128,15 @@ impl Opened {
             Carrier::WebSocket => {
                 let deadline = connect_deadline(&state, accepted);
                 let max = state.streams.config.max_packet_bytes;
-                match tokio::time::timeout_at(deadline, super::ws::upgrade(stream, max)).await {
-                    Ok(Ok(stream)) => connection(state, stream, remote, slot, accepted, carrier).await,
-                    Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "MQTT WebSocket upgrade refused"),
-                    Err(_) => tracing::debug!(remote = %remote, "MQTT connection closed: no WebSocket upgrade in time"),
+                let origins = state.config.mqtt_ws_origins.clone();
+                let upgrade = tokio::time::timeout_at(deadline, super::ws::upgrade(stream, max, origins));
+                match unless_evicted(&state, &slot, upgrade).await {
+                    Some(Ok(Ok(stream))) => connection(state, stream, remote, slot, accepted, carrier).await,
+                    Some(Ok(Err(e))) => tracing::debug!(error = %e, remote = %remote, "MQTT WebSocket upgrade refused"),
+                    Some(Err(_)) => {
+                        tracing::debug!(remote = %remote, "MQTT connection closed: no WebSocket upgrade in time");
+                    }
+                    None => {}
                 }
             }
         }
@@ -143,10 +148,24 @@ impl Opened {
 async fn handshake(opened: Opened, tls: tokio_rustls::TlsAcceptor, stream: TcpStream) {
     let deadline = connect_deadline(&opened.state, opened.accepted);
     let remote = opened.remote;
-    match tokio::time::timeout_at(deadline, tls.accept(stream)).await {
-        Ok(Ok(stream)) => opened.carry(stream).await,
-        Ok(Err(e)) => tracing::debug!(error = %e, remote = %remote, "MQTT TLS handshake failed"),
-        Err(_) => tracing::debug!(remote = %remote, "MQTT connection closed: no TLS handshake in time"),
+    let accepting = tokio::time::timeout_at(deadline, tls.accept(stream));
+    match unless_evicted(&opened.state, &opened.slot, accepting).await {
+        Some(Ok(Ok(stream))) => opened.carry(stream).await,
+        Some(Ok(Err(e))) => tracing::debug!(error = %e, remote = %remote, "MQTT TLS handshake failed"),
+        Some(Err(_)) => tracing::debug!(remote = %remote, "MQTT connection closed: no TLS handshake in time"),
+        None => {}
+    }
+}
+
+/// What `work` gives, or `None` when the connection lost its unbound place to a newer one
+/// meanwhile (counted, and the connection closed by the caller dropping it).
+async fn unless_evicted<T>(state: &AppState, slot: &UnboundSlot, work: impl Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        done = work => Some(done),
+        () = slot.evicted() => {
+            state.metrics.mqtt_unbound_closed("evicted");
+            None
+        }
     }
 }
 
@@ -317,8 +336,10 @@ async fn connection<S>(
     let first = tokio::time::timeout_at(
         connect_deadline,
         read_packet(&mut stream, &mut buffer, MAX_CONNECT_BYTES.min(max)),
-    )
-    .await;
+    );
+    let Some(first) = unless_evicted(&state, &slot, first).await else {
+        return;
+    };
     let connect = match first {
         Ok(Ok(Packet::Connect(connect))) => connect,
         Ok(Err(ReadError::Codec(CodecError::InvalidProtocol | CodecError::InvalidProtocolLevel(_)))) => {
@@ -380,6 +401,15 @@ async fn connection<S>(
                 Err(_) => break false,
             },
             () = session.kicked.notified() => break session.taken_over(),
+            () = session.evicted.notified(), if waiting_for_bind => {
+                if session.bound() {
+                    waiting_for_bind = false;
+                    continue;
+                }
+                tracing::debug!(remote = %remote, "MQTT connection closed: a newer one took its unbound place");
+                state.metrics.mqtt_unbound_closed("evicted");
+                break false;
+            }
             _ = &mut writing => break false,
             () = tokio::time::sleep_until(bind_deadline), if waiting_for_bind => {
                 if session.bound() {

@@ -7,7 +7,10 @@
 //!
 //! A connection is counted as unbound ([`UnboundSlot`]) from its accept until a signed
 //! subscribe binds its session ([`Streams::bind`]); only bound sessions count against
-//! [`StreamingConfig::max_sessions_per_app`].
+//! [`StreamingConfig::max_sessions_per_app`]. The node's unbound places are shared fairly: when
+//! they are all held, a new connection takes the place of the oldest one of the address that
+//! holds the most, if that is at least two more than its own address holds; so strangers from
+//! fewer addresses than there are places never keep a client from another address out.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
@@ -125,6 +128,8 @@ pub struct Session {
     topics: Mutex<Topics>,
     /// The connection's place among the unbound ones, given up when it is bound.
     unbound: Mutex<Option<UnboundSlot>>,
+    /// Told when the connection lost its unbound place to a newer one ([`UnboundSlot::evicted`]).
+    pub evicted: Arc<Notify>,
 }
 
 impl Session {
@@ -202,29 +207,82 @@ pub enum UnboundRefusal {
     Node,
 }
 
-/// The unbound connections, per client address and in all.
+/// The unbound connections, per client address (oldest first) and in all.
 #[derive(Default)]
 struct UnboundCount {
-    per_address: HashMap<IpAddr, usize>,
+    per_address: HashMap<IpAddr, VecDeque<Place>>,
     total: usize,
+    next: u64,
 }
 
-/// One unbound connection, counted until it is bound or dropped.
+/// One unbound connection's entry: its number, and how it is told that it lost its place.
+struct Place {
+    id: u64,
+    evicted: Arc<Notify>,
+}
+
+impl UnboundCount {
+    /// Forgets the place `id` of `address`; false if it was no longer counted (evicted).
+    fn remove(&mut self, address: IpAddr, id: u64) -> bool {
+        let Some(places) = self.per_address.get_mut(&address) else {
+            return false;
+        };
+        let Some(at) = places.iter().position(|p| p.id == id) else {
+            return false;
+        };
+        places.remove(at);
+        if places.is_empty() {
+            self.per_address.remove(&address);
+        }
+        self.total -= 1;
+        true
+    }
+
+    /// Frees the place of the oldest connection of the address holding the most, if it holds at
+    /// least two more than `newcomer` does (so that the move evens the shares out): that
+    /// connection is told to close.
+    fn evict_for(&mut self, newcomer: IpAddr) -> bool {
+        let own = self.per_address.get(&newcomer).map_or(0, VecDeque::len);
+        let heaviest = self
+            .per_address
+            .iter()
+            .max_by_key(|(_, places)| places.len())
+            .map(|(address, places)| (*address, places.len()));
+        match heaviest {
+            Some((address, held)) if held > own + 1 => {
+                let oldest = self.per_address.get(&address).and_then(|p| p.front()).map(|p| p.id);
+                if let Some(id) = oldest {
+                    let evicted = self.per_address[&address][0].evicted.clone();
+                    self.remove(address, id);
+                    evicted.notify_one();
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One unbound connection, counted until it is bound, dropped or evicted.
 pub struct UnboundSlot {
     count: Arc<Mutex<UnboundCount>>,
     address: IpAddr,
+    id: u64,
+    evicted: Arc<Notify>,
+}
+
+impl UnboundSlot {
+    /// Resolves when a newer connection from an address holding fewer took this one's place:
+    /// the connection then closes.
+    pub async fn evicted(&self) {
+        self.evicted.notified().await;
+    }
 }
 
 impl Drop for UnboundSlot {
     fn drop(&mut self) {
-        let mut count = lock(&self.count);
-        count.total -= 1;
-        if let Some(n) = count.per_address.get_mut(&self.address) {
-            *n -= 1;
-            if *n == 0 {
-                count.per_address.remove(&self.address);
-            }
-        }
+        lock(&self.count).remove(self.address, self.id);
     }
 }
 
@@ -260,21 +318,29 @@ impl Streams {
         }
     }
 
-    /// A place for one more unbound connection from `address`, or why there is none.
+    /// A place for one more unbound connection from `address` (perhaps another address's
+    /// oldest, see the module's documentation), or why there is none.
     pub fn unbound_slot(&self, address: IpAddr) -> Result<UnboundSlot, UnboundRefusal> {
         let mut count = lock(&self.unbound);
-        if count.total >= self.config.max_unbound {
-            return Err(UnboundRefusal::Node);
-        }
-        let of_address = count.per_address.entry(address).or_insert(0);
-        if *of_address >= self.config.max_unbound_per_address {
+        if count.per_address.get(&address).map_or(0, VecDeque::len) >= self.config.max_unbound_per_address {
             return Err(UnboundRefusal::Address);
         }
-        *of_address += 1;
+        if count.total >= self.config.max_unbound && !count.evict_for(address) {
+            return Err(UnboundRefusal::Node);
+        }
+        let id = count.next;
+        count.next += 1;
+        let evicted = Arc::new(Notify::new());
+        count.per_address.entry(address).or_default().push_back(Place {
+            id,
+            evicted: evicted.clone(),
+        });
         count.total += 1;
         Ok(UnboundSlot {
             count: self.unbound.clone(),
             address,
+            id,
+            evicted,
         })
     }
 
@@ -321,6 +387,7 @@ impl Streams {
             taken_over: AtomicBool::new(false),
             bound: AtomicBool::new(false),
             topics: Mutex::new(Topics::Current),
+            evicted: slot.evicted.clone(),
             unbound: Mutex::new(Some(slot)),
         });
         sessions.insert(id.to_owned(), session.clone());
@@ -642,6 +709,33 @@ mod tests {
         assert_eq!(streams.session_of("b", "app").err(), Some(Refusal::NotConnected));
     }
 
+    #[tokio::test]
+    async fn a_full_node_gives_a_newcomer_the_oldest_place_of_the_address_holding_most() {
+        let streams = streams();
+        let (b, c, d): (IpAddr, IpAddr, IpAddr) = (
+            "127.0.0.2".parse().unwrap(),
+            "127.0.0.3".parse().unwrap(),
+            "127.0.0.4".parse().unwrap(),
+        );
+        let oldest = streams.unbound_slot(HERE).unwrap();
+        let _newer = streams.unbound_slot(HERE).unwrap();
+        let _of_b = streams.unbound_slot(b).unwrap();
+        // Full: c takes the oldest place of HERE, which holds two.
+        let of_c = streams.unbound_slot(c).unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(5), oldest.evicted())
+            .await
+            .expect("the oldest connection is told to close");
+        assert_eq!(streams.unbound(), 3);
+        // Every address holds one now: a fourth address finds no one holding more.
+        assert_eq!(streams.unbound_slot(d).err(), Some(UnboundRefusal::Node));
+        // The evicted slot, dropped, frees nothing twice.
+        drop(oldest);
+        assert_eq!(streams.unbound(), 3);
+        drop(of_c);
+        assert_eq!(streams.unbound(), 2);
+        let _of_d = streams.unbound_slot(d).unwrap();
+    }
+
     #[test]
     fn only_bound_sessions_count_against_their_app_and_the_unbound_are_few() {
         let streams = streams();
@@ -649,14 +743,12 @@ mod tests {
         let first = streams.open("a", "app", b"pw").unwrap();
         let second = streams.open("b", "app", b"pw").unwrap();
         assert!(!first.bound() && !second.bound());
-        // ...two an address, three in all: one more is refused before it is read.
+        // ...two an address, three in all: one more from the same address is refused before it
+        // is read.
         assert_eq!(streams.unbound_slot(HERE).err(), Some(UnboundRefusal::Address));
         let elsewhere: IpAddr = "127.0.0.2".parse().unwrap();
         let third = streams.unbound_slot(elsewhere).unwrap();
-        assert_eq!(
-            streams.unbound_slot("127.0.0.3".parse().unwrap()).err(),
-            Some(UnboundRefusal::Node)
-        );
+        assert_eq!(streams.unbound(), 3);
         drop(third);
         // The first bound takes the app's one session; the second loses the race and is told to
         // close, and a third CONNECT is refused as the app holds its most.

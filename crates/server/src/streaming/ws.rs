@@ -4,7 +4,9 @@
 //! The upgrade is tokio-tungstenite's server handshake on the (TLS) stream: a request for
 //! another path is answered 404 and closed, one that is not a WebSocket upgrade is closed; the
 //! `mqtt` subprotocol is chosen when the client offers it (paho, the official client's library,
-//! does), and none otherwise (RFC 6455 lets the client decide). The upgrade request must arrive
+//! does), and none otherwise (RFC 6455 lets the client decide). A request with an `Origin` (a
+//! browser page's) is refused 403 unless `--mqtt-ws-origins` names it: no web page can open
+//! the feed by default. The upgrade request must arrive
 //! within the header timeout (tungstenite also refuses a head over 64 KiB), while the connection
 //! holds its unbound place. After it, a message or frame larger than the largest packet (with
 //! its fixed header) closes the connection; a message may carry part of a packet or several.
@@ -12,6 +14,7 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
@@ -46,16 +49,28 @@ pub fn config(max_packet_bytes: usize) -> WebSocketConfig {
         .max_frame_size(Some(max))
 }
 
-/// Answers the upgrade request: 404 for another path, the `mqtt` subprotocol when offered.
+/// Answers the upgrade request: 404 for another path, 403 for a browser page of an origin not
+/// in `origins` (a request without `Origin` is not from a browser page), the `mqtt`
+/// subprotocol when offered.
 #[allow(clippy::result_large_err)] // tungstenite's callback type
-pub fn answer(request: &Request, mut response: Response) -> Result<Response, ErrorResponse> {
-    if request.uri().path() != PATH {
+pub fn answer(request: &Request, mut response: Response, origins: &[String]) -> Result<Response, ErrorResponse> {
+    let refuse = |status| {
         let mut refused = ErrorResponse::new(None);
-        *refused.status_mut() = StatusCode::NOT_FOUND;
+        *refused.status_mut() = status;
         let headers = refused.headers_mut();
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return Err(refused);
+        refused
+    };
+    if request.uri().path() != PATH {
+        return Err(refuse(StatusCode::NOT_FOUND));
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN)
+        && !origins
+            .iter()
+            .any(|allowed| origin.as_bytes().eq_ignore_ascii_case(allowed.as_bytes()))
+    {
+        return Err(refuse(StatusCode::FORBIDDEN));
     }
     if offers_mqtt(request) {
         response
@@ -76,11 +91,13 @@ fn offers_mqtt(request: &Request) -> bool {
         .any(|p| p.trim() == SUBPROTOCOL)
 }
 
-/// Upgrades `stream` on `/mqtt`: its MQTT bytes, or why not.
-pub async fn upgrade<S>(stream: S, max_packet_bytes: usize) -> Result<MqttBytes<S>, WsError>
+/// Upgrades `stream` on `/mqtt` for a client of one of `origins` (or none): its MQTT bytes, or
+/// why not.
+pub async fn upgrade<S>(stream: S, max_packet_bytes: usize, origins: Arc<[String]>) -> Result<MqttBytes<S>, WsError>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    let answer = |request: &Request, response: Response| answer(request, response, &origins);
     let ws = tokio_tungstenite::accept_hdr_async_with_config(stream, answer, Some(config(max_packet_bytes))).await?;
     Ok(MqttBytes {
         ws,
@@ -163,11 +180,11 @@ mod tests {
 
     #[test]
     fn only_mqtt_is_upgraded_and_its_subprotocol_chosen_when_offered() {
-        let refused = answer(&request("/", &["mqtt"]), Response::new(())).unwrap_err();
+        let refused = answer(&request("/", &["mqtt"]), Response::new(()), &[]).unwrap_err();
         assert_eq!(refused.status(), StatusCode::NOT_FOUND);
-        assert!(answer(&request("/mqtt/x", &[]), Response::new(())).is_err());
+        assert!(answer(&request("/mqtt/x", &[]), Response::new(()), &[]).is_err());
         for offered in [&["mqtt"][..], &["mqttv3.1, mqtt"], &["x", "mqtt"]] {
-            let accepted = answer(&request("/mqtt", offered), Response::new(())).unwrap();
+            let accepted = answer(&request("/mqtt", offered), Response::new(()), &[]).unwrap();
             assert_eq!(
                 accepted.headers()[header::SEC_WEBSOCKET_PROTOCOL],
                 "mqtt",
@@ -175,11 +192,30 @@ mod tests {
             );
         }
         for offered in [&[][..], &["mqttv3.1"]] {
-            let accepted = answer(&request("/mqtt?x=1", offered), Response::new(())).unwrap();
+            let accepted = answer(&request("/mqtt?x=1", offered), Response::new(()), &[]).unwrap();
             assert!(
                 accepted.headers().get(header::SEC_WEBSOCKET_PROTOCOL).is_none(),
                 "{offered:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_browser_page_is_upgraded_only_from_an_origin_allowed() {
+        let from = |origin: &str| {
+            let mut request = request("/mqtt", &["mqtt"]);
+            request
+                .headers_mut()
+                .insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
+            request
+        };
+        let refused = answer(&from("https://evil.example"), Response::new(()), &[]).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let allowed = ["https://bots.example".to_owned()];
+        assert!(answer(&from("https://bots.example"), Response::new(()), &allowed).is_ok());
+        assert!(answer(&from("https://BOTS.example"), Response::new(()), &allowed).is_ok());
+        assert!(answer(&from("https://bots.example.evil"), Response::new(()), &allowed).is_err());
+        // No Origin: not a browser page.
+        assert!(answer(&request("/mqtt", &["mqtt"]), Response::new(()), &[]).is_ok());
     }
 }

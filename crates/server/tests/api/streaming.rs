@@ -759,7 +759,7 @@ async fn an_unbound_connection_is_closed_after_the_bind_timeout_and_a_bound_one_
 }
 
 #[tokio::test]
-async fn unbound_connections_are_limited_per_address_and_on_the_node() {
+async fn unbound_connections_are_limited_per_address_and_shared_fairly_on_the_node() {
     let server = market(|c| {
         c.streaming.max_unbound_per_address = 2;
         c.streaming.max_unbound = 3;
@@ -768,7 +768,7 @@ async fn unbound_connections_are_limited_per_address_and_on_the_node() {
     let key = app_key(&server);
     let addr = server.mqtt_addr.unwrap();
     // Two from this address, unbound (one has not even sent CONNECT): a third is closed at once.
-    let (_first, connack) = raw_connect(&server, socket(), "first", &key, 60).await;
+    let (mut first, connack) = raw_connect(&server, socket(), "first", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     let mut second = socket().connect(addr).await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -777,15 +777,21 @@ async fn unbound_connections_are_limited_per_address_and_on_the_node() {
     let mut third = socket().connect(addr).await.unwrap();
     let (_, received) = until_closed(&mut third, started, LATE).await;
     assert!(received.is_empty(), "{received:?}");
-    // Another address has its own two places, but the node has three in all.
+    // Another address has its own two places, but the node has three in all: a newcomer from a
+    // third address takes the oldest place of this one, which holds the most.
     let (_elsewhere, connack) = raw_connect(&server, socket_from("127.0.0.2"), "elsewhere", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     let started = Instant::now();
-    let mut beyond = socket_from("127.0.0.3").connect(addr).await.unwrap();
+    let (_newcomer, connack) = raw_connect(&server, socket_from("127.0.0.3"), "newcomer", &key, 60).await;
+    assert_eq!(connack, [0x20, 2, 0, 0]);
+    until_closed(&mut first, started, LATE).await;
+    // Every address holds one place now: a fourth finds none holding more, and is closed.
+    let started = Instant::now();
+    let mut beyond = socket_from("127.0.0.4").connect(addr).await.unwrap();
     until_closed(&mut beyond, started, LATE).await;
-    // A bound connection is no longer counted: this address may open one more.
+    // A bound connection is no longer counted: a place is free again.
     assert_eq!(
-        subscribe(&server.client(), "first", &["AAPL"], &["SNAPSHOT"])
+        subscribe(&server.client(), "elsewhere", &["AAPL"], &["SNAPSHOT"])
             .await
             .status,
         200
@@ -793,9 +799,54 @@ async fn unbound_connections_are_limited_per_address_and_on_the_node() {
     let (_fourth, connack) = raw_connect(&server, socket(), "fourth", &key, 60).await;
     assert_eq!(connack, [0x20, 2, 0, 0]);
     assert!(still_open(&mut second, Duration::from_millis(100)).await);
-    for reason in ["address_limit", "node_limit"] {
+    for reason in ["address_limit", "node_limit", "evicted"] {
         assert_eq!(unbound_closures(&server, reason).await, Some(1.0), "{reason}");
     }
+}
+
+/// 304 connections that never send anything, 16 from each of 19 addresses (more than the
+/// node's 256 unbound places), lock no signed client out: its connection takes the oldest
+/// place of an address holding many, and it binds and streams. Before, it was closed unanswered.
+#[tokio::test]
+async fn three_hundred_strangers_keep_no_signed_client_out() {
+    let server = market(|_| {}).await;
+    let addr = server.mqtt_addr.unwrap();
+    let mut strangers = Vec::new();
+    for address in 2..=20 {
+        for _ in 0..16 {
+            strangers.push(socket_from(&format!("127.0.0.{address}")).connect(addr).await.unwrap());
+        }
+    }
+    // Every one of them was placed or turned away.
+    let waiting = Instant::now();
+    loop {
+        let turned = unbound_closures(&server, "evicted").await.unwrap_or(0.0)
+            + unbound_closures(&server, "node_limit").await.unwrap_or(0.0);
+        if turned >= 304.0 - 256.0 {
+            break;
+        }
+        assert!(waiting.elapsed() < LATE, "{turned} turned away");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let started = Instant::now();
+    let mut stream = server
+        .client()
+        .quotes()
+        .stream(&addr.to_string(), &["AAPL"], &[signet_client::SubType::Snapshot])
+        .await
+        .expect("the signed client is let in");
+    let connected = started.elapsed();
+    let first = tokio::time::timeout(LATE, stream.next())
+        .await
+        .expect("a snapshot at once")
+        .unwrap()
+        .unwrap();
+    eprintln!(
+        "beside 304 strangers: connected and bound in {connected:?}, first snapshot after {:?}",
+        started.elapsed()
+    );
+    assert!(matches!(first, signet_client::Pushed::Snapshot(_)), "{first:?}");
+    drop(strangers);
 }
 
 /// Two unbound connections of an app holding all its sessions but one: the first subscribe

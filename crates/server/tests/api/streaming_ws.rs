@@ -264,6 +264,31 @@ async fn a_session_moves_from_tcp_to_websocket_for_the_same_client_only() {
     assert_eq!(symbol_in(&first), "AAPL");
 }
 
+/// A browser page may open the feed only from an origin `mqtt_ws_origins` names; a client
+/// outside a browser sends no `Origin` and is not concerned.
+#[tokio::test]
+async fn a_browser_page_of_an_origin_not_allowed_is_refused() {
+    let server = market(|c| {
+        ws_listen(c);
+        c.mqtt_ws_origins = std::sync::Arc::new(["https://bots.example".to_owned()]);
+    })
+    .await;
+    let from = |origin: &'static str| async move {
+        let stream = TcpStream::connect(server.mqtt_ws_addr.unwrap()).await.unwrap();
+        let mut request = "ws://127.0.0.1/mqtt".into_client_request().unwrap();
+        request.headers_mut().insert("Origin", HeaderValue::from_static(origin));
+        tokio_tungstenite::client_async(request, stream).await.map(|_| ())
+    };
+    match from("https://evil.example").await {
+        Err(WsError::Http(response)) => assert_eq!(response.status(), 403),
+        other => panic!("expected 403, got {other:?}"),
+    }
+    from("https://bots.example")
+        .await
+        .expect("an allowed origin is upgraded");
+    ws_connect(&server).await;
+}
+
 #[tokio::test]
 async fn another_path_is_answered_404_and_a_plain_request_is_not_upgraded() {
     let server = TestServer::start_with(ws_listen).await;
