@@ -558,6 +558,15 @@ fn schema(name: &CheckpointName) -> String {
     format!("\"{SCHEMA_PREFIX}{name}\"")
 }
 
+/// Whether PostgreSQL holds the checkpoint `name`'s schema.
+async fn schema_exists(conn: Conn<'_>, name: &CheckpointName) -> Result<bool, StoreError> {
+    let exists: Option<(i32,)> = query("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+        .bind(format!("{SCHEMA_PREFIX}{name}"))
+        .fetch_optional(conn)
+        .await?;
+    Ok(exists.is_some())
+}
+
 impl SqlStore {
     fn checkpoint_file(&self, name: &CheckpointName) -> Option<PathBuf> {
         let dir = self.checkpoint_dir.as_ref()?;
@@ -764,11 +773,7 @@ impl CheckpointStore for SqlStore {
             }
             None => {
                 let mut tx = self.writer.begin().await?;
-                let exists: Option<(i32,)> = query("SELECT 1 FROM pg_namespace WHERE nspname = $1")
-                    .bind(format!("{SCHEMA_PREFIX}{name}"))
-                    .fetch_optional(&mut tx)
-                    .await?;
-                if exists.is_none() {
+                if !schema_exists(Conn::from(&mut tx), name).await? {
                     return Ok(None);
                 }
                 // Every node's reads and writes of the state wait for the restore's commit.
@@ -855,11 +860,7 @@ impl CheckpointStore for SqlStore {
             }
             None => {
                 let mut tx = self.writer.begin().await?;
-                let exists: Option<(i32,)> = query("SELECT 1 FROM pg_namespace WHERE nspname = $1")
-                    .bind(format!("{SCHEMA_PREFIX}{name}"))
-                    .fetch_optional(&mut tx)
-                    .await?;
-                if exists.is_none() {
+                if !schema_exists(Conn::from(&mut tx), name).await? {
                     return Ok(None);
                 }
                 let places = Places::of(Dialect::Postgres, name);
@@ -881,14 +882,11 @@ impl CheckpointStore for SqlStore {
                 Err(e) => Err(StoreError::Other(format!("deleting {}: {e}", path.display()))),
             },
             None => {
-                let exists: Option<(i32,)> = query("SELECT 1 FROM pg_namespace WHERE nspname = $1")
-                    .bind(format!("{SCHEMA_PREFIX}{name}"))
-                    .fetch_optional(&self.writer)
-                    .await?;
+                let exists = schema_exists(Conn::from(&self.writer), name).await?;
                 query(format!("DROP SCHEMA IF EXISTS {} CASCADE", schema(name)))
                     .execute(&self.writer)
                     .await?;
-                Ok(exists.is_some())
+                Ok(exists)
             }
         }
     }
