@@ -94,7 +94,7 @@ impl Gate {
             Err(_) => {
                 self.cuts.send_modify(|cut| *cut += 1);
                 tracing::warn!(
-                    grace_ms = GRACE.as_millis() as u64,
+                    grace = ?GRACE,
                     "calls still under way were cut short for a restore"
                 );
                 closing.await

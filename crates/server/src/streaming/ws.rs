@@ -97,6 +97,7 @@ pub async fn upgrade<S>(stream: S, max_packet_bytes: usize, origins: Arc<[String
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    #[allow(clippy::result_large_err)] // tungstenite's callback type
     let answer = |request: &Request, response: Response| answer(request, response, &origins);
     let ws = tokio_tungstenite::accept_hdr_async_with_config(stream, answer, Some(config(max_packet_bytes))).await?;
     Ok(MqttBytes {
