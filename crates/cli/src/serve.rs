@@ -58,8 +58,9 @@ pub struct ServeArgs {
     #[arg(long, env = "SIGNET_MQTT_WS_LISTEN")]
     mqtt_ws_listen: Option<SocketAddr>,
     /// Browser origins (scheme://host[:port], comma-separated) whose pages may open the
-    /// WebSocket feed; an upgrade with any other Origin header is refused 403. None by default:
-    /// clients outside a browser send no Origin and are not concerned
+    /// WebSocket feed; an upgrade with an Origin of another host than the feed's own is refused
+    /// 403. None by default: clients outside a browser send no Origin, or (paho) the feed's own
+    /// host, and are not concerned
     #[arg(long, env = "SIGNET_MQTT_WS_ORIGINS", value_delimiter = ',')]
     mqtt_ws_origins: Vec<String>,
     /// Symbols one MQTT session may receive; a subscribe beyond them is refused (400

@@ -4,9 +4,10 @@
 //! The upgrade is tokio-tungstenite's server handshake on the (TLS) stream: a request for
 //! another path is answered 404 and closed, one that is not a WebSocket upgrade is closed; the
 //! `mqtt` subprotocol is chosen when the client offers it (paho, the official client's library,
-//! does), and none otherwise (RFC 6455 lets the client decide). A request with an `Origin` (a
-//! browser page's) is refused 403 unless `--mqtt-ws-origins` names it: no web page can open
-//! the feed by default. The upgrade request must arrive
+//! does), and none otherwise (RFC 6455 lets the client decide). A request with an `Origin` of
+//! another host than its own (a browser page's elsewhere) is refused 403 unless
+//! `--mqtt-ws-origins` names it: no web page can open the feed by default. paho names the
+//! server's own host as its origin. The upgrade request must arrive
 //! within the header timeout (tungstenite also refuses a head over 64 KiB), while the connection
 //! holds its unbound place. After it, a message or frame larger than the largest packet (with
 //! its fixed header) closes the connection; a message may carry part of a packet or several.
@@ -66,6 +67,7 @@ pub fn answer(request: &Request, mut response: Response, origins: &[String]) -> 
         return Err(refuse(StatusCode::NOT_FOUND));
     }
     if let Some(origin) = request.headers().get(header::ORIGIN)
+        && !same_origin(origin, request.headers().get(header::HOST))
         && !origins
             .iter()
             .any(|allowed| origin.as_bytes().eq_ignore_ascii_case(allowed.as_bytes()))
@@ -78,6 +80,14 @@ pub fn answer(request: &Request, mut response: Response, origins: &[String]) -> 
             .insert(header::SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(SUBPROTOCOL));
     }
     Ok(response)
+}
+
+/// Whether `origin` names the host the request was sent to, as paho's handshake does
+/// (`Origin: https://HOST:PORT` beside `Host: HOST:PORT`): this port serves no page, so no
+/// browser page has that origin.
+fn same_origin(origin: &HeaderValue, host: Option<&HeaderValue>) -> bool {
+    let authority = origin.to_str().ok().and_then(|o| o.split_once("://")).map(|(_, a)| a);
+    matches!((authority, host.and_then(|h| h.to_str().ok())), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
 }
 
 /// Whether one of the request's `Sec-WebSocket-Protocol` lists names `mqtt`.
@@ -216,7 +226,14 @@ mod tests {
         assert!(answer(&from("https://bots.example"), Response::new(()), &allowed).is_ok());
         assert!(answer(&from("https://BOTS.example"), Response::new(()), &allowed).is_ok());
         assert!(answer(&from("https://bots.example.evil"), Response::new(()), &allowed).is_err());
-        // No Origin: not a browser page.
+        // No Origin: not a browser page. The server's own host, as paho sends it: no page either.
         assert!(answer(&request("/mqtt", &["mqtt"]), Response::new(()), &[]).is_ok());
+        let mut paho = from("https://127.0.0.1:8883");
+        paho.headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("127.0.0.1:8883"));
+        assert!(answer(&paho, Response::new(()), &[]).is_ok());
+        paho.headers_mut()
+            .insert(header::HOST, HeaderValue::from_static("127.0.0.1:9999"));
+        assert!(answer(&paho, Response::new(()), &[]).is_err());
     }
 }
