@@ -370,6 +370,28 @@ async fn a_checkpoint_changed_after_its_save_is_refused_until_adopted() {
             assert_eq!(refused.code(), Some(ErrorCode::CheckpointUnusable), "{what}: {refused}");
         }
     }
+    // A trigger slipped into a file would run when a migration changes its tables: the file's
+    // schema is sealed too.
+    if matches!(server.location, signet_server::database::Location::Sqlite { .. }) {
+        ops.checkpoints().save("sealed").await.unwrap();
+        let file = match &server.location {
+            signet_server::database::Location::Sqlite { path, .. } => {
+                path.with_file_name("signet.checkpoints").join("sealed.checkpoint")
+            }
+            signet_server::database::Location::Postgres { .. } => unreachable!(),
+        };
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&file);
+        let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+            .await
+            .unwrap();
+        sqlx::raw_sql("CREATE TRIGGER promote AFTER UPDATE ON orders BEGIN UPDATE apps SET admin = 1; END")
+            .execute(&mut db)
+            .await
+            .unwrap();
+        drop(db);
+        let refused = ops.checkpoints().restore("sealed").await.unwrap_err();
+        assert!(refused.to_string().contains("seal does not verify"), "{refused}");
+    }
     // An adopted change is restored as it is: the operator asked for it.
     ops.checkpoints().save("sealed").await.unwrap();
     tamper(&server, "sealed", &["UPDATE {s}accounts SET cash = '123456.78'"]).await;

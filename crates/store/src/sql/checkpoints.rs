@@ -260,9 +260,9 @@ impl Places {
         Ok(info)
     }
 
-    /// A SHA-256 of everything the checkpoint holds that a restore trusts: its record, and the
-    /// columns and rows of each table it recorded (rows in the order of their text, which is
-    /// the same for the same rows on every read).
+    /// A SHA-256 of everything the checkpoint holds that a restore trusts: its record, a SQLite
+    /// file's schema, and the columns and rows of each table it recorded (rows in the order of
+    /// their text, which is the same for the same rows on every read).
     async fn digest(&self, mut conn: Conn<'_>, info: &InfoRow) -> Result<[u8; 32], StoreError> {
         use sha2::{Digest as _, Sha256};
         let mut hash = Sha256::new();
@@ -284,6 +284,17 @@ impl Places {
             part(&mut hash, field.as_bytes());
         }
         let saved = &self.saved;
+        if self.dialect == Dialect::Sqlite {
+            // A file's schema too: a trigger added to it would run when a migration changes it.
+            // Its record (altered by adopt) and the statistics SQLite may keep are left out.
+            query(format!(
+                "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || COALESCE(sql, '') AS r
+                 FROM {saved}sqlite_master
+                 WHERE name <> 'checkpoint_info' AND name NOT LIKE 'sqlite_stat%' ORDER BY r"
+            ))
+            .for_each(conn.reborrow(), |(row,): (String,)| part(&mut hash, row.as_bytes()))
+            .await?;
+        }
         for table in STATE {
             if info.count(table).is_none() {
                 continue;
