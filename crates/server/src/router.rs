@@ -188,7 +188,7 @@ fn served_while_restoring(path: &str) -> bool {
 /// Refuses every call with 503 `RESTORING` while a checkpoint is restored; otherwise holds the
 /// gate open until the call's answer (its head, for a stream) is ready, so that a restore waits
 /// for the calls under way, or cuts them short after [`signet_core::checkpoints::GRACE`].
-pub(crate) async fn pass_gate(State(gate): State<Gate>, request: Request, next: middleware::Next) -> Response {
+async fn pass_gate(State(gate): State<Gate>, request: Request, next: middleware::Next) -> Response {
     if served_while_restoring(request.uri().path()) {
         return next.run(request).await;
     }

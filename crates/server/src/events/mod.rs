@@ -73,7 +73,7 @@ impl From<ApiError> for Refusal {
         let code = match error.code {
             ErrorCode::AccountNotFoundOrDenied => Code::PermissionDenied,
             ErrorCode::TooManyRequests => Code::ResourceExhausted,
-            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable | ErrorCode::Restoring => Code::Unavailable,
+            ErrorCode::InternalError | ErrorCode::ServiceNotAvailable => Code::Unavailable,
             _ => Code::Unauthenticated,
         };
         Refusal { error, code }
@@ -93,12 +93,12 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
         Err(refusal) => return Ok(refused(event_type::AUTH_ERROR, refusal)),
     };
     // The gate, once the subscription is read and authenticated (as HTTP's calls pass it).
+    // UNAVAILABLE alone, which the official client retries: no AuthError, which it logs as
+    // fatal.
     let restoring = || {
-        let error = ApiError::new(
-            ErrorCode::Restoring,
-            "a checkpoint is being restored; subscribe again in a moment",
-        );
-        Ok(refused(event_type::AUTH_ERROR, error.into()))
+        let body = serde_json::json!({"error_code": ErrorCode::Restoring.as_str(),
+            "message": "a checkpoint is being restored; subscribe again in a moment"});
+        Ok(ended(Cut::status(Status::unavailable(body.to_string()))))
     };
     let Some(mut pass) = state.gate.enter() else {
         return restoring();
@@ -193,9 +193,14 @@ fn refused(event_type: i32, refusal: Refusal) -> tonic::Response<EventStream> {
         error_code = refusal.error.code.as_str(),
         "trade-events subscription refused"
     );
+    ended(Cut::refusal(event_type, refusal))
+}
+
+/// A stream that ends at once as `cut` says.
+fn ended(cut: Cut) -> tonic::Response<EventStream> {
     let (_, receiver) = mpsc::channel(1);
-    let (cut, cut_off) = oneshot::channel();
-    let _ = cut.send(Cut::refusal(event_type, refusal));
+    let (cutting, cut_off) = oneshot::channel();
+    let _ = cutting.send(cut);
     tonic::Response::new(EventStream {
         receiver,
         cut_off: Some(cut_off),

@@ -778,7 +778,34 @@ async fn a_caller_sending_slowly_holds_no_restore_and_a_slow_call_is_cut_short()
         assert!(waiting.elapsed() < crate::common::LATE, "the held call never arrived");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let restored = ops.checkpoints().restore("base").await.unwrap();
+    let restoring = tokio::spawn({
+        let ops = server.ops().await;
+        async move { ops.checkpoints().restore("base").await.unwrap() }
+    });
+    // While the restore waits for the held call, the gate is closed: a call is refused, and a
+    // subscription ends with UNAVAILABLE alone (which the official client retries), no AuthError.
+    let closing = std::time::Instant::now();
+    loop {
+        let probe = client
+            .prepare(reqwest::Method::GET, "/trading/accounts/list", &[], None)
+            .unwrap();
+        if send(probe).await.status == 503 {
+            break;
+        }
+        assert!(closing.elapsed() < crate::common::LATE, "the gate never closed");
+    }
+    let secret = secrecy::ExposeSecret::expose_secret(&server.app.app_secret).to_owned();
+    let nonce = crate::events::nonce();
+    let host = server.addr.to_string();
+    let mut refused = crate::events::subscribe_with(&host, &server.app.app_key, &secret, &[], &nonce)
+        .await
+        .expect("the refusal is streamed");
+    let status = crate::events::next(&mut refused)
+        .await
+        .expect_err("no message, the status");
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+    assert!(status.message().contains("RESTORING"), "{status:?}");
+    let restored = restoring.await.unwrap();
     let (answer, held_for) = held.await.unwrap();
     eprintln!(
         "restore beside a held call: gate closed {} ms, the call answered after {held_for:?}",
