@@ -136,6 +136,9 @@ pub struct Checkpoints {
     epoch: AtomicI64,
     /// Set while this node restores: the announcement it made is not for its own gate.
     restoring_here: AtomicBool,
+    /// When this node last announced a restore: a read of the store that began before the
+    /// announcement was withdrawn still shows it, and must not close this node's gate.
+    announced_here: AtomicI64,
     /// One save, restore or delete at a time on this node.
     busy: tokio::sync::Mutex<()>,
 }
@@ -164,6 +167,7 @@ impl Checkpoints {
             on_restore,
             epoch: AtomicI64::new(epoch),
             restoring_here: AtomicBool::new(false),
+            announced_here: AtomicI64::new(0),
             busy: tokio::sync::Mutex::new(()),
         }))
     }
@@ -193,7 +197,9 @@ impl Checkpoints {
             if shared {
                 // Before the announcement, which this node's own follower then leaves alone.
                 this.restoring_here.store(true, Ordering::SeqCst);
-                if let Err(e) = this.store.announce_restore(Some(wall_clock_ms())).await {
+                let at = wall_clock_ms();
+                this.announced_here.store(at, Ordering::SeqCst);
+                if let Err(e) = this.store.announce_restore(Some(at)).await {
                     this.restoring_here.store(false, Ordering::SeqCst);
                     return Err(e.into());
                 }
@@ -336,7 +342,8 @@ impl Checkpoints {
                 let age = u64::try_from(wall_clock_ms().saturating_sub(at)).unwrap_or(0);
                 Duration::from_millis(age) < ANNOUNCED_AT_MOST
             });
-            if !announced || self.restoring_here.load(Ordering::SeqCst) {
+            let own = restores.announced == Some(self.announced_here.load(Ordering::SeqCst));
+            if !announced || own || self.restoring_here.load(Ordering::SeqCst) {
                 closed = None;
             } else if closed.is_none() {
                 closed = Some(self.gate.close().await);
