@@ -243,24 +243,16 @@ impl UnboundCount {
     /// connection is told to close.
     fn evict_for(&mut self, newcomer: IpAddr) -> bool {
         let own = self.per_address.get(&newcomer).map_or(0, VecDeque::len);
-        let heaviest = self
-            .per_address
-            .iter()
-            .max_by_key(|(_, places)| places.len())
-            .map(|(address, places)| (*address, places.len()));
-        match heaviest {
-            Some((address, held)) if held > own + 1 => {
-                let oldest = self.per_address.get(&address).and_then(|p| p.front()).map(|p| p.id);
-                if let Some(id) = oldest {
-                    let evicted = self.per_address[&address][0].evicted.clone();
-                    self.remove(address, id);
-                    evicted.notify_one();
-                    return true;
-                }
-                false
-            }
-            _ => false,
-        }
+        let Some((&address, places)) = self.per_address.iter().max_by_key(|(_, places)| places.len()) else {
+            return false;
+        };
+        let Some(oldest) = places.front().filter(|_| places.len() > own + 1) else {
+            return false;
+        };
+        let (id, evicted) = (oldest.id, oldest.evicted.clone());
+        self.remove(address, id);
+        evicted.notify_one();
+        true
     }
 }
 
