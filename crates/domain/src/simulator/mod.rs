@@ -13,7 +13,7 @@ pub mod stats;
 use rust_decimal::Decimal;
 
 use self::clock::Session;
-use crate::trading::spec::{MAX_PRICE, MAX_QUANTITY};
+use crate::trading::bounds::{MAX_PRICE, MAX_QUANTITY};
 
 /// A quote, in dollars.
 #[derive(Debug, Clone, PartialEq)]

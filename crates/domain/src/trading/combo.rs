@@ -14,41 +14,11 @@ use signet_model::ErrorCode;
 use signet_model::orders::{ComboType, OrderStatus};
 
 use super::order::{Order, is_open};
+pub use super::order_parts::{Combo, ComboKind};
 use crate::Rejection;
 
 /// The most orders of a combination (OTOCO).
 pub const MAX_ORDERS: usize = 3;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ComboKind {
-    Oto,
-    Oco,
-    Otoco,
-}
-
-impl ComboKind {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ComboKind::Oto => "OTO",
-            ComboKind::Oco => "OCO",
-            ComboKind::Otoco => "OTOCO",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [ComboKind::Oto, ComboKind::Oco, ComboKind::Otoco]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-    }
-}
-
-/// The combination an order belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Combo {
-    /// The order id of the combination's first order.
-    pub combo_order_id: String,
-    pub kind: ComboKind,
-}
 
 /// An order's part in its combination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,44 +5,12 @@
 //! what matching found ([`FillPlan::shape`]).
 
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use signet_model::orders::Side;
 
-use super::multi_leg::{self, MultiLeg};
+use super::multi_leg;
 use super::order::Order;
-
-/// What a rule does to the fills of the orders it matched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FillPlan {
-    /// The rule's name, for the log and the reason of a cancel.
-    pub rule: String,
-    pub shape: Shape,
-    /// Each fill's price moved this many basis points against the order (a buy pays more, a
-    /// sell gets less), never beyond its limit.
-    #[serde(default, skip_serializing_if = "Decimal::is_zero")]
-    pub slippage_bps: Decimal,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "fill")]
-pub enum Shape {
-    /// As matching finds them.
-    Market,
-    /// In `slices` equal executions (the last takes what rounding left), the next one
-    /// `every_ms` of the simulator's clock after the last fill.
-    Slices { slices: u32, every_ms: i64 },
-    /// `ratio` of the quantity fills; then the rest is cancelled or rests, never filling.
-    Partial { ratio: Decimal, then: AfterPartial },
-    /// Rests until cancelled, even when marketable.
-    Never,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AfterPartial {
-    Cancel,
-    Rest,
-}
+use super::order_parts::MultiLeg;
+pub use super::order_parts::{AfterPartial, FillPlan, Shape};
 
 /// What a plan lets an order fill in one tick, and whether the rest is then cancelled.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! quote, what a fill does to cash and positions, and what a split or dividend does to them.
 
 pub mod accounting;
+pub mod bounds;
 pub mod buying_power;
 pub mod claims;
 pub mod combo;
@@ -14,6 +15,7 @@ pub mod ledger;
 pub mod matching;
 pub mod multi_leg;
 pub mod order;
+pub mod order_parts;
 pub mod placement;
 #[cfg(test)]
 mod properties;

@@ -28,43 +28,11 @@ use signet_model::wire::WireEnum;
 use super::accounting::{Commission, Exposure, Holding, NotFilled, Refusal, apply_fill_scaled, power};
 use super::matching::trades_in;
 use super::order::{Event, Order, is_open, transition};
+pub use super::order_parts::{LegsClaim, MultiLeg, OrderLeg};
 use crate::options::secured::{Rule, secured};
 use crate::options::strategy::Strategy;
 use crate::options::{Contract, direction, hundred, is_contract, multiplier};
 use crate::simulator::{Held, Quote};
-
-/// A multi-leg order's strategy, legs and claim.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MultiLeg {
-    pub strategy: Strategy,
-    pub legs: Vec<OrderLeg>,
-    /// What one unit holds back while open, set in the account's turn ([`claim`]).
-    pub claim: LegsClaim,
-}
-
-/// One leg of a multi-leg order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderLeg {
-    /// The contract's instrument id, or the underlying's of a leg of shares.
-    pub instrument_id: i64,
-    /// Its OCC symbol, or the underlying's.
-    pub symbol: String,
-    pub side: Side,
-    /// Contracts (shares) in one unit of the order.
-    pub ratio: u64,
-    /// The average price per share it filled at.
-    pub filled_price: Option<Decimal>,
-}
-
-/// What one unit of an open multi-leg order holds back.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LegsClaim {
-    /// Cash: its debit at the limit (or the estimate of a market order), and what its written
-    /// legs hold back on their own.
-    pub cash: Decimal,
-    /// Shares of the underlying under the calls it writes that its own legs do not cover.
-    pub shares: Decimal,
-}
 
 /// What one unit of an order trades of a leg of `instrument_id` and `ratio`, in contracts: a
 /// contract leg's ratio, a hundredth of a leg of shares (its shares are priced one by one, a

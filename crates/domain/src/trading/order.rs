@@ -7,9 +7,7 @@ use signet_model::orders::{
 };
 use signet_model::wire::WireEnum;
 
-use super::combo::Combo;
-use super::fill_plan::FillPlan;
-use super::multi_leg::MultiLeg;
+use super::order_parts::{Combo, FillPlan, MultiLeg};
 use crate::Rejection;
 
 /// What can happen to an order.

@@ -9,6 +9,7 @@ use signet_model::orders::{
 };
 use signet_model::wire::WireEnum;
 
+pub use super::bounds::{MAX_PRICE, MAX_QUANTITY};
 use super::combo::COMBO_TYPES;
 use super::order::{Trailing, has_stop};
 use crate::Rejection;
@@ -84,13 +85,8 @@ const ORDER_TYPES: [OrderType; 5] = [
     OrderType::TrailingStopLoss,
 ];
 
-/// The largest quantity one order may carry.
-pub const MAX_QUANTITY: u64 = 10_000_000;
 /// The largest cash amount one AMOUNT order may carry.
 const MAX_CASH_AMOUNT: u64 = 100_000_000;
-/// The largest price (limit, stop, trailing amount): with [`MAX_QUANTITY`], what an order is
-/// worth stays far inside what the arithmetic holds (found by the `order_body` fuzz target).
-pub const MAX_PRICE: u64 = 10_000_000;
 
 impl OrderSpec {
     /// An AMOUNT order's quantity at `price`: the shares the amount pays for, to the millionth
