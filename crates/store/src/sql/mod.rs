@@ -21,6 +21,7 @@ mod checkpoints;
 mod console;
 mod corporate;
 mod fundamentals;
+mod import_rows;
 mod marketdata;
 mod meta;
 pub mod migrate;

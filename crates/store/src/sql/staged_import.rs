@@ -52,7 +52,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio::sync::mpsc;
 
 use super::BUSY_TIMEOUT;
-use super::marketdata::{
+use super::import_rows::{
     DerivedAction, Import, ROWS_PER_STATEMENT, derived_actions, replace_derived_actions, stored_derived_actions,
     upsert_action,
 };
