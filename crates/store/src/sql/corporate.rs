@@ -14,7 +14,8 @@ use signet_domain::trading::order::Order;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding, record_position_event, save_cash};
+use super::trading::expire_orders;
+use super::trading_rows::{OPEN, holding, record_position_event, save_cash};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{Crossed, StoreError};
 

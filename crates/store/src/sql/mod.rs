@@ -35,6 +35,7 @@ mod settlements;
 mod staged_import;
 mod tokens;
 mod trading;
+mod trading_rows;
 mod watchlists;
 
 use std::path::{Path, PathBuf};

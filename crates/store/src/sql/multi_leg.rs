@@ -12,7 +12,7 @@ use signet_domain::trading::order::Order;
 use signet_model::AccountType;
 
 use super::query::{Tx, query};
-use super::trading::{
+use super::trading_rows::{
     FillRow, holding, insert_fill, order_by_id, record_event, record_position_event, save_cash, save_order_fill,
     save_position,
 };

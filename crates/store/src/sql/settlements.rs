@@ -15,7 +15,8 @@ use signet_model::AccountType;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
-use super::trading::{OPEN, expire_orders, holding, record_position_event, save_cash, save_position};
+use super::trading::expire_orders;
+use super::trading_rows::{OPEN, holding, record_position_event, save_cash, save_position};
 use crate::rows::{Decoded, ORDER_COLUMNS, parse_column};
 use crate::{SettledOptions, StoreError};
 
