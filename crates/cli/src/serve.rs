@@ -11,8 +11,8 @@ use signet_core::ratelimit::{self, RateLimits};
 use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::{ClockMode, MAX_SPEED};
+use signet_server::config::ConnectionLimits;
 use signet_server::legacy::Compat;
-use signet_server::serve::ConnectionLimits;
 use signet_server::{Operator, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 

@@ -25,43 +25,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
-/// What one connection may cost.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnectionLimits {
-    /// A request's head (request line and headers) must arrive within this time, counted from
-    /// the connection's start or the previous answer: idle and trickling connections are closed.
-    /// A connection (HTTP/2 too) with no request under way for this long is closed.
-    pub header_timeout: Duration,
-    /// The most bytes hyper buffers for a request's head; a larger head is answered 431 without
-    /// being read further. The finer limit with a JSON answer is
-    /// `ServerConfig::max_header_bytes`.
-    pub max_head_buffer: usize,
-    /// A request's body must have arrived this long after the server starts reading it (408
-    /// `REQUEST_TIMEOUT`), however slowly it trickles.
-    pub body_timeout: Duration,
-    /// Requests (streams) one HTTP/2 connection may have under way at once.
-    pub max_streams: u32,
-    /// How often an HTTP/2 connection is pinged, and how long its answer may take before the
-    /// connection is closed: a peer that went away does not hold its streams open.
-    pub keep_alive_interval: Duration,
-    pub keep_alive_timeout: Duration,
-    /// How long shutdown waits for requests under way before closing their connections.
-    pub shutdown_grace: Duration,
-}
-
-impl Default for ConnectionLimits {
-    fn default() -> Self {
-        ConnectionLimits {
-            header_timeout: Duration::from_secs(10),
-            max_head_buffer: 64 * 1024,
-            body_timeout: Duration::from_secs(30),
-            max_streams: 100,
-            keep_alive_interval: Duration::from_secs(20),
-            keep_alive_timeout: Duration::from_secs(20),
-            shutdown_grace: Duration::from_secs(8),
-        }
-    }
-}
+use crate::config::ConnectionLimits;
 
 /// How long a connection told to close (idle, or at shutdown) is given to do so (an HTTP/2 peer
 /// must answer the GOAWAY's ping), and then how long it may stay without a request under way.
