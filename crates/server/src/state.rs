@@ -48,7 +48,7 @@ pub struct AppState {
     /// The listed options and their market, priced off the simulator.
     pub options: Arc<signet_core::options::Options>,
     /// The option listing's rows, rendered once a day per underlying.
-    pub rendered_chains: Arc<crate::marketdata::options::RenderedChains>,
+    pub rendered_chains: Arc<crate::marketdata::rendered_chains::RenderedChains>,
     /// The operator console's memory; `None` when the console is off.
     pub console: Option<Arc<crate::console::memory::Console>>,
 }

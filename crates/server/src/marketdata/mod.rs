@@ -8,6 +8,7 @@ pub mod earlier;
 pub mod end_of_day;
 pub mod fundamentals;
 pub mod options;
+pub mod rendered_chains;
 pub mod screeners;
 pub mod stocks;
 pub mod streaming;

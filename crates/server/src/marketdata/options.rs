@@ -3,8 +3,7 @@
 //! contract's snapshot, ticks and bars, all from `signet_core::options`, so that a snapshot's
 //! bid and ask are what an order would meet.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 
 use axum::Json;
 use axum::extract::State;
@@ -27,6 +26,7 @@ use signet_model::options::{
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::rendered_chains::{MAX_RENDERED, RenderedChain, RenderedChains};
 use super::stocks::{Range, trading_days};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
@@ -234,25 +234,6 @@ fn to_contract(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Opt
         }),
     }
 }
-
-/// The listing's rows of one underlying's chain, rendered once a day: each contract with its
-/// JSON, so that a page of 1,000 (about 480 KB) is the rows it keeps joined, not 1,000 answers
-/// built and serialized again for every page a bot reads.
-pub struct RenderedChain {
-    u: Arc<Underlying>,
-    rows: Vec<(i64, Contract, Arc<str>)>,
-}
-
-/// What a chain is rendered for: (underlying id, day, seed, with deliverables).
-type ChainKey = (i64, i32, u64, bool);
-
-/// The chains rendered today.
-#[derive(Default)]
-pub struct RenderedChains(Mutex<HashMap<ChainKey, Arc<RenderedChain>>>);
-
-/// Chains kept rendered (under 1 MB each: AAPL's 1,720 rows are 820 KB) before the cache starts
-/// again.
-const MAX_RENDERED: usize = 64;
 
 fn render(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Arc<str> {
     serde_json::to_string(&to_contract(id, c, u, deliverables))
