@@ -57,7 +57,8 @@ pub const MAX_ACCOUNTS: usize = 100;
 pub async fn handle(state: AppState, request: Request) -> Response {
     // The message's 5-byte frame header, then the message: nothing more is read.
     let request = request.map(|body| Body::new(http_body_util::Limited::new(body, MAX_SUBSCRIBE_BYTES + 5)));
-    let mut grpc = tonic::server::Grpc::new(crate::grpc::RawCodec).max_decoding_message_size(MAX_SUBSCRIBE_BYTES);
+    let mut grpc =
+        tonic::server::Grpc::new(crate::grpc::codec::RawCodec).max_decoding_message_size(MAX_SUBSCRIBE_BYTES);
     let service = tower::service_fn(move |request: tonic::Request<Bytes>| subscribe(state.clone(), request));
     grpc.server_streaming(service, request).await.map(Body::new)
 }

@@ -96,7 +96,7 @@ pub async fn handle(state: AppState, request: Request) -> Response {
         Err(e) => return refusal(e.into()).into_http(),
     };
     let request = Request::from_parts(parts, body);
-    let mut grpc = tonic::server::Grpc::new(crate::grpc::RawCodec).max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let mut grpc = tonic::server::Grpc::new(crate::grpc::codec::RawCodec).max_decoding_message_size(MAX_MESSAGE_BYTES);
     // The slot goes with the stream's task, which ends when the stream does.
     let slot = std::sync::Mutex::new(Some(slot));
     let service = tower::service_fn(move |request: tonic::Request<tonic::Streaming<Bytes>>| {

@@ -75,7 +75,11 @@ async fn open(server: &TestServer, secret: &str, nonce: &str) -> Result<Stream, 
     let mut grpc = tonic::client::Grpc::new(endpoint.connect().await.expect("an HTTP/2 connection"));
     grpc.ready().await.unwrap();
     let answers = grpc
-        .streaming(request, STREAM_PATH.parse().unwrap(), signet_server::grpc::RawCodec)
+        .streaming(
+            request,
+            STREAM_PATH.parse().unwrap(),
+            signet_server::grpc::codec::RawCodec,
+        )
         .await?
         .into_inner();
     Ok(Stream { sender, answers })
