@@ -110,7 +110,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(tower::util::option_layer(metrics.as_ref().map(|(_, tag)| tag.clone())))
         .layer(tower::util::option_layer(state.console.clone().map(|console| {
-            middleware::from_fn_with_state(console, crate::console::requests::record)
+            middleware::from_fn_with_state(console.requests.clone(), crate::console::requests::record)
         })))
         .with_state(state.clone());
 

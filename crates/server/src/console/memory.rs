@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use signet_domain::ratelimit::{Limit, admit, peek};
@@ -13,7 +13,7 @@ use super::requests::Recorder;
 /// What the console keeps in memory: the traffic it shows and the failed logins it limits.
 #[derive(Default)]
 pub struct Console {
-    pub requests: Recorder,
+    pub requests: Arc<Recorder>,
     pub logins: LoginLimiter,
 }
 

@@ -21,7 +21,6 @@ use axum::response::Response;
 use signet_model::ErrorCode;
 use signet_model::headers::SCENARIO;
 
-use super::memory::Console;
 use crate::error::Explanation;
 
 /// Requests kept for the Requests page.
@@ -277,12 +276,12 @@ impl Recorder {
 }
 
 /// The layer in front of the signed interface: records each request once its answer is known.
-pub async fn record(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
+pub async fn record(State(recorder): State<Arc<Recorder>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let arrived = Arrived::of(&request);
     let response = next.run(request).await;
     let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    console.requests.push(arrived.answered(&response, latency_us));
+    recorder.push(arrived.answered(&response, latency_us));
     response
 }
 
