@@ -1,5 +1,5 @@
 """A small trading bot that survives every rule of testdata/scenarios/unhappy-paths.toml
-(README, "Testing a bot against the unhappy paths"), written on the official Python client
+(docs/scenarios.md, "Testing a bot against the unhappy paths"), written on the official Python client
 (webull-openapi-python-sdk 3.0.4), unmodified.
 
 What it does about each unhappy path:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several signet nodes on one machine sharing one PostgreSQL and one Redis, as behind a load
-# balancer: the example of the README's "Several nodes" section.
+# balancer: the example of docs/operations.md's "Several nodes" section.
 #
 #   scripts/nodes.sh start [N]   # N nodes (default 3) on 127.0.0.1:8081...808N
 #   scripts/nodes.sh stop

@@ -908,7 +908,7 @@ fn line_of(text: &str, span: Option<Range<usize>>) -> usize {
 mod tests {
     use super::*;
 
-    /// README's example: issue 28's, as written.
+    /// docs/scenarios.md's example: issue 28's, as written.
     const EXAMPLE: &str = include_str!("../../../testdata/scenarios/unhappy-paths.toml");
 
     fn order<'a>(symbol: &'a str, side: Side, quantity: f64, client_order_id: &'a str) -> Facts<'a> {

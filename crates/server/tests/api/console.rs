@@ -319,7 +319,7 @@ async fn the_market_page_shows_how_a_day_behaved() {
     assert!(html.contains("AAPL has no minutes on 2013-03-08"), "{html}");
 }
 
-/// README's example rules, as the scenario tests load them.
+/// docs/scenarios.md's example rules, as the scenario tests load them.
 const RULES: &str = include_str!("../../../../testdata/scenarios/unhappy-paths.toml");
 const BIG_MSFT: &str = "reject big MSFT buys";
 

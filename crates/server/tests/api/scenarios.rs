@@ -10,7 +10,7 @@ use signet_model::scenarios::ScenarioView;
 
 use crate::common::{Answer, TestServer, market_buy, metric, scrape_metrics, send};
 
-/// README's example: issue 28's, as written.
+/// docs/scenarios.md's example: issue 28's, as written.
 const RULES: &str = include_str!("../../../../testdata/scenarios/unhappy-paths.toml");
 
 struct Bench {
@@ -685,9 +685,9 @@ async fn the_official_client_meets_each_outcome() {
     assert_eq!(hits, [2, 2, 2], "two placements each; the GET's fault and its retry");
 }
 
-/// README's bot (`examples/unhappy_bot.py`, on the official client) against README's rules on a
-/// running market: each order is placed once, whatever the gateway did, and ends as the rules
-/// say.
+/// The bot of README's tour and docs/scenarios.md (`examples/unhappy_bot.py`, on the official
+/// client) against their rules on a running market: each order is placed once, whatever the
+/// gateway did, and ends as the rules say.
 #[tokio::test]
 async fn the_readme_bot_survives_every_rule() {
     let Some(python) = crate::common::interpreter("SIGNET_PYTHON") else {
