@@ -2,7 +2,11 @@
 //! `signet_server::error`, in one place).
 
 use signet_domain::Rejection;
+use signet_model::ErrorCode;
 use signet_store::StoreError;
+
+use crate::options::OptionsError;
+use crate::simulator::MarketError;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CoreError {
@@ -18,4 +22,46 @@ pub enum CoreError {
     /// Something that cannot happen did: the detail is for the log, not the client.
     #[error("{0}")]
     Internal(&'static str),
+}
+
+impl CoreError {
+    /// The same failure, a refusal's message said of `what` (`new_orders[1]: ...`), so that
+    /// the client knows which of several orders it concerns.
+    pub fn said_of(self, what: &str) -> CoreError {
+        match self {
+            CoreError::Refused(r) => CoreError::Refused(Rejection::new(r.code, format!("{what}: {}", r.message))),
+            other => other,
+        }
+    }
+}
+
+/// The market's refusals are the client's; its store's failures are not.
+impl From<MarketError> for CoreError {
+    fn from(e: MarketError) -> Self {
+        match e {
+            MarketError::UnknownSymbol(symbol) => CoreError::Refused(Rejection::new(
+                ErrorCode::InstrumentNotFound,
+                format!("no instrument has the symbol {symbol:?}"),
+            )),
+            MarketError::RealClock | MarketError::BadQuote(_) => {
+                CoreError::Refused(Rejection::new(ErrorCode::IllegalParameter, e.to_string()))
+            }
+            MarketError::Store(e) => CoreError::Store(e),
+        }
+    }
+}
+
+impl From<OptionsError> for CoreError {
+    fn from(e: OptionsError) -> Self {
+        match e {
+            OptionsError::Market(e) => e.into(),
+            OptionsError::Store(e) => CoreError::Store(e),
+            OptionsError::BadSymbol(e) => {
+                CoreError::Refused(Rejection::new(ErrorCode::IllegalParameter, e.to_string()))
+            }
+            OptionsError::NotListed(message) => {
+                CoreError::Refused(Rejection::new(ErrorCode::InstrumentNotFound, message))
+            }
+        }
+    }
 }

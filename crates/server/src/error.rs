@@ -159,26 +159,13 @@ impl From<Rejection> for ApiError {
 
 impl From<MarketError> for ApiError {
     fn from(e: MarketError) -> Self {
-        match e {
-            MarketError::UnknownSymbol(symbol) => ApiError::new(
-                ErrorCode::InstrumentNotFound,
-                format!("no instrument has the symbol {symbol:?}"),
-            ),
-            MarketError::RealClock | MarketError::BadQuote(_) => ApiError::illegal_parameter(e.to_string()),
-            MarketError::Store(e) => e.into(),
-        }
+        CoreError::from(e).into()
     }
 }
 
 impl From<signet_core::options::OptionsError> for ApiError {
     fn from(e: signet_core::options::OptionsError) -> Self {
-        use signet_core::options::OptionsError;
-        match e {
-            OptionsError::Market(e) => e.into(),
-            OptionsError::Store(e) => e.into(),
-            OptionsError::BadSymbol(e) => ApiError::illegal_parameter(e.to_string()),
-            OptionsError::NotListed(message) => ApiError::new(ErrorCode::InstrumentNotFound, message),
-        }
+        CoreError::from(e).into()
     }
 }
 
