@@ -9,6 +9,8 @@
 //! - [`claims`]: what each account's open orders hold back, kept between placements.
 //! - [`turns`]: each account's turns to raise its claims, so that concurrent placements are
 //!   checked one after another.
+//! - [`orders`]: an order's whole life at its holder's request: priced, previewed, placed,
+//!   found, replaced, cancelled.
 //! - [`placements`]: new orders, checked and stored in their account's turn.
 //! - [`hub`]: this node's order events, fanned out to the trade-events subscriptions.
 //! - [`options`]: listed option contracts and their market, priced off the simulator.
@@ -24,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod hub;
 pub mod options;
+pub mod orders;
 pub mod placements;
 pub mod quotes;
 pub mod ratelimit;

@@ -8,7 +8,7 @@ use signet_store::{NonceStore, Store};
 use crate::auth::apps::AppDirectory;
 use crate::config::ServerConfig;
 use signet_core::accounts::Accounts;
-use signet_core::placements::Placements;
+use signet_core::orders::Orders;
 use signet_core::simulator::Simulator;
 
 /// What every handler and the authentication layer share.
@@ -63,16 +63,18 @@ impl AppState {
         }
     }
 
-    /// Placing new orders in their accounts' turns ([`Placements`]).
-    pub fn placements(&self) -> Placements {
-        Placements {
+    /// The order operations ([`Orders`]): every door places, replaces and cancels through them.
+    pub fn orders(&self) -> Orders {
+        Orders {
             store: self.store.clone(),
             simulator: self.simulator.clone(),
+            options: self.options.clone(),
             claims: self.claims.clone(),
             turns: self.turns.clone(),
             book: self.book.clone(),
             hub: self.events.clone(),
             scenarios: self.scenarios.clone(),
+            commission: self.config.commission,
         }
     }
 }

@@ -62,9 +62,7 @@ async fn reset(
     let reset = state.store.reset_account(&account_id, cash).await;
     drop(turn);
     // What the claims, the book and the event hub held of the account is stale, whatever happened.
-    state.claims.forget(&account_id);
-    state.book.forget();
-    state.events.wake();
+    state.orders().changed(&account_id);
     if !reset? {
         return Err(not_found());
     }

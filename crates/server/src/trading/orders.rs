@@ -10,29 +10,19 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use signet_core::orders::{OrderPageQuery, Preview};
 use signet_domain::marketdata::units::{format_day, parse_day};
-use signet_domain::options::market;
-use signet_domain::options::secured::Rule;
 use signet_domain::options::{Contract, MULTIPLIER, is_contract};
-use signet_domain::scenarios::Operation;
-use signet_domain::simulator::Quote;
 use signet_domain::simulator::clock::{NewYork, wall_clock_ms};
-use signet_domain::times::{SimTime, WallTime};
 use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::buying_power::{self, Headroom, PricedOrder};
-use signet_domain::trading::combo::{self, Combo, ComboKind};
-use signet_domain::trading::expiry;
-use signet_domain::trading::multi_leg::{self, LegsClaim, MultiLeg, OrderLeg as LegOfOrder};
-use signet_domain::trading::order::{self, Event, Order};
-use signet_domain::trading::placement::{self, Placement};
+use signet_domain::trading::order::Order;
 use signet_domain::trading::replace;
-use signet_domain::trading::spec;
+use signet_model::ErrorBody;
 use signet_model::orders::{
-    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, ModifyOrder, NewOrder, OrderAck, OrderDetail, OrderLeg,
-    OrderPage, OrderRecord, OrderStatus, PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, Side, TimeInForce,
+    BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, OrderAck, OrderDetail, OrderLeg, OrderPage, OrderRecord,
+    PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
 };
-use signet_model::{ErrorBody, ErrorCode};
-use signet_store::{AccountRecord, OrderQuery};
+use signet_store::AccountRecord;
 use utoipa::{IntoParams, IntoResponses};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -42,9 +32,7 @@ use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::legacy::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
-use crate::secrets::random_hex;
 use crate::state::AppState;
-use signet_core::placements::ToPlace;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -101,146 +89,6 @@ const MAX_PAGE: u32 = 100;
 const KEY: char = 's';
 const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 
-/// Parses one new order, finds its instrument and prices it at the simulator's quote now
-/// ([`placement::price`]).
-async fn prepare(state: &AppState, order: &NewOrder) -> Result<PricedOrder, ApiError> {
-    let spec = spec::parse(order)?;
-    if spec.multi_leg.is_some() {
-        return prepare_multi_leg(state, spec).await;
-    }
-    let instrument_id = match &spec.contract {
-        // A contract listed today, at prices on its tick.
-        Some(_) => {
-            let (id, _, u) = state.options.contract(&spec.symbol).await?;
-            for (field, price) in [("limit_price", spec.limit_price), ("stop_price", spec.stop_price)] {
-                if let Some(price) = price {
-                    market::check_tick(u.penny, field, price)?;
-                }
-            }
-            id
-        }
-        None => state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::InstrumentNotFound,
-                format!("no instrument has the symbol {:?}", spec.symbol),
-            )
-        })?,
-    };
-    let now = state.simulator.now();
-    let quote = state.simulator.quote_of(instrument_id, now.0);
-    Ok(placement::price(spec, instrument_id, quote.as_ref(), now)?)
-}
-
-/// A multi-leg order: each leg's contract listed today (its net limit on the cent), priced at
-/// the legs' quotes now ([`placement::price_multi_leg`]); its instrument is the underlying.
-async fn prepare_multi_leg(state: &AppState, spec: spec::OrderSpec) -> Result<PricedOrder, ApiError> {
-    let multi = spec.multi_leg.as_ref().expect("a multi-leg order");
-    let underlying = state.simulator.instrument_id(&spec.symbol).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::InstrumentNotFound,
-            format!("no instrument has the symbol {:?}", spec.symbol),
-        )
-    })?;
-    let mut ids = Vec::with_capacity(multi.legs.len());
-    for leg in &multi.legs {
-        let id = match &leg.contract {
-            Some(contract) => state.options.contract(&contract.occ_symbol()).await?.0,
-            None => underlying,
-        };
-        ids.push(id);
-    }
-    // A combination's net price trades in cents, whatever its legs' ticks.
-    if let Some(limit) = spec.limit_price.filter(|l| l.normalize().scale() > 2) {
-        return Err(ApiError::new(
-            ErrorCode::IllegalParameter,
-            format!("limit_price {limit} is a multi-leg order's net price: in steps of 0.01"),
-        ));
-    }
-    let now = state.simulator.now();
-    state.simulator.prepare(ids.iter().copied()).await;
-    let quotes: Vec<Option<Quote>> = ids.iter().map(|&id| state.simulator.quote_of(id, now.0)).collect();
-    let legs: Vec<(i64, Option<&Quote>)> = ids.iter().copied().zip(quotes.iter().map(Option::as_ref)).collect();
-    Ok(placement::price_multi_leg(spec, underlying, &legs)?)
-}
-
-/// Checks `orders` ([`buying_power::check`]) against the account as of now: its cash, its
-/// positions at the last prices, and the claims of its open orders but `replacing`, whose claim
-/// the new orders take over.
-async fn check_account(
-    state: &AppState,
-    account: &AccountRecord,
-    orders: &[&PricedOrder],
-    kind: Option<ComboKind>,
-    replacing: Option<&str>,
-) -> Result<Headroom, ApiError> {
-    let accounts = state.accounts();
-    let (standing, _) = accounts.standing(&account.account_id, replacing).await?;
-    let now = state.simulator.now_ms();
-    Ok(buying_power::check(standing, orders, kind, &|id| {
-        accounts.last_price(id, now)
-    })?)
-}
-
-fn new_order(
-    account: &AccountRecord,
-    p: &PricedOrder,
-    client_combo_order_id: Option<&str>,
-    sim_now: SimTime,
-    placed_at: WallTime,
-) -> Result<Order, ApiError> {
-    Ok(Order {
-        seq: 0,
-        order_id: random_hex::<8>()?.to_uppercase(),
-        account_id: account.account_id.clone(),
-        client_order_id: p.spec.client_order_id.clone(),
-        client_combo_order_id: client_combo_order_id.map(str::to_owned),
-        combo_type: p.spec.combo_type,
-        combo: None,
-        waits_for: None,
-        instrument_id: p.instrument_id,
-        symbol: p.spec.symbol.clone(),
-        side: p.spec.side,
-        order_type: p.spec.order_type,
-        time_in_force: p.spec.time_in_force,
-        quantity: p.spec.quantity,
-        cash_amount: p.spec.cash_amount,
-        limit_price: p.spec.limit_price,
-        stop_price: p.spec.stop_price,
-        trailing: p.spec.trailing,
-        triggered_at: None,
-        session: p.spec.session,
-        status: OrderStatus::Submitted,
-        filled_quantity: Decimal::ZERO,
-        filled_amount: Decimal::ZERO,
-        reason: None,
-        expires_at_sim: expiry::expires_at(p.spec.time_in_force, p.spec.session, p.spec.expire_day, sim_now),
-        place_time: placed_at.0,
-        fill_time: None,
-        update_time: placed_at.0,
-        filled_at_sim: None,
-        fill_plan: None,
-        // As given; else found in the account's turn ([`signet_core::placements`]).
-        position_intent: p.spec.intent,
-        multi_leg: p.spec.multi_leg.as_ref().map(|m| MultiLeg {
-            strategy: m.strategy,
-            legs: m
-                .legs
-                .iter()
-                .zip(&p.legs)
-                .map(|(leg, priced)| LegOfOrder {
-                    instrument_id: priced.instrument_id,
-                    symbol: leg.symbol(&m.underlying),
-                    side: leg.side,
-                    ratio: leg.ratio,
-                    filled_price: None,
-                })
-                .collect(),
-            // Set in the account's turn, which knows the kind of account.
-            claim: LegsClaim::default(),
-        }),
-    })
-}
-
 fn ack(o: &Order) -> OrderAck {
     OrderAck {
         client_order_id: o.client_order_id.clone(),
@@ -250,77 +98,6 @@ fn ack(o: &Order) -> OrderAck {
         status: o.status,
         orders: Vec::new(),
     }
-}
-
-/// `new_orders` read and priced, as a [`Placement`].
-pub(super) async fn placement(
-    state: &AppState,
-    new_orders: &[NewOrder],
-    client_combo_order_id: Option<&str>,
-) -> Result<Placement, ApiError> {
-    combo::check_count(new_orders.len())?;
-    let mut orders = Vec::with_capacity(new_orders.len());
-    for (i, order) in new_orders.iter().enumerate() {
-        let p = prepare(state, order).await.map_err(|mut e| {
-            if new_orders.len() > 1 {
-                e.message = format!("new_orders[{i}]: {}", e.message).into();
-            }
-            e
-        })?;
-        orders.push(p);
-    }
-    Ok(Placement::new(orders, client_combo_order_id)?)
-}
-
-/// Checks a placement in its account's turn and stores it if it fits.
-pub(super) async fn place_orders(
-    state: &AppState,
-    account: &AccountRecord,
-    placement: Placement,
-) -> Result<Vec<Order>, ApiError> {
-    let orders = to_store(&placement, account, state.simulator.now(), WallTime::now())?;
-    let to_place = ToPlace {
-        priced: placement.orders,
-        kind: placement.kind,
-        orders,
-    };
-    Ok(state.placements().place(account, to_place).await?)
-}
-
-/// The orders of a placement to store: a combination is named by its first order, and in OTO
-/// and OTOCO the others wait for it.
-fn to_store(
-    placement: &Placement,
-    account: &AccountRecord,
-    sim_now: SimTime,
-    placed_at: WallTime,
-) -> Result<Vec<Order>, ApiError> {
-    let mut orders = placement
-        .orders
-        .iter()
-        .map(|p| {
-            new_order(
-                account,
-                p,
-                placement.client_combo_order_id.as_deref(),
-                sim_now,
-                placed_at,
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(kind) = placement.kind {
-        let first = orders[0].order_id.clone();
-        for (i, o) in orders.iter_mut().enumerate() {
-            o.combo = Some(Combo {
-                combo_order_id: first.clone(),
-                kind,
-            });
-            if i > 0 && kind != ComboKind::Oco {
-                o.waits_for = Some(first.clone());
-            }
-        }
-    }
-    Ok(orders)
 }
 
 #[utoipa::path(
@@ -337,8 +114,11 @@ pub(super) async fn place(
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
-    let orders = place_orders(&state, &account, placement).await?;
+    let orders = state.orders();
+    let placement = orders
+        .placement(&request.new_orders, request.client_combo_order_id.as_deref())
+        .await?;
+    let orders = orders.place(&account, placement).await?;
     let mut answer = ack(&orders[0]);
     if orders.len() > 1 {
         answer.orders = orders.iter().map(ack).collect();
@@ -360,23 +140,11 @@ pub(super) async fn preview(
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<PreviewResponse>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let placement = placement(&state, &request.new_orders, request.client_combo_order_id.as_deref()).await?;
-    for p in &placement.orders {
-        if state
-            .store
-            .order(&account.account_id, &p.spec.client_order_id)
-            .await?
-            .is_some()
-        {
-            return Err(ApiError::new(
-                ErrorCode::DuplicateClientOrderId,
-                "this client_order_id was used before in this account",
-            ));
-        }
-    }
-    let orders: Vec<&PricedOrder> = placement.orders.iter().collect();
-    let headroom = check_account(&state, &account, &orders, placement.kind, None).await?;
-    let estimate = placement.estimate(state.config.commission);
+    let orders = state.orders();
+    let placement = orders
+        .placement(&request.new_orders, request.client_combo_order_id.as_deref())
+        .await?;
+    let Preview { estimate, headroom } = orders.preview(&account, &placement).await?;
     Ok(Json(PreviewResponse {
         estimated_cost: estimate.cost.round_dp(2).to_string(),
         estimated_commission: estimate.commission.to_string(),
@@ -402,52 +170,10 @@ async fn batch_place(
     JsonBody(request): JsonBody<BatchPlaceRequest>,
 ) -> Result<Json<BatchPlaceResponse>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    placement::check_batch_size(request.batch_orders.len())?;
-    let mut prepared = Vec::with_capacity(request.batch_orders.len());
-    for (i, order) in request.batch_orders.iter().enumerate() {
-        let p = prepare(&state, order).await.map_err(|mut e| {
-            e.message = format!("batch_orders[{i}]: {}", e.message).into();
-            e
-        })?;
-        placement::check_batch_order(i, &p.spec)?;
-        prepared.push(p);
-    }
-    placement::check_batch_ids(&prepared)?;
-    let (sim_now, placed_at) = (state.simulator.now(), WallTime::now());
-    let orders = prepared
-        .iter()
-        .map(|p| new_order(&account, p, None, sim_now, placed_at))
-        .collect::<Result<Vec<_>, _>>()?;
-    let to_place = ToPlace {
-        priced: prepared,
-        kind: None,
-        orders,
-    };
-    let orders = state.placements().place(&account, to_place).await?;
+    let orders = state.orders().place_batch(&account, &request.batch_orders).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
     }))
-}
-
-/// An open order changed outside placements and the engine's ticks: the account's claims and
-/// the engine's book are read again from the database.
-fn forget_open_orders(state: &AppState, account_id: &str) {
-    state.claims.forget(account_id);
-    state.book.forget();
-}
-
-/// The caller's order with this client order id, or 404.
-pub(super) async fn find(state: &AppState, account: &AccountRecord, client_order_id: &str) -> Result<Order, ApiError> {
-    state
-        .store
-        .order(&account.account_id, client_order_id.trim())
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::OrderNotFound,
-                "no order of this account has this client_order_id",
-            )
-        })
 }
 
 #[utoipa::path(
@@ -464,36 +190,8 @@ pub(super) async fn cancel(
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let cancelled = cancel_order(&state, &account, &request.client_order_id).await?;
+    let cancelled = state.orders().cancel(&account, &request.client_order_id).await?;
     Ok(Json(ack(&cancelled)))
-}
-
-/// Cancels the account's open order with this client order id: the order as cancelled.
-pub(super) async fn cancel_order(
-    state: &AppState,
-    account: &AccountRecord,
-    client_order_id: &str,
-) -> Result<Order, ApiError> {
-    let order = find(state, account, client_order_id).await?;
-    state
-        .scenarios
-        .check_order(Operation::Cancel, &account.account_id, &order, state.simulator.now_ms())
-        .await?;
-    let now = WallTime::now();
-    let cancelled = state
-        .store
-        .update_open_order(
-            &order.order_id,
-            Event::Cancel,
-            Some("cancelled by the account holder"),
-            None,
-            now,
-        )
-        .await;
-    forget_open_orders(state, &account.account_id);
-    let cancelled = cancelled?.ok_or_else(|| order::not_open(&order))?;
-    state.events.wake();
-    Ok(cancelled)
 }
 
 #[utoipa::path(
@@ -511,92 +209,10 @@ pub(super) async fn replace(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let modify = replace::modification(&request.modify_orders)?;
-    let order = find(&state, &account, &modify.client_order_id).await?;
-    let replaced = replace_order(&state, &account, &order, modify).await?;
+    let orders = state.orders();
+    let order = orders.find(&account, &modify.client_order_id).await?;
+    let replaced = orders.replace(&account, &order, modify).await?;
     Ok(Json(ack(&replaced)))
-}
-
-/// Replaces `order`, an order of `account`, as `modify` asks: the order as replaced.
-pub(super) async fn replace_order(
-    state: &AppState,
-    account: &AccountRecord,
-    order: &Order,
-    modify: &ModifyOrder,
-) -> Result<Order, ApiError> {
-    state
-        .scenarios
-        .check_order(Operation::Replace, &account.account_id, order, state.simulator.now_ms())
-        .await?;
-    let mut replacement = replace::apply(order, modify)?;
-    state.simulator.prepare([order.instrument_id]).await;
-    if is_contract(order.instrument_id) {
-        let (_, _, u) = state.options.contract(&order.symbol).await?;
-        for (field, price) in [
-            ("limit_price", replacement.limit_price),
-            ("stop_price", replacement.stop_price),
-        ] {
-            if let Some(price) = price {
-                market::check_tick(u.penny, field, price)?;
-            }
-        }
-    }
-    // The replaced order must still fit the account, counting its unfilled part anew.
-    let remaining = match &order.multi_leg {
-        // A multi-leg order's legs at their quotes now, and what a unit claims at its new limit.
-        Some(multi) => {
-            state
-                .simulator
-                .prepare(multi.legs.iter().map(|l| l.instrument_id))
-                .await;
-            let now = state.simulator.now_ms();
-            let prices: Vec<Decimal> = multi
-                .legs
-                .iter()
-                .map(|l| {
-                    state
-                        .simulator
-                        .quote_of(l.instrument_id, now)
-                        .map(|q| if l.side == Side::Buy { q.ask } else { q.bid })
-                        .unwrap_or_default()
-                })
-                .collect();
-            let remaining = replacement.remaining_legs(order, multi, &prices);
-            let accounts = state.accounts();
-            let price_now = |id| accounts.last_price(id, now);
-            replacement.legs_claim = Some(multi_leg::claim(
-                multi,
-                remaining.estimate,
-                Rule::of(account.account_type, &price_now),
-            ));
-            remaining
-        }
-        None => replacement.remaining(order, || {
-            state
-                .simulator
-                .quote_of(order.instrument_id, state.simulator.now_ms())
-                .map(|q| q.ask)
-                .unwrap_or_default()
-        }),
-    };
-    // Checked and stored in the account's turn, as placements are: a replacement may raise
-    // the order's claim.
-    let _turn_here = state.turns.take(&account.account_id).await;
-    let turn = state.store.begin_turn(&account.account_id).await?;
-    check_account(state, account, &[&remaining], None, Some(&order.order_id)).await?;
-    let now = WallTime::now();
-    let replaced = state
-        .store
-        .update_open_order(&order.order_id, Event::Replace, None, Some(replacement), now)
-        .await;
-    forget_open_orders(state, &account.account_id);
-    // Nothing was written in the turn: ending it only lets the next change of the account go
-    // (the replacement's own commit waited for the disk, and for what it saw before it).
-    if let Err(e) = turn.end().await {
-        tracing::warn!(error = %e, "ending an account's turn after a replacement");
-    }
-    let replaced = replaced?.ok_or_else(|| order::not_open(order))?;
-    state.events.wake();
-    Ok(replaced)
 }
 
 #[derive(Debug, Deserialize)]
@@ -640,7 +256,7 @@ pub(super) async fn detail(
         .client_order_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
-    Ok(Json(record(&find(&state, &account, client_order_id).await?)))
+    Ok(Json(record(&state.orders().find(&account, client_order_id).await?)))
 }
 
 /// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
@@ -832,22 +448,14 @@ pub(super) async fn fetch(
     before_seq: Option<i64>,
 ) -> Result<(Vec<Order>, bool), ApiError> {
     let limit = pagination::page_size(page_size, PAGE, MAX_PAGE)?;
-    let mut orders = state
-        .store
-        .orders(&OrderQuery {
-            account_id: account.account_id.clone(),
-            open_only,
-            from_ms,
-            to_ms,
-            before_seq,
-            status: None,
-            symbol: None,
-            limit: limit + 1,
-        })
-        .await?;
-    let more = orders.len() > limit as usize;
-    orders.truncate(limit as usize);
-    Ok((orders, more))
+    let query = OrderPageQuery {
+        open_only,
+        from_ms,
+        to_ms,
+        before_seq,
+        limit,
+    };
+    Ok(state.orders().page(account, query).await?)
 }
 
 /// An option order's legs (catalog 3.13): a single-leg order's contract, read back from its OCC

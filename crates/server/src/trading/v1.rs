@@ -317,8 +317,9 @@ async fn place(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let order = new_order(&state, &request.stock_order)?;
-    let placement = orders::placement(&state, std::slice::from_ref(&order), None).await?;
-    let placed = orders::place_orders(&state, &account, placement).await?;
+    let orders = state.orders();
+    let placement = orders.placement(std::slice::from_ref(&order), None).await?;
+    let placed = orders.place(&account, placement).await?;
     Ok(Json(ack(&placed[0])))
 }
 
@@ -339,7 +340,8 @@ async fn replace(
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
     let o = &request.stock_order;
-    let order = orders::find(&state, &account, &o.client_order_id).await?;
+    let orders = state.orders();
+    let order = orders.find(&account, &o.client_order_id).await?;
     let instrument_id = o.instrument_id.as_ref().and_then(id_text);
     replace::check_repeated(
         &order,
@@ -360,7 +362,7 @@ async fn replace(
         order_type: None,
         other: BTreeMap::new(),
     };
-    let replaced = orders::replace_order(&state, &account, &order, &modify).await?;
+    let replaced = orders.replace(&account, &order, &modify).await?;
     Ok(Json(ack(&replaced)))
 }
 
@@ -379,7 +381,7 @@ async fn cancel(
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
     let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let cancelled = orders::cancel_order(&state, &account, &request.client_order_id).await?;
+    let cancelled = state.orders().cancel(&account, &request.client_order_id).await?;
     Ok(Json(ack(&cancelled)))
 }
 
@@ -428,7 +430,7 @@ async fn detail(
     let account = account(&state, &caller, &p).await?;
     let client_order_id = given(p.client_order_id.as_deref())
         .ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
-    let order = orders::find(&state, &account, client_order_id).await?;
+    let order = state.orders().find(&account, client_order_id).await?;
     Ok(Json(v1_order(&account, &order)))
 }
 
