@@ -10,8 +10,8 @@ use signet_model::quotes::{BarsRequest, DepthLevel};
 
 use crate::error::ApiError;
 use crate::marketdata::bar_rows::BarRow;
-use crate::marketdata::stocks::{self, Params};
-use crate::marketdata::streaming::{Wanted, subscribe_session, unsubscribe_session};
+use crate::marketdata::stocks::data::{self as stocks, Params};
+use crate::marketdata::streaming::subscriptions::{Wanted, subscribe_session, unsubscribe_session};
 use crate::state::AppState;
 use crate::streaming::sessions::{Refusal, Session, Topics};
 
@@ -20,7 +20,7 @@ pub(super) async fn call(state: &AppState, app_key: &str, path: &str, payload: &
     let answer = match path {
         path::INSTRUMENTS => {
             let r: pb::InstrumentRequest = decode(payload)?;
-            let rows = crate::trading::instruments::earlier_lookup(
+            let rows = crate::trading::instruments::lookup::earlier_lookup(
                 state,
                 given(r.symbols).as_deref(),
                 given(r.category).as_deref(),

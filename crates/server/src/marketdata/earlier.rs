@@ -20,7 +20,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::bar_rows;
-use super::stocks::{self, Params};
+use super::stocks::data::{self as stocks, Params};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams};
 use crate::openapi::InstrumentNotFound;

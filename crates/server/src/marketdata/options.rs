@@ -27,7 +27,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::rendered_chains::{MAX_RENDERED, RenderedChain, RenderedChains};
-use super::stocks::{Range, trading_days};
+use super::stocks::data::{Range, trading_days};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::openapi::InstrumentNotFound;

@@ -11,7 +11,7 @@ use signet_store::InstrumentQuery;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::instruments::REG_T;
+use super::instruments::lookup::REG_T;
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::openapi::InstrumentNotFound;

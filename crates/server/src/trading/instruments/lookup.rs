@@ -1,57 +1,36 @@
-//! Instrument lookup (catalog 10.5), and under `--compat legacy` the retired instrument list
-//! (10.6) and the earlier SDK generation's `/instrument/list` (a trading platform looks a symbol
-//! up category by category, US_STOCK then US_ETF, and places by the id it finds): the stored
-//! instruments, each with the id every other call uses. Every
-//! instrument the simulator quotes trades (status OC), in every session, long or short, in whole
-//! or fractional shares, with one margin requirement (Reg T, 50 %).
+//! Finding instruments and writing their rows, apart from the HTTP handlers ([`super`]), so that
+//! the earlier generation's gRPC gateway looks them up with the same code.
 
-use axum::Json;
-use axum::extract::State;
 use serde::Deserialize;
 use signet_domain::marketdata::{Instrument, InstrumentType};
-use signet_model::assets::{InstrumentPage, StockInstrument};
+use signet_model::assets::StockInstrument;
 use signet_store::InstrumentQuery;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::error::ApiError;
-use crate::extract::QueryParams;
-use crate::pagination;
 use crate::state::AppState;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(profiles))
-}
-
-/// The retired list and the earlier generation's, mounted only under `--compat legacy`.
-pub fn legacy_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(legacy_list))
-        .routes(routes!(earlier_list))
-}
-
-const MAX_SYMBOLS: usize = 100;
-const PAGE: u32 = 100;
-const LEGACY_PAGE: u32 = 1000;
+pub(super) const MAX_SYMBOLS: usize = 100;
+pub(super) const PAGE: u32 = 100;
+pub(super) const LEGACY_PAGE: u32 = 1000;
 /// The kind of this listing's pagination keys: an instrument id.
-const KEY: char = 'i';
-pub(super) const REG_T: &str = "0.5";
+pub(super) const KEY: char = 'i';
+pub(crate) const REG_T: &str = "0.5";
 
 #[derive(Debug, Default, Deserialize)]
-struct Params {
-    symbols: Option<String>,
-    category: Option<String>,
-    status: Option<String>,
-    sub_category: Option<String>,
-    pagination_key: Option<String>,
+pub(super) struct Params {
+    pub(super) symbols: Option<String>,
+    pub(super) category: Option<String>,
+    pub(super) status: Option<String>,
+    pub(super) sub_category: Option<String>,
+    pub(super) pagination_key: Option<String>,
     /// The retired list's cursor and page size.
-    last_instrument_id: Option<String>,
-    page_size: Option<String>,
+    pub(super) last_instrument_id: Option<String>,
+    pub(super) page_size: Option<String>,
 }
 
 /// Which instrument types a listing asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Types {
+pub(super) enum Types {
     All,
     Only(InstrumentType),
     /// A sub-category signet has no instrument of.
@@ -70,18 +49,18 @@ impl Types {
 }
 
 /// What a listing asks for, once its parameters are read.
-struct Wanted {
+pub(super) struct Wanted {
     symbols: Option<Vec<String>>,
     types: Types,
     /// Only tradable (`Some(true)`), only not tradable (`Some(false)`), or all.
     tradable: Option<bool>,
 }
 
-fn non_empty(value: Option<&str>) -> Option<&str> {
+pub(super) fn non_empty(value: Option<&str>) -> Option<&str> {
     value.map(str::trim).filter(|v| !v.is_empty())
 }
 
-fn wanted(p: &Params, legacy: bool) -> Result<Wanted, ApiError> {
+pub(super) fn wanted(p: &Params, legacy: bool) -> Result<Wanted, ApiError> {
     let mut types = match non_empty(p.category.as_deref()) {
         None | Some("US_STOCK") => Types::All,
         Some("US_ETF") if legacy => Types::Only(InstrumentType::Etf),
@@ -145,7 +124,7 @@ fn wanted(p: &Params, legacy: bool) -> Result<Wanted, ApiError> {
 
 /// A page of `limit` instruments after `after_id`, and whether more follow (the last id read,
 /// to resume from).
-async fn fetch(
+pub(super) async fn fetch(
     state: &AppState,
     wanted: &Wanted,
     after_id: Option<i64>,
@@ -175,11 +154,11 @@ async fn fetch(
 }
 
 /// Whether the simulator quotes it: then orders for it are taken and filled.
-fn trades(state: &AppState, instrument: &Instrument) -> bool {
+pub(super) fn trades(state: &AppState, instrument: &Instrument) -> bool {
     state.simulator.instrument_id(&instrument.symbol).is_some()
 }
 
-fn row(state: &AppState, i: &Instrument, legacy: bool) -> StockInstrument {
+pub(super) fn row(state: &AppState, i: &Instrument, legacy: bool) -> StockInstrument {
     let etf = i.instrument_type == InstrumentType::Etf;
     let current = |value: &str| (!legacy).then(|| value.to_owned());
     StockInstrument {
@@ -204,96 +183,6 @@ fn row(state: &AppState, i: &Instrument, legacy: bool) -> StockInstrument {
         maintenance_margin_long: current(REG_T),
         maintenance_margin_short: current(REG_T),
     }
-}
-
-/// Instruments by id, 100 a page (or `page_size`); with `symbols` (up to 100, comma-separated), those of them
-/// that exist. `sub_category` (COMMON_STOCK, ETF; the others have no instrument here) applies
-/// only without `symbols`.
-#[utoipa::path(
-    get, path = "/trading/instruments/stocks/profiles/list", tag = "instruments",
-    operation_id = "listInstruments", summary = "Instrument lookup",
-    params(
-        ("symbols" = Option<String>, Query, description = "Up to 100 symbols, comma-separated, e.g. AAPL,TSLA"),
-        ("category" = Option<String>, Query, description = "US_STOCK (the default and the only value)"),
-        ("status" = Option<String>, Query, description = "OC tradable, CO liquidate only, NT not tradable"),
-        ("sub_category" = Option<String>, Query, description = "COMMON_STOCK, ETF, PREFERRED_STOCK, WARRANT, UNITS or RIGHT; only without symbols"),
-        ("pagination_key" = Option<String>, Query, description = "The previous page's `pagination_key`"),
-        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Instruments a page, 100 by default (signet's addition: the official client never sends it)"),
-    ),
-    responses(
-        (status = 200, description = "A page of instruments, by instrument id", body = InstrumentPage),
-    )
-)]
-async fn profiles(
-    State(state): State<AppState>,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<InstrumentPage>, ApiError> {
-    let wanted = wanted(&p, false)?;
-    let after_id = pagination::decode(KEY, p.pagination_key.as_deref())?;
-    let limit = pagination::page_size(p.page_size.as_deref(), PAGE, PAGE)?;
-    let (rows, resume) = fetch(&state, &wanted, after_id, limit).await?;
-    Ok(Json(InstrumentPage {
-        data: rows.iter().map(|i| row(&state, i, false)).collect(),
-        pagination_key: resume.map(|id| pagination::encode(KEY, id)),
-    }))
-}
-
-/// The retired list: a bare array, paged with the last `instrument_id` seen. x-version v2 or v3.
-#[utoipa::path(
-    get, path = "/openapi/instrument/stock/list", tag = "legacy",
-    operation_id = "legacyListInstruments", summary = "Instrument list (retired)",
-    params(
-        ("symbols" = Option<String>, Query, description = "Up to 100 symbols, comma-separated"),
-        ("category" = Option<String>, Query, description = "US_STOCK or US_ETF"),
-        ("status" = Option<String>, Query, description = "OC tradable, CO liquidate only, NT not tradable"),
-        ("sub_category" = Option<String>, Query, description = "COMMON_STOCK or ETF; only without symbols"),
-        ("last_instrument_id" = Option<String>, Query, description = "The page after this instrument"),
-        ("page_size" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "Instruments a page, 1000 by default"),
-    ),
-    responses(
-        (status = 200, description = "Instruments by instrument id", body = Vec<StockInstrument>),
-    )
-)]
-async fn legacy_list(
-    State(state): State<AppState>,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Vec<StockInstrument>>, ApiError> {
-    let wanted = wanted(&p, true)?;
-    let after_id = match non_empty(p.last_instrument_id.as_deref()) {
-        None => None,
-        Some(v) => Some(
-            v.parse::<i64>()
-                .map_err(|_| ApiError::illegal_parameter("last_instrument_id must be an instrument_id"))?,
-        ),
-    };
-    let limit = pagination::page_size(p.page_size.as_deref(), LEGACY_PAGE, LEGACY_PAGE)?;
-    let (rows, _) = fetch(&state, &wanted, after_id, limit).await?;
-    Ok(Json(rows.iter().map(|i| row(&state, i, true)).collect()))
-}
-
-/// The earlier generation's lookup: the instruments of `symbols` in `category` alone, so that an
-/// ETF asked for as a US_STOCK is not found, and is under US_ETF.
-#[utoipa::path(
-    get, path = "/instrument/list", tag = "legacy",
-    operation_id = "earlierListInstruments", summary = "Instrument lookup (earlier generation)",
-    description = "The earlier SDK generation's instrument lookup (x-version v1): the instruments of `symbols` \
-        that are of `category`, in the retired list's shape (it holds the earlier reference's `name`, `symbol`, \
-        `instrument_id`, `exchange_code` and `currency`). A symbol of another category, or unknown, is left out.",
-    params(
-        ("symbols" = String, Query, description = "Up to 100 symbols, comma-separated", example = "AAPL,SPY"),
-        ("category" = String, Query, description = "US_STOCK (common stocks) or US_ETF (funds)"),
-    ),
-    responses(
-        (status = 200, description = "The instruments found, by instrument id", body = Vec<StockInstrument>),
-    )
-)]
-async fn earlier_list(
-    State(state): State<AppState>,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Vec<StockInstrument>>, ApiError> {
-    Ok(Json(
-        earlier_lookup(&state, p.symbols.as_deref(), p.category.as_deref()).await?,
-    ))
 }
 
 /// The earlier generation's lookup of `symbols` (comma-separated) in `category`: over HTTP

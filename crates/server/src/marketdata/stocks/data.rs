@@ -1,12 +1,7 @@
-//! Stock market data from the simulator (catalog §11): snapshots and the depth of book, read from
-//! the same quote the engine matches orders against, so that what a bot sees is what it fills at;
-//! ticks, intraday bars and footprints, all made of the simulated day's trades (one a second of
-//! the core session, `DayPlan::trade`); daily and longer bars from the stored history.
+//! What the stock market-data calls compute, apart from their HTTP handlers ([`super`]), so that
+//! the earlier generation's gRPC gateway asks the same code without reaching into a handler
+//! module: parameters, quotes, snapshots, depth, ticks, bars and the days they cover.
 
-use axum::Json;
-use axum::extract::State;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::Bar;
@@ -19,45 +14,31 @@ use signet_domain::simulator::path::{DayPlan, Trade};
 use signet_domain::simulator::{Level, Quote};
 use signet_domain::times::format_ms_utc_offset;
 use signet_model::ErrorCode;
-use signet_model::quotes::{
-    BarsRequest, BarsResponse, Depth, DepthLevel, DepthOrder, FootprintRow, Snapshot, SymbolFootprints, Ticks,
-};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
+use signet_model::quotes::{BarsRequest, Depth, DepthLevel, DepthOrder, FootprintRow, Snapshot, Ticks};
 
-use super::bar_rows::{self, BarRow};
+use super::super::bar_rows::BarRow;
 use crate::error::ApiError;
-use crate::extract::{Caller, JsonBody, QueryParams, given};
-use crate::openapi::InstrumentNotFound;
+use crate::extract::given;
 use crate::pagination;
 use crate::state::AppState;
 use signet_core::quotes::{tape_session, text, ticks_before, to_snapshot};
 use signet_core::simulator::MarketError;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(snapshots))
-        .routes(routes!(depths))
-        .routes(routes!(ticks))
-        .routes(routes!(bars))
-        .routes(routes!(footprints))
-}
-
 /// Symbols one snapshot call may ask for (catalog §11.1).
-const MAX_SYMBOLS: usize = 100;
+pub(super) const MAX_SYMBOLS: usize = 100;
 /// Levels of the book: by default and at most (catalog §11.4: level 2 shows 10, US up to 50).
 pub(crate) const DEFAULT_DEPTH: u32 = 10;
 pub(crate) const MAX_DEPTH: u32 = 50;
 /// Ticks: by default and at most (catalog §11.3).
-const DEFAULT_TICKS: u32 = 30;
-const MAX_TICKS: u32 = 1000;
+pub(super) const DEFAULT_TICKS: u32 = 30;
+pub(super) const MAX_TICKS: u32 = 1000;
 /// Bars a symbol: by default and at most (catalog §11.2).
-const DEFAULT_BARS: u32 = 200;
-const MAX_BARS: u32 = 1200;
+pub(super) const DEFAULT_BARS: u32 = 200;
+pub(super) const MAX_BARS: u32 = 1200;
 /// Symbols one footprints call may ask for (catalog §11.5).
-const MAX_FOOTPRINT_SYMBOLS: usize = 20;
+pub(super) const MAX_FOOTPRINT_SYMBOLS: usize = 20;
 /// Trading days back that intraday bars and footprints reach (today's included).
-const INTRADAY_DAYS: usize = 30;
+pub(super) const INTRADAY_DAYS: usize = 30;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`). The earlier SDK
@@ -88,7 +69,7 @@ pub(crate) fn check_category(category: Option<&str>) -> Result<(), ApiError> {
 }
 
 /// The comma-separated `symbols` of a call, upper-cased: at least one, at most `max`.
-fn symbol_list(p: &Params, max: usize) -> Result<Vec<String>, ApiError> {
+pub(super) fn symbol_list(p: &Params, max: usize) -> Result<Vec<String>, ApiError> {
     let symbols: Vec<String> = given(p.symbols.as_deref())
         .ok_or_else(|| ApiError::illegal_parameter("symbols is required"))?
         .split(',')
@@ -105,7 +86,7 @@ fn symbol_list(p: &Params, max: usize) -> Result<Vec<String>, ApiError> {
 }
 
 /// The one `symbol` of a depth or ticks call, upper-cased.
-fn one_symbol(p: &Params) -> Result<String, ApiError> {
+pub(super) fn one_symbol(p: &Params) -> Result<String, ApiError> {
     let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
     if symbol.contains(',') {
         return Err(ApiError::illegal_parameter("one symbol at a time"));
@@ -113,7 +94,7 @@ fn one_symbol(p: &Params) -> Result<String, ApiError> {
     Ok(symbol.to_ascii_uppercase())
 }
 
-fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
+pub(super) fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
     match given(value).map(str::to_ascii_lowercase).as_deref() {
         None | Some("false" | "0") => Ok(false),
         Some("true" | "1") => Ok(true),
@@ -143,30 +124,6 @@ pub(crate) async fn quotes(state: &AppState, symbols: &[String]) -> Result<Vec<Q
     }
 }
 
-#[utoipa::path(
-    get, path = "/market-data/stocks/snapshots/list", tag = "market data",
-    operation_id = "listStockSnapshots", summary = "Stock snapshots",
-    description = "The simulator's quote of each symbol now, with the day's open, high, low and volume so far. \
-        `price` is the last price and `bid`/`ask` the prices a sell or buy order meets now.",
-    params(
-        ("symbols" = String, Query, description = "Up to 100 symbols, comma-separated", example = "AAPL,MSFT"),
-        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
-        ("extend_hour_required" = Option<String>, Query, description = "true: the extended-hours fields, in the pre-market and after hours"),
-        ("overnight_required" = Option<String>, Query, description = "true: the overnight fields, in the overnight session"),
-    ),
-    responses(
-        (status = 200, description = "One snapshot per symbol, in the order asked", body = Vec<Snapshot>),
-        InstrumentNotFound,
-    )
-)]
-async fn snapshots(
-    State(state): State<AppState>,
-    _caller: Caller,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Vec<Snapshot>>, ApiError> {
-    Ok(Json(snapshot_list(&state, &p).await?))
-}
-
 /// The snapshots a call asks for, in the order asked: this call's answer and the earlier
 /// generation's `/market-data/snapshot`.
 pub(crate) async fn snapshot_list(state: &AppState, p: &Params) -> Result<Vec<Snapshot>, ApiError> {
@@ -189,7 +146,7 @@ pub(crate) async fn snapshot_list(state: &AppState, p: &Params) -> Result<Vec<Sn
         .collect())
 }
 
-fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
+pub(super) fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
     levels
         .iter()
         .map(|l| DepthLevel {
@@ -201,30 +158,6 @@ fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
             }],
         })
         .collect()
-}
-
-#[utoipa::path(
-    get, path = "/market-data/stocks/depths/list", tag = "market data",
-    operation_id = "getStockDepth", summary = "Stock depth of book",
-    description = "Price levels around the simulator's quote. The best bid and ask are the quote an order meets \
-        (the engine fills at them, up to their sizes); each further level is a cent away.",
-    params(
-        ("symbol" = String, Query, description = "One symbol", example = "AAPL"),
-        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
-        ("depth" = Option<u32>, Query, description = "Levels a side: 1 to 50, default 10"),
-        ("overnight_required" = Option<String>, Query, description = "Accepted; the book is the same in every session"),
-    ),
-    responses(
-        (status = 200, description = "The book of the symbol now", body = Depth),
-        InstrumentNotFound,
-    )
-)]
-async fn depths(
-    State(state): State<AppState>,
-    _caller: Caller,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Depth>, ApiError> {
-    Ok(Json(depth_of(&state, &p).await?))
 }
 
 /// The book of the call's one symbol now: this call's answer and the earlier generation's
@@ -248,13 +181,13 @@ pub(crate) async fn depth_of(state: &AppState, p: &Params) -> Result<Depth, ApiE
 
 /// The sessions a `trading_sessions` parameter names: `PRE`, `RTH`, `ATH`, `OVN`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Sessions([bool; 4]);
+pub(super) struct Sessions([bool; 4]);
 
 impl Sessions {
     const CODES: [&str; 4] = ["PRE", "RTH", "ATH", "OVN"];
 
     /// The sessions named (comma-separated), `absent` when the parameter is not given.
-    fn parse(given_sessions: Option<&str>, absent: Sessions) -> Result<Self, ApiError> {
+    pub(super) fn parse(given_sessions: Option<&str>, absent: Sessions) -> Result<Self, ApiError> {
         let Some(sessions) = given(given_sessions) else {
             return Ok(absent);
         };
@@ -270,7 +203,7 @@ impl Sessions {
         Ok(Sessions(named))
     }
 
-    const ALL: Sessions = Sessions([true; 4]);
+    pub(super) const ALL: Sessions = Sessions([true; 4]);
     const CORE: Sessions = Sessions([false, true, false, false]);
 
     /// Whether a print of this session ([`tape_session`]) is wanted.
@@ -278,39 +211,13 @@ impl Sessions {
         Self::CODES.iter().position(|c| *c == code).is_some_and(|i| self.0[i])
     }
 
-    fn core(self) -> bool {
+    pub(super) fn core(self) -> bool {
         self.0[1]
     }
 
     fn around_core(self) -> bool {
         self.0[0] || self.0[2] || self.0[3]
     }
-}
-
-#[utoipa::path(
-    get, path = "/market-data/stocks/ticks/list", tag = "market data",
-    operation_id = "listStockTicks", summary = "Stock ticks",
-    description = "The simulator's prints of the day so far, newest first: one a second in the core session (the \
-        last price of that second and the shares traded in it), a thin tape around it (a print now and then in the \
-        overnight session, the pre-market and the after hours), each with its session and whether the price rose \
-        (`B`), fell (`S`) or held (`N`) from the print before.",
-    params(
-        ("symbol" = String, Query, description = "One symbol", example = "AAPL"),
-        ("category" = Option<String>, Query, description = "US_STOCK (default) or US_ETF"),
-        ("count" = Option<u32>, Query, description = "Ticks: 1 to 1000, default 30"),
-        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, OVN, comma-separated: the sessions whose prints are listed; all when absent"),
-    ),
-    responses(
-        (status = 200, description = "The symbol's ticks, newest first", body = Ticks),
-        InstrumentNotFound,
-    )
-)]
-async fn ticks(
-    State(state): State<AppState>,
-    _caller: Caller,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Ticks>, ApiError> {
-    Ok(Json(ticks_of(&state, &p).await?))
 }
 
 /// The call's one symbol's ticks of the day so far, newest first: this call's answer and the
@@ -335,32 +242,6 @@ pub(crate) async fn ticks_of(state: &AppState, p: &Params) -> Result<Ticks, ApiE
         instrument_id: now.instrument_id.to_string(),
         result,
     })
-}
-
-#[utoipa::path(
-    post, path = "/market-data/stocks/bars/list", tag = "market data",
-    operation_id = "listStockBars", summary = "Stock bars",
-    description = "Bars of up to 100 symbols, newest first. Intraday timespans (S5, S15, M1 to M240) are made of the \
-        simulated days' trades, the same the ticks call lists, counted from the core session's open (an hour's bar \
-        runs 09:30 to 10:30); they reach back 30 trading days. They are the core session's unless `trading_sessions` \
-        names others (PRE, RTH, ATH, OVN, comma-separated): the bars of the thin tape before the open are counted \
-        back from it, those after the close from the close. Daily and longer ones (D, W, M for a month, Y) are the \
-        stored history and the simulated days since, today's bar so far included. The times are the simulator's: \
-        a range outside its days is refused with the range it has. The day's bar so far is included unless \
-        `real_time_required` is false.",
-    request_body = BarsRequest,
-    responses(
-        (status = 200, description = "Each symbol's bars, newest first, in the order asked", body = BarsResponse),
-        InstrumentNotFound,
-    )
-)]
-async fn bars(
-    State(state): State<AppState>,
-    _caller: Caller,
-    JsonBody(request): JsonBody<BarsRequest>,
-) -> Result<Response, ApiError> {
-    let groups = bar_groups(&state, &request).await?;
-    Ok(([(CONTENT_TYPE, "application/json")], bar_rows::answer(&groups)).into_response())
 }
 
 /// Each symbol's bars a bars call asks for (symbol, instrument id, bars newest first), in the
@@ -476,7 +357,7 @@ impl Range {
 
     /// Where `plan`'s trades stop for this call: at the simulator's second now (this second
     /// included), or at the close of a day that is over.
-    fn until(&self, state: &AppState, plan: &DayPlan) -> i64 {
+    pub(super) fn until(&self, state: &AppState, plan: &DayPlan) -> i64 {
         let now = NewYork::of(state.simulator.now_ms());
         if plan.day == now.day {
             now.second + 1
@@ -488,7 +369,7 @@ impl Range {
 
 /// `plan`'s bars of `span` seconds outside the core session, in the `sessions` asked for: the
 /// morning's counted back from the open, the evening's from the close, as far as the day has gone.
-async fn extended_candles(
+pub(super) async fn extended_candles(
     state: &AppState,
     instrument_id: i64,
     plan: &DayPlan,
@@ -543,7 +424,7 @@ pub(crate) async fn trading_days(
 }
 
 /// The 400 for a range in which a symbol has no bars, naming the simulator's days.
-async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
+pub(super) async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
     let today = NewYork::of(state.simulator.now_ms()).day;
     let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
     let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
@@ -557,7 +438,7 @@ async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiEr
 
 /// Daily bars rolled up by `span`, newest first: the stored history and, when the range reaches
 /// today, today's bar so far.
-async fn day_bars(
+pub(super) async fn day_bars(
     state: &AppState,
     quote: &Quote,
     span: DaySpan,
@@ -600,84 +481,11 @@ async fn day_bars(
 }
 
 /// To the cent, as the quotes and fills print (`461.10`, not `461.1`).
-fn cents_text(cents: i64) -> String {
+pub(super) fn cents_text(cents: i64) -> String {
     text(Decimal::new(cents, 2))
 }
 
-#[utoipa::path(
-    get, path = "/market-data/stocks/footprints/list", tag = "market data",
-    operation_id = "listStockFootprints", summary = "Stock footprints",
-    description = "For each of up to 20 symbols, bars of the simulated days' trades (the ticks call's) with the \
-        shares traded at each price split into bought and sold, newest first. A trade is bought when its price is \
-        above the trade before it, sold when below, and at the same price it takes the side of the last move \
-        (the tick rule); the day's first trade is compared with the previous close. They reach back 30 trading \
-        days; the unfinished bar only with `real_time_required=true`.",
-    params(
-        ("symbols" = String, Query, description = "Up to 20 symbols, comma-separated", example = "AAPL"),
-        ("category" = Option<String>, Query, description = "US_STOCK (default)"),
-        ("timespan" = Option<String>, Query, description = "S5, S15, M1 (default), M5 or M30"),
-        ("count" = Option<u32>, Query, description = "Bars a symbol: 1 to 1200, default 200"),
-        ("real_time_required" = Option<String>, Query, description = "true: the unfinished bar too"),
-        ("trading_sessions" = Option<String>, Query, description = "PRE, RTH, ATH, comma-separated or as a list; without RTH there are none"),
-    ),
-    responses(
-        (status = 200, description = "Each symbol's footprints, newest first, in the order asked", body = Vec<SymbolFootprints>),
-        InstrumentNotFound,
-    )
-)]
-async fn footprints(
-    State(state): State<AppState>,
-    _caller: Caller,
-    QueryParams(p): QueryParams<Params>,
-) -> Result<Json<Vec<SymbolFootprints>>, ApiError> {
-    check_category(p.category.as_deref())?;
-    let span = match given(p.timespan.as_deref()).unwrap_or("M1") {
-        "S5" => 5,
-        "S15" => 15,
-        "M1" => 60,
-        "M5" => 300,
-        "M30" => 1800,
-        _ => {
-            return Err(ApiError::illegal_parameter(
-                "timespan must be one of S5, S15, M1, M5, M30",
-            ));
-        }
-    };
-    let count = pagination::bounded("count", given(p.count.as_deref()), DEFAULT_BARS, MAX_BARS)? as usize;
-    let range = Range {
-        start_ms: None,
-        end_ms: None,
-        unfinished: flag("real_time_required", p.real_time_required.as_deref())?,
-    };
-    let core = Sessions::parse(p.trading_sessions.as_deref(), Sessions::ALL)?.core();
-    let symbols = symbol_list(&p, MAX_FOOTPRINT_SYMBOLS)?;
-    let quotes = quotes(&state, &symbols).await?;
-    let mut result = Vec::with_capacity(quotes.len());
-    for quote in &quotes {
-        let id = quote.instrument_id;
-        let mut rows = Vec::new();
-        for plan in trading_days(&state, id, &range).await?.into_iter().filter(|_| core) {
-            let until = range.until(&state, &plan);
-            let path = state.simulator.path_on(id, &plan).await?;
-            let sided = intraday::sides(path.trades(CORE_OPEN, until), path.prev_close());
-            let prints = intraday::footprints(plan.day, sided, span);
-            let finished = |f: &&Footprint| range.unfinished || f.start + span <= until;
-            rows.extend(prints.iter().rev().filter(finished).map(footprint_row));
-            if rows.len() >= count {
-                break;
-            }
-        }
-        rows.truncate(count);
-        result.push(SymbolFootprints {
-            symbol: quote.symbol.clone(),
-            instrument_id: id.to_string(),
-            result: rows,
-        });
-    }
-    Ok(Json(result))
-}
-
-fn footprint_row(f: &Footprint) -> FootprintRow {
+pub(super) fn footprint_row(f: &Footprint) -> FootprintRow {
     let (buy, sell) = (f.buy_total(), f.sell_total());
     let detail = |side: &std::collections::BTreeMap<i64, u64>| {
         side.iter()
