@@ -36,7 +36,7 @@ use crate::engine::book::Book;
 use crate::error::CoreError;
 use crate::hub::EventHub;
 use crate::options::Options;
-use crate::placements::{Placements, Queued, ToPlace};
+use crate::placements::{Queued, ToPlace};
 use crate::scenarios::Scenarios;
 use crate::simulator::Simulator;
 use crate::turns::Turns;
@@ -75,23 +75,11 @@ pub struct OrderPageQuery {
 }
 
 impl Orders {
-    fn accounts(&self) -> Accounts<'_> {
+    pub(crate) fn accounts(&self) -> Accounts<'_> {
         Accounts {
             store: &*self.store,
             claims: &self.claims,
             simulator: &self.simulator,
-        }
-    }
-
-    fn placements(&self) -> Placements {
-        Placements {
-            store: self.store.clone(),
-            simulator: self.simulator.clone(),
-            claims: self.claims.clone(),
-            turns: self.turns.clone(),
-            book: self.book.clone(),
-            hub: self.hub.clone(),
-            scenarios: self.scenarios.clone(),
         }
     }
 
@@ -189,7 +177,7 @@ impl Orders {
             kind: placement.kind,
             orders,
         };
-        self.placements().place(account, to_place).await
+        self.place_in_turn(account, to_place).await
     }
 
     /// Places independent orders at once (`batch_orders`), each checked as if alone, all or
@@ -216,7 +204,7 @@ impl Orders {
             kind: None,
             orders,
         };
-        self.placements().place(account, to_place).await
+        self.place_in_turn(account, to_place).await
     }
 
     /// What a placement would cost and leave of the account's buying power; nothing is stored.

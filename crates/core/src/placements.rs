@@ -3,8 +3,6 @@
 //! as the turn read it ([`buying_power::check_turn`]), and stored in one transaction, which on
 //! PostgreSQL holds the account's advisory lock so that every node takes the same turns.
 
-use std::sync::Arc;
-
 use rust_decimal::Decimal;
 use signet_domain::options::is_contract;
 use signet_domain::options::secured::Rule;
@@ -15,17 +13,11 @@ use signet_domain::trading::combo::ComboKind;
 use signet_domain::trading::multi_leg;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::placement::{self, Taken};
-use signet_store::{AccountRecord, Store, StoreError, UsedIds, Written};
+use signet_store::{AccountRecord, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
-use crate::accounts::Accounts;
-use crate::claims::ClaimsCache;
-use crate::engine::book::Book;
 use crate::error::CoreError;
-use crate::hub::EventHub;
-use crate::scenarios::Scenarios;
-use crate::simulator::Simulator;
-use crate::turns::Turns;
+use crate::orders::Orders;
 
 /// A placement waiting for its account's turn ([`crate::turns`]).
 pub struct Queued {
@@ -69,32 +61,17 @@ impl ToPlace {
     }
 }
 
-/// What placing reads and writes: the store, the prices, the claims cache, the turns, the book
-/// the engine matches and the event hub it wakes.
-#[derive(Clone)]
-pub struct Placements {
-    pub store: Arc<dyn Store>,
-    pub simulator: Arc<Simulator>,
-    pub claims: Arc<ClaimsCache>,
-    pub turns: Arc<Turns<Queued>>,
-    pub book: Arc<Book>,
-    pub hub: Arc<EventHub>,
-    pub scenarios: Arc<Scenarios>,
-}
-
-impl Placements {
-    fn accounts(&self) -> Accounts<'_> {
-        Accounts {
-            store: &*self.store,
-            claims: &self.claims,
-            simulator: &self.simulator,
-        }
-    }
-
+/// Placing is one part of the order operations: the turns below work on [`Orders`]'s
+/// parts (the store, the prices, the claims cache, the turns, the book and the event hub).
+impl Orders {
     /// Checks new orders against the account in its turn and stores them if they fit; the orders
     /// as stored (with their `seq`). A client order id (or client combo order id) used before in
     /// the account is 409 and stores nothing.
-    pub async fn place(&self, account: &AccountRecord, mut orders: ToPlace) -> Result<Vec<Order>, CoreError> {
+    pub(crate) async fn place_in_turn(
+        &self,
+        account: &AccountRecord,
+        mut orders: ToPlace,
+    ) -> Result<Vec<Order>, CoreError> {
         // A scenario rule may refuse the placement (nothing stored), answer it with a fault, or
         // plan the order's fills.
         for order in &mut orders.orders {
