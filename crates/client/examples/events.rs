@@ -12,9 +12,10 @@
 //! (credentials from SIGNET_APP_KEY and SIGNET_APP_SECRET; the server needs
 //! --events-max-streams of at least N)
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use signet_client::Client;
 
 struct Args {
@@ -88,7 +89,7 @@ async fn main() {
                 };
                 if event.payload.scene_type == "FINAL_FILLED" {
                     let took = now_ms() - event.time_ms;
-                    latencies.lock().unwrap().push(took);
+                    latencies.lock().push(took);
                 }
             }
         }));
@@ -113,13 +114,13 @@ async fn main() {
     // Every subscriber's copy of every fill, or what arrived within 10 s of the last order.
     let expected = args.orders * args.subscribers;
     let deadline = now_ms() + 10_000;
-    while now_ms() < deadline && latencies.lock().unwrap().len() < expected {
+    while now_ms() < deadline && latencies.lock().len() < expected {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     for r in &readers {
         r.abort();
     }
-    let mut all = latencies.lock().unwrap().clone();
+    let mut all = latencies.lock().clone();
     all.sort_unstable();
     // The value at `percent` of the sorted latencies (nearest rank).
     let at = |percent: usize| {

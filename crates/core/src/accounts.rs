@@ -1,8 +1,6 @@
 //! Accounts as the broker sees them: whose they are, what their positions are worth, and what the
 //! buying-power check weighs. The trading handlers and the gRPC trade-events service ask here.
 
-use std::sync::PoisonError;
-
 use rust_decimal::Decimal;
 use signet_domain::Rejection;
 use signet_domain::options::is_contract;
@@ -54,14 +52,11 @@ impl Accounts<'_> {
         let price_now = |instrument_id: i64| self.last_price(instrument_id, now);
         // A contract is priced once its underlying's figures of the day are read: the contracts
         // of market orders whose claim had no price are read, and the claims reckoned again.
-        let unpriced = std::sync::Mutex::new(Vec::new());
+        let unpriced = parking_lot::Mutex::new(Vec::new());
         let noting_unpriced = |instrument_id: i64| {
             let price = self.simulator.last_of(instrument_id, now);
             if price.is_none() && is_contract(instrument_id) {
-                unpriced
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(instrument_id);
+                unpriced.lock().push(instrument_id);
             }
             price.unwrap_or_default()
         };
@@ -69,7 +64,7 @@ impl Accounts<'_> {
             .claims
             .view(self.store, account_id, replacing, noting_unpriced)
             .await?;
-        let unpriced = unpriced.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let unpriced = unpriced.into_inner();
         let reckon_again = !unpriced.is_empty();
         let held = view.positions.iter().map(|p| p.instrument_id);
         self.simulator.prepare(held.chain(unpriced)).await;

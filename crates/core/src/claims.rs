@@ -13,8 +13,9 @@
 //! placement first reads what changed since the last one.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use rust_decimal::Decimal;
 use signet_domain::trading::claims::{Claims, OpenClaims, Reserved, claims};
 use signet_store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
@@ -150,7 +151,7 @@ impl ClaimsCache {
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
     /// to `keep` with a list read from the database.
     pub fn with<R>(&self, account_id: &str, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
-        let accounts = self.accounts.lock().expect("claims lock");
+        let accounts = self.accounts.lock();
         match accounts.get(account_id) {
             Some(Entry {
                 orders: Some(orders), ..
@@ -164,7 +165,7 @@ impl ClaimsCache {
     /// as of the last change.
     pub fn account(&self, account_id: &str) -> Option<AccountRecord> {
         match &self.followers {
-            Some(followers) => followers.rows.lock().expect("followers lock").get(account_id).cloned(),
+            Some(followers) => followers.rows.lock().get(account_id).cloned(),
             None => self.with(account_id, |known| known.account.clone()).ok(),
         }
     }
@@ -175,7 +176,7 @@ impl ClaimsCache {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("claims lock");
+        let mut accounts = self.accounts.lock();
         let entry = accounts.entry(account.account_id.clone()).or_default();
         if entry.generation != generation || entry.orders.is_some() {
             return;
@@ -192,7 +193,7 @@ impl ClaimsCache {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("claims lock");
+        let mut accounts = self.accounts.lock();
         let entry = accounts.entry(account_id.to_owned()).or_default();
         match &mut entry.orders {
             Some(known) => orders.into_iter().for_each(|o| known.open.add(o)),
@@ -202,7 +203,7 @@ impl ClaimsCache {
 
     /// Forgets every account (after a checkpoint's restore): each is read again when next used.
     pub fn clear(&self) {
-        let mut accounts = self.accounts.lock().expect("claims lock");
+        let mut accounts = self.accounts.lock();
         for entry in accounts.values_mut() {
             entry.generation += 1;
             entry.orders = None;
@@ -210,8 +211,8 @@ impl ClaimsCache {
         }
         drop(accounts);
         if let Some(followers) = &self.followers {
-            followers.accounts.lock().expect("followers lock").clear();
-            followers.rows.lock().expect("followers lock").clear();
+            followers.accounts.lock().clear();
+            followers.rows.lock().clear();
         }
     }
 
@@ -221,7 +222,7 @@ impl ClaimsCache {
         if self.followers.is_some() {
             return;
         }
-        let mut accounts = self.accounts.lock().expect("claims lock");
+        let mut accounts = self.accounts.lock();
         let entry = accounts.entry(account_id.to_owned()).or_default();
         entry.generation += 1;
         entry.orders = None;
@@ -245,7 +246,6 @@ async fn follow(
     let follower = followers
         .accounts
         .lock()
-        .expect("followers lock")
         .entry(account_id.to_owned())
         .or_default()
         .clone();
@@ -273,11 +273,7 @@ async fn follow(
         false => {
             let positions = store.positions(account_id).await?;
             let account = store.account(account_id).await?.ok_or_else(gone)?;
-            followers
-                .rows
-                .lock()
-                .expect("followers lock")
-                .insert(account_id.to_owned(), account.clone());
+            followers.rows.lock().insert(account_id.to_owned(), account.clone());
             Some((account, positions))
         }
     };

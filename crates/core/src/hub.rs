@@ -11,11 +11,12 @@
 //! stream is ended with `UNAVAILABLE` (the client reconnects).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
+use parking_lot::{Mutex, MutexGuard};
 use signet_domain::trading::events::{position_request_id, with_request_id};
 use signet_model::events::{SUBSCRIBE_ORDER, SUBSCRIBE_POSITION, SubscribeResponse, event_type};
 use signet_store::{ChangeCursor, Store, StoreError};
@@ -130,7 +131,7 @@ impl EventHub {
     }
 
     fn subscribers(&self) -> MutexGuard<'_, Option<HashMap<String, Vec<Subscriber>>>> {
-        self.subscribers.lock().unwrap_or_else(PoisonError::into_inner)
+        self.subscribers.lock()
     }
 
     /// Hands `event` to the subscribers of its account and type; never waits.

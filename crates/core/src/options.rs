@@ -8,8 +8,9 @@
 //! whether it is in the penny program. A contract's day of prints is drawn once and kept.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use rust_decimal::Decimal;
 use signet_domain::marketdata::{ActionKind, InstrumentType};
 use signet_domain::options::market::{self, Mark, Underlying};
@@ -155,10 +156,6 @@ pub struct OptionBar {
     pub volume: u64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 fn cents(d: Decimal) -> i64 {
     i64::try_from((d * Decimal::ONE_HUNDRED).round()).unwrap_or(i64::MAX)
 }
@@ -187,7 +184,7 @@ impl Options {
     /// The expiries listed today.
     pub fn expiries(&self) -> Arc<[i32]> {
         let today = self.today();
-        let mut kept = lock(&self.expiries);
+        let mut kept = self.expiries.lock();
         match &*kept {
             Some((day, expiries)) if *day == today => expiries.clone(),
             _ => {
@@ -208,7 +205,7 @@ impl Options {
         self.simulator.sync().await.map_err(MarketError::from)?;
         let (today, seed) = (self.today(), self.simulator.seed());
         if let Some(id) = self.simulator.instrument_id(&symbol.to_ascii_uppercase())
-            && let Some(listed) = lock(&self.underlyings).get(&(id, today, seed))
+            && let Some(listed) = self.underlyings.lock().get(&(id, today, seed))
         {
             return Ok(listed.clone());
         }
@@ -252,7 +249,7 @@ impl Options {
             strikes: chain::strikes(u.prev_close).into(),
             u: Arc::new(u),
         };
-        let mut cache = lock(&self.underlyings);
+        let mut cache = self.underlyings.lock();
         if cache.len() >= MAX_UNDERLYINGS {
             cache.clear();
         }
@@ -312,7 +309,7 @@ impl Options {
     fn contract_of_id(&self, id: i64) -> Option<(Contract, Arc<Underlying>)> {
         let parts = Contract::of_id(id)?;
         let key = (parts.underlying_id, self.today(), self.simulator.seed());
-        let u = lock(&self.underlyings).get(&key)?.u.clone();
+        let u = self.underlyings.lock().get(&key)?.u.clone();
         let contract = Contract {
             underlying: u.symbol.clone(),
             expiry: parts.expiry,
@@ -325,11 +322,11 @@ impl Options {
     /// `contract`'s prints on `path`'s day (its underlying's), drawn once.
     pub fn prints_on(&self, id: i64, contract: &Contract, u: &Underlying, path: &DayPath) -> Arc<[Print]> {
         let key = (id, path.day(), self.simulator.seed());
-        if let Some(prints) = lock(&self.tapes).get(&key) {
+        if let Some(prints) = self.tapes.lock().get(&key) {
             return prints.clone();
         }
         let prints: Arc<[Print]> = tape::day_prints(contract, u, path, key.2).into();
-        let mut cache = lock(&self.tapes);
+        let mut cache = self.tapes.lock();
         if cache.len() >= MAX_TAPES {
             cache.clear();
         }

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::Instant;
 
+use parking_lot::Mutex;
 use signet_domain::ratelimit::admit;
 pub use signet_domain::ratelimit::{Decision, Group, Limit, RateLimits, parse_override};
 use signet_store::redis::RedisArrivals;
@@ -63,14 +63,14 @@ impl Limiter {
 
     /// Counts a request from `address` now, before authentication.
     pub fn check_address(&self, address: IpAddr) -> Decision {
-        let mut addresses = self.addresses.lock().expect("rate limiter lock");
+        let mut addresses = self.addresses.lock();
         admit(&mut addresses, address, self.limits.per_address, self.now_ms())
     }
 
     /// Counts a request of `app_key` to `group` at `now_ms` (monotonic), if the limit allows it,
     /// in process.
     pub fn check(&self, app_key: &str, group: Group, now_ms: u64) -> Decision {
-        let mut arrivals = self.arrivals.lock().expect("rate limiter lock");
+        let mut arrivals = self.arrivals.lock();
         admit(
             &mut arrivals,
             (app_key.to_owned(), group),

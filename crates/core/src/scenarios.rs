@@ -9,9 +9,10 @@
 //! says so, and an answer to drop is dropped after the order was stored.
 
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use signet_domain::scenarios::{
     Facts, Operation, OrderFacts, Outcome, Rule, Scenario, ScenarioError, Stage, StreamFacts, StreamKind,
 };
@@ -151,11 +152,7 @@ impl Scenarios {
     /// Whether no rule is in force on this node and it is not time to ask the store again: a
     /// request then skips the rules' work.
     pub fn idle(&self) -> bool {
-        let fresh = self
-            .checked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some_and(|at| at.elapsed() < REFRESH);
+        let fresh = self.checked.lock().is_some_and(|at| at.elapsed() < REFRESH);
         fresh && self.held().scenario.rules.is_empty()
     }
 
@@ -175,7 +172,7 @@ impl Scenarios {
     /// The rules this node holds, read again when [`REFRESH`] has passed since it last asked.
     async fn current(&self) -> Result<Arc<Scenario>, StoreError> {
         let due = {
-            let mut checked = self.checked.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut checked = self.checked.lock();
             let due = checked.is_none_or(|at| at.elapsed() >= REFRESH);
             if due {
                 *checked = Some(Instant::now());
@@ -188,8 +185,8 @@ impl Scenarios {
         Ok(self.held().scenario.clone())
     }
 
-    fn held(&self) -> std::sync::RwLockReadGuard<'_, InForce> {
-        self.held.read().unwrap_or_else(PoisonError::into_inner)
+    fn held(&self) -> RwLockReadGuard<'_, InForce> {
+        self.held.read()
     }
 
     async fn refresh(&self) -> Result<(), StoreError> {
@@ -210,7 +207,7 @@ impl Scenarios {
             rule.enabled = switched.is_some_and(|r| r.enabled);
         }
         self.simulator.follow(scenario.market_rules());
-        let mut held = self.held.write().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.held.write();
         *held = InForce {
             version,
             scenario: Arc::new(scenario),

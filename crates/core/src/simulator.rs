@@ -13,9 +13,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rust_decimal::Decimal;
 use signet_domain::checkpoint::{MarketState, SavedClock};
 use signet_domain::marketdata::import::{Chunk, ImportMessage};
@@ -241,18 +242,18 @@ impl Simulator {
             self.clock.set(saved.clock.into(), saved.now_ms);
         }
         *self.state_mut() = state;
-        self.paths.write().unwrap_or_else(PoisonError::into_inner).clear();
+        self.paths.write().clear();
         self.sync().await
     }
 
     /// The market's state. A panic while it was written (a bug) leaves it as the panic found it
     /// instead of failing every later tick and quote: the market goes on.
     fn state(&self) -> RwLockReadGuard<'_, State> {
-        self.state.read().unwrap_or_else(PoisonError::into_inner)
+        self.state.read()
     }
 
     fn state_mut(&self) -> RwLockWriteGuard<'_, State> {
-        self.state.write().unwrap_or_else(PoisonError::into_inner)
+        self.state.write()
     }
 
     pub fn now_ms(&self) -> i64 {
@@ -430,11 +431,11 @@ impl Simulator {
     /// Follows these scenario rules from now on, in place of those before: symbols held still
     /// at once, gaps from the next day the simulator plans.
     pub fn follow(&self, rules: MarketRules) {
-        *self.rules.write().unwrap_or_else(PoisonError::into_inner) = rules;
+        *self.rules.write() = rules;
     }
 
     fn rules(&self) -> RwLockReadGuard<'_, MarketRules> {
-        self.rules.read().unwrap_or_else(PoisonError::into_inner)
+        self.rules.read()
     }
 
     /// How `symbol` is held still at `time_ms`, and since when, if it is.
@@ -595,7 +596,7 @@ impl Simulator {
     /// The path kept for `plan`, if it is still `plan`'s (a plan changes within a day only when
     /// the history is imported again).
     fn kept(&self, instrument_id: i64, plan: &DayPlan) -> Option<Arc<DayPath>> {
-        let paths = self.paths.read().unwrap_or_else(PoisonError::into_inner);
+        let paths = self.paths.read();
         paths
             .get(&(instrument_id, plan.day))
             .filter(|p| p.drawn_from(plan))
@@ -605,7 +606,7 @@ impl Simulator {
     fn keep(&self, instrument_id: i64, path: DayPath) -> Arc<DayPath> {
         let path = Arc::new(path);
         let today = self.state().day;
-        let mut paths = self.paths.write().unwrap_or_else(PoisonError::into_inner);
+        let mut paths = self.paths.write();
         if paths.len() >= MAX_CACHED_PATHS {
             paths.retain(|&(_, day), _| day == today);
             if paths.len() >= MAX_CACHED_PATHS {

@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use tokio::sync::OwnedMutexGuard;
 
 /// One account's turn, and what waits for the next.
@@ -37,7 +38,7 @@ impl<T> Default for Turns<T> {
 
 impl<T: Send + 'static> Turns<T> {
     fn turn(&self, account_id: &str) -> Arc<Turn<T>> {
-        let mut accounts = self.accounts.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut accounts = self.accounts.lock();
         accounts
             .entry(account_id.to_owned())
             .or_insert_with(|| {
@@ -67,11 +68,11 @@ impl<T: Send + 'static> Turns<T> {
         After: Future<Output = ()> + Send,
     {
         let turn = self.turn(account_id);
-        turn.waiting.lock().unwrap_or_else(PoisonError::into_inner).push(item);
+        turn.waiting.lock().push(item);
         tokio::spawn(async move {
             let after = {
                 let _held = turn.held.lock().await;
-                let items = std::mem::take(&mut *turn.waiting.lock().unwrap_or_else(PoisonError::into_inner));
+                let items = std::mem::take(&mut *turn.waiting.lock());
                 // Empty when an earlier turn took this item with its own.
                 if items.is_empty() {
                     return;

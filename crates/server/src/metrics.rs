@@ -14,12 +14,13 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::{self, Method, StatusCode};
+use parking_lot::Mutex;
 use pin_project_lite::pin_project;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
@@ -423,7 +424,7 @@ impl Metrics {
 
     /// The metrics of the route whose template is `path`.
     fn of_route(&self, path: &MatchedPath) -> Arc<RouteMetrics> {
-        let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut routes = self.routes.lock();
         routes
             .entry(path.as_str().to_owned())
             .or_insert_with(|| Arc::new(RouteMetrics::new(Route::Matched(path.clone()))))

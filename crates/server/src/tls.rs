@@ -10,8 +10,9 @@ use std::fmt;
 use std::io::Write;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
+use parking_lot::RwLock;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -77,7 +78,7 @@ impl Certificates {
     /// now on; on failure the pair in force stays. Connections already open are not touched.
     pub fn reload(&self) -> Result<(), TlsError> {
         let fresh = Arc::new(read_pair(&self.files)?);
-        *self.current.write().unwrap_or_else(std::sync::PoisonError::into_inner) = fresh;
+        *self.current.write() = fresh;
         Ok(())
     }
 
@@ -91,10 +92,7 @@ impl Certificates {
     }
 
     fn in_force(&self) -> Arc<CertifiedKey> {
-        self.current
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.current.read().clone()
     }
 
     /// The HTTP listener's configuration: ALPN offers `h2` and `http/1.1`.

@@ -4,10 +4,10 @@
 //! reopen the window for replays.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use parking_lot::Mutex;
 use signet_domain::simulator::clock::wall_clock_ms;
 
 use crate::{NonceStore, StoreError};
@@ -43,21 +43,21 @@ impl NonceStore for MemoryNonces {
         if signed_at_ms < self.started_ms && wall_clock_ms() - self.started_ms <= self.retention_ms {
             return Ok(false);
         }
-        let mut seen = self.seen.lock().expect("nonces lock");
+        let mut seen = self.seen.lock();
         Ok(seen
             .insert((app_key.to_owned(), nonce.to_owned()), expires_at_ms)
             .is_none())
     }
 
     async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError> {
-        let mut seen = self.seen.lock().expect("nonces lock");
+        let mut seen = self.seen.lock();
         let before = seen.len();
         seen.retain(|_, expires_at_ms| *expires_at_ms >= now_ms);
         Ok((before - seen.len()) as u64)
     }
 
     async fn count(&self) -> Result<u64, StoreError> {
-        Ok(self.seen.lock().expect("nonces lock").len() as u64)
+        Ok(self.seen.lock().len() as u64)
     }
 }
 

@@ -2,9 +2,10 @@
 //! exactly once, the ones in flight either exist whole or not at all, the open ones fill, and the
 //! account's cash and position agree with its fills to the cent.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::{Database, Durability};
@@ -24,7 +25,7 @@ async fn place_until_gone(client: Arc<Client>, account: String) -> Vec<String> {
             for n in 0.. {
                 let id = format!("w{worker}n{n}");
                 match client.orders().place(&account, market_buy(id.clone())).await {
-                    Ok(_) => acknowledged.lock().unwrap().push(id),
+                    Ok(_) => acknowledged.lock().push(id),
                     Err(e @ signet_client::Error::Api { .. }) => panic!("a placement was refused: {e}"),
                     Err(_) => return,
                 }
@@ -34,7 +35,7 @@ async fn place_until_gone(client: Arc<Client>, account: String) -> Vec<String> {
     for task in tasks {
         task.await.unwrap();
     }
-    Arc::try_unwrap(acknowledged).unwrap().into_inner().unwrap()
+    Arc::try_unwrap(acknowledged).unwrap().into_inner()
 }
 
 #[test]

@@ -5,9 +5,10 @@
 //! event committed, on any node, the dead one's too, once each. Skipped without `SIGNET_TEST_POSTGRES_URL` (a failure with
 //! `SIGNET_REQUIRE_SERVICES=1`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::Mutex;
 use rust_decimal::Decimal;
 use signet_client::Client;
 use signet_server::database::Location;
@@ -87,7 +88,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         runtime.spawn(async move {
             while let Some(event) = events.next().await {
                 match event {
-                    Ok(signet_client::Event::Order(event)) => received.lock().unwrap().push(event.payload.request_id),
+                    Ok(signet_client::Event::Order(event)) => received.lock().push(event.payload.request_id),
                     Ok(signet_client::Event::Position(_)) => return "a position event, not asked for".to_owned(),
                     Err(e) => return e.to_string(),
                 }
@@ -118,12 +119,12 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
             tasks.push(tokio::spawn(async move {
                 for n in 0.. {
                     let now = Instant::now();
-                    if (now > until && acknowledged.lock().unwrap().len() > 100) || now > give_up {
+                    if (now > until && acknowledged.lock().len() > 100) || now > give_up {
                         return;
                     }
                     let id = format!("w{worker}n{n}");
                     match client.orders().place(&account, market_buy(id.clone())).await {
-                        Ok(_) => acknowledged.lock().unwrap().push(id),
+                        Ok(_) => acknowledged.lock().push(id),
                         Err(e @ signet_client::Error::Api { .. }) => panic!("a placement was refused: {e}"),
                         // The dead node: its worker stops.
                         Err(_) => return,
@@ -136,7 +137,7 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
         }
         killer.await.unwrap();
     });
-    let acknowledged = Arc::try_unwrap(acknowledged).unwrap().into_inner().unwrap();
+    let acknowledged = Arc::try_unwrap(acknowledged).unwrap().into_inner();
     let status = nodes[1].child.wait().unwrap();
     assert!(!status.success(), "killed, not stopped: {status}");
     assert!(acknowledged.len() > 100, "only {} orders placed", acknowledged.len());
@@ -145,10 +146,10 @@ fn kill_9_of_one_node_of_three_loses_and_duplicates_nothing() {
     runtime.block_on(crate::common::wait_until_none_open(&clients[0], &account));
     let committed = runtime.block_on(committed_events(&url, &account));
     let deadline = Instant::now() + Duration::from_secs(10);
-    while received.lock().unwrap().len() < committed.len() && Instant::now() < deadline {
+    while received.lock().len() < committed.len() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let mut got = received.lock().unwrap().clone();
+    let mut got = received.lock().clone();
     let sent = got.len();
     got.sort();
     got.dedup();

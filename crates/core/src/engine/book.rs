@@ -10,8 +10,9 @@
 //! ([`Book::shared`]).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use signet_domain::trading::order::{Order, is_open};
 use signet_store::{ChangeCursor, StoreError, TradingStore};
 
@@ -52,9 +53,9 @@ impl Book {
     /// caller at a time (the ticks take turns).
     pub async fn open(&self, store: &dyn TradingStore) -> Result<Vec<Arc<Order>>, StoreError> {
         if let Some(shared) = &self.shared {
-            let since = shared.lock().expect("book lock").cursor;
+            let since = shared.lock().cursor;
             let changes = store.order_changes(None, since).await?;
-            let mut followed = shared.lock().expect("book lock");
+            let mut followed = shared.lock();
             for order in changes.orders {
                 match is_open(order.status) {
                     true => followed.orders.insert(order.seq, Arc::new(order)),
@@ -77,7 +78,7 @@ impl Book {
     /// The open orders in the order placed, when known; otherwise the generation to hand to
     /// [`Self::keep`] with a list read from the database.
     fn snapshot(&self) -> Result<Vec<Arc<Order>>, u64> {
-        let state = self.state.lock().expect("book lock");
+        let state = self.state.lock();
         match &state.orders {
             Some(orders) => Ok(orders.values().cloned().collect()),
             None => Err(state.generation),
@@ -86,7 +87,7 @@ impl Book {
 
     /// Keeps a list read from the database, unless an order changed since the read began.
     fn keep(&self, generation: u64, orders: &[Arc<Order>]) {
-        let mut state = self.state.lock().expect("book lock");
+        let mut state = self.state.lock();
         if state.generation != generation || state.orders.is_some() {
             return;
         }
@@ -103,7 +104,7 @@ impl Book {
         if self.shared.is_some() {
             return;
         }
-        let mut state = self.state.lock().expect("book lock");
+        let mut state = self.state.lock();
         let orders = orders.iter().map(|o| Arc::new(o.clone()));
         match &mut state.orders {
             Some(known) => known.extend(orders.map(|o| (o.seq, o))),
@@ -113,7 +114,7 @@ impl Book {
 
     /// An order the tick changed, as stored now: kept while open, dropped once it has ended.
     pub fn update(&self, order: Order) {
-        let mut state = self.state.lock().expect("book lock");
+        let mut state = self.state.lock();
         if let Some(known) = &mut state.orders {
             if is_open(order.status) {
                 known.insert(order.seq, Arc::new(order));
@@ -125,7 +126,7 @@ impl Book {
 
     /// Open orders changed otherwise: read them again at the next tick.
     pub fn forget(&self) {
-        let mut state = self.state.lock().expect("book lock");
+        let mut state = self.state.lock();
         state.generation += 1;
         state.orders = None;
         state.placed_meanwhile.clear();

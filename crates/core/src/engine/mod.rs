@@ -7,7 +7,7 @@ mod ticker;
 
 use signet_domain::simulator::clock::ClockMode;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rust_decimal::Decimal;
@@ -43,9 +43,9 @@ pub struct Engine {
     ticked: tokio::sync::watch::Sender<i64>,
     /// The New York day up to which this node saw the ex-dates crossed: the store is asked again
     /// only when the clock's day differs.
-    crossed: std::sync::Mutex<Option<i32>>,
+    crossed: parking_lot::Mutex<Option<i32>>,
     /// The queues of the orders resting in the book, by order id, as this node follows them.
-    queues: std::sync::Mutex<HashMap<String, Watch>>,
+    queues: parking_lot::Mutex<HashMap<String, Watch>>,
 }
 
 /// The trades (price, shares) of an instrument from a second to the tick's, by (instrument,
@@ -81,8 +81,8 @@ impl Engine {
             on_fill: Box::new(on_fill),
             ticks: tokio::sync::Mutex::new(()),
             ticked: tokio::sync::watch::Sender::new(0),
-            crossed: std::sync::Mutex::new(None),
-            queues: std::sync::Mutex::default(),
+            crossed: parking_lot::Mutex::new(None),
+            queues: parking_lot::Mutex::default(),
         }
     }
 
@@ -105,8 +105,8 @@ impl Engine {
 
     /// Forgets what the ticks kept of the orders and the calendar (after a restore).
     pub fn forget(&self) {
-        *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        self.queues.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        *self.crossed.lock() = None;
+        self.queues.lock().clear();
         self.book.forget();
     }
 }
@@ -320,7 +320,7 @@ impl Engine {
     /// resting orders. A pinned quote has no tape; the sessions around the core one have a thin
     /// one ([`DayPath::tape`](signet_domain::simulator::daypath::DayPath::tape)).
     fn queued(&self, order: &Order, limit: Decimal, quote: &Quote, tapes: &mut Tapes) -> Option<(Decimal, Decimal)> {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queues = self.queues.lock();
         if quote.pinned || quote.held.is_some() || quote.session == Session::Closed {
             // The tape of a pinned, held or closed stretch does not count: the order joins again
             // after.
@@ -371,7 +371,7 @@ impl Engine {
 
     /// Stops following the queues of orders no longer open.
     fn forget_queues(&self, open: &[Arc<Order>]) {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queues = self.queues.lock();
         if queues.is_empty() {
             return;
         }
@@ -383,7 +383,7 @@ impl Engine {
     /// ([`signet_store::TradingStore::cross_ex_dates`]), once per day this node sees.
     async fn cross_ex_dates(&self, now_ms: i64) -> Result<(), MarketError> {
         let today = NewYork::of(now_ms).day;
-        if *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) == Some(today) {
+        if *self.crossed.lock() == Some(today) {
             return Ok(());
         }
         let crossed = self.store.cross_ex_dates(today, WallTime::now()).await;
@@ -408,7 +408,7 @@ impl Engine {
             self.events.wake();
         }
         self.settle_expired_options(today).await?;
-        *self.crossed.lock().unwrap_or_else(PoisonError::into_inner) = Some(today);
+        *self.crossed.lock() = Some(today);
         Ok(())
     }
 

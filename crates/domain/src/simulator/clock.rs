@@ -8,9 +8,9 @@
 //! November; before: first Sunday of April to last Sunday of October), written out here rather
 //! than read from a time-zone database because only this one zone is needed.
 
-use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use parking_lot::Mutex;
 use time::{Date, Month, Weekday};
 
 use super::calendar;
@@ -193,12 +193,12 @@ impl Clock {
     }
 
     pub fn mode(&self) -> ClockMode {
-        self.state.lock().expect("clock lock").0
+        self.state.lock().0
     }
 
     /// Simulated now, in UTC milliseconds.
     pub fn now_ms(&self) -> i64 {
-        let (mode, anchor, start) = *self.state.lock().expect("clock lock");
+        let (mode, anchor, start) = *self.state.lock();
         match mode {
             ClockMode::Real => wall_clock_ms(),
             ClockMode::Running { speed } => start + crate::times::millis(anchor.elapsed().mul_f64(speed)),
@@ -208,14 +208,14 @@ impl Clock {
 
     /// Moves simulated time forward (any mode but `Real`).
     pub fn step(&self, by: Duration) -> i64 {
-        let mut state = self.state.lock().expect("clock lock");
+        let mut state = self.state.lock();
         state.2 += crate::times::millis(by);
         state.2
     }
 
     /// Sets the mode, and the time it shows now (a checkpoint's clock put back).
     pub fn set(&self, mode: ClockMode, now_ms: i64) {
-        *self.state.lock().expect("clock lock") = (mode, Instant::now(), now_ms);
+        *self.state.lock() = (mode, Instant::now(), now_ms);
     }
 }
 

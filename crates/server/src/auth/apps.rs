@@ -12,9 +12,10 @@
 //! node (the database is the source of truth) ends them on every node within a few seconds.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::{Mutex, MutexGuard, RwLock};
 use secrecy::SecretString;
 use signet_store::{AppStatus, Store};
 use tokio::sync::watch;
@@ -94,8 +95,8 @@ impl AppDirectory {
         }
     }
 
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Held>> {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    fn held(&self) -> MutexGuard<'_, HashMap<Arc<str>, Held>> {
+        self.held.lock()
     }
 
     /// Holds `app_key` for a stream or session that lasts: told when the app is revoked.
@@ -144,7 +145,7 @@ impl AppDirectory {
 
     /// Forgets every app read (after a checkpoint's restore put other apps in place).
     pub fn forget_all(&self) {
-        self.cache.write().expect("app cache lock").clear();
+        self.cache.write().clear();
     }
 
     /// The active app with this key, or `None` when it is unknown or revoked.
@@ -152,13 +153,13 @@ impl AppDirectory {
         if app_key.len() > MAX_APP_KEY_LEN {
             return Ok(None);
         }
-        if let Some((fetched, app)) = self.cache.read().expect("app cache lock").get(app_key)
+        if let Some((fetched, app)) = self.cache.read().get(app_key)
             && fetched.elapsed() < self.ttl
         {
             return Ok(Some(app.clone()));
         }
         let record = self.store.app(app_key).await?;
-        let mut cache = self.cache.write().expect("app cache lock");
+        let mut cache = self.cache.write();
         match record {
             Some(r) if r.status == AppStatus::Active => {
                 let secret = self.key.open(&r.app_key, &r.sealed_secret)?;

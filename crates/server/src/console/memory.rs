@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use parking_lot::Mutex;
 use signet_domain::ratelimit::{Limit, admit, peek};
 
 use super::requests::Recorder;
@@ -45,18 +46,13 @@ impl LoginLimiter {
 
     /// Seconds until `address` may try again, when it has failed too often.
     pub(super) fn blocked(&self, address: IpAddr) -> Option<u64> {
-        let failures = self.failures.lock().expect("login limiter");
+        let failures = self.failures.lock();
         let decision = peek(&failures, &address, FAILED_LOGINS, self.now_ms());
         (!decision.allowed).then_some(decision.retry_after_secs)
     }
 
     pub(super) fn failed(&self, address: IpAddr) {
         let now = self.now_ms();
-        admit(
-            &mut self.failures.lock().expect("login limiter"),
-            address,
-            FAILED_LOGINS,
-            now,
-        );
+        admit(&mut self.failures.lock(), address, FAILED_LOGINS, now);
     }
 }

@@ -11,13 +11,14 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::mem::size_of;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
+use parking_lot::Mutex;
 use signet_model::ErrorCode;
 use signet_model::headers::SCENARIO;
 
@@ -210,7 +211,7 @@ pub struct Recorder {
 impl Recorder {
     fn push(&self, mut entry: Entry) {
         let second = entry.time_ms.div_euclid(1000);
-        let mut kept = self.kept.lock().expect("request ring");
+        let mut kept = self.kept.lock();
         entry.id = kept.next_id;
         kept.next_id += 1;
         if kept.seconds.back().is_none_or(|s| s.second != second) {
@@ -244,7 +245,7 @@ impl Recorder {
 
     /// The kept requests, newest first, that `keep` accepts, at most `limit` of them.
     pub fn entries(&self, limit: usize, keep: impl Fn(&Entry) -> bool) -> Vec<Entry> {
-        let kept = self.kept.lock().expect("request ring");
+        let kept = self.kept.lock();
         kept.entries
             .iter()
             .rev()
@@ -255,20 +256,20 @@ impl Recorder {
     }
 
     pub fn entry(&self, id: u64) -> Option<Entry> {
-        let kept = self.kept.lock().expect("request ring");
+        let kept = self.kept.lock();
         kept.index(id).map(|i| kept.entries[i].clone())
     }
 
     /// The seconds with requests since `since` (a Unix second), oldest first.
     pub fn seconds(&self, since: i64) -> Vec<Second> {
-        let kept = self.kept.lock().expect("request ring");
+        let kept = self.kept.lock();
         kept.seconds.iter().filter(|s| s.second >= since).cloned().collect()
     }
 
     /// The requests kept, and the bytes their entries hold (the ring's slots and what each entry
     /// holds on the heap): at most [`BUDGET`].
     pub fn kept_bytes(&self) -> (usize, usize) {
-        let kept = self.kept.lock().expect("request ring");
+        let kept = self.kept.lock();
         let slots = kept.entries.capacity() * size_of::<Entry>() + kept.explained.capacity() * size_of::<u64>();
         let held: usize = kept.entries.iter().map(Entry::heap_bytes).sum();
         (kept.entries.len(), slots + held)

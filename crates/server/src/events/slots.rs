@@ -4,9 +4,10 @@
 //! streams of a node that died stop counting after `TTL`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use signet_store::StoreError;
 use signet_store::redis::RedisStreams;
 
@@ -51,7 +52,7 @@ impl StreamSlots {
     /// every node, with Redis). An error when Redis cannot be used.
     pub async fn open(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Result<Option<StreamSlot>, StoreError> {
         let Some(streams) = &self.shared else {
-            let mut local = self.local.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut local = self.local.lock();
             let open = local.entry(app_key.clone()).or_insert(0);
             if *open >= max {
                 return Ok(None);
@@ -93,7 +94,7 @@ impl Drop for StreamSlot {
     fn drop(&mut self) {
         match &self.held {
             Held::Local(slots) => {
-                let mut local = slots.local.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut local = slots.local.lock();
                 if let Some(n) = local.get_mut(&self.app_key) {
                     *n -= 1;
                     if *n == 0 {

@@ -98,10 +98,10 @@ pub async fn handle(state: AppState, request: Request) -> Response {
     let request = Request::from_parts(parts, body);
     let mut grpc = tonic::server::Grpc::new(crate::grpc::codec::RawCodec).max_decoding_message_size(MAX_MESSAGE_BYTES);
     // The slot goes with the stream's task, which ends when the stream does.
-    let slot = std::sync::Mutex::new(Some(slot));
+    let slot = parking_lot::Mutex::new(Some(slot));
     let service = tower::service_fn(move |request: tonic::Request<tonic::Streaming<Bytes>>| {
         let (state, app_key) = (state.clone(), app_key.clone());
-        let slot = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        let slot = slot.lock().take();
         let incoming = request.into_inner();
         let (sender, receiver) = mpsc::channel(OUTGOING);
         let mut hold = state.apps.hold(&app_key);

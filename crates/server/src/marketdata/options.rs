@@ -3,7 +3,7 @@
 //! contract's snapshot, ticks and bars, all from `signet_core::options`, so that a snapshot's
 //! bid and ask are what an order would meet.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
@@ -244,7 +244,7 @@ fn render(id: i64, c: &Contract, u: &Underlying, deliverables: bool) -> Arc<str>
 impl RenderedChains {
     fn chain(&self, options: &Options, seed: u64, u: Arc<Underlying>, deliverables: bool) -> Arc<RenderedChain> {
         let key = (u.instrument_id, options.today(), seed, deliverables);
-        if let Some(chain) = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        if let Some(chain) = self.0.lock().get(&key) {
             return chain.clone();
         }
         let rows = options
@@ -256,7 +256,7 @@ impl RenderedChains {
             })
             .collect();
         let chain = Arc::new(RenderedChain { u, rows });
-        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept = self.0.lock();
         if kept.len() >= MAX_RENDERED {
             kept.clear();
         }

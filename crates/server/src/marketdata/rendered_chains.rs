@@ -2,8 +2,9 @@
 //! so that the server's state can hold it without importing them.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use parking_lot::Mutex;
 use signet_domain::options::Contract;
 use signet_domain::options::market::Underlying;
 

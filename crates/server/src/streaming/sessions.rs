@@ -14,10 +14,11 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
+use parking_lot::Mutex;
 use prometheus_client::metrics::counter::Counter;
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
@@ -134,7 +135,7 @@ pub struct Session {
 
 impl Session {
     pub fn subscriptions(&self) -> BTreeMap<i64, Subscription> {
-        lock(&self.subscriptions).clone()
+        self.subscriptions.lock().clone()
     }
 
     /// Whether a newer connection took the session over (rather than the server stopping).
@@ -149,7 +150,7 @@ impl Session {
 
     /// How its messages are named.
     pub fn topics(&self) -> Topics {
-        *lock(&self.topics)
+        *self.topics.lock()
     }
 
     /// The topic of `message` for this session (see [`Topics`]).
@@ -158,7 +159,9 @@ impl Session {
         if topics == Topics::Current {
             return topics.of(message, "");
         }
-        let symbol = lock(&self.subscriptions)
+        let symbol = self
+            .subscriptions
+            .lock()
             .get(&message.instrument_id)
             .map(|s| s.symbol.clone())
             .unwrap_or_default();
@@ -167,7 +170,7 @@ impl Session {
 
     /// Takes every message waiting, oldest first.
     pub fn take(&self) -> Vec<Message> {
-        let mut outbox = lock(&self.outbox);
+        let mut outbox = self.outbox.lock();
         outbox.per_symbol.clear();
         outbox.queue.drain(..).collect()
     }
@@ -274,7 +277,7 @@ impl UnboundSlot {
 
 impl Drop for UnboundSlot {
     fn drop(&mut self) {
-        lock(&self.count).remove(self.address, self.id);
+        self.count.lock().remove(self.address, self.id);
     }
 }
 
@@ -285,10 +288,6 @@ pub struct Streams {
     next_connection: AtomicU64,
     /// Messages pushed out of outboxes by newer ones (shared with the metrics).
     dropped: Counter,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The sessions of `app_key` a signed call bound.
@@ -313,7 +312,7 @@ impl Streams {
     /// A place for one more unbound connection from `address` (perhaps another address's
     /// oldest, see the module's documentation), or why there is none.
     pub fn unbound_slot(&self, address: IpAddr) -> Result<UnboundSlot, UnboundRefusal> {
-        let mut count = lock(&self.unbound);
+        let mut count = self.unbound.lock();
         if count.per_address.get(&address).map_or(0, VecDeque::len) >= self.config.max_unbound_per_address {
             return Err(UnboundRefusal::Address);
         }
@@ -348,7 +347,7 @@ impl Streams {
         slot: UnboundSlot,
     ) -> Result<Arc<Session>, ConnectRefusal> {
         let password: [u8; 32] = Sha256::digest(password).into();
-        let mut sessions = lock(&self.sessions);
+        let mut sessions = self.sessions.lock();
         let old = sessions.get(id);
         if let Some(old) = old {
             if old.app_key != app_key {
@@ -395,7 +394,7 @@ impl Streams {
         if session.bound() {
             return Ok(());
         }
-        let sessions = lock(&self.sessions);
+        let sessions = self.sessions.lock();
         if sessions
             .get(&session.id)
             .is_none_or(|s| s.connection != session.connection)
@@ -410,16 +409,16 @@ impl Streams {
             session.kicked.notify_one();
             return Err(Refusal::TooManySessions { max });
         }
-        *lock(&session.topics) = topics;
+        *session.topics.lock() = topics;
         session.bound.store(true, Ordering::Release);
-        drop(lock(&session.unbound).take());
+        drop(session.unbound.lock().take());
         Ok(())
     }
 
     /// Forgets `session` and what it subscribed to, unless a newer connection took its id.
     pub fn disconnect(&self, session: &Session) {
-        drop(lock(&session.unbound).take());
-        let mut sessions = lock(&self.sessions);
+        drop(session.unbound.lock().take());
+        let mut sessions = self.sessions.lock();
         if sessions
             .get(&session.id)
             .is_some_and(|s| s.connection == session.connection)
@@ -429,7 +428,7 @@ impl Streams {
     }
 
     pub fn connected(&self) -> usize {
-        lock(&self.sessions).len()
+        self.sessions.lock().len()
     }
 
     /// Messages pushed out of outboxes by newer ones, since the start.
@@ -439,14 +438,14 @@ impl Streams {
 
     /// Tells every connection to close.
     pub fn close_all(&self) {
-        for session in lock(&self.sessions).values() {
+        for session in self.sessions.lock().values() {
             session.kicked.notify_one();
         }
     }
 
     /// The session `id` if it is `app_key`'s.
     pub fn session_of(&self, id: &str, app_key: &str) -> Result<Arc<Session>, Refusal> {
-        let session = lock(&self.sessions).get(id).cloned().ok_or(Refusal::NotConnected)?;
+        let session = self.sessions.lock().get(id).cloned().ok_or(Refusal::NotConnected)?;
         if &*session.app_key != app_key {
             return Err(Refusal::OtherApp);
         }
@@ -459,7 +458,8 @@ impl Streams {
     /// id with the same token): the newest connection.
     pub fn session_with_password(&self, app_key: &str, password: &[u8]) -> Result<Arc<Session>, Refusal> {
         let password: [u8; 32] = Sha256::digest(password).into();
-        lock(&self.sessions)
+        self.sessions
+            .lock()
             .values()
             .filter(|s| &*s.app_key == app_key && s.password == password)
             .max_by_key(|s| s.connection)
@@ -477,7 +477,7 @@ impl Streams {
         kinds: u8,
         depth: u32,
     ) -> Result<Vec<(i64, Subscription)>, Refusal> {
-        let mut subscriptions = lock(&session.subscriptions);
+        let mut subscriptions = session.subscriptions.lock();
         let added = symbols.iter().filter(|(id, _)| !subscriptions.contains_key(id)).count();
         if subscriptions.len() + added > self.config.max_symbols_per_session {
             return Err(Refusal::TooManySymbols {
@@ -511,7 +511,7 @@ impl Streams {
 
     /// Removes `kinds` of `instruments` (every one the session has when `None`).
     pub fn unsubscribe(&self, session: &Session, instruments: Option<&[i64]>, kinds: u8) {
-        let mut subscriptions = lock(&session.subscriptions);
+        let mut subscriptions = session.subscriptions.lock();
         subscriptions.retain(|id, s| {
             if instruments.is_none_or(|wanted| wanted.contains(id)) {
                 s.kinds &= !kinds;
@@ -522,10 +522,10 @@ impl Streams {
 
     /// Every instrument some session receives, with the kinds and book depths wanted of it.
     pub fn wanted(&self) -> HashMap<i64, (String, u8, Vec<u32>)> {
-        let sessions: Vec<Arc<Session>> = lock(&self.sessions).values().cloned().collect();
+        let sessions: Vec<Arc<Session>> = self.sessions.lock().values().cloned().collect();
         let mut wanted: HashMap<i64, (String, u8, Vec<u32>)> = HashMap::new();
         for session in sessions {
-            for (id, s) in lock(&session.subscriptions).iter() {
+            for (id, s) in session.subscriptions.lock().iter() {
                 let entry = wanted.entry(*id).or_insert_with(|| (s.symbol.clone(), 0, Vec::new()));
                 entry.1 |= s.kinds;
                 if s.kinds & kind::QUOTE != 0 && !entry.2.contains(&s.depth) {
@@ -539,10 +539,12 @@ impl Streams {
     /// Hands every session the messages it subscribed to: `messages(instrument, subscription)`
     /// gives them. Answers how many were queued.
     pub fn deliver(&self, mut messages: impl FnMut(i64, &Subscription) -> Vec<Message>) -> u64 {
-        let sessions: Vec<Arc<Session>> = lock(&self.sessions).values().cloned().collect();
+        let sessions: Vec<Arc<Session>> = self.sessions.lock().values().cloned().collect();
         let mut queued = 0;
         for session in sessions {
-            let batch: Vec<Message> = lock(&session.subscriptions)
+            let batch: Vec<Message> = session
+                .subscriptions
+                .lock()
                 .iter()
                 .flat_map(|(id, s)| messages(*id, s))
                 .collect();
@@ -560,7 +562,7 @@ impl Streams {
         let bound = self.config.buffer_per_symbol.max(1);
         let mut dropped = 0;
         {
-            let mut outbox = lock(&session.outbox);
+            let mut outbox = session.outbox.lock();
             for message in messages {
                 let id = message.instrument_id;
                 let count = outbox.per_symbol.entry(id).or_insert(0);
@@ -625,7 +627,7 @@ mod tests {
         }
 
         fn unbound(&self) -> usize {
-            lock(&self.unbound).total
+            self.unbound.lock().total
         }
     }
 
