@@ -29,6 +29,7 @@ use signet_domain::trading::spec::{self, OrderSpec};
 use signet_model::ErrorCode;
 use signet_model::orders::{ModifyOrder, NewOrder, OrderStatus, Side};
 use signet_store::{AccountRecord, OrderQuery, Store};
+use tokio::sync::oneshot;
 
 use crate::accounts::Accounts;
 use crate::claims::ClaimsCache;
@@ -36,7 +37,6 @@ use crate::engine::book::Book;
 use crate::error::CoreError;
 use crate::hub::EventHub;
 use crate::options::Options;
-use crate::placements::{Queued, ToPlace};
 use crate::scenarios::Scenarios;
 use crate::simulator::Simulator;
 use crate::turns::Turns;
@@ -54,6 +54,21 @@ pub struct Orders {
     pub scenarios: Arc<Scenarios>,
     /// What a fill costs, for the preview's estimate.
     pub commission: Commission,
+}
+
+/// A placement waiting for its account's turn ([`crate::turns`]; what is done in it is in
+/// [`crate::placements`]).
+pub struct Queued {
+    pub(crate) orders: ToPlace,
+    pub(crate) answer: oneshot::Sender<Result<Vec<Order>, CoreError>>,
+}
+
+/// New orders of one account, priced for the buying-power check, and as they will be stored.
+pub struct ToPlace {
+    pub priced: Vec<PricedOrder>,
+    /// The combination they form, if any (a batch's orders are independent).
+    pub kind: Option<ComboKind>,
+    pub orders: Vec<Order>,
 }
 
 /// What a placement would cost, and the account's buying power before and after it.

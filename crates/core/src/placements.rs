@@ -7,9 +7,8 @@ use rust_decimal::Decimal;
 use signet_domain::options::is_contract;
 use signet_domain::options::secured::Rule;
 use signet_domain::scenarios::Operation;
-use signet_domain::trading::buying_power::{self, Placing, PricedOrder, Standing, Verdict};
+use signet_domain::trading::buying_power::{self, Placing, Standing, Verdict};
 use signet_domain::trading::claims::Reserved;
-use signet_domain::trading::combo::ComboKind;
 use signet_domain::trading::multi_leg;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::placement::{self, Taken};
@@ -17,21 +16,7 @@ use signet_store::{AccountRecord, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
 use crate::error::CoreError;
-use crate::orders::Orders;
-
-/// A placement waiting for its account's turn ([`crate::turns`]).
-pub struct Queued {
-    orders: ToPlace,
-    answer: oneshot::Sender<Result<Vec<Order>, CoreError>>,
-}
-
-/// New orders of one account, priced for the buying-power check, and as they will be stored.
-pub struct ToPlace {
-    pub priced: Vec<PricedOrder>,
-    /// The combination they form, if any (a batch's orders are independent).
-    pub kind: Option<ComboKind>,
-    pub orders: Vec<Order>,
-}
+use crate::orders::{Orders, Queued, ToPlace};
 
 impl ToPlace {
     /// Whether each option order opens or closes a position, found from the account's position

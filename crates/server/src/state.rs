@@ -24,7 +24,7 @@ pub struct AppState {
     /// What open orders hold back, per account, between placements.
     pub claims: Arc<signet_core::claims::ClaimsCache>,
     /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<signet_core::turns::Turns<signet_core::placements::Queued>>,
+    pub turns: Arc<signet_core::turns::Turns<signet_core::orders::Queued>>,
     /// The open orders the engine's ticks match.
     pub book: Arc<signet_core::engine::book::Book>,
     pub limiter: Option<Arc<signet_core::ratelimit::Limiter>>,
