@@ -12,7 +12,7 @@ use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::{ClockMode, MAX_SPEED};
 use signet_server::config::ConnectionLimits;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_server::{Operator, Server, ServerConfig};
 use tracing_subscriber::EnvFilter;
 

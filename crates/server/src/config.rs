@@ -36,7 +36,7 @@ pub struct ServerConfig {
     /// server behind a proxy); otherwise the received `Host`, then the same without its port.
     pub public_host: Option<String>,
     /// Whether the retired calls and signing schemes shipped clients still use are accepted.
-    pub compat: crate::legacy::Compat,
+    pub compat: crate::generations::compat::Compat,
     /// Adds the server's str3 and encoded string to `INCORRECT_SIGN` answers.
     pub debug_signatures: bool,
     /// Allows `debug_signatures` on an address other than loopback.
@@ -104,7 +104,7 @@ impl Default for ServerConfig {
             require_token: false,
             token_ttl: Duration::from_secs(15 * 24 * 3600),
             public_host: None,
-            compat: crate::legacy::Compat::Strict,
+            compat: crate::generations::compat::Compat::Strict,
             debug_signatures: false,
             force_debug_signatures: false,
             app_cache_ttl: Duration::from_secs(1),

@@ -7,7 +7,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 
 use crate::error::ApiError;
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 
 /// A JSON body; invalid JSON or a wrong shape is 400 `ILLEGAL_PARAMETER` saying what is wrong.
 #[derive(Debug, Clone, Copy, Default)]

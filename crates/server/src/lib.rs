@@ -5,7 +5,7 @@
 //! simulator, the engine, the claims cache, account turns and placements, the event hub, the
 //! rate limits), which depends on no crate of any protocol. The doors share it through [`state::AppState`]: HTTP ([`router`], the
 //! authentication layer [`auth`], one module per area: [`trading`], [`tokens`], [`marketdata`],
-//! [`admin_api`]), gRPC ([`events`], the trade events) and MQTT ([`streaming`], the quotes
+//! [`admin_api`]; every earlier client generation in [`generations`]), gRPC ([`events`], the trade events) and MQTT ([`streaming`], the quotes
 //! feed); the [`console`] is a fourth, for people. Rules are `signet_domain`'s; data goes through
 //! the storage traits of `signet_store`. Every refusal is an [`ApiError`]; the core's errors become one in [`error`].
 //!
@@ -22,9 +22,8 @@ pub mod database;
 pub mod error;
 pub mod events;
 pub mod extract;
-pub mod gateway;
+pub mod generations;
 pub mod grpc;
-pub mod legacy;
 pub mod marketdata;
 pub mod metrics;
 pub mod openapi;

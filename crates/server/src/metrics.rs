@@ -76,7 +76,7 @@ pub enum Legacy {
     HmacSha1,
     /// A string to sign percent-encoded as Java's `URLEncoder` does (`*` kept, `~` encoded).
     JavaUrlEncoding,
-    /// A retired path ([`crate::legacy::PATHS`]).
+    /// A retired path ([`crate::generations::compat::PATHS`]).
     Path,
 }
 

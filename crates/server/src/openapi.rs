@@ -284,8 +284,8 @@ pub fn document(routes: utoipa::openapi::OpenApi) -> Value {
         if UNSIGNED.contains(&path.as_str()) {
             continue;
         }
-        let legacy = crate::legacy::is_legacy_path(path);
-        let takes_v2 = legacy || crate::legacy::V2_SHARED_PATHS.contains(&path.as_str());
+        let legacy = crate::generations::compat::is_legacy_path(path);
+        let takes_v2 = legacy || crate::generations::compat::V2_SHARED_PATHS.contains(&path.as_str());
         for operation in item.as_object_mut().expect("a path item").values_mut() {
             let Some(operation) = operation.as_object_mut() else {
                 continue;
@@ -316,7 +316,8 @@ pub fn document(routes: utoipa::openapi::OpenApi) -> Value {
             }
             if legacy {
                 operation.insert("deprecated".into(), json!(true));
-                let current = crate::legacy::replacement(path).map(|r| format!("{} {}", r.current_method, r.current));
+                let current = crate::generations::compat::replacement(path)
+                    .map(|r| format!("{} {}", r.current_method, r.current));
                 let own = operation.get("description").and_then(Value::as_str).unwrap_or_default();
                 let description = format!(
                     "Retired: served only by a server started with `--compat legacy` (otherwise 404 NOT_FOUND naming the current call, {}).\n\n{own}",

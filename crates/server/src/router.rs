@@ -40,6 +40,7 @@ fn signed() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(crate::tokens::routes())
         .merge(crate::trading::routes())
+        .merge(crate::generations::routes())
         .merge(crate::marketdata::screeners::routes())
         .merge(crate::marketdata::watchlists::routes())
         .merge(crate::marketdata::fundamentals::routes())
@@ -50,13 +51,13 @@ fn signed() -> OpenApiRouter<AppState> {
         .merge(crate::admin_api::routes())
 }
 
-/// The legacy paths' routes ([`crate::legacy`]), mounted only in legacy mode (and documented,
+/// The legacy paths' routes ([`crate::generations::compat`]), mounted only in legacy mode (and documented,
 /// as deprecated, always).
 fn legacy() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(crate::marketdata::screeners::legacy_routes())
         .merge(crate::marketdata::fundamentals::legacy_routes())
-        .merge(crate::marketdata::earlier::legacy_routes())
+        .merge(crate::generations::legacy_routes())
         .merge(crate::trading::instruments::legacy_routes())
         .merge(crate::trading::legacy_routes())
 }
@@ -77,8 +78,8 @@ pub fn mounted(config: &ServerConfig) -> Mounted {
         unsigned = unsigned.merge(metrics());
     }
     let signed = match config.compat {
-        crate::legacy::Compat::Legacy => signed().merge(legacy()),
-        crate::legacy::Compat::Strict => signed(),
+        crate::generations::compat::Compat::Legacy => signed().merge(legacy()),
+        crate::generations::compat::Compat::Strict => signed(),
     };
     Mounted { unsigned, signed }
 }
@@ -333,7 +334,7 @@ async fn unknown_path(method: Method, request: Request) -> ApiError {
             ),
         );
     }
-    if let Some(retired) = crate::legacy::replacement(path) {
+    if let Some(retired) = crate::generations::compat::replacement(path) {
         return ApiError::not_found(format!(
             "{path} is a retired path, served only by a server started with --compat legacy; the current call is {} {}",
             retired.current_method, retired.current

@@ -34,7 +34,7 @@ pub struct AppState {
     /// The apps' open trade-events streams, counted against `--events-max-streams`.
     pub event_slots: Arc<crate::events::slots::StreamSlots>,
     /// The apps' open streams of the earlier generation's quotes gateway, counted against
-    /// [`crate::gateway::MAX_STREAMS_PER_APP`].
+    /// [`crate::generations::gateway::MAX_STREAMS_PER_APP`].
     pub gateway_slots: Arc<crate::events::slots::StreamSlots>,
     /// The sessions of the quotes feed over MQTT on this node.
     pub streams: Arc<crate::streaming::Streams>,

@@ -7,7 +7,7 @@ use signet_model::headers as h;
 use signet_signing::{Algorithm, format_timestamp, parse_timestamp};
 
 use crate::error::ApiError;
-use crate::legacy::{ApiVersion, Compat};
+use crate::generations::compat::{ApiVersion, Compat};
 
 /// The seven required headers of a request that passed checks 1 to 6.
 #[derive(Debug, Clone, Copy)]

@@ -30,7 +30,7 @@ use self::apps::ActiveApp;
 use self::headers::AuthHeaders;
 use crate::error::ApiError;
 use crate::extract::Caller;
-use crate::legacy::{ApiVersion, Compat};
+use crate::generations::compat::{ApiVersion, Compat};
 use crate::metrics::Legacy;
 use crate::state::AppState;
 
@@ -50,13 +50,13 @@ pub async fn authenticate(State(state): State<AppState>, request: Request, next:
     let (mut parts, body) = request.into_parts();
 
     let headers = AuthHeaders::parse(&parts.headers, now_secs, window_secs, config.compat)?;
-    if headers.earlier_generation && !crate::legacy::accepts_v1(parts.uri.path()) {
+    if headers.earlier_generation && !crate::generations::compat::accepts_v1(parts.uri.path()) {
         return Err(ApiError::new(
             ErrorCode::UnsupportedApiVersion,
             "x-version v1 is accepted only on the v1 trade calls (/account/*, /trade/*, /app/subscriptions/list), the earlier generation's account and order calls (/openapi/account/*) and market-data calls (/instrument/list, /market-data/snapshot, quotes, tick, bars, batch-bars, eod-bars, /instrument/corp-action), and the order calls' earlier paths: send v3",
         ));
     }
-    if headers.version == ApiVersion::V2 && !crate::legacy::accepts_v2(parts.uri.path()) {
+    if headers.version == ApiVersion::V2 && !crate::generations::compat::accepts_v2(parts.uri.path()) {
         return Err(ApiError::new(
             ErrorCode::UnsupportedApiVersion,
             "x-version v2 is accepted only on the legacy calls (open orders, order history, executions, the legacy screeners, fund dividends and instrument list): send v3",
@@ -178,7 +178,7 @@ fn count_legacy(state: &AppState, parts: &Parts, headers: &AuthHeaders<'_>, enco
     if encoding == Encoding::JavaUrlEncoder {
         metrics.legacy(Legacy::JavaUrlEncoding);
     }
-    if crate::legacy::is_legacy_path(parts.uri.path()) {
+    if crate::generations::compat::is_legacy_path(parts.uri.path()) {
         metrics.legacy(Legacy::Path);
     }
 }

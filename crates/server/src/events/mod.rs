@@ -218,7 +218,8 @@ async fn authenticate(
     headers: axum::http::HeaderMap,
     bytes: &[u8],
 ) -> Result<(Arc<str>, Vec<String>, u32), Refusal> {
-    let (h, app, window_secs) = crate::auth::stream_caller(state, &headers, crate::legacy::Compat::Strict).await?;
+    let (h, app, window_secs) =
+        crate::auth::stream_caller(state, &headers, crate::generations::compat::Compat::Strict).await?;
     let signed = GrpcSigningMetadata {
         app_key: h.app_key,
         algorithm: h.algorithm.name(),

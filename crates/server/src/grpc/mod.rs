@@ -37,7 +37,7 @@ pub async fn handle(state: AppState, request: Request) -> Response {
     }
     match request.uri().path() {
         crate::events::proto::SUBSCRIBE_PATH => crate::events::handle(state, request).await,
-        signet_model::gateway::STREAM_PATH => crate::gateway::handle(state, request).await,
+        signet_model::gateway::STREAM_PATH => crate::generations::gateway::handle(state, request).await,
         other => Status::unimplemented(format!("no gRPC method {other}")).into_http(),
     }
 }

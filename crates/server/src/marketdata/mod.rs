@@ -1,10 +1,9 @@
 //! The market-data area over HTTP: screeners, watchlists, fundamentals, stock quotes, options and
-//! the quotes feed's subscribe calls; under `--compat legacy` the earlier SDK generation's paths
-//! (`earlier`). The import of market data and the demo dataset are the
+//! the quotes feed's subscribe calls (the earlier SDK generation's paths are in
+//! `crate::generations`). The import of market data and the demo dataset are the
 //! `signet-import` crate's.
 
 pub mod bar_rows;
-pub mod earlier;
 pub mod end_of_day;
 pub mod fundamentals;
 pub mod options;

@@ -23,7 +23,7 @@ use utoipa_axum::routes;
 use super::orders::{AccountDenied, AccountParam};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 use crate::pagination;
 use crate::state::AppState;
 

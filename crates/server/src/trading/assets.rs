@@ -21,7 +21,7 @@ use utoipa_axum::routes;
 use super::orders::{AccountDenied, AccountParam};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 use crate::pagination;
 use crate::state::AppState;
 
@@ -38,7 +38,7 @@ pub fn legacy_routes() -> OpenApiRouter<AppState> {
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct Params {
+pub(crate) struct Params {
     account_id: Option<String>,
     instrument_id: Option<String>,
     /// The detail's pages (v3: `pagination_key`; v2: `page_size` and `last_id`): with one row at
@@ -92,7 +92,7 @@ pub(crate) async fn holdings_of(state: &AppState, account: &AccountRecord) -> Re
     })
 }
 
-pub(super) fn amount(d: Decimal) -> String {
+pub(crate) fn amount(d: Decimal) -> String {
     d.normalize().to_string()
 }
 
@@ -107,7 +107,7 @@ pub(super) fn amount(d: Decimal) -> String {
         AccountDenied,
     )
 )]
-pub(super) async fn balance(
+pub(crate) async fn balance(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
@@ -141,7 +141,7 @@ pub(super) async fn balance(
         AccountDenied,
     )
 )]
-pub(super) async fn positions(
+pub(crate) async fn positions(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
@@ -286,7 +286,7 @@ async fn detail(
         AccountDenied,
     )
 )]
-pub(super) async fn legacy_detail(
+pub(crate) async fn legacy_detail(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<Params>,

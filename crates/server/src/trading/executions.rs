@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use super::orders::{AccountDenied, AccountParam};
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams};
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 use crate::pagination;
 use crate::state::AppState;
 

@@ -7,12 +7,8 @@ pub(crate) mod assets;
 mod calendar;
 mod executions;
 pub(crate) mod instruments;
-mod openapi_account;
 mod option_orders;
-pub mod order_v2;
 pub mod orders;
-mod trade_instruments;
-pub mod v1;
 
 use signet_store::AccountRecord;
 use utoipa_axum::router::OpenApiRouter;
@@ -28,19 +24,13 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(assets::routes())
         .merge(executions::routes())
         .merge(instruments::routes())
-        .merge(v1::routes())
         .merge(calendar::routes())
-        .merge(trade_instruments::routes())
         .merge(activities::routes())
 }
 
 /// The retired trading paths, mounted only under `--compat legacy`.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
-    assets::legacy_routes()
-        .merge(v1::legacy_routes())
-        .merge(order_v2::legacy_routes())
-        .merge(openapi_account::legacy_routes())
-        .merge(activities::legacy_routes())
+    assets::legacy_routes().merge(activities::legacy_routes())
 }
 
 /// The account a call's `account_id` names, if it is the calling app's: 400 when absent,

@@ -29,7 +29,7 @@ use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::state::AppState;
@@ -108,7 +108,7 @@ fn ack(o: &Order) -> OrderAck {
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
-pub(super) async fn place(
+pub(crate) async fn place(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
@@ -134,7 +134,7 @@ pub(super) async fn place(
         AccountDenied, InstrumentNotFound, DuplicateId,
     )
 )]
-pub(super) async fn preview(
+pub(crate) async fn preview(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
@@ -184,7 +184,7 @@ async fn batch_place(
         AccountDenied, OrderNotFound,
     )
 )]
-pub(super) async fn cancel(
+pub(crate) async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
@@ -202,7 +202,7 @@ pub(super) async fn cancel(
         AccountDenied, OrderNotFound,
     )
 )]
-pub(super) async fn replace(
+pub(crate) async fn replace(
     State(state): State<AppState>,
     caller: Caller,
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
@@ -216,7 +216,7 @@ pub(super) async fn replace(
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct ListParams {
+pub(crate) struct ListParams {
     account_id: Option<String>,
     client_order_id: Option<String>,
     start_time: Option<String>,
@@ -246,7 +246,7 @@ async fn params_account(state: &AppState, caller: &Caller, p: &ListParams) -> Re
         AccountDenied, OrderNotFound,
     )
 )]
-pub(super) async fn detail(
+pub(crate) async fn detail(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -269,7 +269,7 @@ pub(super) async fn detail(
         AccountDenied,
     )
 )]
-pub(super) async fn open_orders(
+pub(crate) async fn open_orders(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -297,7 +297,7 @@ pub(super) async fn open_orders(
         AccountDenied,
     )
 )]
-pub(super) async fn history(
+pub(crate) async fn history(
     State(state): State<AppState>,
     caller: Caller,
     QueryParams(p): QueryParams<ListParams>,
@@ -390,7 +390,7 @@ async fn legacy_page(
 
 /// Where a page that follows `last_client_order_id` starts: that order's sequence number (it
 /// must be an order of the account); the first page when none is given.
-pub(super) async fn seq_after(
+pub(crate) async fn seq_after(
     state: &AppState,
     account: &AccountRecord,
     last_client_order_id: Option<&str>,
@@ -438,7 +438,7 @@ async fn page(
 }
 
 /// One page of `page_size` orders older than `before_seq`, and whether more follow.
-pub(super) async fn fetch(
+pub(crate) async fn fetch(
     state: &AppState,
     account: &AccountRecord,
     page_size: Option<&str>,

@@ -10,7 +10,7 @@ use signet_domain::trading::accounting::Commission;
 use signet_model::ErrorCode;
 use signet_model::assets::{AccountBalance, Position};
 use signet_model::wire::WireEnum;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 
 use crate::common::TestServer;
 use crate::legacy::{V2, call};

@@ -17,7 +17,7 @@ use signet_client::Client;
 use signet_core::simulator::MarketConfig;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::simulator::clock::ClockMode;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_signing::{Algorithm, Encoding};
 
 use crate::common::{Scheme, TestServer};
@@ -360,7 +360,7 @@ async fn a_strict_server_refuses_the_earlier_generations_paths_and_version() {
             .prepare(method, path, &[("symbols", "AAPL"), ("category", "US_STOCK")], body)
             .unwrap();
         let e = crate::common::send(request).await.assert_error(404, "NOT_FOUND");
-        let retired = signet_server::legacy::replacement(path).expect("a legacy path");
+        let retired = signet_server::generations::compat::replacement(path).expect("a legacy path");
         assert!(
             e.message.contains("--compat legacy")
                 && e.message
@@ -374,7 +374,7 @@ async fn a_strict_server_refuses_the_earlier_generations_paths_and_version() {
             .assert_error(400, "UNSUPPORTED_API_VERSION");
     }
     // Its account_v2 and order_v2 calls too.
-    for retired in signet_server::legacy::PATHS
+    for retired in signet_server::generations::compat::PATHS
         .iter()
         .filter(|r| r.path.starts_with("/openapi/account/") || r.path == "/account/position/details")
     {

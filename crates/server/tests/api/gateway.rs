@@ -12,7 +12,7 @@ use bytes::Bytes;
 use prost::Message as _;
 use serde_json::{Value, json};
 use signet_model::gateway::{self as pb, STREAM_PATH, msg_type, path};
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_signing::{Algorithm, SigningHeaders, format_timestamp};
 use tokio::sync::mpsc;
 use tonic::{Code, Status, Streaming};

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_domain::marketdata::units::format_day;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_signing::{Algorithm, Encoding};
 
 use crate::common::{Answer, Scheme, TestServer, answer, metric, scrape_metrics, sign_as};

@@ -19,7 +19,7 @@ use signet_domain::simulator::clock::ClockMode;
 use signet_import::{Progress, import_file};
 use signet_model::fundamentals::FundDividend;
 use signet_model::screeners::{LegacyScreenerPage, LegacySectorDetail, Sector};
-use signet_server::legacy::{Compat, PATHS};
+use signet_server::generations::compat::{Compat, PATHS};
 use signet_store::refresh_snapshots;
 
 use crate::common::{Answer, TestServer};

@@ -397,7 +397,7 @@ async fn the_official_client_trades_a_vertical() {
 async fn the_official_client_calls_the_screeners_and_fundamentals_on_the_demo() {
     let Some(python) = python() else { return };
     // Legacy mode changes nothing for the current calls, and lets the deprecated ones run too.
-    let server = TestServer::start_with(|c| c.compat = signet_server::legacy::Compat::Legacy).await;
+    let server = TestServer::start_with(|c| c.compat = signet_server::generations::compat::Compat::Legacy).await;
     signet_import::demo::ensure_loaded(server.database.store.clone())
         .await
         .unwrap()
@@ -1193,8 +1193,10 @@ async fn every_trade_client_method_answers_or_is_refused_on_purpose() {
     assert_eq!(methods, 54, "TradeClient's HTTP methods but order.place_option");
     assert_eq!(refusals(&out), expected(true), "strict");
 
-    let legacy =
-        TestServer::start_market_with("2013-02-25", 2013, |c| c.compat = signet_server::legacy::Compat::Legacy).await;
+    let legacy = TestServer::start_market_with("2013-02-25", 2013, |c| {
+        c.compat = signet_server::generations::compat::Compat::Legacy;
+    })
+    .await;
     let out = run(&python, &legacy, "sweep").await;
     assert_eq!(refusals(&out), expected(false), "--compat legacy");
 }

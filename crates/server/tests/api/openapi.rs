@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use reqwest::Method;
 use signet_server::config::ServerConfig;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_server::router::Mounted;
 
 use crate::common::TestServer;
@@ -99,7 +99,7 @@ fn every_route_is_documented_and_every_operation_routed() {
     let (unsigned, signed) = mounted(|_| {});
     let expected: BTreeSet<_> = signet_server::openapi::UNSIGNED.iter().map(|p| get(p)).collect();
     assert_eq!(unsigned, expected, "the unsigned operations are openapi::UNSIGNED");
-    let legacy: BTreeSet<_> = signet_server::legacy::PATHS
+    let legacy: BTreeSet<_> = signet_server::generations::compat::PATHS
         .iter()
         .map(|r| (r.method.to_owned(), r.path.to_owned()))
         .collect();

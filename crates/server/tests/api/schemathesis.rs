@@ -16,7 +16,7 @@ use serde_json::json;
 use signet_import::{Progress, import_file};
 use signet_model::orders::OrderAck;
 use signet_model::watchlists::Watchlist;
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 use signet_store::refresh_snapshots;
 
 use crate::common::TestServer;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
 use signet_model::v1::{AccountProfile, Balance, HoldingsPage, OrderAck, OrderPage};
-use signet_server::legacy::Compat;
+use signet_server::generations::compat::Compat;
 
 use crate::common::TestServer;
 

@@ -71,7 +71,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(fund_allocation))
 }
 
-/// The legacy path (`--compat legacy`, [`crate::legacy`]): the fund dividends, paginated by
+/// The legacy path (`--compat legacy`, [`crate::generations::compat`]): the fund dividends, paginated by
 /// `page_index` and `page_size`.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(legacy_fund_dividends))

@@ -53,7 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(week52))
 }
 
-/// The legacy paths (`--compat legacy`, [`crate::legacy`]): the same rankings as [`routes()`],
+/// The legacy paths (`--compat legacy`, [`crate::generations::compat`]): the same rankings as [`routes()`],
 /// paginated by `page_index` (from 1) and `page_size`, in the retired answers' shapes.
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -42,7 +42,7 @@ pub(super) const INTRADAY_DAYS: usize = 30;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`). The earlier SDK
-/// generation's calls (`super::earlier`) send the same names.
+/// generation's calls (`crate::generations::earlier_market_data`) send the same names.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Params {
     pub symbols: Option<String>,

@@ -18,12 +18,12 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::orders::{self, AccountDenied, AccountParam, DuplicateId, ListParams, OrderNotFound};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams};
-use crate::legacy::ApiVersion;
+use crate::generations::compat::ApiVersion;
 use crate::openapi::InstrumentNotFound;
 use crate::state::AppState;
+use crate::trading::orders::{self, AccountDenied, AccountParam, DuplicateId, ListParams, OrderNotFound};
 
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -43,7 +43,7 @@ use tonic::{Code, Status};
 
 use crate::auth::NONCE_MARGIN_SECS;
 use crate::error::ApiError;
-use crate::legacy::Compat;
+use crate::generations::compat::Compat;
 use crate::metrics::Legacy;
 use crate::state::AppState;
 

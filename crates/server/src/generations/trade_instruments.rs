@@ -11,12 +11,12 @@ use signet_store::InstrumentQuery;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::instruments::lookup::REG_T;
 use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::pagination;
 use crate::state::AppState;
+use crate::trading::instruments::lookup::REG_T;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -3,7 +3,7 @@
 //! `/market-data/tick`, `/market-data/bars` and `/market-data/batch-bars`. Trading platforms built
 //! on that generation still call them; the interface replaced them with the
 //! `/market-data/stocks/*` calls. Each is another door onto the same code as the current call
-//! ([`super::stocks`]): the same parameters, the same quotes and bars, in the current call's shapes,
+//! ([`crate::marketdata::stocks`]): the same parameters, the same quotes and bars, in the current call's shapes,
 //! which hold every field the earlier generation's reference names (the single-symbol bars call
 //! answers that symbol's bars alone, a bare array).
 
@@ -19,14 +19,14 @@ use signet_model::quotes::{BarRow, BarsRequest, BarsResponse, Depth, Snapshot, T
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::bar_rows;
-use super::stocks::data::{self as stocks, Params};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams};
+use crate::marketdata::bar_rows;
+use crate::marketdata::stocks::data::{self as stocks, Params};
 use crate::openapi::InstrumentNotFound;
 use crate::state::AppState;
 
-/// Mounted only under `--compat legacy` (`crate::legacy::PATHS` names the current calls).
+/// Mounted only under `--compat legacy` (`crate::generations::compat::PATHS` names the current calls).
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(snapshot))

@@ -2,7 +2,7 @@
 //! (and the earlier SDK generation). Another door onto the same accounts and orders as the v3
 //! calls: an order placed here is the order `/trading/orders/get`, the trade events and the
 //! console show, and the v1 balance is the v3 balance in the v1 shape. Each handler parses,
-//! maps onto the v3 call's code ([`super::orders`], [`super::assets`]) and maps the answer.
+//! maps onto the v3 call's code ([`crate::trading::orders`], [`crate::trading::assets`]) and maps the answer.
 
 // utoipa expands a `responses(T)` of an `IntoResponses` type with a path the lint finds longer
 // than needed.
@@ -30,12 +30,12 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::assets::{Holdings, amount, holdings_of};
-use super::orders::{self, AccountDenied, AccountParam, DuplicateId, OrderNotFound};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::pagination;
 use crate::state::AppState;
+use crate::trading::assets::{Holdings, amount, holdings_of};
+use crate::trading::orders::{self, AccountDenied, AccountParam, DuplicateId, OrderNotFound};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -83,7 +83,7 @@ const MAX_PAGE: u32 = 100;
 const SUBSCRIPTIONS_PAGE: usize = 100;
 
 async fn account(state: &AppState, caller: &Caller, p: &Params) -> Result<AccountRecord, ApiError> {
-    super::account_of(state, caller, p.account_id.as_deref()).await
+    crate::trading::account_of(state, caller, p.account_id.as_deref()).await
 }
 
 /// The calling app's accounts, 100 a page by account id, after `subscription_id`.

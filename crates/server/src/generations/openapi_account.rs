@@ -25,12 +25,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::order_v2::{EarlierPageParams, earlier};
-use super::orders::{self, AccountDenied, AccountParam, DuplicateId, ListParams, OrderNotFound};
-use super::{accounts, assets};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, QueryParams, given};
 use crate::openapi::InstrumentNotFound;
 use crate::state::AppState;
+use crate::trading::orders::{self, AccountDenied, AccountParam, DuplicateId, ListParams, OrderNotFound};
+use crate::trading::{accounts, assets};
 
 pub fn legacy_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
