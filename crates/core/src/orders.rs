@@ -462,9 +462,9 @@ fn new_order(
         filled_amount: Decimal::ZERO,
         reason: None,
         expires_at_sim: expiry::expires_at(p.spec.time_in_force, p.spec.session, p.spec.expire_day, sim_now),
-        place_time: placed_at.0,
+        place_time: placed_at,
         fill_time: None,
-        update_time: placed_at.0,
+        update_time: placed_at,
         filled_at_sim: None,
         fill_plan: None,
         // As given; else found in the account's turn ([`crate::placements`]).

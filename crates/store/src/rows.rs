@@ -6,6 +6,7 @@ use signet_domain::marketdata::screeners::{Direction, Metric, Period, ScreenRow}
 use signet_domain::marketdata::snapshot::Snapshot;
 use signet_domain::marketdata::{Bar, Fact, Instrument, InstrumentType, MinuteBar};
 use signet_domain::options::Contract;
+use signet_domain::times::{SimTime, WallTime};
 use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::multi_leg::MultiLeg;
@@ -192,17 +193,17 @@ where
             }),
             None => None,
         },
-        triggered_at: optional_int("triggered_at")?,
+        triggered_at: optional_int("triggered_at")?.map(SimTime),
         session: wire("support_trading_session", text("support_trading_session")?)?,
         status: wire("status", text("status")?)?,
         filled_quantity: decimal("filled_quantity")?,
         filled_amount: decimal("filled_amount")?,
         reason: optional_text("reason")?,
-        expires_at_sim: optional_int("expires_at_sim")?,
-        place_time: get("place_time")?,
-        fill_time: optional_int("fill_time")?,
-        update_time: get("update_time")?,
-        filled_at_sim: optional_int("filled_at_sim")?,
+        expires_at_sim: optional_int("expires_at_sim")?.map(SimTime),
+        place_time: WallTime(get("place_time")?),
+        fill_time: optional_int("fill_time")?.map(WallTime),
+        update_time: WallTime(get("update_time")?),
+        filled_at_sim: optional_int("filled_at_sim")?.map(SimTime),
         fill_plan: optional_text("fill_plan")?
             .map(|t| parse_column("fill_plan", &t, FillPlan::decode))
             .transpose()?,

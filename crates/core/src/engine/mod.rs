@@ -137,7 +137,7 @@ impl Engine {
         // The tape since the last tick, read once an instrument for all its resting orders.
         let mut tapes: Tapes = HashMap::new();
         'orders: for order in open {
-            if order.expires_at_sim.is_some_and(|at| now_ms >= at) {
+            if order.expires_at_sim.is_some_and(|at| now >= at) {
                 let reason = match order.time_in_force {
                     TimeInForce::Gtd => "a GTD order is cancelled at the close of its expire_date",
                     _ => "a DAY order is cancelled at the close of its session",
@@ -164,7 +164,7 @@ impl Engine {
                 moved?;
                 let changed = Arc::make_mut(&mut order);
                 changed.stop_price = Some(stop.stop_price);
-                changed.triggered_at = triggered_at.map(|at| at.0);
+                changed.triggered_at = triggered_at;
                 self.book.update(changed.clone());
             }
             // Each level of the book the order walks is an execution of its own; an order resting

@@ -77,7 +77,7 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
         qty: order.quantity.to_string(),
         filled_qty: order.filled_quantity.to_string(),
         filled_price: filled_price.to_string(),
-        filled_time: order.fill_time.map(format_ms).unwrap_or_default(),
+        filled_time: order.fill_time.map(|t| format_ms(t.0)).unwrap_or_default(),
         side: order.side.as_str().to_owned(),
         category: if crate::options::is_contract(order.instrument_id) || order.multi_leg.is_some() {
             "US_OPTION"

@@ -15,10 +15,10 @@ pub fn expires_at(
     session: TradingSession,
     expire_day: Option<i32>,
     now: SimTime,
-) -> Option<i64> {
+) -> Option<SimTime> {
     match time_in_force {
-        TimeInForce::Day => Some(day_order_expiry(now.0, session)),
-        TimeInForce::Gtd => expire_day.map(|day| utc_ms_of(day, session_close(session, day))),
+        TimeInForce::Day => Some(SimTime(day_order_expiry(now.0, session))),
+        TimeInForce::Gtd => expire_day.map(|day| SimTime(utc_ms_of(day, session_close(session, day)))),
         TimeInForce::Gtc | TimeInForce::Ioc => None,
     }
 }
@@ -63,11 +63,11 @@ mod tests {
         let morning = at("2026-03-06", 10, 0);
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(morning)),
-            Some(at("2026-03-06", 16, 0))
+            Some(SimTime(at("2026-03-06", 16, 0)))
         );
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::All, None, SimTime(morning)),
-            Some(at("2026-03-06", 20, 0))
+            Some(SimTime(at("2026-03-06", 20, 0)))
         );
     }
 
@@ -76,12 +76,12 @@ mod tests {
         let friday_evening = at("2026-03-06", 16, 0);
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(friday_evening)),
-            Some(at("2026-03-09", 16, 0))
+            Some(SimTime(at("2026-03-09", 16, 0)))
         );
         let sunday = at("2026-03-08", 12, 0);
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::Night, None, SimTime(sunday)),
-            Some(at("2026-03-09", 4, 0))
+            Some(SimTime(at("2026-03-09", 4, 0)))
         );
     }
 
@@ -90,11 +90,11 @@ mod tests {
         let morning = at("2013-11-29", 10, 0);
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::Core, None, SimTime(morning)),
-            Some(at("2013-11-29", 13, 0))
+            Some(SimTime(at("2013-11-29", 13, 0)))
         );
         assert_eq!(
             expires_at(TimeInForce::Day, TradingSession::All, None, SimTime(morning)),
-            Some(at("2013-11-29", 17, 0))
+            Some(SimTime(at("2013-11-29", 17, 0)))
         );
         // Placed after the early close: the next trading day's close.
         assert_eq!(
@@ -104,7 +104,7 @@ mod tests {
                 None,
                 SimTime(at("2013-11-29", 14, 0))
             ),
-            Some(at("2013-12-02", 16, 0))
+            Some(SimTime(at("2013-12-02", 16, 0)))
         );
     }
 
@@ -113,7 +113,7 @@ mod tests {
         let day = parse_day("2026-04-01").unwrap();
         assert_eq!(
             expires_at(TimeInForce::Gtd, TradingSession::Core, Some(day), SimTime(0)),
-            Some(at("2026-04-01", 16, 0))
+            Some(SimTime(at("2026-04-01", 16, 0)))
         );
         assert_eq!(
             expires_at(TimeInForce::Gtc, TradingSession::Core, None, SimTime(0)),
@@ -131,7 +131,7 @@ mod tests {
         #[test]
         fn a_day_order_expires_soon_after_on_a_weekday(now in 0i64..4_000_000_000_000, all in any::<bool>()) {
             let session = if all { TradingSession::All } else { TradingSession::Core };
-            let expiry = expires_at(TimeInForce::Day, session, None, SimTime(now)).unwrap();
+            let expiry = expires_at(TimeInForce::Day, session, None, SimTime(now)).unwrap().0;
             prop_assert!(expiry > now);
             prop_assert!(expiry - now <= 5 * 86_400_000);
             let ny = NewYork::of(expiry);

@@ -94,7 +94,7 @@ impl FillPlan {
         let last = done == slices - Decimal::ONE;
         let begun = order.filled_quantity - done * size;
         let left_of_slice = if last { order.remaining() } else { size - begun };
-        let waiting = begun.is_zero() && order.filled_at_sim.is_some_and(|at| now_ms < at + every_ms);
+        let waiting = begun.is_zero() && order.filled_at_sim.is_some_and(|at| now_ms < at.0 + every_ms);
         if waiting { Decimal::ZERO } else { left_of_slice }
     }
 
@@ -197,6 +197,7 @@ mod tests {
     use signet_model::orders::OrderType;
 
     use super::*;
+    use crate::times::SimTime;
 
     fn d(text: &str) -> Decimal {
         text.parse().unwrap()
@@ -215,7 +216,7 @@ mod tests {
         Order {
             quantity: d(quantity),
             filled_quantity: d(filled),
-            filled_at_sim: last_fill,
+            filled_at_sim: last_fill.map(SimTime),
             ..Order::sample("o", Side::Buy, OrderType::Market)
         }
     }

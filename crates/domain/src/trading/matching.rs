@@ -183,6 +183,7 @@ mod tests {
     use signet_model::orders::TrailingType;
 
     use super::*;
+    use crate::times::SimTime;
     use crate::trading::order::Trailing;
 
     fn quote(last: &str) -> Quote {
@@ -213,7 +214,7 @@ mod tests {
                 triggered: true
             })
         );
-        sell.triggered_at = Some(1);
+        sell.triggered_at = Some(SimTime(1));
         assert_eq!(watch(&sell, &quote("90")), None, "a triggered stop is done watching");
         assert_eq!(
             fill(&sell, &quote("97")),
@@ -225,7 +226,7 @@ mod tests {
         assert!(!watch(&buy, &quote("104.99")).is_some_and(|m| m.triggered));
         assert!(watch(&buy, &quote("105")).unwrap().triggered);
         let mut buy = buy;
-        buy.triggered_at = Some(1);
+        buy.triggered_at = Some(SimTime(1));
         assert_eq!(fill(&buy, &quote("106")), [], "the limit still holds");
         assert_eq!(fill(&buy, &quote("105.4")), [(d("10"), d("105.41"))]);
     }

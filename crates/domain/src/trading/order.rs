@@ -9,6 +9,7 @@ use signet_model::wire::WireEnum;
 
 use super::order_parts::{Combo, FillPlan, MultiLeg};
 use crate::Rejection;
+use crate::times::{SimTime, WallTime};
 
 /// What can happen to an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,19 +126,19 @@ pub struct Order {
     pub stop_price: Option<Decimal>,
     pub trailing: Option<Trailing>,
     /// Simulated time the stop was reached (stop orders only).
-    pub triggered_at: Option<i64>,
+    pub triggered_at: Option<SimTime>,
     pub session: TradingSession,
     pub status: OrderStatus,
     pub filled_quantity: Decimal,
     pub filled_amount: Decimal,
     pub reason: Option<String>,
     /// Simulated time after which a DAY or GTD order is cancelled.
-    pub expires_at_sim: Option<i64>,
-    pub place_time: i64,
-    pub fill_time: Option<i64>,
-    pub update_time: i64,
+    pub expires_at_sim: Option<SimTime>,
+    pub place_time: WallTime,
+    pub fill_time: Option<WallTime>,
+    pub update_time: WallTime,
     /// Simulated time of its latest fill.
-    pub filled_at_sim: Option<i64>,
+    pub filled_at_sim: Option<SimTime>,
     /// How a scenario rule shapes its fills, when one matched it at placement.
     pub fill_plan: Option<FillPlan>,
     /// An option order's: whether it opens or closes a position.
@@ -226,9 +227,9 @@ impl Order {
             filled_amount: Decimal::ZERO,
             reason: None,
             expires_at_sim: None,
-            place_time: 0,
+            place_time: WallTime(0),
             fill_time: None,
-            update_time: 0,
+            update_time: WallTime(0),
             filled_at_sim: None,
             fill_plan: None,
             position_intent: None,

@@ -16,6 +16,7 @@ use super::matching::{fill, watch};
 use super::order::{Event, Order, Trailing, has_stop, is_open, transition};
 use super::valuation;
 use crate::simulator::Quote;
+use crate::times::SimTime;
 
 #[derive(Debug, Clone)]
 enum Step {
@@ -222,7 +223,7 @@ fn fills_respect_quantities_cash_and_stops_in(
                 }
                 order.stop_price = Some(moved.stop_price);
                 if moved.triggered {
-                    order.triggered_at = Some(n as i64);
+                    order.triggered_at = Some(SimTime(n as i64));
                 }
             }
             let fills = fill(order, &q);

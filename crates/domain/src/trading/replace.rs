@@ -287,6 +287,7 @@ mod tests {
     use signet_model::orders::{OrderStatus, Side, TrailingType};
 
     use super::*;
+    use crate::times::SimTime;
     use crate::trading::order::Trailing;
 
     fn d(s: &str) -> Decimal {
@@ -480,7 +481,7 @@ mod tests {
             );
         }
         let mut triggered = order(OrderType::StopLoss);
-        triggered.triggered_at = Some(1);
+        triggered.triggered_at = Some(SimTime(1));
         assert_eq!(
             refused(&triggered, json!({"stop_price": "80"})),
             Rejection::illegal_parameter(

@@ -561,14 +561,14 @@ pub fn record(o: &Order) -> OrderRecord {
             trailing_type: o.trailing.map(|t| t.kind),
             trailing_stop_step: o.trailing.map(|t| t.step.to_string()),
             expire_date: (o.time_in_force == TimeInForce::Gtd)
-                .then(|| o.expires_at_sim.map(|at| format_day(NewYork::of(at).day)))
+                .then(|| o.expires_at_sim.map(|at| format_day(NewYork::of(at.0).day)))
                 .flatten(),
             filled_price: o.average_price().map(|p| p.to_string()),
             time_in_force: o.time_in_force,
             support_trading_session: o.session,
-            place_time: format_ms(o.place_time),
-            fill_time: o.fill_time.map(format_ms),
-            update_time: format_ms(o.update_time),
+            place_time: format_ms(o.place_time.0),
+            fill_time: o.fill_time.map(|t| format_ms(t.0)),
+            update_time: format_ms(o.update_time.0),
             reason: o.reason.clone(),
             option_strategy: (!legs.is_empty()).then(|| strategy.into()),
             position_intent: o.position_intent,

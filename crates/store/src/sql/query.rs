@@ -170,6 +170,23 @@ bind_by_value! {
     &'q Vec<u8> => Bytes,
 }
 
+/// The two clocks' times are stored as their milliseconds; the type says which clock a column
+/// holds where the code reads or writes it.
+macro_rules! bind_time {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'q> Bind<'q> for $t {
+            fn arg(self) -> Arg<'q> {
+                Arg::Int(Some(self.0))
+            }
+            fn null() -> Arg<'q> {
+                Arg::Int(None)
+            }
+        }
+    )*};
+}
+
+bind_time!(signet_domain::times::SimTime, signet_domain::times::WallTime);
+
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
     fn arg(self) -> Arg<'q> {
         match self {

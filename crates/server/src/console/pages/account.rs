@@ -162,7 +162,7 @@ fn order_list(orders: &[Order], timelines: &HashMap<String, Vec<TimelineEvent>>)
                 li {
                     details id=(format!("order-{}", o.order_id)) {
                         summary {
-                            span.time { (format_ms(o.place_time)) } " "
+                            span.time { (format_ms(o.place_time.0)) } " "
                             strong { (o.side.as_str()) " " (o.quantity.normalize()) " " (o.symbol) } " "
                             (o.order_type.as_str())
                             @if let Some(limit) = o.limit_price { " at " (limit) }
