@@ -4,8 +4,9 @@
 //! admin paths) parses its request into the model's `NewOrder`/`ModifyOrder`, calls
 //! [`Orders`], and maps the orders it answers; none of them builds or changes an order itself.
 //!
-//! What happens after a change outside the engine's ticks (the claims and the book read again,
-//! the event hub woken) is written once, in [`Orders::changed`].
+//! After a change outside the engine's ticks (a cancel, a replacement, an administrator's
+//! reset) the account's claims and the book are read again (`forget_open_orders`, whatever the
+//! change's outcome), and the event hub is woken for what the change recorded.
 
 use std::sync::Arc;
 
@@ -405,12 +406,19 @@ impl Orders {
         Ok(replaced)
     }
 
-    /// An account's orders, cash or positions changed outside placements and the engine's ticks
-    /// (an administrator's change): its claims and the book are read again, and the
-    /// subscriptions woken for the events it recorded.
-    pub fn changed(&self, account_id: &str) {
+    /// Starts an account over with `cash` (an administrator's reset): its orders, fills and
+    /// positions removed. Done in the account's turn on this node, as a placement is checked
+    /// and stored, so that none checked before the reset is stored after it. `false` when there
+    /// is no such account.
+    pub async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, CoreError> {
+        let turn = self.turns.take(account_id).await;
+        let reset = self.store.reset_account(account_id, cash).await;
+        drop(turn);
+        // What the claims, the book and the event hub held of the account is stale, whatever
+        // happened.
         self.forget_open_orders(account_id);
         self.hub.wake();
+        Ok(reset?)
     }
 
     /// An open order changed outside placements and the engine's ticks: the account's claims and

@@ -22,11 +22,11 @@ pub struct AppState {
     /// The engine's ticks, which the simulator's step also drives.
     pub engine: Arc<signet_core::engine::Engine>,
     /// What open orders hold back, per account, between placements.
-    pub claims: Arc<signet_core::claims::ClaimsCache>,
+    pub(crate) claims: Arc<signet_core::claims::ClaimsCache>,
     /// Each account's turns to raise its claims (placements, replacements).
-    pub turns: Arc<signet_core::turns::Turns<signet_core::orders::Queued>>,
+    pub(crate) turns: Arc<signet_core::turns::Turns<signet_core::orders::Queued>>,
     /// The open orders the engine's ticks match.
-    pub book: Arc<signet_core::engine::book::Book>,
+    pub(crate) book: Arc<signet_core::engine::book::Book>,
     pub limiter: Option<Arc<signet_core::ratelimit::Limiter>>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.

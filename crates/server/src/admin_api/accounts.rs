@@ -56,14 +56,7 @@ async fn reset(
             .ok_or_else(|| ApiError::illegal_parameter("cash is an amount from 0 to 10,000,000,000"))?,
         None => opening_cash(&state, &account_id).await?,
     };
-    // In the account's turn on this node, as a placement is checked and stored: none checked
-    // before the reset is stored after it.
-    let turn = state.turns.take(&account_id).await;
-    let reset = state.store.reset_account(&account_id, cash).await;
-    drop(turn);
-    // What the claims, the book and the event hub held of the account is stale, whatever happened.
-    state.orders().changed(&account_id);
-    if !reset? {
+    if !state.orders().reset_account(&account_id, cash).await? {
         return Err(not_found());
     }
     tracing::info!(account_id = %account_id, cash = %cash, "account started over");
