@@ -91,7 +91,8 @@ pub struct OrderPageQuery {
 }
 
 impl Orders {
-    pub(crate) fn accounts(&self) -> Accounts<'_> {
+    /// The questions about accounts ([`Accounts`]), over the same store, claims and prices.
+    pub fn accounts(&self) -> Accounts<'_> {
         Accounts {
             store: &*self.store,
             claims: &self.claims,

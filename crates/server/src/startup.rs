@@ -171,8 +171,21 @@ impl Server {
             ],
         )
         .await?;
+        let options = signet_core::options::Options::start(simulator.clone(), store.clone());
+        let orders = signet_core::orders::Orders {
+            store: store.clone(),
+            simulator: simulator.clone(),
+            options: options.clone(),
+            claims,
+            turns: Arc::default(),
+            book,
+            hub: events.clone(),
+            scenarios: scenarios.clone(),
+            commission: config.commission,
+        };
         let state = AppState {
-            options: signet_core::options::Options::start(simulator.clone(), store.clone()),
+            options,
+            orders,
             rendered_chains: Arc::default(),
             apps,
             gate,
@@ -181,9 +194,6 @@ impl Server {
             store,
             simulator,
             engine,
-            claims,
-            turns: Arc::default(),
-            book,
             limiter,
             metrics,
             events,

@@ -21,12 +21,9 @@ pub struct AppState {
     pub simulator: Arc<Simulator>,
     /// The engine's ticks, which the simulator's step also drives.
     pub engine: Arc<signet_core::engine::Engine>,
-    /// What open orders hold back, per account, between placements.
-    pub(crate) claims: Arc<signet_core::claims::ClaimsCache>,
-    /// Each account's turns to raise its claims (placements, replacements).
-    pub(crate) turns: Arc<signet_core::turns::Turns<signet_core::orders::Queued>>,
-    /// The open orders the engine's ticks match.
-    pub(crate) book: Arc<signet_core::engine::book::Book>,
+    /// The order operations, built once: every door places, replaces and cancels through them,
+    /// and they hold the claims, the account turns and the engine's book.
+    pub(crate) orders: Orders,
     pub limiter: Option<Arc<signet_core::ratelimit::Limiter>>,
     pub metrics: Arc<crate::metrics::Metrics>,
     /// This node's order events, for the trade-events subscriptions.
@@ -56,25 +53,11 @@ pub struct AppState {
 impl AppState {
     /// The broker's questions about accounts ([`Accounts`]), answered from this server's parts.
     pub fn accounts(&self) -> Accounts<'_> {
-        Accounts {
-            store: &*self.store,
-            claims: &self.claims,
-            simulator: &self.simulator,
-        }
+        self.orders.accounts()
     }
 
-    /// The order operations ([`Orders`]): every door places, replaces and cancels through them.
-    pub fn orders(&self) -> Orders {
-        Orders {
-            store: self.store.clone(),
-            simulator: self.simulator.clone(),
-            options: self.options.clone(),
-            claims: self.claims.clone(),
-            turns: self.turns.clone(),
-            book: self.book.clone(),
-            hub: self.events.clone(),
-            scenarios: self.scenarios.clone(),
-            commission: self.config.commission,
-        }
+    /// The order operations ([`Orders`]).
+    pub fn orders(&self) -> &Orders {
+        &self.orders
     }
 }
