@@ -38,7 +38,7 @@ pub(super) const MAX_BARS: u32 = 1200;
 /// Symbols one footprints call may ask for (catalog §11.5).
 pub(super) const MAX_FOOTPRINT_SYMBOLS: usize = 20;
 /// Trading days back that intraday bars and footprints reach (today's included).
-pub(super) const INTRADAY_DAYS: usize = 30;
+const INTRADAY_DAYS: usize = 30;
 
 /// Every parameter of the calls here; each reads its own. The official client sends a value it
 /// was not given as `None`, and booleans as Python writes them (`True`). The earlier SDK
@@ -86,7 +86,7 @@ pub(super) fn symbol_list(p: &Params, max: usize) -> Result<Vec<String>, ApiErro
 }
 
 /// The one `symbol` of a depth or ticks call, upper-cased.
-pub(super) fn one_symbol(p: &Params) -> Result<String, ApiError> {
+fn one_symbol(p: &Params) -> Result<String, ApiError> {
     let symbol = given(p.symbol.as_deref()).ok_or_else(|| ApiError::illegal_parameter("symbol is required"))?;
     if symbol.contains(',') {
         return Err(ApiError::illegal_parameter("one symbol at a time"));
@@ -146,7 +146,7 @@ pub(crate) async fn snapshot_list(state: &AppState, p: &Params) -> Result<Vec<Sn
         .collect())
 }
 
-pub(super) fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
+fn to_levels(levels: &[Level]) -> Vec<DepthLevel> {
     levels
         .iter()
         .map(|l| DepthLevel {
@@ -369,7 +369,7 @@ impl Range {
 
 /// `plan`'s bars of `span` seconds outside the core session, in the `sessions` asked for: the
 /// morning's counted back from the open, the evening's from the close, as far as the day has gone.
-pub(super) async fn extended_candles(
+async fn extended_candles(
     state: &AppState,
     instrument_id: i64,
     plan: &DayPlan,
@@ -424,7 +424,7 @@ pub(crate) async fn trading_days(
 }
 
 /// The 400 for a range in which a symbol has no bars, naming the simulator's days.
-pub(super) async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
+async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiError, ApiError> {
     let today = NewYork::of(state.simulator.now_ms()).day;
     let history = state.store.daily_bars(quote.instrument_id, i32::MIN, today - 1).await?;
     let first = history.first().map_or_else(|| "none".to_owned(), |b| format_day(b.day));
@@ -438,7 +438,7 @@ pub(super) async fn out_of_range(state: &AppState, quote: &Quote) -> Result<ApiE
 
 /// Daily bars rolled up by `span`, newest first: the stored history and, when the range reaches
 /// today, today's bar so far.
-pub(super) async fn day_bars(
+async fn day_bars(
     state: &AppState,
     quote: &Quote,
     span: DaySpan,
@@ -481,7 +481,7 @@ pub(super) async fn day_bars(
 }
 
 /// To the cent, as the quotes and fills print (`461.10`, not `461.1`).
-pub(super) fn cents_text(cents: i64) -> String {
+fn cents_text(cents: i64) -> String {
     text(Decimal::new(cents, 2))
 }
 

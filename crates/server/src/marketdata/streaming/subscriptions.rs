@@ -12,7 +12,7 @@ use crate::streaming::feed;
 use crate::streaming::sessions::{Session, kind};
 
 /// Symbols one call may name (published: 50).
-pub(super) const MAX_SYMBOLS_PER_CALL: usize = 50;
+const MAX_SYMBOLS_PER_CALL: usize = 50;
 
 /// The kinds named (`QUOTE`, `SNAPSHOT`, `TICK`), or `None` when none are.
 pub(super) fn kinds(sub_types: Option<&[String]>) -> Result<Option<u8>, ApiError> {

@@ -30,7 +30,7 @@ pub(super) struct Params {
 
 /// Which instrument types a listing asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Types {
+enum Types {
     All,
     Only(InstrumentType),
     /// A sub-category signet has no instrument of.
