@@ -4,6 +4,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use rust_decimal::Decimal;
 use secrecy::ExposeSecret;
 use serde_json::json;
+use signet_model::ids::AppKey;
 use signet_model::{AccountType, TokenStatus};
 use signet_server::Operator;
 use signet_store::{AccountRecord, TokenSelector};
@@ -81,7 +82,7 @@ enum AppsCommand {
     /// List apps (secrets are never shown again)
     List,
     /// Revoke an app: its requests are refused from then on
-    Revoke { app_key: String },
+    Revoke { app_key: AppKey },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -96,7 +97,7 @@ enum AccountsCommand {
     /// Add a paper account to an app
     Create {
         #[arg(long = "app")]
-        app_key: String,
+        app_key: AppKey,
         #[arg(long = "type", value_enum, ignore_case = true)]
         kind: Kind,
         /// Starting cash, USD
@@ -108,7 +109,7 @@ enum AccountsCommand {
     /// List accounts, of one app or of all
     List {
         #[arg(long = "app")]
-        app_key: Option<String>,
+        app_key: Option<AppKey>,
     },
 }
 
@@ -117,7 +118,7 @@ enum TokensCommand {
     /// List tokens, of one app or of all
     List {
         #[arg(long = "app")]
-        app_key: Option<String>,
+        app_key: Option<AppKey>,
     },
     /// Approve a pending token (standing in for the approval in the broker's app)
     Approve {
@@ -171,7 +172,7 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             &["APP KEY", "NAME", "STATUS", "CREATED (UTC)"],
             |a| {
                 vec![
-                    a.app_key.clone(),
+                    a.app_key.to_string(),
                     a.name.clone(),
                     a.status.as_str().to_owned(),
                     time(a.created_at),
@@ -203,18 +204,18 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
             print_accounts(&[account], json)?;
         }
         AdminCommand::Accounts(AccountsCommand::List { app_key }) => {
-            print_accounts(&admin.accounts(app_key.as_deref()).await?, json)?;
+            print_accounts(&admin.accounts(app_key.as_ref()).await?, json)?;
         }
         AdminCommand::Tokens(TokensCommand::List { app_key }) => {
             let now = signet_domain::simulator::clock::wall_clock_ms();
             list(
                 json,
-                &admin.tokens(app_key.as_deref()).await?,
+                &admin.tokens(app_key.as_ref()).await?,
                 &["TOKEN", "APP KEY", "STATUS", "EXPIRES (UTC)"],
                 |t| {
                     vec![
                         format!("{}...", t.token_hint),
-                        t.app_key.clone(),
+                        t.app_key.to_string(),
                         t.status_at(now).as_str().to_owned(),
                         time(t.expires_at),
                     ]
@@ -252,8 +253,8 @@ fn print_accounts(accounts: &[AccountRecord], json: bool) -> anyhow::Result<()> 
         &["ACCOUNT ID", "APP KEY", "TYPE", "LABEL", "CASH"],
         |a| {
             vec![
-                a.account_id.clone(),
-                a.app_key.clone(),
+                a.account_id.to_string(),
+                a.app_key.to_string(),
                 a.account_type.as_str().to_owned(),
                 a.account_label.clone(),
                 format!("{} {}", a.cash, a.currency),

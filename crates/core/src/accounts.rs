@@ -7,6 +7,7 @@ use signet_domain::options::is_contract;
 use signet_domain::trading::buying_power::{Position, Standing};
 use signet_domain::trading::claims::Claims;
 use signet_model::ErrorCode;
+use signet_model::ids::{AccountId, AppKey, OrderId};
 use signet_store::{AccountRecord, PositionRecord, Store};
 
 use crate::claims::{ClaimsCache, View};
@@ -24,14 +25,15 @@ pub struct Accounts<'a> {
 impl Accounts<'_> {
     /// The account if it belongs to the app `app_key`; the same refusal whether it exists or
     /// not, so that a caller learns nothing of other apps' accounts.
-    pub async fn owned_by(&self, app_key: &str, account_id: &str) -> Result<AccountRecord, CoreError> {
-        let account_id = account_id.trim();
-        let known = match self.claims.account(account_id) {
+    pub async fn owned_by(&self, app_key: &AppKey, account_id: &AccountId) -> Result<AccountRecord, CoreError> {
+        // An id sent with spaces around it names the same account.
+        let account_id = AccountId::from(account_id.trim());
+        let known = match self.claims.account(&account_id) {
             Some(known) => Some(known),
-            None => self.store.account(account_id).await?,
+            None => self.store.account(&account_id).await?,
         };
         match known {
-            Some(a) if *a.app_key == *app_key => Ok(a),
+            Some(a) if a.app_key == *app_key => Ok(a),
             _ => Err(Rejection::new(
                 ErrorCode::AccountNotFoundOrDenied,
                 "no account with this account_id belongs to the calling app",
@@ -45,8 +47,8 @@ impl Accounts<'_> {
     /// call reads the same, so that the buying power it shows is the one placement enforces.
     pub async fn standing(
         &self,
-        account_id: &str,
-        replacing: Option<&str>,
+        account_id: &AccountId,
+        replacing: Option<&OrderId>,
     ) -> Result<(Standing, Vec<PositionRecord>), CoreError> {
         let now = self.simulator.now_ms();
         let price_now = |instrument_id: i64| self.last_price(instrument_id, now);

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use rust_decimal::Decimal;
 use signet_domain::trading::claims::{Claims, OpenClaims, Reserved, claims};
+use signet_model::ids::{AccountId, OrderId};
 use signet_store::{AccountRecord, ChangeCursor, OrderQuery, PositionRecord, Store, StoreError};
 
 /// An account as its orders see it: the account row (its cash), its positions and the claims of
@@ -38,7 +39,7 @@ impl Known {
     }
 
     /// The claims of the open orders but `except`.
-    pub fn claims(&self, except: Option<&str>, price_now: impl Fn(i64) -> Decimal) -> Claims {
+    pub fn claims(&self, except: Option<&OrderId>, price_now: impl Fn(i64) -> Decimal) -> Claims {
         self.open.claims(except, price_now)
     }
 
@@ -71,10 +72,10 @@ struct Followed {
 struct Followers {
     /// Each account's follower, behind a lock of its own: reads of its changes are applied in
     /// the order they were made.
-    accounts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Followed>>>>>,
+    accounts: Mutex<HashMap<AccountId, Arc<tokio::sync::Mutex<Option<Followed>>>>>,
     /// Each followed account's row as last read, for the checks of its owner and type, which
     /// never change (not for its cash).
-    rows: Mutex<HashMap<String, AccountRecord>>,
+    rows: Mutex<HashMap<AccountId, AccountRecord>>,
     /// Taken by each placement on arrival and by each read as it begins: a read with a later
     /// ticket than a placement's began after the placement arrived, so the placement may use
     /// what it found instead of reading again. Placements waiting for one account's lock then
@@ -91,7 +92,7 @@ pub struct View {
 
 #[derive(Default)]
 pub struct ClaimsCache {
-    accounts: Mutex<HashMap<String, Entry>>,
+    accounts: Mutex<HashMap<AccountId, Entry>>,
     /// On a database other nodes change too: the accounts followed through its change feed.
     followers: Option<Followers>,
 }
@@ -111,8 +112,8 @@ impl ClaimsCache {
     pub async fn view(
         &self,
         store: &dyn Store,
-        account_id: &str,
-        except: Option<&str>,
+        account_id: &AccountId,
+        except: Option<&OrderId>,
         price_now: impl Fn(i64) -> Decimal,
     ) -> Result<View, StoreError> {
         if let Some(followers) = &self.followers {
@@ -139,7 +140,7 @@ impl ClaimsCache {
         // Read after the generation: a row the caller had may predate a fill.
         let account = store.account(account_id).await?.ok_or_else(gone)?;
         let open: Vec<Reserved> = orders.iter().map(|o| Reserved::of(o, account.account_type)).collect();
-        let claims = claims(open.iter().filter(|o| Some(o.order_id.as_str()) != except), price_now);
+        let claims = claims(open.iter().filter(|o| Some(&o.order_id) != except), price_now);
         self.keep(generation, account.clone(), positions.clone(), open);
         Ok(View {
             account,
@@ -150,7 +151,7 @@ impl ClaimsCache {
 
     /// `f` of the account's open orders when they are known; otherwise the generation to hand
     /// to `keep` with a list read from the database.
-    pub fn with<R>(&self, account_id: &str, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
+    pub fn with<R>(&self, account_id: &AccountId, f: impl FnOnce(&Known) -> R) -> Result<R, u64> {
         let accounts = self.accounts.lock();
         match accounts.get(account_id) {
             Some(Entry {
@@ -163,7 +164,7 @@ impl ClaimsCache {
 
     /// The account row when known: its owner and type, and, but on a shared database, its cash
     /// as of the last change.
-    pub fn account(&self, account_id: &str) -> Option<AccountRecord> {
+    pub fn account(&self, account_id: &AccountId) -> Option<AccountRecord> {
         match &self.followers {
             Some(followers) => followers.rows.lock().get(account_id).cloned(),
             None => self.with(account_id, |known| known.account.clone()).ok(),
@@ -189,7 +190,7 @@ impl ClaimsCache {
     }
 
     /// Orders just stored.
-    pub fn placed(&self, account_id: &str, orders: impl IntoIterator<Item = Reserved>) {
+    pub fn placed(&self, account_id: &AccountId, orders: impl IntoIterator<Item = Reserved>) {
         if self.followers.is_some() {
             return;
         }
@@ -218,7 +219,7 @@ impl ClaimsCache {
 
     /// An open order of the account changed: read them again next time (followed accounts read
     /// their changes anyway).
-    pub fn forget(&self, account_id: &str) {
+    pub fn forget(&self, account_id: &AccountId) {
         if self.followers.is_some() {
             return;
         }
@@ -239,8 +240,8 @@ fn gone() -> StoreError {
 async fn follow(
     followers: &Followers,
     store: &dyn Store,
-    account_id: &str,
-    except: Option<&str>,
+    account_id: &AccountId,
+    except: Option<&OrderId>,
     price_now: impl Fn(i64) -> Decimal,
 ) -> Result<View, StoreError> {
     let follower = followers
@@ -302,7 +303,7 @@ async fn follow(
     Ok(view_of(&followed.known, except, price_now))
 }
 
-fn view_of(known: &Known, except: Option<&str>, price_now: impl Fn(i64) -> Decimal) -> View {
+fn view_of(known: &Known, except: Option<&OrderId>, price_now: impl Fn(i64) -> Decimal) -> View {
     View {
         account: known.account.clone(),
         positions: known.positions.clone(),
@@ -318,7 +319,7 @@ mod tests {
 
     fn reserved(n: i64) -> Reserved {
         Reserved {
-            order_id: n.to_string(),
+            order_id: n.to_string().into(),
             side: Side::Buy,
             instrument_id: n,
             remaining: Decimal::ONE,
@@ -344,29 +345,29 @@ mod tests {
     }
 
     fn count(r: &ClaimsCache) -> Option<usize> {
-        r.with("A", Known::len).ok()
+        r.with(&"A".into(), Known::len).ok()
     }
 
     #[test]
     fn reads_changes_and_placements_interleave_safely() {
         let r = ClaimsCache::default();
-        let generation = r.with("A", |_| ()).unwrap_err();
+        let generation = r.with(&"A".into(), |_| ()).unwrap_err();
         r.keep(generation, account(), Vec::new(), vec![reserved(1)]);
         assert_eq!(count(&r), Some(1));
 
         // A read starts, an order changes meanwhile: the read is stale and not kept.
-        r.forget("A");
-        let generation = r.with("A", |_| ()).unwrap_err();
-        r.forget("A");
+        r.forget(&"A".into());
+        let generation = r.with(&"A".into(), |_| ()).unwrap_err();
+        r.forget(&"A".into());
         r.keep(generation, account(), Vec::new(), vec![reserved(1), reserved(2)]);
         assert_eq!(count(&r), None);
 
         // Orders placed during a read join the list it brings, once each.
-        let generation = r.with("A", |_| ()).unwrap_err();
-        r.placed("A", [reserved(3), reserved(2)]);
+        let generation = r.with(&"A".into(), |_| ()).unwrap_err();
+        r.placed(&"A".into(), [reserved(3), reserved(2)]);
         r.keep(generation, account(), Vec::new(), vec![reserved(1), reserved(2)]);
         assert_eq!(count(&r), Some(3));
-        r.placed("A", [reserved(3), reserved(4)]);
+        r.placed(&"A".into(), [reserved(3), reserved(4)]);
         assert_eq!(count(&r), Some(4));
     }
 }

@@ -19,6 +19,7 @@ use bytes::Bytes;
 use parking_lot::{Mutex, MutexGuard};
 use signet_domain::trading::events::{position_request_id, with_request_id};
 use signet_model::events::{SUBSCRIBE_ORDER, SUBSCRIBE_POSITION, SubscribeResponse, event_type};
+use signet_model::ids::AccountId;
 use signet_store::{ChangeCursor, Store, StoreError};
 use tokio::sync::{Notify, mpsc};
 
@@ -26,7 +27,7 @@ use tokio::sync::{Notify, mpsc};
 /// `SubscribeResponse`, encoded once for every subscriber.
 #[derive(Debug, Clone)]
 pub struct TradeEvent {
-    pub account_id: String,
+    pub account_id: AccountId,
     /// [`SUBSCRIBE_ORDER`] or [`SUBSCRIBE_POSITION`].
     pub subscribe_type: u32,
     pub message: Bytes,
@@ -34,17 +35,17 @@ pub struct TradeEvent {
 
 impl TradeEvent {
     /// `payload` (with its `request_id`) as an order event: `eventType` 1024, `subscribeType` 1.
-    pub fn order(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+    pub fn order(account_id: AccountId, request_id: String, time_ms: i64, payload: String) -> Self {
         Self::new(SUBSCRIBE_ORDER, account_id, request_id, time_ms, payload)
     }
 
     /// `payload` (with its `request_id`) as a position event: `eventType` 1028,
     /// `subscribeType` 2.
-    pub fn position(account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+    pub fn position(account_id: AccountId, request_id: String, time_ms: i64, payload: String) -> Self {
         Self::new(SUBSCRIBE_POSITION, account_id, request_id, time_ms, payload)
     }
 
-    fn new(subscribe_type: u32, account_id: String, request_id: String, time_ms: i64, payload: String) -> Self {
+    fn new(subscribe_type: u32, account_id: AccountId, request_id: String, time_ms: i64, payload: String) -> Self {
         let event_type = match subscribe_type {
             SUBSCRIBE_POSITION => event_type::POSITION,
             _ => event_type::ORDER,
@@ -68,7 +69,7 @@ impl TradeEvent {
 pub struct EventHub {
     /// Each account's subscribers; `None` once the server is shutting down, which closes every
     /// subscription's queue.
-    subscribers: Mutex<Option<HashMap<String, Vec<Subscriber>>>>,
+    subscribers: Mutex<Option<HashMap<AccountId, Vec<Subscriber>>>>,
     /// Events a subscriber may fall behind.
     capacity: usize,
     /// Woken when this node committed order events.
@@ -108,7 +109,7 @@ impl EventHub {
 
     /// The events of `accounts` and of the subscribe types `types` (a bit set) published from
     /// now on (closed at once when shutting down).
-    pub fn subscribe(&self, accounts: &[String], types: u32) -> Subscription {
+    pub fn subscribe(&self, accounts: &[AccountId], types: u32) -> Subscription {
         let (sender, events) = mpsc::channel(self.capacity);
         let lagged = Arc::new(AtomicBool::new(false));
         let cut = Arc::new(Notify::new());
@@ -130,7 +131,7 @@ impl EventHub {
         Subscription { events, lagged, cut }
     }
 
-    fn subscribers(&self) -> MutexGuard<'_, Option<HashMap<String, Vec<Subscriber>>>> {
+    fn subscribers(&self) -> MutexGuard<'_, Option<HashMap<AccountId, Vec<Subscriber>>>> {
         self.subscribers.lock()
     }
 

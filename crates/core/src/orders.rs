@@ -28,6 +28,7 @@ use signet_domain::trading::placement::{self, Estimate, Placement};
 use signet_domain::trading::replace;
 use signet_domain::trading::spec::{self, OrderSpec};
 use signet_model::ErrorCode;
+use signet_model::ids::{AccountId, ClientOrderId, OrderId};
 use signet_model::orders::{ModifyOrder, NewOrder, OrderStatus, Side};
 use signet_store::{AccountRecord, OrderQuery, Store};
 use tokio::sync::oneshot;
@@ -257,7 +258,7 @@ impl Orders {
         account: &AccountRecord,
         orders: &[&PricedOrder],
         kind: Option<ComboKind>,
-        replacing: Option<&str>,
+        replacing: Option<&OrderId>,
     ) -> Result<Headroom, CoreError> {
         let accounts = self.accounts();
         let (standing, _) = accounts.standing(&account.account_id, replacing).await?;
@@ -268,9 +269,9 @@ impl Orders {
     }
 
     /// The account's order with this client order id, or `ORDER_NOT_FOUND`.
-    pub async fn find(&self, account: &AccountRecord, client_order_id: &str) -> Result<Order, CoreError> {
+    pub async fn find(&self, account: &AccountRecord, client_order_id: &ClientOrderId) -> Result<Order, CoreError> {
         self.store
-            .order(&account.account_id, client_order_id.trim())
+            .order(&account.account_id, &ClientOrderId::from(client_order_id.trim()))
             .await?
             .ok_or_else(|| {
                 Rejection::new(
@@ -302,7 +303,7 @@ impl Orders {
     }
 
     /// Cancels the account's open order with this client order id: the order as cancelled.
-    pub async fn cancel(&self, account: &AccountRecord, client_order_id: &str) -> Result<Order, CoreError> {
+    pub async fn cancel(&self, account: &AccountRecord, client_order_id: &ClientOrderId) -> Result<Order, CoreError> {
         let order = self.find(account, client_order_id).await?;
         self.scenarios
             .check_order(Operation::Cancel, &account.account_id, &order, self.simulator.now_ms())
@@ -411,7 +412,7 @@ impl Orders {
     /// positions removed. Done in the account's turn on this node, as a placement is checked
     /// and stored, so that none checked before the reset is stored after it. `false` when there
     /// is no such account.
-    pub async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, CoreError> {
+    pub async fn reset_account(&self, account_id: &AccountId, cash: Decimal) -> Result<bool, CoreError> {
         let turn = self.turns.take(account_id).await;
         let reset = self.store.reset_account(account_id, cash).await;
         drop(turn);
@@ -424,7 +425,7 @@ impl Orders {
 
     /// An open order changed outside placements and the engine's ticks: the account's claims and
     /// the engine's book are read again from the database.
-    fn forget_open_orders(&self, account_id: &str) {
+    fn forget_open_orders(&self, account_id: &AccountId) {
         self.claims.forget(account_id);
         self.book.forget();
     }
@@ -447,7 +448,7 @@ fn new_order(
 ) -> Result<Order, CoreError> {
     Ok(Order {
         seq: 0,
-        order_id: new_order_id()?,
+        order_id: new_order_id()?.into(),
         account_id: account.account_id.clone(),
         client_order_id: p.spec.client_order_id.clone(),
         client_combo_order_id: client_combo_order_id.map(str::to_owned),

@@ -12,6 +12,7 @@ use signet_domain::trading::claims::Reserved;
 use signet_domain::trading::multi_leg;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::placement::{self, Taken};
+use signet_model::ids::ClientOrderId;
 use signet_store::{AccountRecord, StoreError, UsedIds, Written};
 use tokio::sync::oneshot;
 
@@ -195,7 +196,7 @@ impl Orders {
     /// The client ids of a turn's placements that the account used before.
     async fn used_ids(&self, account: &AccountRecord, batch: &[ToPlace]) -> Result<UsedIds, CoreError> {
         let orders = || batch.iter().flat_map(|c| &c.orders);
-        let ids: Vec<&str> = orders().map(|o| o.client_order_id.as_str()).collect();
+        let ids: Vec<&ClientOrderId> = orders().map(|o| &o.client_order_id).collect();
         let combos: Vec<&str> = orders().filter_map(placement::combo_id).collect();
         Ok(self.store.used_client_ids(&account.account_id, &ids, &combos).await?)
     }

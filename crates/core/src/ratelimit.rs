@@ -9,6 +9,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 use signet_domain::ratelimit::admit;
 pub use signet_domain::ratelimit::{Decision, Group, Limit, RateLimits, parse_override};
+use signet_model::ids::AppKey;
 use signet_store::redis::RedisArrivals;
 
 /// The keys' theoretical arrival times, in milliseconds since the limiter started.
@@ -47,7 +48,7 @@ impl Limiter {
     /// Counts a request of `app_key` to the group of `path` now. `None` when the shared store
     /// does not answer: the request then passes unlimited (a limiter that is down must not stop
     /// the traffic), with a warning.
-    pub async fn check_request(&self, app_key: &str, path: &str) -> Option<Decision> {
+    pub async fn check_request(&self, app_key: &AppKey, path: &str) -> Option<Decision> {
         let group = Group::of(path);
         let Some(shared) = &self.shared else {
             return Some(self.check(app_key, group, self.now_ms()));
@@ -69,11 +70,11 @@ impl Limiter {
 
     /// Counts a request of `app_key` to `group` at `now_ms` (monotonic), if the limit allows it,
     /// in process.
-    pub fn check(&self, app_key: &str, group: Group, now_ms: u64) -> Decision {
+    pub fn check(&self, app_key: &AppKey, group: Group, now_ms: u64) -> Decision {
         let mut arrivals = self.arrivals.lock();
         admit(
             &mut arrivals,
-            (app_key.to_owned(), group),
+            (app_key.to_string(), group),
             self.limits.limit(group),
             now_ms,
         )
@@ -89,22 +90,22 @@ mod tests {
         let limiter = Limiter::new(RateLimits::published());
         // Order queries: 10 per 30 s, so a burst of 10 and then one each 3 s.
         for n in 0..10 {
-            let d = limiter.check("A", Group::OrderQueries, 1_000);
+            let d = limiter.check(&"A".into(), Group::OrderQueries, 1_000);
             assert!(d.allowed, "request {n}");
             assert_eq!((d.limit, d.remaining), (10, 9 - n));
         }
-        let refused = limiter.check("A", Group::OrderQueries, 1_000);
+        let refused = limiter.check(&"A".into(), Group::OrderQueries, 1_000);
         assert!(!refused.allowed);
         assert_eq!(
             (refused.remaining, refused.retry_after_secs, refused.reset_secs),
             (0, 3, 30)
         );
-        assert!(!limiter.check("A", Group::OrderQueries, 3_999).allowed);
-        assert!(limiter.check("A", Group::OrderQueries, 4_000).allowed);
+        assert!(!limiter.check(&"A".into(), Group::OrderQueries, 3_999).allowed);
+        assert!(limiter.check(&"A".into(), Group::OrderQueries, 4_000).allowed);
         // Other keys and groups have their own allowance.
-        assert!(limiter.check("B", Group::OrderQueries, 1_000).allowed);
-        assert!(limiter.check("A", Group::Place, 1_000).allowed);
+        assert!(limiter.check(&"B".into(), Group::OrderQueries, 1_000).allowed);
+        assert!(limiter.check(&"A".into(), Group::Place, 1_000).allowed);
         // A key that waited a whole window has its whole burst again.
-        assert_eq!(limiter.check("A", Group::OrderQueries, 40_000).remaining, 9);
+        assert_eq!(limiter.check(&"A".into(), Group::OrderQueries, 40_000).remaining, 9);
     }
 }

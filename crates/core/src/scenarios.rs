@@ -19,6 +19,7 @@ use signet_domain::scenarios::{
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::order::Order;
+use signet_model::ids::{AccountId, AppKey};
 use signet_store::{Store, StoreError, StoredScenario};
 
 use crate::CoreError;
@@ -74,7 +75,7 @@ impl Injected {
 #[derive(Debug, Clone, Default)]
 pub struct RequestScope {
     pub path: String,
-    pub app: Option<String>,
+    pub app: Option<AppKey>,
     pub touched: Vec<Injected>,
 }
 
@@ -246,7 +247,7 @@ impl Scenarios {
     pub async fn check_order(
         &self,
         operation: Operation,
-        account_id: &str,
+        account_id: &AccountId,
         order: &Order,
         time_ms: i64,
     ) -> Result<Option<FillPlan>, CoreError> {
@@ -292,7 +293,7 @@ impl Scenarios {
             .unwrap_or_default();
         let facts = Facts {
             path: &path,
-            app: app.as_deref(),
+            app: app.as_ref(),
             time_ms,
             order: Some(order),
             stream: None,
@@ -305,8 +306,8 @@ impl Scenarios {
     pub async fn decide_stream(
         &self,
         kind: StreamKind,
-        app: &str,
-        accounts: &[String],
+        app: &AppKey,
+        accounts: &[AccountId],
         time_ms: i64,
     ) -> Result<Option<EndStream>, StoreError> {
         if self.idle() {

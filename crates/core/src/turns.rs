@@ -8,6 +8,7 @@
 //! at once (checked one after the other, written in one transaction), so that an account keeps
 //! the throughput of group commit however many placements it receives at the same moment.
 
+use signet_model::ids::AccountId;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ struct Turn<T> {
 
 /// The accounts' turns on this node; `T` is what a queued placement carries.
 pub struct Turns<T> {
-    accounts: Mutex<HashMap<String, Arc<Turn<T>>>>,
+    accounts: Mutex<HashMap<AccountId, Arc<Turn<T>>>>,
 }
 
 impl<T> Default for Turns<T> {
@@ -37,7 +38,7 @@ impl<T> Default for Turns<T> {
 }
 
 impl<T: Send + 'static> Turns<T> {
-    fn turn(&self, account_id: &str) -> Arc<Turn<T>> {
+    fn turn(&self, account_id: &AccountId) -> Arc<Turn<T>> {
         let mut accounts = self.accounts.lock();
         accounts
             .entry(account_id.to_owned())
@@ -51,7 +52,7 @@ impl<T: Send + 'static> Turns<T> {
     }
 
     /// Waits for the account's turn and holds it until the guard is dropped.
-    pub async fn take(&self, account_id: &str) -> OwnedMutexGuard<()> {
+    pub async fn take(&self, account_id: &AccountId) -> OwnedMutexGuard<()> {
         self.turn(account_id).held.clone().lock_owned().await
     }
 
@@ -61,7 +62,7 @@ impl<T: Send + 'static> Turns<T> {
     /// the disk before the answers go out, say). The turn runs in a task of its own, so that a
     /// caller who goes away abandons neither its placement half-done nor the others queued with
     /// it; `item` carries what `run` answers it with.
-    pub fn queue<F, Fut, After>(&self, account_id: &str, item: T, run: F)
+    pub fn queue<F, Fut, After>(&self, account_id: &AccountId, item: T, run: F)
     where
         F: FnOnce(Vec<T>) -> Fut + Send + 'static,
         Fut: Future<Output = After> + Send,
@@ -118,7 +119,7 @@ mod tests {
         for n in 0..20 {
             let (tx, rx) = oneshot::channel();
             let running = running.clone();
-            turns.queue("A", (n, tx), move |items| a_turn(items, running));
+            turns.queue(&"A".into(), (n, tx), move |items| a_turn(items, running));
             answers.push(rx);
         }
         let mut sizes = Vec::new();
@@ -149,15 +150,15 @@ mod tests {
         let turns: Arc<Turns<oneshot::Sender<()>>> = Arc::default();
         let (tx, mut rx) = oneshot::channel();
         let (started_tx, started) = oneshot::channel::<()>();
-        turns.queue("A", tx, move |items| a_long_turn(items, started_tx));
+        turns.queue(&"A".into(), tx, move |items| a_long_turn(items, started_tx));
         started.await.unwrap();
-        let _held = turns.take("A").await;
+        let _held = turns.take(&"A".into()).await;
         assert!(
             rx.try_recv().is_ok(),
             "the queued turn ended before the exclusive one began"
         );
         // Another account's turn does not wait.
-        let other = tokio::time::timeout(Duration::from_millis(10), turns.take("B")).await;
+        let other = tokio::time::timeout(Duration::from_millis(10), turns.take(&"B".into())).await;
         assert!(other.is_ok());
     }
 }

@@ -22,6 +22,7 @@ use signet_domain::marketdata::units::parse_day;
 use signet_domain::marketdata::{InstrumentType, InstrumentUpdate};
 use signet_domain::simulator::clock::ClockMode;
 use signet_domain::trading::accounting::Commission;
+use signet_model::ids::ClientOrderId;
 use signet_model::orders::{NewOrder, OrderStatus};
 use signet_model::{AccountType, ErrorCode};
 use signet_store::{AccountRecord, AppRecord, AppStatus, Durability, SqlStore, Store};
@@ -163,7 +164,11 @@ impl Broker {
     }
 
     async fn status(&self, client_order_id: &str) -> OrderStatus {
-        self.orders.find(&self.account, client_order_id).await.unwrap().status
+        self.orders
+            .find(&self.account, &client_order_id.into())
+            .await
+            .unwrap()
+            .status
     }
 }
 
@@ -187,7 +192,7 @@ async fn a_market_buy_is_stored_submitted_and_the_next_tick_fills_it_at_the_ask(
 
     b.engine.tick(b.simulator.now()).await.unwrap();
 
-    let filled = b.orders.find(&b.account, "buy-1").await.unwrap();
+    let filled = b.orders.find(&b.account, &"buy-1".into()).await.unwrap();
     assert_eq!(filled.status, OrderStatus::Filled);
     assert_eq!(filled.filled_quantity, Decimal::from(10));
     assert_eq!(
@@ -213,7 +218,7 @@ async fn a_fill_the_cash_no_longer_pays_for_is_refused_and_moves_nothing() {
 
     b.engine.tick(b.simulator.now()).await.unwrap();
 
-    let order = b.orders.find(&b.account, "big").await.unwrap();
+    let order = b.orders.find(&b.account, &"big".into()).await.unwrap();
     assert!(
         matches!(order.status, OrderStatus::Failed | OrderStatus::Cancelled),
         "{:?}",
@@ -231,16 +236,19 @@ async fn a_limit_below_the_ask_rests_and_a_cancel_ends_it() {
     b.engine.tick(b.simulator.now()).await.unwrap();
     assert_eq!(b.status("rest").await, OrderStatus::Submitted);
 
-    let cancelled = b.orders.cancel(&b.account, "rest").await.unwrap();
+    let cancelled = b.orders.cancel(&b.account, &"rest".into()).await.unwrap();
     assert_eq!(cancelled.status, OrderStatus::Cancelled);
     // A second cancel finds it no longer open.
     assert!(matches!(
-        b.orders.cancel(&b.account, "rest").await,
+        b.orders.cancel(&b.account, &"rest".into()).await,
         Err(CoreError::Refused(_))
     ));
     b.engine.tick(b.simulator.now()).await.unwrap();
     assert_eq!(b.status("rest").await, OrderStatus::Cancelled);
-    refused_with(b.orders.cancel(&b.account, "nothing").await, ErrorCode::OrderNotFound);
+    refused_with(
+        b.orders.cancel(&b.account, &"nothing".into()).await,
+        ErrorCode::OrderNotFound,
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -273,9 +281,9 @@ async fn concurrent_placements_take_turns_and_never_claim_more_than_the_cash() {
     );
 }
 
-async fn first_open(b: &Broker) -> String {
+async fn first_open(b: &Broker) -> ClientOrderId {
     for i in 0..8 {
-        let id = format!("rest-{i}");
+        let id = ClientOrderId::from(format!("rest-{i}"));
         if let Ok(o) = b.orders.find(&b.account, &id).await
             && o.status == OrderStatus::Submitted
         {
@@ -285,9 +293,9 @@ async fn first_open(b: &Broker) -> String {
     panic!("no open order");
 }
 
-async fn first_taken(b: &Broker) -> String {
+async fn first_taken(b: &Broker) -> ClientOrderId {
     for i in 0..8 {
-        let id = format!("rest-{i}");
+        let id = ClientOrderId::from(format!("rest-{i}"));
         if b.orders.find(&b.account, &id).await.is_ok() {
             return id;
         }

@@ -27,6 +27,7 @@ use std::ops::Range;
 
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use signet_model::ids::{AccountId, AppKey, ClientOrderId};
 use signet_model::orders::{OrderType, Side};
 use signet_model::wire::WireEnum;
 
@@ -184,7 +185,7 @@ pub struct ScenarioError {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Facts<'a> {
     pub path: &'a str,
-    pub app: Option<&'a str>,
+    pub app: Option<&'a AppKey>,
     /// The simulator's clock.
     pub time_ms: i64,
     pub order: Option<OrderFacts<'a>>,
@@ -196,18 +197,18 @@ pub struct Facts<'a> {
 pub struct StreamFacts<'a> {
     pub kind: StreamKind,
     /// The accounts a trade-events subscription follows (none for the quotes feed).
-    pub accounts: &'a [String],
+    pub accounts: &'a [AccountId],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OrderFacts<'a> {
     pub operation: Operation,
-    pub account: &'a str,
+    pub account: &'a AccountId,
     pub symbol: &'a str,
     pub side: Side,
     pub order_type: OrderType,
     pub quantity: f64,
-    pub client_order_id: &'a str,
+    pub client_order_id: &'a ClientOrderId,
 }
 
 #[derive(Deserialize)]
@@ -546,7 +547,7 @@ impl Rule {
         let w = &self.when;
         let path = w.path.as_deref().is_none_or(|p| facts.path == p)
             && w.path_prefix.as_deref().is_none_or(|p| facts.path.starts_with(p));
-        let app = w.app.as_deref().is_none_or(|a| facts.app == Some(a));
+        let app = w.app.as_deref().is_none_or(|a| facts.app.is_some_and(|f| f == a));
         let window = self.window.as_ref().is_none_or(|window| window.holds(facts.time_ms));
         let order = match (self.stage(), facts.order) {
             (Stage::Request, _) => true,
@@ -908,22 +909,26 @@ fn line_of(text: &str, span: Option<Range<usize>>) -> usize {
 mod tests {
     use super::*;
 
+    static APP: std::sync::LazyLock<AppKey> = std::sync::LazyLock::new(|| AppKey::from("app"));
+    static ACCOUNT: std::sync::LazyLock<AccountId> = std::sync::LazyLock::new(|| AccountId::from("acct"));
+
     /// docs/scenarios.md's example: issue 28's, as written.
     const EXAMPLE: &str = include_str!("../../../testdata/scenarios/unhappy-paths.toml");
 
     fn order<'a>(symbol: &'a str, side: Side, quantity: f64, client_order_id: &'a str) -> Facts<'a> {
         Facts {
             path: "/openapi/trade/stock/order/place",
-            app: Some("app"),
+            app: Some(&APP),
             time_ms: 1_361_802_600_000,
             order: Some(OrderFacts {
                 operation: Operation::Place,
-                account: "acct",
+                account: &ACCOUNT,
                 symbol,
                 side,
                 order_type: OrderType::Market,
                 quantity,
-                client_order_id,
+                // Leaked: a test's few ids live as long as the facts that name them.
+                client_order_id: Box::leak(Box::new(ClientOrderId::from(client_order_id))),
             }),
             stream: None,
         }
@@ -1289,7 +1294,7 @@ mod tests {
         .unwrap();
         assert_eq!(scenario.rules[0].stage(), Stage::Stream);
         assert_eq!(scenario.rules[0].then.outcome, Outcome::EndStream { after: 3 });
-        fn opening<'a>(kind: StreamKind, app: &'a str, accounts: &'a [String]) -> Facts<'a> {
+        fn opening<'a>(kind: StreamKind, app: &'a AppKey, accounts: &'a [AccountId]) -> Facts<'a> {
             Facts {
                 path: "",
                 app: Some(app),
@@ -1298,21 +1303,22 @@ mod tests {
                 stream: Some(StreamFacts { kind, accounts }),
             }
         }
-        let accounts = &["A1".to_owned(), "A2".to_owned()];
+        let accounts = &[AccountId::from("A1"), AccountId::from("A2")];
+        let (x, k) = (AppKey::from("x"), AppKey::from("k"));
         let mut hits = vec![0; 2];
         let mut decide = |facts: &Facts<'_>| decided(&scenario, Stage::Stream, facts, &mut hits);
-        assert_eq!(decide(&opening(StreamKind::Events, "x", accounts)), Some("events"));
-        assert_eq!(decide(&opening(StreamKind::Events, "x", accounts)), None, "times = 1");
+        assert_eq!(decide(&opening(StreamKind::Events, &x, accounts)), Some("events"));
+        assert_eq!(decide(&opening(StreamKind::Events, &x, accounts)), None, "times = 1");
         assert_eq!(
-            decide(&opening(StreamKind::Events, "x", &accounts[..1])),
+            decide(&opening(StreamKind::Events, &x, &accounts[..1])),
             None,
             "not A2's"
         );
-        assert_eq!(decide(&opening(StreamKind::Quotes, "x", &[])), None, "another app");
-        assert_eq!(decide(&opening(StreamKind::Quotes, "k", &[])), Some("quotes"));
+        assert_eq!(decide(&opening(StreamKind::Quotes, &x, &[])), None, "another app");
+        assert_eq!(decide(&opening(StreamKind::Quotes, &k, &[])), Some("quotes"));
         let request = Facts {
             stream: None,
-            ..opening(StreamKind::Quotes, "k", &[])
+            ..opening(StreamKind::Quotes, &k, &[])
         };
         assert_eq!(decide(&request), None, "a request is no stream");
 

@@ -9,6 +9,7 @@ pub mod events;
 pub mod fundamentals;
 pub mod gateway;
 pub mod headers;
+pub mod ids;
 pub mod market;
 pub mod options;
 pub mod orders;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
+use signet_model::ids::AppKey;
 
 use crate::error::ApiError;
 use crate::generations::compat::ApiVersion;
@@ -54,7 +55,7 @@ where
 /// The authenticated app a request comes from, handed to every handler behind the layer.
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub app_key: Arc<str>,
+    pub app_key: AppKey,
     pub user_id: Arc<str>,
     /// May drive the market simulator.
     pub admin: bool,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use secrecy::SecretString;
+use signet_model::ids::{AccountId, AppKey};
 use signet_model::{AccountType, TokenStatus};
 use signet_store::{AccountRecord, AppRecord, AppStatus, Store, StoreError, TokenRecord, TokenSelector};
 
@@ -30,9 +31,9 @@ pub enum OperatorError {
 /// A new app's credentials: shown once, never stored in the clear.
 #[derive(Debug)]
 pub struct Credentials {
-    pub app_key: String,
+    pub app_key: AppKey,
     pub app_secret: SecretString,
-    pub account_ids: Vec<String>,
+    pub account_ids: Vec<AccountId>,
 }
 
 pub struct Operator {
@@ -70,7 +71,7 @@ impl Operator {
         if !valid_text(name) {
             return Err(OperatorError::InvalidName);
         }
-        let app_key = random_hex::<16>()?;
+        let app_key = AppKey::from(random_hex::<16>()?);
         let app_secret = SecretString::from(random_hex::<16>()?);
         let now = now_ms();
         let app = AppRecord {
@@ -99,34 +100,34 @@ impl Operator {
     }
 
     /// Revokes an app: its requests are refused from then on (within the server's app cache time).
-    pub async fn revoke_app(&self, app_key: &str) -> Result<(), OperatorError> {
+    pub async fn revoke_app(&self, app_key: &AppKey) -> Result<(), OperatorError> {
         if self.store.set_app_status(app_key, AppStatus::Revoked).await? {
             Ok(())
         } else {
-            Err(OperatorError::UnknownApp(app_key.to_owned()))
+            Err(OperatorError::UnknownApp(app_key.to_string()))
         }
     }
 
     pub async fn create_account(
         &self,
-        app_key: &str,
+        app_key: &AppKey,
         account_type: AccountType,
         starting_cash: Decimal,
         label: Option<&str>,
     ) -> Result<AccountRecord, OperatorError> {
         if self.store.app(app_key).await?.is_none() {
-            return Err(OperatorError::UnknownApp(app_key.to_owned()));
+            return Err(OperatorError::UnknownApp(app_key.to_string()));
         }
         let account = new_account(app_key, account_type, starting_cash, label, now_ms())?;
         self.store.create_account(&account).await?;
         Ok(account)
     }
 
-    pub async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, OperatorError> {
+    pub async fn accounts(&self, app_key: Option<&AppKey>) -> Result<Vec<AccountRecord>, OperatorError> {
         Ok(self.store.accounts(app_key).await?)
     }
 
-    pub async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, OperatorError> {
+    pub async fn tokens(&self, app_key: Option<&AppKey>) -> Result<Vec<TokenRecord>, OperatorError> {
         Ok(self.store.tokens(app_key).await?)
     }
 
@@ -151,7 +152,7 @@ impl Operator {
 }
 
 fn new_account(
-    app_key: &str,
+    app_key: &AppKey,
     account_type: AccountType,
     cash: Decimal,
     label: Option<&str>,
@@ -169,8 +170,8 @@ fn new_account(
         },
     };
     Ok(AccountRecord {
-        account_id: random_hex::<8>()?.to_uppercase(),
-        app_key: app_key.to_owned(),
+        account_id: random_hex::<8>()?.to_uppercase().into(),
+        app_key: app_key.clone(),
         account_type,
         account_label: label,
         currency: CURRENCY.to_owned(),

@@ -27,7 +27,7 @@ pub async fn apply(State(state): State<AppState>, request: Request, next: Next) 
         return next.run(request).await;
     }
     let path = request.uri().path().to_owned();
-    let app = request.extensions().get::<Caller>().map(|c| c.app_key.to_string());
+    let app = request.extensions().get::<Caller>().map(|c| c.app_key.clone());
     let scope = RequestScope {
         path: path.clone(),
         app: app.clone(),
@@ -36,7 +36,7 @@ pub async fn apply(State(state): State<AppState>, request: Request, next: Next) 
     let answer = async {
         let facts = Facts {
             path: &path,
-            app: app.as_deref(),
+            app: app.as_ref(),
             time_ms: state.simulator.now_ms(),
             order: None,
             stream: None,

@@ -32,6 +32,7 @@ use signet_domain::trading::accounting::{Commission, Holding, Refusal};
 use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::order::{Event, Order};
 use signet_domain::trading::replace::Replacement;
+use signet_model::ids::{AccountId, AppKey, ClientOrderId, OrderId};
 use signet_model::orders::Side;
 use signet_model::{AccountType, TokenStatus};
 use tokio::sync::mpsc;
@@ -85,7 +86,7 @@ impl AppStatus {
 
 #[derive(Debug, Clone)]
 pub struct AppRecord {
-    pub app_key: String,
+    pub app_key: AppKey,
     pub name: String,
     pub sealed_secret: Vec<u8>,
     pub status: AppStatus,
@@ -97,8 +98,8 @@ pub struct AppRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountRecord {
-    pub account_id: String,
-    pub app_key: String,
+    pub account_id: AccountId,
+    pub app_key: AppKey,
     pub account_type: AccountType,
     pub account_label: String,
     pub currency: String,
@@ -110,7 +111,7 @@ pub struct AccountRecord {
 pub struct TokenRecord {
     pub token_hash: String,
     pub token_hint: String,
-    pub app_key: String,
+    pub app_key: AppKey,
     /// As stored: `Pending`, `Normal` or `Invalid`; expiry is judged against `expires_at` on read.
     pub status: TokenStatus,
     pub created_at: i64,
@@ -133,14 +134,14 @@ impl TokenRecord {
 pub trait AppStore: Send + Sync {
     /// Creates an app together with its first accounts, atomically.
     async fn create_app(&self, app: &AppRecord, accounts: &[AccountRecord]) -> Result<(), StoreError>;
-    async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError>;
+    async fn app(&self, app_key: &AppKey) -> Result<Option<AppRecord>, StoreError>;
     async fn apps(&self) -> Result<Vec<AppRecord>, StoreError>;
     /// Returns false when no such app exists.
-    async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError>;
+    async fn set_app_status(&self, app_key: &AppKey, status: AppStatus) -> Result<bool, StoreError>;
     async fn create_account(&self, account: &AccountRecord) -> Result<(), StoreError>;
-    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError>;
+    async fn account(&self, account_id: &AccountId) -> Result<Option<AccountRecord>, StoreError>;
     /// Accounts of one app, or of every app, oldest first.
-    async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError>;
+    async fn accounts(&self, app_key: Option<&AppKey>) -> Result<Vec<AccountRecord>, StoreError>;
 }
 
 /// Tokens of the token mechanism.
@@ -148,7 +149,7 @@ pub trait AppStore: Send + Sync {
 pub trait TokenStore: Send + Sync {
     async fn create_token(&self, token: &TokenRecord) -> Result<(), StoreError>;
     async fn token(&self, token_hash: &str) -> Result<Option<TokenRecord>, StoreError>;
-    async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, StoreError>;
+    async fn tokens(&self, app_key: Option<&AppKey>) -> Result<Vec<TokenRecord>, StoreError>;
     /// Moves tokens from one status to another and returns how many moved: all of `app_key`'s,
     /// or the one with `token_hash`.
     async fn set_token_status(
@@ -179,12 +180,12 @@ pub trait ConsoleStore: Send + Sync {
     async fn touch_console_session(&self, session_hash: &str, now: i64, idle_since: i64) -> Result<bool, StoreError>;
     async fn delete_console_session(&self, session_hash: &str) -> Result<(), StoreError>;
     /// The events of these orders, each order's in order: the console's order timelines.
-    async fn order_timelines(&self, order_ids: &[String]) -> Result<Vec<TimelineEvent>, StoreError>;
+    async fn order_timelines(&self, order_ids: &[OrderId]) -> Result<Vec<TimelineEvent>, StoreError>;
     /// The account's last `limit` fills at or after `since` on the simulator's clock (of one
     /// instrument when given), oldest first, with their simulator time: the console's charts.
     async fn account_fills(
         &self,
-        account_id: &str,
+        account_id: &AccountId,
         since: Option<i64>,
         instrument_id: Option<i64>,
         limit: u32,
@@ -194,7 +195,8 @@ pub trait ConsoleStore: Send + Sync {
 /// One event of an order as its timeline shows it.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct TimelineEvent {
-    pub order_id: String,
+    #[sqlx(try_from = "String")]
+    pub order_id: OrderId,
     pub time: i64,
     pub from_status: Option<String>,
     pub to_status: String,
@@ -209,7 +211,7 @@ pub struct TimelineEvent {
 pub trait NonceStore: Send + Sync {
     /// Records a nonce until `expires_at_ms`. Returns false when it was already recorded; of any
     /// number of concurrent calls with the same nonce, exactly one returns true.
-    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError>;
+    async fn remember(&self, app_key: &AppKey, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError>;
     /// Forgets nonces that expired before `now_ms`; returns how many.
     async fn purge_expired(&self, now_ms: i64) -> Result<u64, StoreError>;
     /// How many nonces are held (expired ones not yet purged too), for the metrics.
@@ -339,7 +341,7 @@ pub struct StoredEvent {
     /// Unique, and increasing in commit order for the events of one order or of one account's
     /// fills.
     pub id: i64,
-    pub account_id: String,
+    pub account_id: AccountId,
     pub time_ms: i64,
     /// [`signet_domain::trading::events::payload`]; `None` for an event that is not sent.
     pub payload: Option<String>,
@@ -362,7 +364,7 @@ pub struct EventBatch {
 /// Which orders of an account to list, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderQuery {
-    pub account_id: String,
+    pub account_id: AccountId,
     pub open_only: bool,
     /// Placed at or after (milliseconds).
     pub from_ms: Option<i64>,
@@ -380,9 +382,9 @@ pub struct OrderQuery {
 /// Which fills of an account to list, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecutionQuery {
-    pub account_id: String,
+    pub account_id: AccountId,
     /// Only the fills of this order.
-    pub client_order_id: Option<String>,
+    pub client_order_id: Option<ClientOrderId>,
     /// Filled at or after (milliseconds).
     pub from_ms: Option<i64>,
     /// Filled at or before (milliseconds).
@@ -413,7 +415,7 @@ pub struct ExecutionRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PositionRecord {
-    pub account_id: String,
+    pub account_id: AccountId,
     pub instrument_id: i64,
     pub symbol: String,
     pub holding: Holding,
@@ -422,7 +424,7 @@ pub struct PositionRecord {
 /// A fill the engine found, to apply atomically with its effects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillRequest {
-    pub order_id: String,
+    pub order_id: OrderId,
     pub quantity: Decimal,
     pub price: Decimal,
     pub commission: Commission,
@@ -471,7 +473,7 @@ pub type Placed = Result<Vec<i64>, StoreError>;
 /// Client ids an account has used ([`TradingStore::used_client_ids`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UsedIds {
-    pub client_order_ids: Vec<String>,
+    pub client_order_ids: Vec<ClientOrderId>,
     pub client_combo_order_ids: Vec<String>,
 }
 
@@ -480,7 +482,7 @@ pub struct UsedIds {
 pub trait TradingStore: Send + Sync {
     /// Takes the account's turn to raise its claims, waiting while another holds it (on any
     /// node sharing the database); a wait beyond a few seconds is [`StoreError::Unavailable`].
-    async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError>;
+    async fn begin_turn(&self, account_id: &AccountId) -> Result<AccountTurn, StoreError>;
     /// Inserts the orders of placements of the turn's account, each placement all or nothing,
     /// stored once the turn ends (SQLite: once this answers); the answer of each.
     async fn insert_placements(
@@ -492,11 +494,12 @@ pub trait TradingStore: Send + Sync {
     /// has used already.
     async fn used_client_ids(
         &self,
-        account_id: &str,
-        client_order_ids: &[&str],
+        account_id: &AccountId,
+        client_order_ids: &[&ClientOrderId],
         client_combo_order_ids: &[&str],
     ) -> Result<UsedIds, StoreError>;
-    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError>;
+    async fn order(&self, account_id: &AccountId, client_order_id: &ClientOrderId)
+    -> Result<Option<Order>, StoreError>;
     async fn orders(&self, query: &OrderQuery) -> Result<Vec<Order>, StoreError>;
     /// Every open order of every account, oldest first: what the engine matches.
     async fn open_orders(&self) -> Result<Vec<Order>, StoreError>;
@@ -510,7 +513,7 @@ pub trait TradingStore: Send + Sync {
     /// order).
     async fn order_changes(
         &self,
-        account_id: Option<&str>,
+        account_id: Option<&AccountId>,
         since: Option<ChangeCursor>,
     ) -> Result<OrderChanges, StoreError> {
         let _ = (account_id, since);
@@ -528,7 +531,7 @@ pub trait TradingStore: Send + Sync {
         let _ = wake;
         Ok(())
     }
-    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError>;
+    async fn positions(&self, account_id: &AccountId) -> Result<Vec<PositionRecord>, StoreError>;
     /// Fills of an account's orders, newest first.
     async fn executions(&self, query: &ExecutionQuery) -> Result<Vec<ExecutionRecord>, StoreError>;
     /// Applies a fill with its effect on the order, the position, the cash and the rest of the
@@ -545,7 +548,7 @@ pub trait TradingStore: Send + Sync {
     /// `triggered_at`; false when the order is not open or triggered already.
     async fn move_stop(
         &self,
-        order_id: &str,
+        order_id: &OrderId,
         stop_price: Decimal,
         triggered_at: Option<SimTime>,
         time: WallTime,
@@ -555,7 +558,7 @@ pub trait TradingStore: Send + Sync {
     /// carries on to the rest of its combination in the same transaction.
     async fn update_open_order(
         &self,
-        order_id: &str,
+        order_id: &OrderId,
         event: Event,
         reason: Option<&str>,
         replacement: Option<Replacement>,
@@ -571,20 +574,20 @@ pub trait TradingStore: Send + Sync {
     /// first call on a database only sets the mark. One transaction.
     async fn cross_ex_dates(&self, today: i32, time: WallTime) -> Result<Crossed, StoreError>;
     /// The splits and dividends applied to the account's positions, in the order they were.
-    async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError>;
+    async fn applied_actions(&self, account_id: &AccountId) -> Result<Vec<Applied>, StoreError>;
     /// Settles every option contract held that expired before New York day `today`, at its
     /// underlying's close of its expiry day ([`signet_domain::options::settlement::settle`]),
     /// each once per account and contract (a contract whose close is not stored yet waits for
     /// the next call), and cancels the open orders of expired contracts. One transaction.
     async fn settle_expired_options(&self, today: i32, time: WallTime) -> Result<SettledOptions, StoreError>;
     /// The option contracts settled in the account, in the order they were.
-    async fn option_settlements(&self, account_id: &str) -> Result<Vec<Settled>, StoreError>;
+    async fn option_settlements(&self, account_id: &AccountId) -> Result<Vec<Settled>, StoreError>;
     /// Starts the account over: its orders are removed with their events and fills, its
     /// positions and applied splits and dividends too, and its cash set to `cash`; its id, type
     /// and app stay. One transaction, in the account's turn and under its lock, so that no
     /// placement or fill of the account is half before and half after it. False when there is
     /// no such account.
-    async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError>;
+    async fn reset_account(&self, account_id: &AccountId, cash: Decimal) -> Result<bool, StoreError>;
 }
 
 /// What [`TradingStore::settle_expired_options`] did.
@@ -606,7 +609,8 @@ pub struct Crossed {
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct WatchlistRecord {
     pub watchlist_id: String,
-    pub app_key: String,
+    #[sqlx(try_from = "String")]
+    pub app_key: AppKey,
     pub name: String,
     pub sort: i64,
     pub create_time: i64,
@@ -638,12 +642,12 @@ pub struct NewWatchlistItem {
 #[async_trait]
 pub trait WatchlistStore: Send + Sync {
     /// An app's watchlists, by `sort` descending (then newest first).
-    async fn watchlists(&self, app_key: &str) -> Result<Vec<WatchlistRecord>, StoreError>;
-    async fn watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError>;
+    async fn watchlists(&self, app_key: &AppKey) -> Result<Vec<WatchlistRecord>, StoreError>;
+    async fn watchlist(&self, app_key: &AppKey, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError>;
     /// Creates a watchlist (at the top when `sort` is `None`); `None` when the app has `max`.
     async fn create_watchlist(
         &self,
-        app_key: &str,
+        app_key: &AppKey,
         watchlist_id: &str,
         name: &str,
         sort: Option<i64>,
@@ -653,14 +657,14 @@ pub trait WatchlistStore: Send + Sync {
     /// Changes the fields given; `None` when the app has no such watchlist.
     async fn update_watchlist(
         &self,
-        app_key: &str,
+        app_key: &AppKey,
         watchlist_id: &str,
         name: Option<&str>,
         sort: Option<i64>,
         now_ms: i64,
     ) -> Result<Option<WatchlistRecord>, StoreError>;
     /// Deletes a watchlist and its instruments; false when the app has no such watchlist.
-    async fn delete_watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<bool, StoreError>;
+    async fn delete_watchlist(&self, app_key: &AppKey, watchlist_id: &str) -> Result<bool, StoreError>;
     /// A watchlist's instruments, by `sort` descending (then last added first).
     async fn watchlist_items(&self, watchlist_id: &str) -> Result<Vec<WatchlistItem>, StoreError>;
     /// Adds the instruments not there yet (those present stay as they are); false, changing

@@ -9,6 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use parking_lot::Mutex;
 use signet_domain::simulator::clock::wall_clock_ms;
+use signet_model::ids::AppKey;
 
 use crate::{NonceStore, StoreError};
 
@@ -38,14 +39,14 @@ impl MemoryNonces {
 
 #[async_trait]
 impl NonceStore for MemoryNonces {
-    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
+    async fn remember(&self, app_key: &AppKey, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
         let signed_at_ms = expires_at_ms - self.retention_ms;
         if signed_at_ms < self.started_ms && wall_clock_ms() - self.started_ms <= self.retention_ms {
             return Ok(false);
         }
         let mut seen = self.seen.lock();
         Ok(seen
-            .insert((app_key.to_owned(), nonce.to_owned()), expires_at_ms)
+            .insert((app_key.to_string(), nonce.to_owned()), expires_at_ms)
             .is_none())
     }
 
@@ -75,12 +76,12 @@ mod tests {
     async fn a_nonce_is_new_once_until_it_expires() {
         let nonces = MemoryNonces::start(RETENTION).await;
         let now = wall_clock_ms() + 1_000;
-        assert!(nonces.remember("app", "n1", expiry(now)).await.unwrap());
-        assert!(!nonces.remember("app", "n1", expiry(now)).await.unwrap());
-        assert!(nonces.remember("other", "n1", expiry(now)).await.unwrap());
+        assert!(nonces.remember(&"app".into(), "n1", expiry(now)).await.unwrap());
+        assert!(!nonces.remember(&"app".into(), "n1", expiry(now)).await.unwrap());
+        assert!(nonces.remember(&"other".into(), "n1", expiry(now)).await.unwrap());
         assert_eq!(nonces.purge_expired(expiry(now)).await.unwrap(), 0);
         assert_eq!(nonces.purge_expired(expiry(now) + 1).await.unwrap(), 2);
-        assert!(nonces.remember("app", "n1", expiry(now)).await.unwrap());
+        assert!(nonces.remember(&"app".into(), "n1", expiry(now)).await.unwrap());
     }
 
     #[tokio::test]
@@ -89,7 +90,12 @@ mod tests {
         assert_eq!(nonces.started_ms % 1000, 0);
         assert!(wall_clock_ms() >= nonces.started_ms, "ready once started");
         let before = nonces.started_ms - 1_000;
-        assert!(!nonces.remember("app", "early", expiry(before)).await.unwrap());
-        assert!(nonces.remember("app", "late", expiry(nonces.started_ms)).await.unwrap());
+        assert!(!nonces.remember(&"app".into(), "early", expiry(before)).await.unwrap());
+        assert!(
+            nonces
+                .remember(&"app".into(), "late", expiry(nonces.started_ms))
+                .await
+                .unwrap()
+        );
     }
 }

@@ -14,6 +14,7 @@ use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{Client, IntoConnectionInfo, RedisError, Script};
 use async_trait::async_trait;
 use signet_domain::ratelimit::{Decision, Group, Limit};
+use signet_model::ids::AppKey;
 
 use crate::{NonceStore, StoreError};
 
@@ -162,7 +163,7 @@ impl RedisNonces {
 
 #[async_trait]
 impl NonceStore for RedisNonces {
-    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
+    async fn remember(&self, app_key: &AppKey, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
         let key = format!("{}nonce:{app_key}:{nonce}", self.redis.prefix);
         let mut call = self.script.key(self.started_key());
         call.key(key)
@@ -246,7 +247,7 @@ impl RedisArrivals {
     }
 
     /// Counts a request of `app_key` to `group` now, if `limit` allows it.
-    pub async fn check(&self, app_key: &str, group: Group, limit: Limit) -> Result<Decision, StoreError> {
+    pub async fn check(&self, app_key: &AppKey, group: Group, limit: Limit) -> Result<Decision, StoreError> {
         let window = u64::try_from(limit.window.as_millis()).unwrap_or(u64::MAX);
         let interval = (window / u64::from(limit.requests)).max(1);
         let mut call = self
@@ -311,26 +312,26 @@ impl RedisStreams {
         }
     }
 
-    fn key(&self, app_key: &str) -> String {
+    fn key(&self, app_key: &AppKey) -> String {
         format!("{}{}:{app_key}", self.redis.prefix, self.kind)
     }
 
     /// Counts stream `id` of `app_key` for `ttl`, unless the app has `cap` open: false then.
-    pub async fn open(&self, app_key: &str, id: &str, cap: usize, ttl: Duration) -> Result<bool, StoreError> {
+    pub async fn open(&self, app_key: &AppKey, id: &str, cap: usize, ttl: Duration) -> Result<bool, StoreError> {
         let mut call = self.open.key(self.key(app_key));
         call.arg(id).arg(cap).arg(signet_domain::times::millis(ttl));
         Ok(self.redis.invoke::<i64>(call).await? == 1)
     }
 
     /// Keeps stream `id` counted for another `ttl`.
-    pub async fn refresh(&self, app_key: &str, id: &str, ttl: Duration) -> Result<(), StoreError> {
+    pub async fn refresh(&self, app_key: &AppKey, id: &str, ttl: Duration) -> Result<(), StoreError> {
         let mut call = self.refresh.key(self.key(app_key));
         call.arg(id).arg(signet_domain::times::millis(ttl));
         self.redis.invoke::<i64>(call).await.map(drop)
     }
 
     /// Stops counting stream `id`.
-    pub async fn close(&self, app_key: &str, id: &str) -> Result<(), StoreError> {
+    pub async fn close(&self, app_key: &AppKey, id: &str) -> Result<(), StoreError> {
         let mut connection = self.redis.connection.clone();
         let mut zrem = ::redis::cmd("ZREM");
         zrem.arg(self.key(app_key)).arg(id);

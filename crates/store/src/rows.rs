@@ -11,6 +11,7 @@ use signet_domain::trading::combo::{Combo, ComboKind};
 use signet_domain::trading::fill_plan::FillPlan;
 use signet_domain::trading::multi_leg::MultiLeg;
 use signet_domain::trading::order::{Order, Trailing};
+use signet_model::ids::OrderId;
 use signet_model::orders::{PositionIntent, TrailingType};
 use signet_model::wire::WireEnum;
 use signet_model::{AccountType, TokenStatus};
@@ -72,7 +73,7 @@ pub fn app_from_row(
 ) -> Result<AppRecord, StoreError> {
     let status = parse_column("app status", &status, AppStatus::parse)?;
     Ok(AppRecord {
-        app_key,
+        app_key: app_key.into(),
         name,
         sealed_secret,
         status,
@@ -86,8 +87,8 @@ pub fn account_from_row(
     (account_id, app_key, account_type, account_label, currency, cash, created_at): AccountRow,
 ) -> Result<AccountRecord, StoreError> {
     Ok(AccountRecord {
-        account_id,
-        app_key,
+        account_id: account_id.into(),
+        app_key: app_key.into(),
         account_type: parse_column("account type", &account_type, AccountType::parse)?,
         account_label,
         currency,
@@ -103,7 +104,7 @@ pub fn token_from_row(
     Ok(TokenRecord {
         token_hash,
         token_hint,
-        app_key,
+        app_key: app_key.into(),
         status,
         created_at,
         expires_at,
@@ -161,19 +162,19 @@ where
     }
     Ok(Order {
         seq: get("seq")?,
-        order_id: text("order_id")?,
-        account_id: text("account_id")?,
-        client_order_id: text("client_order_id")?,
+        order_id: text("order_id")?.into(),
+        account_id: text("account_id")?.into(),
+        client_order_id: text("client_order_id")?.into(),
         client_combo_order_id: optional_text("client_combo_order_id")?,
         combo_type: wire("combo_type", text("combo_type")?)?,
         combo: match optional_text("combo_order_id")? {
             Some(combo_order_id) => Some(Combo {
-                combo_order_id,
+                combo_order_id: combo_order_id.into(),
                 kind: parse_column("combo kind", &text("combo_kind")?, ComboKind::parse)?,
             }),
             None => None,
         },
-        waits_for: optional_text("waits_for")?,
+        waits_for: optional_text("waits_for")?.map(OrderId::from),
         instrument_id: match optional_int("option_contract_id")? {
             Some(contract_id) => contract_id,
             None => get("instrument_id")?,

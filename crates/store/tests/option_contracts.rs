@@ -131,7 +131,7 @@ async fn account(store: &SqlStore) {
 fn buy(client_order_id: &str, instrument_id: i64, symbol: &str, quantity: i64, price: &str) -> Order {
     Order {
         seq: 0,
-        order_id: format!("order-{client_order_id}"),
+        order_id: format!("order-{client_order_id}").into(),
         account_id: ACCOUNT.into(),
         client_order_id: client_order_id.into(),
         client_combo_order_id: None,
@@ -166,7 +166,7 @@ fn buy(client_order_id: &str, instrument_id: i64, symbol: &str, quantity: i64, p
 }
 
 async fn place(store: &SqlStore, orders: Vec<Order>) {
-    let mut turn = store.begin_turn(ACCOUNT).await.unwrap();
+    let mut turn = store.begin_turn(&ACCOUNT.into()).await.unwrap();
     let placed = store.insert_placements(&mut turn, &[orders]).await.unwrap();
     turn.end().await.unwrap().on_disk().await.unwrap();
     assert!(placed.iter().all(Result::is_ok), "{placed:?}");
@@ -174,7 +174,7 @@ async fn place(store: &SqlStore, orders: Vec<Order>) {
 
 async fn fill(store: &SqlStore, client_order_id: &str, quantity: i64, price: &str) -> Order {
     let request = FillRequest {
-        order_id: format!("order-{client_order_id}"),
+        order_id: format!("order-{client_order_id}").into(),
         quantity: Decimal::from(quantity),
         price: price.parse().unwrap(),
         commission: Commission {
@@ -195,7 +195,7 @@ async fn fill(store: &SqlStore, client_order_id: &str, quantity: i64, price: &st
 /// Every position of the account, as (instrument id, holding), by instrument id.
 async fn positions(store: &SqlStore) -> Vec<(i64, Holding)> {
     let mut all: Vec<(i64, Holding)> = store
-        .positions(ACCOUNT)
+        .positions(&ACCOUNT.into())
         .await
         .unwrap()
         .into_iter()
@@ -228,7 +228,7 @@ async fn orders(store: &SqlStore) -> Vec<(String, i64, OrderStatus)> {
         .await
         .unwrap()
         .into_iter()
-        .map(|o| (o.client_order_id, o.instrument_id, o.status))
+        .map(|o| (o.client_order_id.into_string(), o.instrument_id, o.status))
         .collect();
     all.sort_by(|a, b| a.0.cmp(&b.0));
     all
@@ -284,7 +284,7 @@ async fn options_trade_beside_shares(store: &SqlStore, raw: &Raw) {
     )
     .await;
     // Read back with the contract's id; stored with the underlying's, which `instruments` has.
-    let placed = store.order(ACCOUNT, "call").await.unwrap().unwrap();
+    let placed = store.order(&ACCOUNT.into(), &"call".into()).await.unwrap().unwrap();
     assert_eq!(placed.instrument_id, call);
     assert_eq!(raw.stored_ids("order-call").await, (aapl, Some(call)));
     assert_eq!(raw.stored_ids("order-shares").await, (aapl, None));
@@ -293,7 +293,7 @@ async fn options_trade_beside_shares(store: &SqlStore, raw: &Raw) {
         .await
         .unwrap()
         .into_iter()
-        .map(|o| (o.client_order_id, o.instrument_id))
+        .map(|o| (o.client_order_id.into_string(), o.instrument_id))
         .collect();
     assert_eq!(
         open,
@@ -326,7 +326,8 @@ async fn options_trade_beside_shares(store: &SqlStore, raw: &Raw) {
     let mut executed: Vec<i64> = executions.iter().map(|e| e.order.instrument_id).collect();
     executed.sort_unstable();
     assert_eq!(executed, [aapl, call]);
-    let of = |id| store.account_fills(ACCOUNT, None, Some(id), 10);
+    let account = ACCOUNT.into();
+    let of = |id| store.account_fills(&account, None, Some(id), 10);
     let (of_aapl, of_call) = (of(aapl).await.unwrap(), of(call).await.unwrap());
     assert_eq!(of_aapl.iter().map(|f| f.instrument_id).collect::<Vec<_>>(), [aapl]);
     assert_eq!(of_call.iter().map(|f| f.instrument_id).collect::<Vec<_>>(), [call]);
@@ -351,7 +352,7 @@ async fn options_trade_beside_shares(store: &SqlStore, raw: &Raw) {
         positions(store).await,
         [(aapl, holding(20, "50")), (call, holding(2, "3.5"))]
     );
-    let after_split = store.order(ACCOUNT, "put-open").await.unwrap().unwrap();
+    let after_split = store.order(&ACCOUNT.into(), &"put-open".into()).await.unwrap().unwrap();
     assert_eq!(
         (after_split.instrument_id, after_split.status),
         (put, OrderStatus::Submitted)

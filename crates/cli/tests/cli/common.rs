@@ -260,9 +260,10 @@ pub async fn assert_bought_once(
 ) {
     use rust_decimal::Decimal;
     let store = &database.store;
+    let account = &signet_model::ids::AccountId::from(account);
     let orders = store
         .orders(&signet_store::OrderQuery {
-            account_id: account.to_owned(),
+            account_id: account.clone(),
             open_only: false,
             from_ms: None,
             to_ms: None,

@@ -71,7 +71,13 @@ fn processes_creating_one_database_at_once_share_one_key_and_one_schema() {
         let database = Database::open_sqlite(&db, Durability::Normal, None).await.unwrap();
         for app in &created {
             let app_key = app["app_key"].as_str().unwrap();
-            let sealed = database.store.app(app_key).await.unwrap().unwrap().sealed_secret;
+            let sealed = database
+                .store
+                .app(&app_key.into())
+                .await
+                .unwrap()
+                .unwrap()
+                .sealed_secret;
             let secret = database.key.open(app_key, &sealed).expect("sealed with the one key");
             assert_eq!(secret.expose_secret(), app["app_secret"].as_str().unwrap());
         }

@@ -6,6 +6,7 @@ pub mod book;
 mod ticker;
 
 use signet_domain::simulator::clock::ClockMode;
+use signet_model::ids::OrderId;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,7 +46,7 @@ pub struct Engine {
     /// only when the clock's day differs.
     crossed: parking_lot::Mutex<Option<i32>>,
     /// The queues of the orders resting in the book, by order id, as this node follows them.
-    queues: parking_lot::Mutex<HashMap<String, Watch>>,
+    queues: parking_lot::Mutex<HashMap<OrderId, Watch>>,
 }
 
 /// The trades (price, shares) of an instrument from a second to the tick's, by (instrument,

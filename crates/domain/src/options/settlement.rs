@@ -16,6 +16,7 @@
 
 use rust_decimal::Decimal;
 use signet_model::AccountType;
+use signet_model::ids::AccountId;
 use signet_model::orders::Side;
 
 use super::{Contract, IdParts, MULTIPLIER, Right};
@@ -75,7 +76,7 @@ pub struct Settlement {
 pub struct Settled {
     /// In the order they were settled.
     pub settlement_id: i64,
-    pub account_id: String,
+    pub account_id: AccountId,
     pub contract_id: i64,
     /// The contract's OCC symbol.
     pub symbol: String,

@@ -502,7 +502,7 @@ pub(crate) mod tests {
     ) -> PricedOrder {
         PricedOrder {
             spec: OrderSpec {
-                client_order_id: format!("c{instrument_id}{side:?}{quantity}"),
+                client_order_id: format!("c{instrument_id}{side:?}{quantity}").into(),
                 combo_type,
                 symbol: format!("S{instrument_id}"),
                 side,
@@ -863,7 +863,7 @@ pub(crate) mod tests {
     fn a_turn_checks_its_placements_one_after_another_and_leaves_out_what_will_not_be_stored() {
         let buys = [normal(1, Side::Buy, "10", "50"), normal(2, Side::Buy, "10", "60")];
         let claim = |instrument_id: i64, price: &str| Reserved {
-            order_id: instrument_id.to_string(),
+            order_id: instrument_id.to_string().into(),
             side: Side::Buy,
             instrument_id,
             remaining: d("10"),

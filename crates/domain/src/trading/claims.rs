@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use rust_decimal::Decimal;
 use signet_model::AccountType;
+use signet_model::ids::OrderId;
 use signet_model::orders::{PositionIntent, Side};
 
 use super::combo::{Part, part};
@@ -21,14 +22,14 @@ use crate::options::{Contract, Right, is_contract, multiplier};
 /// An open order's claim on its account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reserved {
-    pub order_id: String,
+    pub order_id: OrderId,
     pub side: Side,
     pub instrument_id: i64,
     pub remaining: Decimal,
     /// The limit or stop it is priced at; a market order is priced at the quote.
     pub price: Option<Decimal>,
     /// The combination of an OCO leg: of a pair, only one trades, so the larger claim counts.
-    pub oco: Option<String>,
+    pub oco: Option<OrderId>,
     /// It waits for its master: a sell then sells what the master buys, not what is held.
     pub waits: bool,
     /// An option sale that writes contracts (SELL_TO_OPEN): it holds back what secures them.
@@ -195,10 +196,10 @@ pub fn claims<'a>(open: impl Iterator<Item = &'a Reserved>, price_now: impl Fn(i
 /// total of the fixed claims, and the rest (market orders, OCO legs) reckoned when asked.
 #[derive(Debug, Default, Clone)]
 pub struct OpenClaims {
-    orders: HashMap<String, Reserved>,
+    orders: HashMap<OrderId, Reserved>,
     fixed: Claims,
     /// Orders whose claim is reckoned each time.
-    floating: Vec<String>,
+    floating: Vec<OrderId>,
 }
 
 impl OpenClaims {
@@ -215,7 +216,7 @@ impl OpenClaims {
         self.orders.insert(order.order_id.clone(), order);
     }
 
-    pub fn remove(&mut self, order_id: &str) {
+    pub fn remove(&mut self, order_id: &OrderId) {
         let Some(order) = self.orders.remove(order_id) else {
             return;
         };
@@ -255,7 +256,7 @@ impl OpenClaims {
     }
 
     /// The claims of the open orders but `except`.
-    pub fn claims(&self, except: Option<&str>, price_now: impl Fn(i64) -> Decimal) -> Claims {
+    pub fn claims(&self, except: Option<&OrderId>, price_now: impl Fn(i64) -> Decimal) -> Claims {
         let except = except.and_then(|id| self.orders.get(id));
         let floating = self
             .floating
@@ -278,12 +279,12 @@ mod tests {
     #[test]
     fn an_oco_pair_claims_its_larger_leg_and_a_waiting_sell_claims_no_shares() {
         let order = |side: Side, remaining: i64, price: i64, oco: Option<&str>, waits: bool| Reserved {
-            order_id: String::new(),
+            order_id: OrderId::default(),
             side,
             instrument_id: 7,
             remaining: Decimal::from(remaining),
             price: Some(Decimal::from(price)),
-            oco: oco.map(str::to_owned),
+            oco: oco.map(OrderId::from),
             waits,
             writes: false,
             margin: false,
@@ -316,7 +317,7 @@ mod tests {
             .unwrap()
         };
         let writing = |right, remaining: i64| Reserved {
-            order_id: String::new(),
+            order_id: OrderId::default(),
             side: Side::Sell,
             instrument_id: contract(right),
             remaining: Decimal::from(remaining),
@@ -349,8 +350,8 @@ mod tests {
             order_id: "p".into(),
             ..writing(Right::Put, 1)
         });
-        assert_eq!(open.claims(Some("p"), |_| Decimal::ZERO).cash, Decimal::ZERO);
-        open.remove("c");
+        assert_eq!(open.claims(Some(&"p".into()), |_| Decimal::ZERO).cash, Decimal::ZERO);
+        open.remove(&"c".into());
         assert!(open.claims(None, |_| Decimal::ZERO).selling.is_empty());
     }
 
@@ -397,23 +398,23 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(n, &(side, remaining, price, oco, waits, instrument_id))| Reserved {
-                    order_id: n.to_string(),
+                    order_id: n.to_string().into(),
                     side: [Side::Buy, Side::Sell, Side::Short][usize::from(side)],
                     instrument_id,
                     remaining: Decimal::from(remaining),
                     price: price.map(Decimal::from),
-                    oco: oco.map(|o| o.to_string()),
+                    oco: oco.map(|o| OrderId::from(o.to_string())),
                     waits,
                     writes: false,
                     margin: false,
                     legs: None,
                 })
                 .collect();
-            let except = except.map(|n| n.to_string());
+            let except = except.map(|n| OrderId::from(n.to_string()));
             let price_now = |instrument_id: i64| Decimal::from(7 + instrument_id);
             let mut kept = OpenClaims::default();
             open.iter().cloned().for_each(|o| kept.add(o));
-            let mut kept = kept.claims(except.as_deref(), price_now);
+            let mut kept = kept.claims(except.as_ref(), price_now);
             kept.selling.retain(|_, shares| !shares.is_zero());
             let afresh = claims(open.iter().filter(|o| Some(&o.order_id) != except.as_ref()), price_now);
             proptest::prop_assert_eq!(kept, afresh);
@@ -435,13 +436,13 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(n, &(side, remaining, price, oco, instrument_id))| Reserved {
-                    order_id: n.to_string(),
+                    order_id: n.to_string().into(),
                     side: [Side::Buy, Side::Sell, Side::Short][usize::from(side)],
                     // The legs of an OCO pair trade one symbol (the placement checks it).
                     instrument_id: oco.map_or(instrument_id, i64::from),
                     remaining: Decimal::from(remaining),
                     price: price.map(Decimal::from),
-                    oco: oco.map(|o| o.to_string()),
+                    oco: oco.map(|o| OrderId::from(o.to_string())),
                     waits: false,
                     writes: false,
                     margin: false,
@@ -452,7 +453,7 @@ mod tests {
             open.iter().cloned().for_each(|o| kept.add(o));
             // Each change: what is left of an order, or its end.
             for (n, left) in changes {
-                let id = n.to_string();
+                let id = OrderId::from(n.to_string());
                 kept.remove(&id);
                 let at = open.iter().position(|o| o.order_id == id);
                 match (at, left) {
@@ -535,7 +536,7 @@ mod tests {
                 self.marks[usize::try_from(instrument_id).unwrap()]
             }
 
-            fn standing(&self, except: Option<&str>) -> Standing {
+            fn standing(&self, except: Option<&OrderId>) -> Standing {
                 let claims = self.claims.claims(except, |id| self.mark(id));
                 Standing {
                     account_type: self.account_type,

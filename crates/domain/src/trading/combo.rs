@@ -124,6 +124,7 @@ mod tests {
     use signet_model::orders::{OrderType, Side};
 
     use super::*;
+    use signet_model::ids::OrderId;
 
     fn order(id: &str, combo_type: ComboType, waits_for: Option<&str>) -> Order {
         Order {
@@ -133,7 +134,7 @@ mod tests {
                 combo_order_id: "M".into(),
                 kind: ComboKind::Otoco,
             }),
-            waits_for: waits_for.map(str::to_owned),
+            waits_for: waits_for.map(OrderId::from),
             limit_price: Some(Decimal::ONE),
             ..Order::sample(id, Side::Sell, OrderType::Limit)
         }

@@ -11,6 +11,7 @@
 //!   split ("cash in lieu"), as brokers do; the shares kept keep their average cost.
 
 use rust_decimal::{Decimal, RoundingStrategy};
+use signet_model::ids::AccountId;
 
 use super::accounting::Holding;
 use super::valuation::Movement;
@@ -31,7 +32,7 @@ pub struct ActionEffect {
 pub struct Applied {
     /// In the order they were applied.
     pub entry_id: i64,
-    pub account_id: String,
+    pub account_id: AccountId,
     pub instrument_id: i64,
     pub symbol: String,
     /// The ex-date, a New York day.

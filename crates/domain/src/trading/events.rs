@@ -5,6 +5,7 @@
 
 use rust_decimal::Decimal;
 use signet_model::events::{OrderEventPayload, PositionEventPayload};
+use signet_model::ids::AccountId;
 use signet_model::wire::WireEnum;
 
 use super::accounting::Holding;
@@ -68,9 +69,9 @@ pub fn payload(order: &Order, event: Option<Event>) -> Option<String> {
     };
     let payload = OrderEventPayload {
         request_id: String::new(),
-        account_id: order.account_id.clone(),
-        order_id: order.order_id.clone(),
-        client_order_id: order.client_order_id.clone(),
+        account_id: order.account_id.to_string(),
+        order_id: order.order_id.to_string(),
+        client_order_id: order.client_order_id.to_string(),
         instrument_id: order.instrument_id.to_string(),
         order_status: order.status.as_str().to_owned(),
         symbol: order.symbol.clone(),
@@ -104,13 +105,13 @@ pub fn position_payload(order: &Order, holding: Holding) -> Option<String> {
 pub fn leg_position_payload(order: &Order, instrument_id: i64, symbol: &str, holding: Holding) -> Option<String> {
     let payload = PositionEventPayload {
         request_id: String::new(),
-        account_id: order.account_id.clone(),
+        account_id: order.account_id.to_string(),
         symbol: symbol.to_owned(),
         instrument_id: instrument_id.to_string(),
         quantity: holding.quantity.normalize().to_string(),
         cost_price: holding.average_cost.normalize().to_string(),
-        order_id: order.order_id.clone(),
-        client_order_id: order.client_order_id.clone(),
+        order_id: order.order_id.to_string(),
+        client_order_id: order.client_order_id.to_string(),
         corporate_action: None,
     };
     serde_json::to_string(&payload).ok()
@@ -118,14 +119,19 @@ pub fn leg_position_payload(order: &Order, instrument_id: i64, symbol: &str, hol
 
 /// The payload of the position event of a split that left `account_id`'s position in
 /// `instrument_id` at `holding` (without its `request_id`, as [`payload`]).
-pub fn split_position_payload(account_id: &str, symbol: &str, instrument_id: i64, holding: Holding) -> Option<String> {
+pub fn split_position_payload(
+    account_id: &AccountId,
+    symbol: &str,
+    instrument_id: i64,
+    holding: Holding,
+) -> Option<String> {
     action_position_payload(account_id, symbol, instrument_id, holding, "SPLIT")
 }
 
 /// The position event of a position that `action` changed without an order (a split, an option
 /// contract's exercise or assignment).
 pub fn action_position_payload(
-    account_id: &str,
+    account_id: &AccountId,
     symbol: &str,
     instrument_id: i64,
     holding: Holding,
@@ -133,7 +139,7 @@ pub fn action_position_payload(
 ) -> Option<String> {
     let payload = PositionEventPayload {
         request_id: String::new(),
-        account_id: account_id.to_owned(),
+        account_id: account_id.to_string(),
         symbol: symbol.to_owned(),
         instrument_id: instrument_id.to_string(),
         quantity: holding.quantity.normalize().to_string(),

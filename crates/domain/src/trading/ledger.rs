@@ -7,6 +7,7 @@
 //! they happened. The amounts of a ledger add up to the cash now, to the cent and beyond.
 
 use rust_decimal::Decimal;
+use signet_model::ids::ClientOrderId;
 use signet_model::orders::Side;
 use signet_model::wire::WireEnum;
 
@@ -62,7 +63,7 @@ pub struct Fill {
     pub price: Decimal,
     pub commission: Decimal,
     pub symbol: String,
-    pub client_order_id: String,
+    pub client_order_id: ClientOrderId,
 }
 
 /// One movement of cash: positive in, negative out.
@@ -76,7 +77,7 @@ pub struct Activity {
     pub amount: Decimal,
     /// The symbol, and the fill's client order id, for trades and fees; the symbol alone for
     /// dividends and splits.
-    pub fill: Option<(String, Option<String>)>,
+    pub fill: Option<(String, Option<ClientOrderId>)>,
     pub description: String,
 }
 
@@ -326,7 +327,7 @@ mod tests {
             price: d(price),
             commission: d(commission),
             symbol: "AAPL".into(),
-            client_order_id: format!("o{id}"),
+            client_order_id: format!("o{id}").into(),
         }
     }
 

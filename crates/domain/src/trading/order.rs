@@ -2,6 +2,7 @@
 
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
+use signet_model::ids::{AccountId, ClientOrderId, OrderId};
 use signet_model::orders::{
     ComboType, EntrustType, OrderStatus, OrderType, PositionIntent, Side, TimeInForce, TradingSession, TrailingType,
 };
@@ -104,15 +105,15 @@ pub fn not_open(order: &Order) -> Rejection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Order {
     pub seq: i64,
-    pub order_id: String,
-    pub account_id: String,
-    pub client_order_id: String,
+    pub order_id: OrderId,
+    pub account_id: AccountId,
+    pub client_order_id: ClientOrderId,
     pub client_combo_order_id: Option<String>,
     /// Its part in a combination, as sent (NORMAL when alone).
     pub combo_type: ComboType,
     pub combo: Option<Combo>,
     /// The master order it waits for (OTO, OTOCO), until the master has filled.
-    pub waits_for: Option<String>,
+    pub waits_for: Option<OrderId>,
     pub instrument_id: i64,
     pub symbol: String,
     pub side: Side,

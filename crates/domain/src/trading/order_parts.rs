@@ -4,6 +4,7 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use signet_model::ids::OrderId;
 use signet_model::orders::Side;
 
 use crate::options::strategy::Strategy;
@@ -35,7 +36,7 @@ impl ComboKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Combo {
     /// The order id of the combination's first order.
-    pub combo_order_id: String,
+    pub combo_order_id: OrderId,
     pub kind: ComboKind,
 }
 

@@ -4,6 +4,7 @@
 
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
+use signet_model::ids::ClientOrderId;
 use signet_model::orders::{ComboType, Side, TimeInForce};
 
 use super::accounting::Commission;
@@ -202,7 +203,7 @@ pub fn combo_id(order: &Order) -> Option<&str> {
 /// combination's id is looked at first.
 pub fn taken<'a>(
     orders: &[Order],
-    used_ids: &[String],
+    used_ids: &[ClientOrderId],
     used_combo_ids: &[String],
     earlier: impl Iterator<Item = &'a Order> + Clone,
 ) -> Option<Taken> {
@@ -586,8 +587,8 @@ mod tests {
             .collect()
     }
 
-    fn ids(ids: &[&str]) -> Vec<String> {
-        ids.iter().map(|id| (*id).to_owned()).collect()
+    fn ids(ids: &[&str]) -> Vec<ClientOrderId> {
+        ids.iter().map(|id| ClientOrderId::from(*id)).collect()
     }
 
     #[test]
@@ -596,9 +597,12 @@ mod tests {
         let pair = stored(&["a", "b"], Some("c"));
         assert_eq!(taken(&pair, &[], &[], none.iter()), None);
         assert_eq!(taken(&pair, &ids(&["x", "b"]), &[], none.iter()), Some(Taken::Order));
-        assert_eq!(taken(&pair, &[], &ids(&["c"]), none.iter()), Some(Taken::Combination));
         assert_eq!(
-            taken(&pair, &ids(&["a"]), &ids(&["c"]), none.iter()),
+            taken(&pair, &[], &["c".to_owned()], none.iter()),
+            Some(Taken::Combination)
+        );
+        assert_eq!(
+            taken(&pair, &ids(&["a"]), &["c".to_owned()], none.iter()),
             Some(Taken::Combination),
             "the combination's id first"
         );
@@ -616,7 +620,7 @@ mod tests {
             })
             .collect();
         assert_eq!(combo_id(&alone_with_id[0]), None);
-        assert_eq!(taken(&alone_with_id, &[], &ids(&["c"]), pair.iter()), None);
+        assert_eq!(taken(&alone_with_id, &[], &["c".to_owned()], pair.iter()), None);
         assert_eq!(taken(&pair, &[], &[], alone_with_id.iter()), None);
         assert_eq!(combo_id(&pair[0]), Some("c"));
     }

@@ -99,7 +99,7 @@ fn new_order(n: usize, side: Side, order_type: OrderType, quantity: u32, price: 
 fn bracket(n: usize, quantity: u32, entry: Decimal, profit: Decimal, loss: Decimal) -> [Order; 3] {
     let master = format!("{n}.0");
     let combo = Some(Combo {
-        combo_order_id: master.clone(),
+        combo_order_id: master.clone().into(),
         kind: ComboKind::Otoco,
     });
     let mut orders = [
@@ -109,10 +109,10 @@ fn bracket(n: usize, quantity: u32, entry: Decimal, profit: Decimal, loss: Decim
     ];
     let parts = [ComboType::Master, ComboType::StopProfit, ComboType::StopLoss];
     for (i, (order, combo_type)) in orders.iter_mut().zip(parts).enumerate() {
-        order.order_id = format!("{n}.{i}");
+        order.order_id = format!("{n}.{i}").into();
         order.combo_type = combo_type;
         order.combo = combo.clone();
-        order.waits_for = (i > 0).then(|| master.clone());
+        order.waits_for = (i > 0).then(|| master.clone().into());
     }
     orders
 }

@@ -3,6 +3,7 @@
 
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
+use signet_model::ids::ClientOrderId;
 use signet_model::orders::{
     ComboType, EntrustType, NewLeg, NewOrder, OrderType, PositionIntent, Side, TimeInForce, TradingSession,
     TrailingType,
@@ -20,7 +21,7 @@ use crate::options::{Contract, Right};
 /// An order the engine can take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderSpec {
-    pub client_order_id: String,
+    pub client_order_id: ClientOrderId,
     /// Its part in a combination ([`super::combo`]).
     pub combo_type: ComboType,
     pub symbol: String,
@@ -313,7 +314,7 @@ pub fn parse(order: &NewOrder) -> Result<OrderSpec, Rejection> {
         _ => None,
     };
     Ok(OrderSpec {
-        client_order_id,
+        client_order_id: client_order_id.into(),
         combo_type,
         symbol,
         side,

@@ -6,6 +6,7 @@ use axum::extract::State;
 use rust_decimal::Decimal;
 use signet_model::ErrorCode;
 use signet_model::accounts::{ResetAccountRequest, ResetAccountView};
+use signet_model::ids::AccountId;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -43,7 +44,7 @@ async fn reset(
     JsonBody(request): JsonBody<ResetAccountRequest>,
 ) -> Result<Json<ResetAccountView>, ApiError> {
     require_admin(&caller)?;
-    let account_id = request.account_id;
+    let account_id = AccountId::from(request.account_id);
     let not_found = || ApiError::new(ErrorCode::NotFound, format!("no account has the id {account_id:?}"));
     if state.store.account(&account_id).await?.is_none() {
         return Err(not_found());
@@ -61,7 +62,7 @@ async fn reset(
     }
     tracing::info!(account_id = %account_id, cash = %cash, "account started over");
     Ok(Json(ResetAccountView {
-        account_id,
+        account_id: account_id.into_string(),
         cash: cash.normalize().to_string(),
     }))
 }

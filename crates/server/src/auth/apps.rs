@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard, RwLock};
 use secrecy::SecretString;
+use signet_model::ids::AppKey;
 use signet_store::{AppStatus, Store};
 use tokio::sync::watch;
 
@@ -25,7 +26,7 @@ use crate::secrets::MasterKey;
 
 /// An app allowed to call: what verification and handlers need.
 pub struct ActiveApp {
-    pub app_key: Arc<str>,
+    pub app_key: AppKey,
     pub user_id: Arc<str>,
     pub admin: bool,
     pub secret: SecretString,
@@ -37,7 +38,7 @@ pub struct AppDirectory {
     ttl: Duration,
     cache: RwLock<HashMap<String, (Instant, Arc<ActiveApp>)>>,
     /// The apps with streams or sessions open on this node.
-    held: Mutex<HashMap<Arc<str>, Held>>,
+    held: Mutex<HashMap<AppKey, Held>>,
 }
 
 /// What this node holds of one app.
@@ -56,7 +57,7 @@ pub const REVOCATION_CHECK: Duration = Duration::from_secs(1);
 /// app is revoked.
 pub struct AppHold {
     directory: Arc<AppDirectory>,
-    app_key: Arc<str>,
+    app_key: AppKey,
     revoked: watch::Receiver<bool>,
 }
 
@@ -95,12 +96,12 @@ impl AppDirectory {
         }
     }
 
-    fn held(&self) -> MutexGuard<'_, HashMap<Arc<str>, Held>> {
+    fn held(&self) -> MutexGuard<'_, HashMap<AppKey, Held>> {
         self.held.lock()
     }
 
     /// Holds `app_key` for a stream or session that lasts: told when the app is revoked.
-    pub fn hold(self: &Arc<Self>, app_key: &Arc<str>) -> AppHold {
+    pub fn hold(self: &Arc<Self>, app_key: &AppKey) -> AppHold {
         let mut held = self.held();
         let app = held.entry(app_key.clone()).or_insert_with(|| Held {
             holders: 0,
@@ -122,7 +123,7 @@ impl AppDirectory {
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             every.tick().await;
-            let apps: Vec<Arc<str>> = self.held().keys().cloned().collect();
+            let apps: Vec<AppKey> = self.held().keys().cloned().collect();
             for app_key in apps {
                 match self.active(&app_key).await {
                     Ok(Some(_)) => {}
@@ -158,13 +159,13 @@ impl AppDirectory {
         {
             return Ok(Some(app.clone()));
         }
-        let record = self.store.app(app_key).await?;
+        let record = self.store.app(&AppKey::from(app_key)).await?;
         let mut cache = self.cache.write();
         match record {
             Some(r) if r.status == AppStatus::Active => {
                 let secret = self.key.open(&r.app_key, &r.sealed_secret)?;
                 let app = Arc::new(ActiveApp {
-                    app_key: r.app_key.into(),
+                    app_key: r.app_key,
                     user_id: r.user_id.into(),
                     admin: r.admin,
                     secret,

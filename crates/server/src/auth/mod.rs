@@ -24,6 +24,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use secrecy::ExposeSecret;
 use signet_model::ErrorCode;
 use signet_model::error::SignatureDebug;
+use signet_model::ids::AppKey;
 use signet_signing::{Encoding, SigningHeaders, StringToSign, decode_query, percent_encode};
 
 use self::apps::ActiveApp;
@@ -147,7 +148,7 @@ pub(crate) async fn stream_caller<'h>(
 
 /// Spends one call of `path` from the app's rate limit, for the gRPC streams and their
 /// requests (HTTP answers the decision's headers too): the refusal when it is spent.
-pub(crate) async fn spend_quota(state: &AppState, app_key: &str, path: &str) -> Result<(), ApiError> {
+pub(crate) async fn spend_quota(state: &AppState, app_key: &AppKey, path: &str) -> Result<(), ApiError> {
     if let Some(limiter) = &state.limiter
         && let Some(d) = limiter.check_request(app_key, path).await.filter(|d| !d.allowed)
     {

@@ -26,7 +26,6 @@ pub use config::EventsConfig;
 
 use std::future::Future as _;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -38,6 +37,7 @@ use secrecy::ExposeSecret;
 use signet_core::scenarios::EndStream;
 use signet_domain::scenarios::StreamKind;
 use signet_model::ErrorCode;
+use signet_model::ids::{AccountId, AppKey};
 use signet_signing::{GrpcSigningMetadata, grpc_verify};
 use tokio::sync::{mpsc, oneshot};
 use tonic::{Code, Status};
@@ -113,8 +113,8 @@ async fn subscribe(state: AppState, request: tonic::Request<Bytes>) -> Result<to
 /// The stream of an authenticated subscription, or its refusal (too many streams, a scenario's).
 async fn open(
     state: AppState,
-    app_key: Arc<str>,
-    accounts: Vec<String>,
+    app_key: AppKey,
+    accounts: Vec<AccountId>,
     subscribe_type: u32,
 ) -> tonic::Response<EventStream> {
     let max = state.config.events.max_streams_per_app;
@@ -217,7 +217,7 @@ async fn authenticate(
     state: &AppState,
     headers: axum::http::HeaderMap,
     bytes: &[u8],
-) -> Result<(Arc<str>, Vec<String>, u32), Refusal> {
+) -> Result<(AppKey, Vec<AccountId>, u32), Refusal> {
     let (h, app, window_secs) =
         crate::auth::stream_caller(state, &headers, crate::generations::compat::Compat::Strict).await?;
     let signed = GrpcSigningMetadata {
@@ -275,7 +275,13 @@ async fn authenticate(
     } else {
         let mut accounts = Vec::with_capacity(requested.len());
         for id in &requested {
-            accounts.push(state.accounts().owned_by(&app.app_key, id).await?.account_id);
+            accounts.push(
+                state
+                    .accounts()
+                    .owned_by(&app.app_key, &AccountId::from(id))
+                    .await?
+                    .account_id,
+            );
         }
         accounts
     };

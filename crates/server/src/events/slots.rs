@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
+use signet_model::ids::AppKey;
 use signet_store::StoreError;
 use signet_store::redis::RedisStreams;
 
@@ -19,13 +20,13 @@ const REFRESH: Duration = Duration::from_secs(5);
 
 /// The open streams of every app: on this node, or on every node through Redis.
 pub struct StreamSlots {
-    local: Mutex<HashMap<Arc<str>, usize>>,
+    local: Mutex<HashMap<AppKey, usize>>,
     shared: Option<Arc<RedisStreams>>,
 }
 
 /// One open stream of an app, counted until dropped.
 pub struct StreamSlot {
-    app_key: Arc<str>,
+    app_key: AppKey,
     held: Held,
 }
 
@@ -50,7 +51,7 @@ impl StreamSlots {
 
     /// A slot for one more stream of `app_key`, or `None` when it has `max` open already (on
     /// every node, with Redis). An error when Redis cannot be used.
-    pub async fn open(self: &Arc<Self>, app_key: &Arc<str>, max: usize) -> Result<Option<StreamSlot>, StoreError> {
+    pub async fn open(self: &Arc<Self>, app_key: &AppKey, max: usize) -> Result<Option<StreamSlot>, StoreError> {
         let Some(streams) = &self.shared else {
             let mut local = self.local.lock();
             let open = local.entry(app_key.clone()).or_insert(0);

@@ -19,6 +19,7 @@ use signet_domain::times::format_ms;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::replace::{self, Repeated};
 use signet_domain::trading::valuation;
+use signet_model::ids::{AccountId, ClientOrderId};
 use signet_model::orders::{CancelOrderRequest, ModifyOrder, NewOrder, TradingSession};
 use signet_model::v1::{
     AccountProfile, Balance, CurrencyAsset, Holding, HoldingsPage, OrderAck, OrderItem, OrderPage, StockOrder,
@@ -107,10 +108,10 @@ async fn subscriptions(
             .filter(|a| after.is_none_or(|after| a.account_id.as_str() > after))
             .take(SUBSCRIPTIONS_PAGE)
             .map(|a| Subscription {
-                subscription_id: a.account_id.clone(),
+                subscription_id: a.account_id.to_string(),
                 user_id: caller.user_id.to_string(),
-                account_number: a.account_id.clone(),
-                account_id: a.account_id,
+                account_number: a.account_id.to_string(),
+                account_id: a.account_id.into_string(),
             })
             .collect(),
     ))
@@ -130,7 +131,7 @@ async fn profile(
 ) -> Result<Json<AccountProfile>, ApiError> {
     let account = account(&state, &caller, &p).await?;
     Ok(Json(AccountProfile {
-        account_number: account.account_id,
+        account_number: account.account_id.into_string(),
         account_type: account.account_type,
         account_status: "NORMAL".into(),
     }))
@@ -153,7 +154,7 @@ async fn balance(
     let totals = valuation::totals(h.cash, h.positions.iter().map(|(_, v)| v));
     let free_cash = (h.cash - h.reserved).max(Decimal::ZERO);
     Ok(Json(Balance {
-        account_id: account.account_id,
+        account_id: account.account_id.into_string(),
         total_asset_currency: h.account_currency.clone(),
         total_asset: amount(totals.net_liquidation),
         total_market_value: amount(totals.market_value),
@@ -296,8 +297,8 @@ fn id_text(v: &serde_json::Value) -> Option<String> {
 
 fn ack(o: &Order) -> OrderAck {
     OrderAck {
-        client_order_id: o.client_order_id.clone(),
-        order_id: o.order_id.clone(),
+        client_order_id: o.client_order_id.to_string(),
+        order_id: o.order_id.to_string(),
     }
 }
 
@@ -315,7 +316,10 @@ async fn place(
     caller: Caller,
     JsonBody(request): JsonBody<StockOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let order = new_order(&state, &request.stock_order)?;
     let orders = state.orders();
     let placement = orders.placement(std::slice::from_ref(&order), None).await?;
@@ -338,10 +342,13 @@ async fn replace(
     caller: Caller,
     JsonBody(request): JsonBody<StockOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let o = &request.stock_order;
     let orders = state.orders();
-    let order = orders.find(&account, &o.client_order_id).await?;
+    let order = orders.find(&account, &ClientOrderId::from(&o.client_order_id)).await?;
     let instrument_id = o.instrument_id.as_ref().and_then(id_text);
     replace::check_repeated(
         &order,
@@ -354,7 +361,7 @@ async fn replace(
         },
     )?;
     let modify = ModifyOrder {
-        client_order_id: o.client_order_id.clone(),
+        client_order_id: o.client_order_id.to_string(),
         quantity: o.qty.clone(),
         limit_price: o.limit_price.clone(),
         stop_price: o.stop_price.clone(),
@@ -380,20 +387,26 @@ async fn cancel(
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let cancelled = state.orders().cancel(&account, &request.client_order_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
+    let cancelled = state
+        .orders()
+        .cancel(&account, &ClientOrderId::from(&request.client_order_id))
+        .await?;
     Ok(Json(ack(&cancelled)))
 }
 
 /// An order in the v1 shape: the order, then its one item.
 fn v1_order(account: &AccountRecord, o: &Order) -> v1::Order {
     v1::Order {
-        account_id: o.account_id.clone(),
+        account_id: o.account_id.to_string(),
         combo_type: o.combo.as_ref().map_or("NORMAL", |c| c.kind.as_str()).to_owned(),
         combo_ticker_type: "STOCK".into(),
-        client_order_id: o.client_order_id.clone(),
+        client_order_id: o.client_order_id.to_string(),
         extended_hours_trading: o.session != TradingSession::Core,
-        order_id: o.order_id.clone(),
+        order_id: o.order_id.to_string(),
         tif: o.time_in_force,
         items: vec![OrderItem {
             category: "US_STOCK".into(),
@@ -430,7 +443,10 @@ async fn detail(
     let account = account(&state, &caller, &p).await?;
     let client_order_id = given(p.client_order_id.as_deref())
         .ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
-    let order = state.orders().find(&account, client_order_id).await?;
+    let order = state
+        .orders()
+        .find(&account, &ClientOrderId::from(client_order_id))
+        .await?;
     Ok(Json(v1_order(&account, &order)))
 }
 

@@ -21,6 +21,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 use prometheus_client::metrics::counter::Counter;
 use sha2::{Digest, Sha256};
+use signet_model::ids::AppKey;
 use tokio::sync::Notify;
 
 use super::StreamingConfig;
@@ -109,7 +110,7 @@ struct Outbox {
 /// One MQTT connection's session.
 pub struct Session {
     pub id: String,
-    pub app_key: Arc<str>,
+    pub app_key: AppKey,
     /// Which connection holds the session: a newer one with the same id replaces it.
     pub connection: u64,
     /// SHA-256 of the CONNECT's password: the client makes one at random and reconnects with
@@ -342,7 +343,7 @@ impl Streams {
     pub fn connect(
         &self,
         id: &str,
-        app_key: Arc<str>,
+        app_key: AppKey,
         password: &[u8],
         slot: UnboundSlot,
     ) -> Result<Arc<Session>, ConnectRefusal> {

@@ -89,7 +89,7 @@ async fn create(
     let record = TokenRecord {
         token_hash: hash_token(&token),
         token_hint: token[..6].to_owned(),
-        app_key: caller.app_key.to_string(),
+        app_key: caller.app_key.clone(),
         status: TokenStatus::Pending,
         created_at: now,
         expires_at: now + signet_domain::times::millis(state.config.token_ttl),

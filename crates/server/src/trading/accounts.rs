@@ -26,7 +26,7 @@ pub(crate) async fn list(State(state): State<AppState>, caller: Caller) -> Resul
 
 fn to_wire(a: &AccountRecord, user_id: &str) -> Account {
     Account {
-        account_id: a.account_id.clone(),
+        account_id: a.account_id.to_string(),
         account_type: a.account_type,
         account_class: a.account_type.class(),
         account_label: a.account_label.clone(),

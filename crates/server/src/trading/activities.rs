@@ -16,6 +16,7 @@ use signet_domain::trading::corporate::Applied;
 use signet_domain::trading::ledger::{self, Activity, Fill};
 use signet_model::ErrorCode;
 use signet_model::assets::{CashActivity, CashActivityPage, Transfer, TransferPage};
+use signet_model::ids::{AccountId, ClientOrderId};
 use signet_store::{AccountRecord, ExecutionQuery};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -112,10 +113,10 @@ struct Changes {
 
 /// The account's [`Changes`]: read again when a fill or an action landed meanwhile, so that the
 /// cash and what moved it agree.
-async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Changes, ApiError> {
+async fn account_and_changes(state: &AppState, account_id: &AccountId) -> Result<Changes, ApiError> {
     // The account's `limit` newest fills older than `before_fill_id`.
     let newest = |before_fill_id, limit| ExecutionQuery {
-        account_id: account_id.to_owned(),
+        account_id: account_id.clone(),
         client_order_id: None,
         from_ms: None,
         to_ms: None,
@@ -183,7 +184,7 @@ async fn account_and_changes(state: &AppState, account_id: &str) -> Result<Chang
 
 /// The account's opening cash: its cash now less what its fills, splits and dividends moved (the
 /// ledger's first entry, the deposit it was made with).
-pub(crate) async fn opening_cash(state: &AppState, account_id: &str) -> Result<Decimal, ApiError> {
+pub(crate) async fn opening_cash(state: &AppState, account_id: &AccountId) -> Result<Decimal, ApiError> {
     let Changes {
         account,
         fills,
@@ -251,13 +252,13 @@ fn to_wire(account: &AccountRecord, a: Activity) -> CashActivity {
     let client_order_id = client_order_id.flatten();
     CashActivity {
         activity_id: a.id,
-        account_id: account.account_id.clone(),
+        account_id: account.account_id.to_string(),
         activity_type: a.kind.as_str().into(),
         amount: a.amount.normalize().to_string(),
         currency: account.currency.clone(),
         time: format_ms(a.time_ms),
         symbol,
-        client_order_id,
+        client_order_id: client_order_id.map(ClientOrderId::into_string),
         description: a.description,
     }
 }

@@ -211,7 +211,7 @@ async fn detail_rows(state: &AppState, caller: &Caller, p: &Params) -> Result<Ve
     let instrument = state.store.instrument(&position.symbol).await?;
     Ok(vec![PositionDetail {
         id: position_id(&position),
-        account_id: position.account_id.clone(),
+        account_id: position.account_id.to_string(),
         symbol: position.symbol.clone(),
         symbol_name: instrument
             .as_ref()

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::times::format_ms;
 use signet_model::assets::{Execution, ExecutionPage};
+use signet_model::ids::ClientOrderId;
 use signet_store::{ExecutionQuery, ExecutionRecord};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -113,7 +114,7 @@ async fn list(
                 .as_deref()
                 .map(str::trim)
                 .filter(|v| !v.is_empty())
-                .map(str::to_owned),
+                .map(ClientOrderId::from),
             from_ms,
             to_ms,
             before_fill_id,
@@ -137,8 +138,8 @@ fn execution(r: &ExecutionRecord) -> Execution {
     let leaves = (o.quantity - r.filled_after).max(rust_decimal::Decimal::ZERO);
     Execution {
         execution_id: r.fill_id.to_string(),
-        order_id: o.order_id.clone(),
-        client_order_id: o.client_order_id.clone(),
+        order_id: o.order_id.to_string(),
+        client_order_id: o.client_order_id.to_string(),
         symbol: r.symbol.clone(),
         execution_time: format_ms(r.time_ms),
         status: o.status,

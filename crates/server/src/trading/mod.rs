@@ -10,6 +10,7 @@ pub(crate) mod instruments;
 mod option_orders;
 pub mod orders;
 
+use signet_model::ids::AccountId;
 use signet_store::AccountRecord;
 use utoipa_axum::router::OpenApiRouter;
 
@@ -41,5 +42,5 @@ pub(crate) async fn account_of(
     account_id: Option<&str>,
 ) -> Result<AccountRecord, ApiError> {
     let id = account_id.ok_or_else(|| ApiError::illegal_parameter("account_id is required"))?;
-    Ok(state.accounts().owned_by(&caller.app_key, id).await?)
+    Ok(state.accounts().owned_by(&caller.app_key, &AccountId::from(id)).await?)
 }

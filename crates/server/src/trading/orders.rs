@@ -18,6 +18,7 @@ use signet_domain::times::{format_ms, parse_ms};
 use signet_domain::trading::order::Order;
 use signet_domain::trading::replace;
 use signet_model::ErrorBody;
+use signet_model::ids::{AccountId, ClientOrderId};
 use signet_model::orders::{
     BatchPlaceRequest, BatchPlaceResponse, CancelOrderRequest, OrderAck, OrderDetail, OrderLeg, OrderPage, OrderRecord,
     PlaceOrderRequest, PreviewResponse, ReplaceOrderRequest, TimeInForce,
@@ -91,10 +92,10 @@ const HISTORY_DEFAULT_MS: i64 = 7 * 24 * 3600 * 1000;
 
 fn ack(o: &Order) -> OrderAck {
     OrderAck {
-        client_order_id: o.client_order_id.clone(),
-        order_id: o.order_id.clone(),
+        client_order_id: o.client_order_id.to_string(),
+        order_id: o.order_id.to_string(),
         client_combo_order_id: o.client_combo_order_id.clone(),
-        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.clone()),
+        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.to_string()),
         status: o.status,
         orders: Vec::new(),
     }
@@ -113,7 +114,10 @@ pub(crate) async fn place(
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let orders = state.orders();
     let placement = orders
         .placement(&request.new_orders, request.client_combo_order_id.as_deref())
@@ -139,7 +143,10 @@ pub(crate) async fn preview(
     caller: Caller,
     JsonBody(request): JsonBody<PlaceOrderRequest>,
 ) -> Result<Json<PreviewResponse>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let orders = state.orders();
     let placement = orders
         .placement(&request.new_orders, request.client_combo_order_id.as_deref())
@@ -169,7 +176,10 @@ async fn batch_place(
     caller: Caller,
     JsonBody(request): JsonBody<BatchPlaceRequest>,
 ) -> Result<Json<BatchPlaceResponse>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let orders = state.orders().place_batch(&account, &request.batch_orders).await?;
     Ok(Json(BatchPlaceResponse {
         data: orders.iter().map(ack).collect(),
@@ -189,8 +199,14 @@ pub(crate) async fn cancel(
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
-    let cancelled = state.orders().cancel(&account, &request.client_order_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
+    let cancelled = state
+        .orders()
+        .cancel(&account, &ClientOrderId::from(&request.client_order_id))
+        .await?;
     Ok(Json(ack(&cancelled)))
 }
 
@@ -207,10 +223,15 @@ pub(crate) async fn replace(
     caller: Caller,
     JsonBody(request): JsonBody<ReplaceOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state.accounts().owned_by(&caller.app_key, &request.account_id).await?;
+    let account = state
+        .accounts()
+        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
+        .await?;
     let modify = replace::modification(&request.modify_orders)?;
     let orders = state.orders();
-    let order = orders.find(&account, &modify.client_order_id).await?;
+    let order = orders
+        .find(&account, &ClientOrderId::from(&modify.client_order_id))
+        .await?;
     let replaced = orders.replace(&account, &order, modify).await?;
     Ok(Json(ack(&replaced)))
 }
@@ -256,7 +277,12 @@ pub(crate) async fn detail(
         .client_order_id
         .as_deref()
         .ok_or_else(|| ApiError::illegal_parameter("client_order_id is required"))?;
-    Ok(Json(record(&state.orders().find(&account, client_order_id).await?)))
+    Ok(Json(record(
+        &state
+            .orders()
+            .find(&account, &ClientOrderId::from(client_order_id))
+            .await?,
+    )))
 }
 
 /// With x-version v2 (legacy mode), the older protocol: a bare list, and the next page asked
@@ -398,10 +424,11 @@ pub(crate) async fn seq_after(
     match last_client_order_id.map(str::trim).filter(|id| !id.is_empty()) {
         None => Ok(None),
         Some(id) => {
-            let last =
-                state.store.order(&account.account_id, id).await?.ok_or_else(|| {
-                    ApiError::illegal_parameter("last_client_order_id is not an order of this account")
-                })?;
+            let last = state
+                .store
+                .order(&account.account_id, &ClientOrderId::from(id))
+                .await?
+                .ok_or_else(|| ApiError::illegal_parameter("last_client_order_id is not an order of this account"))?;
             Ok(Some(last.seq))
         }
     }
@@ -519,7 +546,7 @@ fn option_legs(o: &Order) -> Vec<OrderLeg> {
         return Vec::new();
     }
     leg(
-        o.order_id.clone(),
+        o.order_id.to_string(),
         o.instrument_id,
         &o.symbol,
         o.side,
@@ -537,13 +564,13 @@ pub fn record(o: &Order) -> OrderRecord {
     let legs = option_legs(o);
     let strategy = o.multi_leg.as_ref().map_or("SINGLE", |m| m.strategy.as_str());
     OrderRecord {
-        client_order_id: o.client_order_id.clone(),
+        client_order_id: o.client_order_id.to_string(),
         client_combo_order_id: o.client_combo_order_id.clone(),
-        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.clone()),
+        combo_order_id: o.combo.as_ref().map(|c| c.combo_order_id.to_string()),
         combo_type: o.combo.as_ref().map_or("NORMAL", |c| c.kind.as_str()).to_owned(),
         orders: vec![OrderDetail {
-            order_id: o.order_id.clone(),
-            client_order_id: o.client_order_id.clone(),
+            order_id: o.order_id.to_string(),
+            client_order_id: o.client_order_id.to_string(),
             symbol: legs.first().map_or_else(|| o.symbol.clone(), |l| l.symbol.clone()),
             instrument_id: o.instrument_id.to_string(),
             instrument_type: if legs.is_empty() { "EQUITY" } else { "OPTION" }.into(),

@@ -214,7 +214,7 @@ async fn a_resent_order_in_the_same_turn_does_not_refuse_a_new_one() {
     let mut held = db.begin().await.unwrap();
     sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
         .bind(0x7369_676e_i32)
-        .bind(&account)
+        .bind(account.as_str())
         .execute(&mut *held)
         .await
         .unwrap();

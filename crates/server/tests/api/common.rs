@@ -534,7 +534,7 @@ pub fn sign_as(
     }
     let signature = signet_signing::sign_with(&request, server.app.app_secret.expose_secret(), scheme.encoding);
     vec![
-        (h::APP_KEY, server.app.app_key.clone()),
+        (h::APP_KEY, server.app.app_key.to_string()),
         (h::TIMESTAMP, timestamp),
         (h::SIGNATURE, signature),
         (h::SIGNATURE_ALGORITHM, scheme.algorithm.name().into()),

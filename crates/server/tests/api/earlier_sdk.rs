@@ -7,6 +7,7 @@
 //! versions, so a virtualenv of its own) and sets `SIGNET_PYTHON_SDK01`; without it these tests
 //! say so and pass, unless `SIGNET_REQUIRE_INTEROP=1`. A strict server refuses all of it.
 
+use signet_model::ids::AccountId;
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
@@ -116,7 +117,7 @@ async fn the_earlier_sdk_looks_up_places_by_instrument_id_and_reads_the_account_
         .iter()
         .map(|s| s["account_id"].as_str().unwrap())
         .collect();
-    assert_eq!(listed, server.app.account_ids.iter().map(String::as_str).collect());
+    assert_eq!(listed, server.app.account_ids.iter().map(AccountId::as_str).collect());
     // AAPL is found as a US_STOCK; SPY, an ETF, is not, and is found as a US_ETF.
     let aapl = &ok(&out, "lookup_AAPL_US_STOCK")[0];
     assert_eq!((&aapl["symbol"], &aapl["currency"]), (&json!("AAPL"), &json!("USD")));
@@ -278,7 +279,7 @@ async fn the_earlier_sdk_looks_up_places_by_instrument_id_and_reads_the_account_
         .iter()
         .map(|a| a["account_id"].as_str().unwrap())
         .collect();
-    assert_eq!(listed, server.app.account_ids.iter().map(String::as_str).collect());
+    assert_eq!(listed, server.app.account_ids.iter().map(AccountId::as_str).collect());
     assert_eq!(
         ok(&out, "balance"),
         &current(

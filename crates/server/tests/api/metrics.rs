@@ -65,7 +65,7 @@ async fn every_answer_is_counted_by_route_status_and_error_code() {
     // No secret, signature or key in what anyone who reaches /metrics can read.
     use secrecy::ExposeSecret;
     assert!(!text.contains(server.app.app_secret.expose_secret()));
-    assert!(!text.contains(&server.app.app_key));
+    assert!(!text.contains(server.app.app_key.as_str()));
 }
 
 #[tokio::test]

@@ -349,7 +349,7 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
             "SELECT COUNT(*) FROM orders WHERE account_id = $1 AND status = 'SUBMITTED'
                AND client_order_id = ANY($2)",
         )
-        .bind(&account)
+        .bind(account.as_str())
         .bind(&marketable)
         .fetch_one(&db)
         .await
@@ -366,7 +366,7 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
                 (SELECT string_agg(f.quantity, ',') FROM fills f WHERE f.order_id = o.order_id) AS filled
          FROM orders o WHERE o.account_id = $1",
     )
-    .bind(&account)
+    .bind(account.as_str())
     .fetch_all(&db)
     .await
     .unwrap();
@@ -415,7 +415,7 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
 
     // The account as the fills left it: cash never below zero, and equal to what they cost.
     let cash: String = sqlx::query_scalar("SELECT cash FROM accounts WHERE account_id = $1")
-        .bind(&account)
+        .bind(account.as_str())
         .fetch_one(&db)
         .await
         .unwrap();
@@ -424,7 +424,7 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
         "SELECT o.symbol, f.quantity, f.price, f.commission FROM fills f JOIN orders o ON o.order_id = f.order_id
          WHERE o.account_id = $1",
     )
-    .bind(&account)
+    .bind(account.as_str())
     .fetch_all(&db)
     .await
     .unwrap();
@@ -438,7 +438,7 @@ async fn orders_spread_over_three_nodes_are_each_stored_and_filled_once() {
     assert!(cash >= Decimal::ZERO, "a CASH account never goes below zero: {cash}");
     assert_eq!(cash, Decimal::from(CASH) - spent);
     let positions = sqlx::query("SELECT symbol, quantity FROM positions WHERE account_id = $1")
-        .bind(&account)
+        .bind(account.as_str())
         .fetch_all(&db)
         .await
         .unwrap();

@@ -6,6 +6,7 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use signet_client::{Client, Error};
 use signet_model::ErrorCode;
+use signet_model::ids::AccountId;
 use signet_model::orders::{OrderPage, OrderRecord, OrderStatus};
 use signet_model::quotes::{Tick, Ticks};
 use signet_model::wire::WireEnum;
@@ -18,8 +19,8 @@ struct Desk {
     client: Client,
     /// An admin app's client (market controls).
     ops: Client,
-    cash_account: String,
-    margin_account: String,
+    cash_account: AccountId,
+    margin_account: AccountId,
 }
 
 /// A manual-clock server at the core open of Monday 2013-02-25 on the real price history.
@@ -92,7 +93,7 @@ impl Desk {
     }
 
     async fn position(&self, account: &str) -> Decimal {
-        let positions = self.server.database.store.positions(account).await.unwrap();
+        let positions = self.server.database.store.positions(&account.into()).await.unwrap();
         positions
             .into_iter()
             .find(|p| p.symbol == "AAPL")
@@ -465,7 +466,7 @@ async fn events(desk: &Desk, account: &str, client_order_id: &str) -> Vec<String
         .server
         .database
         .store
-        .order(account, client_order_id)
+        .order(&account.into(), &client_order_id.into())
         .await
         .unwrap()
         .unwrap();
@@ -677,7 +678,7 @@ async fn a_single_orders_client_combo_order_id_is_checked_as_a_combinations_is()
         desk.server
             .database
             .store
-            .order(&account, "odd")
+            .order(&account, &"odd".into())
             .await
             .unwrap()
             .is_none()
@@ -807,7 +808,7 @@ async fn an_oto_follower_ends_with_its_master_and_an_oco_pair_claims_the_shares_
         desk.server
             .database
             .store
-            .order(&account, "oto-buy-2")
+            .order(&account, &"oto-buy-2".into())
             .await
             .unwrap()
             .is_none()
@@ -1018,7 +1019,7 @@ async fn a_client_order_id_is_used_once_even_when_two_arrive_together() {
             .server
             .database
             .store
-            .order(&desk.cash_account, &format!("m{i}"))
+            .order(&desk.cash_account, &format!("m{i}").into())
             .await
             .unwrap();
         assert_eq!(master.is_some(), placed, "m{i}");
@@ -1203,7 +1204,7 @@ async fn open_orders_and_history_page_newest_first() {
     let mut key: Option<String> = None;
     let mut pages = 0;
     loop {
-        let mut query = vec![("account_id", desk.cash_account.clone())];
+        let mut query = vec![("account_id", desk.cash_account.to_string())];
         if let Some(k) = &key {
             query.push(("pagination_key", k.clone()));
         }
@@ -1285,7 +1286,7 @@ async fn preview_estimates_and_changes_nothing() {
         desk.server
             .database
             .store
-            .order(&desk.cash_account, "pv")
+            .order(&desk.cash_account, &"pv".into())
             .await
             .unwrap()
             .is_none()
@@ -1428,7 +1429,11 @@ async fn a_fill_two_ticks_computed_from_the_same_state_applies_once() {
         .await
         .unwrap();
     let store = desk.server.database.store.clone();
-    let placed = store.order(&desk.margin_account, "twice").await.unwrap().unwrap();
+    let placed = store
+        .order(&desk.margin_account, &"twice".into())
+        .await
+        .unwrap()
+        .unwrap();
     let fill = FillRequest {
         order_id: placed.order_id.clone(),
         quantity: Decimal::from(4),

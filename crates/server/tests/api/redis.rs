@@ -333,22 +333,34 @@ async fn the_shared_limiter_decides_as_the_one_in_process() {
     let limit = Group::OrderQueries.published();
     // Order queries: 10 per 30 s, so a burst of 10 and then one each 3 s.
     for n in 0..10 {
-        let d = arrivals.check("A", Group::OrderQueries, limit).await.unwrap();
+        let d = arrivals.check(&"A".into(), Group::OrderQueries, limit).await.unwrap();
         assert!(d.allowed, "request {n}");
         assert_eq!((d.limit, d.remaining), (10, 9 - n));
     }
-    let refused = arrivals.check("A", Group::OrderQueries, limit).await.unwrap();
+    let refused = arrivals.check(&"A".into(), Group::OrderQueries, limit).await.unwrap();
     assert!(!refused.allowed);
     assert_eq!(
         (refused.remaining, refused.retry_after_secs, refused.reset_secs),
         (0, 3, 30)
     );
     // Other keys and groups have their own allowance; a key may hold ':'.
-    assert!(arrivals.check("B", Group::OrderQueries, limit).await.unwrap().allowed);
-    assert!(arrivals.check("A:x", Group::OrderQueries, limit).await.unwrap().allowed);
     assert!(
         arrivals
-            .check("A", Group::Place, Group::Place.published())
+            .check(&"B".into(), Group::OrderQueries, limit)
+            .await
+            .unwrap()
+            .allowed
+    );
+    assert!(
+        arrivals
+            .check(&"A:x".into(), Group::OrderQueries, limit)
+            .await
+            .unwrap()
+            .allowed
+    );
+    assert!(
+        arrivals
+            .check(&"A".into(), Group::Place, Group::Place.published())
             .await
             .unwrap()
             .allowed
@@ -428,21 +440,24 @@ async fn an_event_stream_never_refreshed_stops_counting_after_its_time_to_live()
     // The time to live longer than a busy machine may be late to refresh; Redis's clock (TIME)
     // is this machine's.
     let ttl = Duration::from_secs(2);
-    assert!(streams.open("A", "dead", 2, ttl).await.unwrap());
+    assert!(streams.open(&"A".into(), "dead", 2, ttl).await.unwrap());
     let dead_opened = Instant::now();
-    assert!(streams.open("A", "alive", 2, ttl).await.unwrap());
-    assert!(!streams.open("A", "third", 2, ttl).await.unwrap(), "the cap");
-    assert!(streams.open("B", "other app", 2, ttl).await.unwrap(), "a cap per app");
+    assert!(streams.open(&"A".into(), "alive", 2, ttl).await.unwrap());
+    assert!(!streams.open(&"A".into(), "third", 2, ttl).await.unwrap(), "the cap");
+    assert!(
+        streams.open(&"B".into(), "other app", 2, ttl).await.unwrap(),
+        "a cap per app"
+    );
     // `alive` refreshed every 200 ms until `dead` has surely expired.
     while dead_opened.elapsed() < ttl + Duration::from_millis(100) {
-        streams.refresh("A", "alive", ttl).await.unwrap();
+        streams.refresh(&"A".into(), "alive", ttl).await.unwrap();
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    streams.refresh("A", "alive", ttl).await.unwrap();
+    streams.refresh(&"A".into(), "alive", ttl).await.unwrap();
     // `dead` expired; `alive` still counts, so one more fits, and no second.
-    assert!(streams.open("A", "third", 2, ttl).await.unwrap());
-    assert!(!streams.open("A", "fourth", 2, ttl).await.unwrap());
-    streams.close("A", "alive").await.unwrap();
-    assert!(streams.open("A", "fourth", 2, ttl).await.unwrap());
+    assert!(streams.open(&"A".into(), "third", 2, ttl).await.unwrap());
+    assert!(!streams.open(&"A".into(), "fourth", 2, ttl).await.unwrap());
+    streams.close(&"A".into(), "alive").await.unwrap();
+    assert!(streams.open(&"A".into(), "fourth", 2, ttl).await.unwrap());
     delete_prefix(&url, &prefix).await;
 }

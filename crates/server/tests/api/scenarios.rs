@@ -26,7 +26,7 @@ async fn bench(rules: &str) -> Bench {
     ops.scenarios().load(rules).await.expect("the rules load");
     Bench {
         client: server.client(),
-        account: server.app.account_ids[1].clone(),
+        account: server.app.account_ids[1].to_string(),
         server,
         ops,
     }

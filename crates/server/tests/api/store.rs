@@ -44,20 +44,20 @@ fn account(id: &str, app_key: &str, account_type: AccountType) -> AccountRecord 
 #[tokio::test]
 async fn nonces_are_single_use_until_purged() {
     let (_dir, store) = store().await;
-    assert!(store.remember("k", "n1", 1_000).await.unwrap());
-    assert!(!store.remember("k", "n1", 1_000).await.unwrap());
+    assert!(store.remember(&"k".into(), "n1", 1_000).await.unwrap());
+    assert!(!store.remember(&"k".into(), "n1", 1_000).await.unwrap());
     assert!(
-        store.remember("other-app", "n1", 1_000).await.unwrap(),
+        store.remember(&"other-app".into(), "n1", 1_000).await.unwrap(),
         "nonces are per app"
     );
-    assert!(store.remember("k", "n2", 5_000).await.unwrap());
+    assert!(store.remember(&"k".into(), "n2", 5_000).await.unwrap());
     assert_eq!(store.purge_expired(2_000).await.unwrap(), 2);
     assert!(
-        !store.remember("k", "n2", 5_000).await.unwrap(),
+        !store.remember(&"k".into(), "n2", 5_000).await.unwrap(),
         "unexpired nonces stay"
     );
     assert!(
-        store.remember("k", "n1", 9_000).await.unwrap(),
+        store.remember(&"k".into(), "n1", 9_000).await.unwrap(),
         "a purged nonce is forgotten"
     );
 }
@@ -66,7 +66,7 @@ async fn nonces_are_single_use_until_purged() {
 async fn purging_works_in_batches() {
     let (_dir, store) = store().await;
     for i in 0..12_000 {
-        store.remember("k", &format!("n{i}"), 10).await.unwrap();
+        store.remember(&"k".into(), &format!("n{i}"), 10).await.unwrap();
     }
     assert_eq!(store.purge_expired(11).await.unwrap(), 12_000);
     assert_eq!(store.purge_expired(11).await.unwrap(), 0);
@@ -78,7 +78,7 @@ async fn of_concurrent_copies_of_a_nonce_exactly_one_is_new() {
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..64 {
         let store = store.clone();
-        tasks.spawn(async move { store.remember("k", "same", 1_000).await.unwrap() });
+        tasks.spawn(async move { store.remember(&"k".into(), "same", 1_000).await.unwrap() });
     }
     let mut new = 0;
     while let Some(fresh) = tasks.join_next().await {
@@ -100,20 +100,20 @@ async fn apps_and_accounts() {
         Err(StoreError::Conflict(_))
     ));
 
-    let read = store.app("k1").await.unwrap().unwrap();
+    let read = store.app(&"k1".into()).await.unwrap().unwrap();
     assert_eq!((read.sealed_secret, read.status), (vec![1, 2, 3], AppStatus::Active));
-    assert!(store.app("nope").await.unwrap().is_none());
+    assert!(store.app(&"nope".into()).await.unwrap().is_none());
 
-    let listed = store.accounts(Some("k1")).await.unwrap();
+    let listed = store.accounts(Some(&"k1".into())).await.unwrap();
     let ids: Vec<&str> = listed.iter().map(|a| a.account_id.as_str()).collect();
     assert_eq!(ids, ["A1", "A2"], "CASH before MARGIN when created together");
     assert_eq!(listed[0].cash.to_string(), "100000.55", "money keeps its decimals");
-    assert!(store.accounts(Some("k2")).await.unwrap().is_empty());
+    assert!(store.accounts(Some(&"k2".into())).await.unwrap().is_empty());
     assert_eq!(
-        store.account("A2").await.unwrap().unwrap().account_type,
+        store.account(&"A2".into()).await.unwrap().unwrap().account_type,
         AccountType::Margin
     );
-    assert!(store.account("nope").await.unwrap().is_none());
+    assert!(store.account(&"nope".into()).await.unwrap().is_none());
 
     store.create_app(&app("k2"), &[]).await.unwrap();
     store
@@ -129,9 +129,12 @@ async fn apps_and_accounts() {
         "an account belongs to an existing app"
     );
 
-    assert!(store.set_app_status("k1", AppStatus::Revoked).await.unwrap());
-    assert_eq!(store.app("k1").await.unwrap().unwrap().status, AppStatus::Revoked);
-    assert!(!store.set_app_status("nope", AppStatus::Revoked).await.unwrap());
+    assert!(store.set_app_status(&"k1".into(), AppStatus::Revoked).await.unwrap());
+    assert_eq!(
+        store.app(&"k1".into()).await.unwrap().unwrap().status,
+        AppStatus::Revoked
+    );
+    assert!(!store.set_app_status(&"nope".into(), AppStatus::Revoked).await.unwrap());
     assert_eq!(store.apps().await.unwrap().len(), 2);
 }
 
@@ -143,7 +146,10 @@ async fn creating_an_app_is_atomic() {
         account("A1", "k1", AccountType::Margin),
     ];
     assert!(store.create_app(&app("k1"), &clash).await.is_err());
-    assert!(store.app("k1").await.unwrap().is_none(), "no app without its accounts");
+    assert!(
+        store.app(&"k1".into()).await.unwrap().is_none(),
+        "no app without its accounts"
+    );
 }
 
 #[tokio::test]
@@ -184,7 +190,7 @@ async fn tokens_move_between_statuses() {
     let h1 = store.token("h1").await.unwrap().unwrap();
     assert_eq!(h1.status_at(50), TokenStatus::Normal);
     assert_eq!(h1.status_at(100), TokenStatus::Expired);
-    assert_eq!(store.tokens(Some("k1")).await.unwrap().len(), 2);
+    assert_eq!(store.tokens(Some(&"k1".into())).await.unwrap().len(), 2);
     assert!(store.token("h3").await.unwrap().is_none());
 }
 

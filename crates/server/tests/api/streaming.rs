@@ -180,7 +180,7 @@ fn symbol_of(p: &Publish) -> String {
 }
 
 fn app_key(server: &TestServer) -> String {
-    server.app.app_key.clone()
+    server.app.app_key.to_string()
 }
 
 #[tokio::test]

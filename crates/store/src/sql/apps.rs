@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use signet_model::ids::{AccountId, AppKey};
 
 use super::SqlStore;
 use super::query::{Conn, query};
@@ -46,7 +47,7 @@ impl AppStore for SqlStore {
         tx.commit().await
     }
 
-    async fn app(&self, app_key: &str) -> Result<Option<AppRecord>, StoreError> {
+    async fn app(&self, app_key: &AppKey) -> Result<Option<AppRecord>, StoreError> {
         let row: Option<AppRow> = query(format!("SELECT {APP_COLUMNS} FROM apps WHERE app_key = $1"))
             .bind(app_key)
             .fetch_optional(&self.reader)
@@ -61,7 +62,7 @@ impl AppStore for SqlStore {
         rows.into_iter().map(app_from_row).collect()
     }
 
-    async fn set_app_status(&self, app_key: &str, status: AppStatus) -> Result<bool, StoreError> {
+    async fn set_app_status(&self, app_key: &AppKey, status: AppStatus) -> Result<bool, StoreError> {
         let changed = query("UPDATE apps SET status = $1 WHERE app_key = $2")
             .bind(status.as_str())
             .bind(app_key)
@@ -74,7 +75,7 @@ impl AppStore for SqlStore {
         insert_account(&self.writer, account).await
     }
 
-    async fn account(&self, account_id: &str) -> Result<Option<AccountRecord>, StoreError> {
+    async fn account(&self, account_id: &AccountId) -> Result<Option<AccountRecord>, StoreError> {
         let row: Option<AccountRow> = query(format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE account_id = $1"))
             .bind(account_id)
             .fetch_optional(&self.reader)
@@ -82,7 +83,7 @@ impl AppStore for SqlStore {
         row.map(account_from_row).transpose()
     }
 
-    async fn accounts(&self, app_key: Option<&str>) -> Result<Vec<AccountRecord>, StoreError> {
+    async fn accounts(&self, app_key: Option<&AppKey>) -> Result<Vec<AccountRecord>, StoreError> {
         let rows: Vec<AccountRow> = query(format!(
             "SELECT {ACCOUNT_COLUMNS} FROM accounts
              WHERE $1 IS NULL OR app_key = $1 ORDER BY created_at, account_type, account_id"

@@ -1,6 +1,7 @@
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use signet_domain::trading::valuation::PastFill;
+use signet_model::ids::{AccountId, OrderId};
 use signet_model::orders::Side;
 use signet_model::wire::WireEnum;
 
@@ -81,7 +82,7 @@ impl ConsoleStore for SqlStore {
         Ok(())
     }
 
-    async fn order_timelines(&self, order_ids: &[String]) -> Result<Vec<TimelineEvent>, StoreError> {
+    async fn order_timelines(&self, order_ids: &[OrderId]) -> Result<Vec<TimelineEvent>, StoreError> {
         if order_ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -99,7 +100,7 @@ impl ConsoleStore for SqlStore {
 
     async fn account_fills(
         &self,
-        account_id: &str,
+        account_id: &AccountId,
         since: Option<i64>,
         instrument_id: Option<i64>,
         limit: u32,

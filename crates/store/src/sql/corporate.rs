@@ -11,6 +11,7 @@ use signet_domain::times::WallTime;
 use signet_domain::trading::corporate::{Applied, apply};
 use signet_domain::trading::events::split_position_payload;
 use signet_domain::trading::order::Order;
+use signet_model::ids::AccountId;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
@@ -79,7 +80,7 @@ impl SqlStore {
         Ok(crossed)
     }
 
-    pub(super) async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError> {
+    pub(super) async fn applied_actions(&self, account_id: &AccountId) -> Result<Vec<Applied>, StoreError> {
         let rows: Vec<EntryRow> = query(
             "SELECT entry_id, account_id, instrument_id, symbol, ex_day, kind, value, quantity_before,
                     quantity_after, cash, time
@@ -184,6 +185,7 @@ async fn apply_to_holders(
     .await?;
     let mut applied = Vec::new();
     for (account_id, symbol, quantity, average_cost, cash) in held {
+        let account_id = AccountId::from(account_id);
         let before = holding(&quantity, &average_cost)?;
         let cash: Decimal = parse_column("cash", &cash, |t| t.parse().ok())?;
         let price_after = split_price.unwrap_or_else(|| {
@@ -275,7 +277,7 @@ impl EntryRow {
             quantity_before: number("quantity before", &self.quantity_before)?,
             quantity_after: number("quantity after", &self.quantity_after)?,
             cash: number("cash", &self.cash)?,
-            account_id: self.account_id,
+            account_id: self.account_id.into(),
             instrument_id: self.instrument_id,
             symbol: self.symbol,
             ex_day: self.ex_day,

@@ -1,6 +1,7 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
+use signet_model::ids::AppKey;
 
 use super::SqlStore;
 use super::query::{Pool, query};
@@ -51,9 +52,9 @@ async fn insert(pool: &Pool, batch: &[NewNonce]) -> Result<Vec<bool>, StoreError
 
 #[async_trait]
 impl NonceStore for SqlStore {
-    async fn remember(&self, app_key: &str, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
+    async fn remember(&self, app_key: &AppKey, nonce: &str, expires_at_ms: i64) -> Result<bool, StoreError> {
         self.nonce_writer
-            .submit((app_key.to_owned(), nonce.to_owned(), expires_at_ms))
+            .submit((app_key.to_string(), nonce.to_owned(), expires_at_ms))
             .await
     }
 

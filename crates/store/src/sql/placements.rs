@@ -24,6 +24,7 @@ use std::collections::HashMap;
 
 use signet_domain::trading::events;
 use signet_domain::trading::order::Order;
+use signet_model::ids::{AccountId, OrderId};
 use signet_model::wire::WireEnum;
 
 use super::SqlStore;
@@ -54,7 +55,7 @@ pub(super) fn spawn_writer(pool: Pool) -> Batcher<Vec<Order>, Placed> {
 }
 
 impl SqlStore {
-    pub(super) async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
+    pub(super) async fn begin_turn(&self, account_id: &AccountId) -> Result<AccountTurn, StoreError> {
         let Some(turns) = &self.turns else {
             return Ok(AccountTurn { locked: None });
         };
@@ -121,12 +122,18 @@ impl Written {
 /// Inserts placements in `tx`; the answer of each.
 async fn write(tx: &mut Tx, batch: &[Vec<Order>]) -> Result<Vec<Placed>, StoreError> {
     let all: Vec<&Order> = batch.iter().flatten().collect();
-    let mut seqs: HashMap<String, i64> = HashMap::with_capacity(all.len());
+    let mut seqs: HashMap<OrderId, i64> = HashMap::with_capacity(all.len());
     for chunk in all.chunks(ROWS_PER_STATEMENT) {
         let mut insert = order_insert("", chunk);
         // Rows meeting a unique constraint, also of an earlier row of this statement, are skipped.
         insert.push(" ON CONFLICT DO NOTHING RETURNING order_id, seq");
-        seqs.extend(insert.fetch_all::<(String, i64)>(&mut *tx).await?);
+        seqs.extend(
+            insert
+                .fetch_all::<(String, i64)>(&mut *tx)
+                .await?
+                .into_iter()
+                .map(|(id, seq)| (OrderId::from(id), seq)),
+        );
     }
     let mut answers = Vec::with_capacity(batch.len());
     let mut undo: Vec<&str> = Vec::new();

@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use signet_model::ids::{AccountId, AppKey, ClientOrderId, InstrumentId, OrderId};
 use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
 use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqlitePool, SqliteRow};
 use sqlx::{Arguments, AssertSqlSafe, Encode, Postgres, SqlSafeStr, SqlStr, Sqlite, Transaction, Type};
@@ -186,6 +187,40 @@ macro_rules! bind_time {
 }
 
 bind_time!(signet_domain::times::SimTime, signet_domain::times::WallTime);
+
+/// The typed ids are stored as their text or number; the type says which id a column holds
+/// where the code reads or writes it.
+macro_rules! bind_id {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'q> Bind<'q> for &'q $t {
+            fn arg(self) -> Arg<'q> {
+                Arg::Text(Some(Cow::Borrowed(self.as_str())))
+            }
+            fn null() -> Arg<'q> {
+                Arg::Text(None)
+            }
+        }
+        impl<'q> Bind<'q> for $t {
+            fn arg(self) -> Arg<'q> {
+                Arg::Text(Some(Cow::Owned(self.into_string())))
+            }
+            fn null() -> Arg<'q> {
+                Arg::Text(None)
+            }
+        }
+    )*};
+}
+
+bind_id!(AccountId, OrderId, ClientOrderId, AppKey);
+
+impl<'q> Bind<'q> for InstrumentId {
+    fn arg(self) -> Arg<'q> {
+        Arg::Int(Some(self.0))
+    }
+    fn null() -> Arg<'q> {
+        Arg::Int(None)
+    }
+}
 
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
     fn arg(self) -> Arg<'q> {

@@ -12,6 +12,7 @@ use signet_domain::trading::accounting::Holding;
 use signet_domain::trading::events::action_position_payload;
 use signet_domain::trading::order::Order;
 use signet_model::AccountType;
+use signet_model::ids::AccountId;
 
 use super::SqlStore;
 use super::query::{Dialect, Tx, query};
@@ -42,8 +43,9 @@ impl SqlStore {
         .await?;
         let expired = |id: i64| Contract::of_id(id).is_some_and(|p| p.expiry < today);
         let mut settled = SettledOptions::default();
-        let mut locked: Option<String> = None;
+        let mut locked: Option<AccountId> = None;
         for (account_id, contract_id) in held.into_iter().filter(|(_, id)| expired(*id)) {
+            let account_id = AccountId::from(account_id);
             // On PostgreSQL each account is locked as a fill locks it, in the order of their ids.
             if tx.dialect() == Dialect::Postgres && locked.as_deref() != Some(account_id.as_str()) {
                 let _: Option<(String,)> = query("SELECT account_id FROM accounts WHERE account_id = $1 FOR UPDATE")
@@ -61,7 +63,7 @@ impl SqlStore {
         Ok(settled)
     }
 
-    pub(super) async fn option_settlements(&self, account_id: &str) -> Result<Vec<Settled>, StoreError> {
+    pub(super) async fn option_settlements(&self, account_id: &AccountId) -> Result<Vec<Settled>, StoreError> {
         let rows: Vec<SettledRow> = query(
             "SELECT settlement_id, account_id, contract_id, symbol, expiry, kind, contracts, close, shares, cash, time
              FROM option_settlements WHERE account_id = $1 ORDER BY settlement_id",
@@ -78,7 +80,7 @@ impl SqlStore {
 /// contract was settled before.
 async fn settle_one(
     tx: &mut Tx,
-    account_id: &str,
+    account_id: &AccountId,
     contract_id: i64,
     time: WallTime,
 ) -> Result<Option<Settled>, StoreError> {
@@ -168,7 +170,7 @@ async fn settle_one(
     save_cash(tx, account_id, cash + s.cash).await?;
     Ok(Some(Settled {
         settlement_id,
-        account_id: account_id.to_owned(),
+        account_id: account_id.clone(),
         contract_id,
         symbol,
         expiry: parts.expiry,
@@ -184,7 +186,7 @@ async fn settle_one(
 /// A position event of the account, in the feed every node reads.
 async fn position_event(
     tx: &mut Tx,
-    account_id: &str,
+    account_id: &AccountId,
     symbol: &str,
     instrument_id: i64,
     after: Holding,
@@ -233,7 +235,7 @@ impl SettledRow {
             close: number("close", &self.close)?,
             shares: number("shares", &self.shares)?,
             cash: number("cash", &self.cash)?,
-            account_id: self.account_id,
+            account_id: self.account_id.into(),
             contract_id: self.contract_id,
             symbol: self.symbol,
             expiry: self.expiry,

@@ -1,5 +1,6 @@
 use async_trait::async_trait;
 use signet_model::TokenStatus;
+use signet_model::ids::AppKey;
 
 use super::SqlStore;
 use super::query::query;
@@ -35,7 +36,7 @@ impl TokenStore for SqlStore {
         row.map(token_from_row).transpose()
     }
 
-    async fn tokens(&self, app_key: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+    async fn tokens(&self, app_key: Option<&AppKey>) -> Result<Vec<TokenRecord>, StoreError> {
         let rows: Vec<TokenRow> = query(format!(
             "SELECT {TOKEN_COLUMNS} FROM access_tokens
              WHERE $1 IS NULL OR app_key = $1 ORDER BY created_at, token_hash"

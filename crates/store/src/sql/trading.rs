@@ -12,6 +12,7 @@ use signet_domain::trading::multi_leg::MultiLeg;
 use signet_domain::trading::order::{Event, Order, transition};
 use signet_domain::trading::replace::Replacement;
 use signet_model::AccountType;
+use signet_model::ids::{AccountId, ClientOrderId, OrderId};
 use signet_model::orders::Side;
 use signet_model::wire::WireEnum;
 
@@ -33,7 +34,7 @@ const EVENTS_PER_READ: usize = 10_000;
 /// account's row first: every fill, cancel, replace or expiry takes this lock, so they (and the
 /// positions and cash they change) happen one after the other for one account, from any node.
 /// SQLite's single writer serializes them already. `None` when there is no such order.
-async fn begin_account_change(store: &SqlStore, order_id: &str) -> Result<Option<Tx>, StoreError> {
+async fn begin_account_change(store: &SqlStore, order_id: &OrderId) -> Result<Option<Tx>, StoreError> {
     let mut tx = store.writer.begin().await?;
     if tx.dialect() == Dialect::Postgres {
         let locked: Option<(String,)> = query(
@@ -134,7 +135,7 @@ impl TradingStore for SqlStore {
         SqlStore::cross_ex_dates(self, today, time).await
     }
 
-    async fn applied_actions(&self, account_id: &str) -> Result<Vec<Applied>, StoreError> {
+    async fn applied_actions(&self, account_id: &AccountId) -> Result<Vec<Applied>, StoreError> {
         SqlStore::applied_actions(self, account_id).await
     }
 
@@ -142,11 +143,11 @@ impl TradingStore for SqlStore {
         SqlStore::settle_expired_options(self, today, time).await
     }
 
-    async fn option_settlements(&self, account_id: &str) -> Result<Vec<Settled>, StoreError> {
+    async fn option_settlements(&self, account_id: &AccountId) -> Result<Vec<Settled>, StoreError> {
         SqlStore::option_settlements(self, account_id).await
     }
 
-    async fn reset_account(&self, account_id: &str, cash: Decimal) -> Result<bool, StoreError> {
+    async fn reset_account(&self, account_id: &AccountId, cash: Decimal) -> Result<bool, StoreError> {
         // The turn first, as a placement takes it, then the account's row, as a fill does.
         let turn = self.begin_turn(account_id).await?;
         let mut tx = self.writer.begin().await?;
@@ -178,7 +179,7 @@ impl TradingStore for SqlStore {
         Ok(true)
     }
 
-    async fn begin_turn(&self, account_id: &str) -> Result<AccountTurn, StoreError> {
+    async fn begin_turn(&self, account_id: &AccountId) -> Result<AccountTurn, StoreError> {
         SqlStore::begin_turn(self, account_id).await
     }
 
@@ -192,8 +193,8 @@ impl TradingStore for SqlStore {
 
     async fn used_client_ids(
         &self,
-        account_id: &str,
-        client_order_ids: &[&str],
+        account_id: &AccountId,
+        client_order_ids: &[&ClientOrderId],
         client_combo_order_ids: &[&str],
     ) -> Result<UsedIds, StoreError> {
         let mut orders = query("SELECT client_order_id FROM orders WHERE account_id = $1 AND ").bind(account_id);
@@ -209,12 +210,16 @@ impl TradingStore for SqlStore {
             used_combos = combos.fetch_all(&self.reader).await?;
         }
         Ok(UsedIds {
-            client_order_ids: used.into_iter().map(|(id,)| id).collect(),
+            client_order_ids: used.into_iter().map(|(id,)| ClientOrderId::from(id)).collect(),
             client_combo_order_ids: used_combos.into_iter().map(|(id,)| id).collect(),
         })
     }
 
-    async fn order(&self, account_id: &str, client_order_id: &str) -> Result<Option<Order>, StoreError> {
+    async fn order(
+        &self,
+        account_id: &AccountId,
+        client_order_id: &ClientOrderId,
+    ) -> Result<Option<Order>, StoreError> {
         let row: Option<Decoded<Order>> = query(format!(
             "SELECT {ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND client_order_id = $2"
         ))
@@ -262,7 +267,7 @@ impl TradingStore for SqlStore {
 
     async fn order_changes(
         &self,
-        account_id: Option<&str>,
+        account_id: Option<&AccountId>,
         since: Option<ChangeCursor>,
     ) -> Result<OrderChanges, StoreError> {
         if self.dialect() != Dialect::Postgres {
@@ -346,7 +351,7 @@ impl TradingStore for SqlStore {
             .map(
                 |(id, account_id, time_ms, payload, position_payload, changed, _)| StoredEvent {
                     id,
-                    account_id,
+                    account_id: account_id.into(),
                     time_ms,
                     payload,
                     position_payload,
@@ -370,7 +375,7 @@ impl TradingStore for SqlStore {
         }
     }
 
-    async fn positions(&self, account_id: &str) -> Result<Vec<PositionRecord>, StoreError> {
+    async fn positions(&self, account_id: &AccountId) -> Result<Vec<PositionRecord>, StoreError> {
         let rows: Vec<(String, i64, String, String, String)> = query(
             "SELECT account_id, instrument_id, symbol, quantity, average_cost FROM positions
              WHERE account_id = $1 AND quantity != '0' ORDER BY symbol",
@@ -381,7 +386,7 @@ impl TradingStore for SqlStore {
         rows.into_iter()
             .map(|(account_id, instrument_id, symbol, quantity, average_cost)| {
                 Ok(PositionRecord {
-                    account_id,
+                    account_id: account_id.into(),
                     instrument_id,
                     symbol,
                     holding: holding(&quantity, &average_cost)?,
@@ -416,7 +421,7 @@ impl TradingStore for SqlStore {
         ids.dedup();
         let mut select = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE "));
         select.push_in("order_id", ids.iter().copied());
-        let orders: HashMap<String, Order> = Decoded::all(select.fetch_all(&self.reader).await?)
+        let orders: HashMap<OrderId, Order> = Decoded::all(select.fetch_all(&self.reader).await?)
             .into_iter()
             .map(|o: Order| (o.order_id.clone(), o))
             .collect();
@@ -456,7 +461,7 @@ impl TradingStore for SqlStore {
             .map(
                 |(fill_id, order_id, time_ms, quantity, price, commission, instrument_id, side)| {
                     let order = orders
-                        .get(&order_id)
+                        .get(order_id.as_str())
                         .cloned()
                         .ok_or_else(|| StoreError::Other(format!("fill {fill_id} has no order {order_id}")))?;
                     let (instrument_id, symbol, side) = match leg_of(&order_id, instrument_id) {
@@ -583,7 +588,7 @@ impl TradingStore for SqlStore {
 
     async fn move_stop(
         &self,
-        order_id: &str,
+        order_id: &OrderId,
         stop_price: Decimal,
         triggered_at: Option<SimTime>,
         time: WallTime,
@@ -603,7 +608,7 @@ impl TradingStore for SqlStore {
 
     async fn update_open_order(
         &self,
-        order_id: &str,
+        order_id: &OrderId,
         event: Event,
         reason: Option<&str>,
         replacement: Option<Replacement>,
@@ -660,7 +665,11 @@ fn cursor_of(text: &str) -> Result<ChangeCursor, StoreError> {
 /// [`TradingStore::order_changes`] of one account since a cursor: its orders changed since, and
 /// whether its row changed, in one statement (one round trip on a placement's path), which
 /// always answers one row at least (with no order when none changed) and so a cursor.
-async fn account_changes(store: &SqlStore, account_id: &str, since: ChangeCursor) -> Result<OrderChanges, StoreError> {
+async fn account_changes(
+    store: &SqlStore,
+    account_id: &AccountId,
+    since: ChangeCursor,
+) -> Result<OrderChanges, StoreError> {
     let rows: Vec<Decoded<(String, bool, Option<Order>)>> = query(format!(
         "SELECT s.cursor, s.account_moved, {ORDER_COLUMNS}
          FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS cursor,

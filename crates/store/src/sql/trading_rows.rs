@@ -5,6 +5,7 @@ use rust_decimal::Decimal;
 use signet_domain::trading::accounting::Holding;
 use signet_domain::trading::events;
 use signet_domain::trading::order::{Event, Order};
+use signet_model::ids::{AccountId, OrderId};
 use signet_model::orders::{OrderStatus, Side};
 use signet_model::wire::WireEnum;
 
@@ -15,7 +16,7 @@ use crate::{FillRequest, StoreError};
 /// The statuses of an open order, as SQL.
 pub(super) const OPEN: &str = "status IN ('SUBMITTED', 'PARTIAL_FILLED')";
 
-pub(super) async fn order_by_id(tx: &mut Tx, order_id: &str) -> Result<Option<Order>, StoreError> {
+pub(super) async fn order_by_id(tx: &mut Tx, order_id: &OrderId) -> Result<Option<Order>, StoreError> {
     let row: Option<Decoded<Order>> = query(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = $1"))
         .bind(order_id)
         .fetch_optional(tx)
@@ -63,7 +64,7 @@ pub(crate) fn holding(quantity: &str, average_cost: &str) -> Result<Holding, Sto
 /// Saves an account's holding of an instrument: its row made, or replaced.
 pub(super) async fn save_position(
     tx: &mut Tx,
-    account_id: &str,
+    account_id: &AccountId,
     instrument_id: i64,
     symbol: &str,
     holding: Holding,
@@ -139,7 +140,7 @@ pub(super) async fn save_order_fill(
 /// multi-leg order's legs after its first): `event` names what moved it.
 pub(super) async fn record_position_event(
     tx: &mut Tx,
-    account_id: &str,
+    account_id: &AccountId,
     time_ms: i64,
     event: &str,
     payload: Option<String>,
@@ -156,7 +157,7 @@ pub(super) async fn record_position_event(
 
 /// Saves an account's cash. Written even when it is the same: on PostgreSQL the account's row
 /// then says it changed, which the nodes following its claims read.
-pub(super) async fn save_cash(tx: &mut Tx, account_id: &str, cash: Decimal) -> Result<(), StoreError> {
+pub(super) async fn save_cash(tx: &mut Tx, account_id: &AccountId, cash: Decimal) -> Result<(), StoreError> {
     query("UPDATE accounts SET cash = $1 WHERE account_id = $2")
         .bind(cash.normalize().to_string())
         .bind(account_id)

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use signet_model::ids::AppKey;
 use signet_model::watchlists::MAX_SORT;
 
 use super::SqlStore;
@@ -32,7 +33,7 @@ async fn touch(tx: &mut Tx, watchlist_id: &str, now_ms: i64) -> Result<(), Store
 
 #[async_trait]
 impl WatchlistStore for SqlStore {
-    async fn watchlists(&self, app_key: &str) -> Result<Vec<WatchlistRecord>, StoreError> {
+    async fn watchlists(&self, app_key: &AppKey) -> Result<Vec<WatchlistRecord>, StoreError> {
         query(format!(
             "SELECT {WATCHLIST_COLUMNS} FROM watchlists
              WHERE app_key = $1 ORDER BY sort DESC, create_time DESC, watchlist_id"
@@ -42,7 +43,7 @@ impl WatchlistStore for SqlStore {
         .await
     }
 
-    async fn watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError> {
+    async fn watchlist(&self, app_key: &AppKey, watchlist_id: &str) -> Result<Option<WatchlistRecord>, StoreError> {
         query(format!(
             "SELECT {WATCHLIST_COLUMNS} FROM watchlists WHERE app_key = $1 AND watchlist_id = $2"
         ))
@@ -54,7 +55,7 @@ impl WatchlistStore for SqlStore {
 
     async fn create_watchlist(
         &self,
-        app_key: &str,
+        app_key: &AppKey,
         watchlist_id: &str,
         name: &str,
         sort: Option<i64>,
@@ -89,7 +90,7 @@ impl WatchlistStore for SqlStore {
 
     async fn update_watchlist(
         &self,
-        app_key: &str,
+        app_key: &AppKey,
         watchlist_id: &str,
         name: Option<&str>,
         sort: Option<i64>,
@@ -109,7 +110,7 @@ impl WatchlistStore for SqlStore {
         .await
     }
 
-    async fn delete_watchlist(&self, app_key: &str, watchlist_id: &str) -> Result<bool, StoreError> {
+    async fn delete_watchlist(&self, app_key: &AppKey, watchlist_id: &str) -> Result<bool, StoreError> {
         let mut tx = self.writer.begin().await?;
         query(
             "DELETE FROM watchlist_instruments

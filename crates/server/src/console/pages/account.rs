@@ -10,6 +10,7 @@ use signet_domain::marketdata::units::format_day;
 use signet_domain::times::format_ms;
 use signet_domain::trading::order::Order;
 use signet_domain::trading::valuation::{self, Book, Movement};
+use signet_model::ids::{AccountId, OrderId};
 use signet_model::orders::OrderStatus;
 use signet_model::wire::WireEnum;
 use signet_store::{OrderQuery, TimelineEvent};
@@ -35,7 +36,7 @@ pub struct OrderFilter {
 pub async fn account(
     State(state): State<AppState>,
     session: Session,
-    Path(account_id): Path<String>,
+    Path(account_id): Path<AccountId>,
     Query(filter): Query<OrderFilter>,
 ) -> Result<Markup, ConsoleError> {
     let account = state.store.account(&account_id).await?.ok_or(ConsoleError::NotFound)?;
@@ -68,8 +69,8 @@ pub async fn account(
     };
     let settled = state.store.option_settlements(&account.account_id).await?;
     let history = movements(&fills, &applied, &settled, since);
-    let ids: Vec<String> = orders.iter().map(|o| o.order_id.clone()).collect();
-    let mut timelines: HashMap<String, Vec<TimelineEvent>> = HashMap::new();
+    let ids: Vec<OrderId> = orders.iter().map(|o| o.order_id.clone()).collect();
+    let mut timelines: HashMap<OrderId, Vec<TimelineEvent>> = HashMap::new();
     for event in state.store.order_timelines(&ids).await? {
         timelines.entry(event.order_id.clone()).or_default().push(event);
     }
@@ -154,7 +155,7 @@ pub async fn account(
     Ok(page(&title, Tab::Overview, Some(&session.csrf()), body))
 }
 
-fn order_list(orders: &[Order], timelines: &HashMap<String, Vec<TimelineEvent>>) -> Markup {
+fn order_list(orders: &[Order], timelines: &HashMap<OrderId, Vec<TimelineEvent>>) -> Markup {
     html! {
         @if orders.is_empty() { p { "No orders." } }
         ol.orders {

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::times::format_ms;
 use signet_model::AccountType;
+use signet_model::ids::AppKey;
 use signet_store::TokenSelector;
 
 use super::csrf_field;
@@ -157,7 +158,7 @@ pub async fn revoke_app(
     Form(form): Form<AppForm>,
 ) -> Result<Response, ConsoleError> {
     session.verify(form.csrf.as_deref())?;
-    operator(&state).revoke_app(&form.app_key).await?;
+    operator(&state).revoke_app(&AppKey::from(&form.app_key)).await?;
     tracing::info!(target: "console", session = %session.who, app_key = %form.app_key, "console: revoked an app");
     Ok(Redirect::to("/console/apps").into_response())
 }
@@ -188,7 +189,12 @@ pub async fn add_account(
         _ => AccountType::Cash,
     };
     let account = operator(&state)
-        .create_account(&form.app_key, account_type, cash(form.cash.as_deref())?, None)
+        .create_account(
+            &AppKey::from(&form.app_key),
+            account_type,
+            cash(form.cash.as_deref())?,
+            None,
+        )
         .await?;
     tracing::info!(target: "console", session = %session.who, app_key = %form.app_key, account_id = %account.account_id, "console: added an account");
     Ok(Redirect::to("/console/apps").into_response())

@@ -26,7 +26,6 @@
 mod calls;
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -38,6 +37,7 @@ use bytes::Bytes;
 use prost::Message as _;
 use signet_model::ErrorCode;
 use signet_model::gateway::{ClientRequest, ClientResponse, STREAM_PATH, msg_type};
+use signet_model::ids::AppKey;
 use tokio::sync::mpsc;
 use tonic::{Code, Status};
 
@@ -138,7 +138,7 @@ fn error_body(error: &ApiError) -> String {
 }
 
 /// The HTTP checks of the stream's metadata, cheapest first; answers the app.
-async fn authenticate(state: &AppState, parts: &Parts) -> Result<Arc<str>, ApiError> {
+async fn authenticate(state: &AppState, parts: &Parts) -> Result<AppKey, ApiError> {
     let (h, app, window_secs) = crate::auth::stream_caller(state, &parts.headers, Compat::Legacy).await?;
     crate::auth::verify_signature(state, parts, &h, &app, b"")?;
     let expires_at_ms = (h.timestamp_secs + window_secs + NONCE_MARGIN_SECS) * 1000;
@@ -160,7 +160,7 @@ async fn authenticate(state: &AppState, parts: &Parts) -> Result<Arc<str>, ApiEr
 /// Answers the stream's requests in order until it ends.
 async fn serve(
     state: &AppState,
-    app_key: &str,
+    app_key: &AppKey,
     mut incoming: tonic::Streaming<Bytes>,
     sender: &mpsc::Sender<Result<Bytes, Status>>,
 ) {
@@ -195,7 +195,7 @@ async fn serve(
 }
 
 /// One request's response: the answer of its path, or its refusal.
-async fn answer(state: &AppState, app_key: &str, request: ClientRequest) -> ClientResponse {
+async fn answer(state: &AppState, app_key: &AppKey, request: ClientRequest) -> ClientResponse {
     let result = match crate::auth::spend_quota(state, app_key, &request.path).await {
         Ok(()) => calls::call(state, app_key, &request.path, &request.payload).await,
         Err(e) => Err(e),
