@@ -42,6 +42,16 @@ impl Accounts<'_> {
         }
     }
 
+    /// The accounts of the app `app_key`, oldest first.
+    pub async fn of_app(&self, app_key: &AppKey) -> Result<Vec<AccountRecord>, CoreError> {
+        Ok(self.store.accounts(Some(app_key)).await?)
+    }
+
+    /// The account of this id, whoever owns it (for the operator's calls).
+    pub async fn find(&self, account_id: &AccountId) -> Result<Option<AccountRecord>, CoreError> {
+        Ok(self.store.account(account_id).await?)
+    }
+
     /// The account as the buying-power check weighs it now (cash, positions at the last prices,
     /// the claims of its open orders but `replacing`), with its positions as stored. The balance
     /// call reads the same, so that the buying power it shows is the one placement enforces.

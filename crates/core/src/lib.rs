@@ -25,6 +25,7 @@ pub mod claims;
 pub mod engine;
 pub mod error;
 pub mod hub;
+pub mod ledger;
 pub mod options;
 pub mod orders;
 pub mod placements;

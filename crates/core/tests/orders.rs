@@ -302,3 +302,29 @@ async fn first_taken(b: &Broker) -> ClientOrderId {
     }
     panic!("no order stored");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cash_ledger_opens_with_the_deposit_and_adds_up_to_the_cash() {
+    let b = broker().await;
+    b.place(new_order("buy-1", "BUY", 10, None)).await.unwrap();
+    b.engine.tick(b.simulator.now()).await.unwrap();
+
+    let accounts = b.orders.accounts();
+    let changes = accounts.cash_changes(&b.account.account_id).await.unwrap();
+    assert_eq!(changes.fills.len(), 1);
+    let ledger = changes.ledger();
+    let kinds: Vec<&str> = ledger.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, ["DEPOSIT", "TRADE"]);
+    assert_eq!(ledger[0].amount, CASH.parse::<Decimal>().unwrap());
+    assert_eq!(
+        ledger[1].amount,
+        "-1000.10".parse::<Decimal>().unwrap(),
+        "10 bought at the ask"
+    );
+    let total: Decimal = ledger.iter().map(|a| a.amount).sum();
+    assert_eq!(total, b.cash().await, "the ledger adds up to the cash");
+    assert_eq!(
+        accounts.opening_cash(&b.account.account_id).await.unwrap(),
+        CASH.parse::<Decimal>().unwrap()
+    );
+}

@@ -14,7 +14,6 @@ use super::{AdminOnly, require_admin};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::state::AppState;
-use crate::trading::activities::opening_cash;
 
 /// The most cash an account may start over with.
 const MAX_CASH: u64 = 10_000_000_000;
@@ -46,7 +45,7 @@ async fn reset(
     require_admin(&caller)?;
     let account_id = AccountId::from(request.account_id);
     let not_found = || ApiError::new(ErrorCode::NotFound, format!("no account has the id {account_id:?}"));
-    if state.store.account(&account_id).await?.is_none() {
+    if state.accounts().find(&account_id).await?.is_none() {
         return Err(not_found());
     }
     let cash = match request.cash.as_deref() {
@@ -55,7 +54,7 @@ async fn reset(
             .ok()
             .filter(|cash| !cash.is_sign_negative() && *cash <= Decimal::from(MAX_CASH))
             .ok_or_else(|| ApiError::illegal_parameter("cash is an amount from 0 to 10,000,000,000"))?,
-        None => opening_cash(&state, &account_id).await?,
+        None => state.accounts().opening_cash(&account_id).await?,
     };
     if !state.orders().reset_account(&account_id, cash).await? {
         return Err(not_found());

@@ -265,8 +265,8 @@ async fn authenticate(
     }
     let accounts = if requested.is_empty() {
         state
-            .store
-            .accounts(Some(&app.app_key))
+            .accounts()
+            .of_app(&app.app_key)
             .await
             .map_err(ApiError::from)?
             .into_iter()

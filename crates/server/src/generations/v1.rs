@@ -99,7 +99,7 @@ async fn subscriptions(
     caller: Caller,
     QueryParams(p): QueryParams<Params>,
 ) -> Result<Json<Vec<Subscription>>, ApiError> {
-    let mut accounts = state.store.accounts(Some(&caller.app_key)).await?;
+    let mut accounts = state.accounts().of_app(&caller.app_key).await?;
     accounts.sort_by(|a, b| a.account_id.cmp(&b.account_id));
     let after = given(p.subscription_id.as_deref());
     Ok(Json(

@@ -20,7 +20,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses((status = 200, description = "The calling app's accounts", body = Vec<Account>))
 )]
 pub(crate) async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Vec<Account>>, ApiError> {
-    let accounts = state.store.accounts(Some(&caller.app_key)).await?;
+    let accounts = state.accounts().of_app(&caller.app_key).await?;
     Ok(Json(accounts.iter().map(|a| to_wire(a, &caller.user_id)).collect()))
 }
 

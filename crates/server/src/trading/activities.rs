@@ -6,18 +6,15 @@
 
 use axum::Json;
 use axum::extract::State;
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use signet_domain::marketdata::units::parse_day;
-use signet_domain::options::settlement::Settled;
 use signet_domain::simulator::clock::wall_clock_ms;
 use signet_domain::times::{format_ms, parse_ms};
-use signet_domain::trading::corporate::Applied;
-use signet_domain::trading::ledger::{self, Activity, Fill};
+use signet_domain::trading::ledger::Activity;
 use signet_model::ErrorCode;
 use signet_model::assets::{CashActivity, CashActivityPage, Transfer, TransferPage};
-use signet_model::ids::{AccountId, ClientOrderId};
-use signet_store::{AccountRecord, ExecutionQuery};
+use signet_model::ids::ClientOrderId;
+use signet_store::AccountRecord;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -96,105 +93,6 @@ const PAGE: u32 = 10;
 const MAX_PAGE: u32 = 100;
 /// The kind of the cash activities' pagination keys: a position in the ledger.
 const KEY: char = 'c';
-/// Fills read a page at a time to build the ledger.
-const FILLS_A_READ: u32 = 1000;
-/// The most fills a ledger is built from (it holds them all, about 200 bytes each): beyond,
-/// the call is refused rather than the server's memory spent.
-const MAX_LEDGER_FILLS: usize = 200_000;
-
-/// Every change of the account's cash: its fills and the splits and dividends applied to it,
-/// oldest first, with the account as it was after the last of them.
-struct Changes {
-    account: AccountRecord,
-    fills: Vec<Fill>,
-    applied: Vec<Applied>,
-    settled: Vec<Settled>,
-}
-
-/// The account's [`Changes`]: read again when a fill or an action landed meanwhile, so that the
-/// cash and what moved it agree.
-async fn account_and_changes(state: &AppState, account_id: &AccountId) -> Result<Changes, ApiError> {
-    // The account's `limit` newest fills older than `before_fill_id`.
-    let newest = |before_fill_id, limit| ExecutionQuery {
-        account_id: account_id.clone(),
-        client_order_id: None,
-        from_ms: None,
-        to_ms: None,
-        before_fill_id,
-        limit,
-    };
-    for _ in 0..3 {
-        let mut fills = Vec::new();
-        let mut before_fill_id = None;
-        loop {
-            let page = state.store.executions(&newest(before_fill_id, FILLS_A_READ)).await?;
-            let read = page.len();
-            before_fill_id = page.last().map(|e| e.fill_id);
-            fills.extend(page.into_iter().map(|e| Fill {
-                fill_id: e.fill_id,
-                time_ms: e.time_ms,
-                instrument_id: e.instrument_id,
-                side: e.side,
-                quantity: e.quantity,
-                price: e.price,
-                commission: e.commission,
-                symbol: e.symbol,
-                client_order_id: e.order.client_order_id,
-            }));
-            if read < FILLS_A_READ as usize {
-                break;
-            }
-            if fills.len() > MAX_LEDGER_FILLS {
-                return Err(ApiError::new(
-                    ErrorCode::LimitExceeded,
-                    format!(
-                        "the cash ledger is built for accounts of up to {MAX_LEDGER_FILLS} fills; this one has more"
-                    ),
-                ));
-            }
-        }
-        fills.reverse();
-        let applied = state.store.applied_actions(account_id).await?;
-        let settled = state.store.option_settlements(account_id).await?;
-        let account = state
-            .store
-            .account(account_id)
-            .await?
-            .ok_or_else(|| ApiError::internal("an account owned a moment ago is gone"))?;
-        let latest = state.store.executions(&newest(None, 1)).await?;
-        let applied_since = state.store.applied_actions(account_id).await?;
-        let settled_since = state.store.option_settlements(account_id).await?;
-        if latest.first().map(|e| e.fill_id) == fills.last().map(|f| f.fill_id)
-            && applied_since.len() == applied.len()
-            && settled_since.len() == settled.len()
-        {
-            return Ok(Changes {
-                account,
-                fills,
-                applied,
-                settled,
-            });
-        }
-    }
-    Err(ApiError::new(
-        ErrorCode::ServiceNotAvailable,
-        "the account is filling faster than its ledger can be read: retry shortly",
-    ))
-}
-
-/// The account's opening cash: its cash now less what its fills, splits and dividends moved (the
-/// ledger's first entry, the deposit it was made with).
-pub(crate) async fn opening_cash(state: &AppState, account_id: &AccountId) -> Result<Decimal, ApiError> {
-    let Changes {
-        account,
-        fills,
-        applied,
-        settled,
-    } = account_and_changes(state, account_id).await?;
-    let ledger = ledger::ledger(account.cash, account.created_at, &fills, &applied, &settled);
-    Ok(ledger.first().map_or(account.cash, |deposit| deposit.amount))
-}
-
 /// The account's ledger, newest first, of the types and window asked for.
 async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Result<Vec<Activity>, ApiError> {
     let types: Vec<&str> = match given(p.activity_types.as_deref()) {
@@ -233,13 +131,9 @@ async fn activities(state: &AppState, account: &AccountRecord, p: &Params) -> Re
     if start > end {
         return Err(ApiError::illegal_parameter("start_time is after end_time"));
     }
-    let Changes {
-        account,
-        fills,
-        applied,
-        settled,
-    } = account_and_changes(state, &account.account_id).await?;
-    let mut ledger: Vec<Activity> = ledger::ledger(account.cash, account.created_at, &fills, &applied, &settled)
+    let changes = state.accounts().cash_changes(&account.account_id).await?;
+    let mut ledger: Vec<Activity> = changes
+        .ledger()
         .into_iter()
         .filter(|a| types.contains(&a.kind.as_str()) && (start..=end).contains(&a.time_ms))
         .collect();
