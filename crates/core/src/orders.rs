@@ -30,7 +30,7 @@ use signet_domain::trading::spec::{self, OrderSpec};
 use signet_model::ErrorCode;
 use signet_model::ids::{AccountId, ClientOrderId, OrderId};
 use signet_model::orders::{ModifyOrder, NewOrder, OrderStatus, Side};
-use signet_store::{AccountRecord, OrderQuery, Store};
+use signet_store::{AccountRecord, ExecutionQuery, ExecutionRecord, OrderQuery, Store};
 use tokio::sync::oneshot;
 
 use crate::accounts::Accounts;
@@ -86,7 +86,8 @@ pub struct OrderPageQuery {
     pub open_only: bool,
     pub from_ms: Option<i64>,
     pub to_ms: Option<i64>,
-    /// Orders older than this sequence number (the previous page's last).
+    /// Orders older than this sequence number (the previous page's last); for fills, older than
+    /// this fill id.
     pub before_seq: Option<i64>,
     pub limit: u32,
 }
@@ -300,6 +301,30 @@ impl Orders {
         let more = orders.len() > q.limit as usize;
         orders.truncate(q.limit as usize);
         Ok((orders, more))
+    }
+
+    /// One page of the account's fills, newest first (of one order when `client_order_id` is
+    /// given), and whether more follow.
+    pub async fn executions(
+        &self,
+        account: &AccountRecord,
+        client_order_id: Option<ClientOrderId>,
+        q: OrderPageQuery,
+    ) -> Result<(Vec<ExecutionRecord>, bool), CoreError> {
+        let mut fills = self
+            .store
+            .executions(&ExecutionQuery {
+                account_id: account.account_id.clone(),
+                client_order_id,
+                from_ms: q.from_ms,
+                to_ms: q.to_ms,
+                before_fill_id: q.before_seq,
+                limit: q.limit + 1,
+            })
+            .await?;
+        let more = fills.len() > q.limit as usize;
+        fills.truncate(q.limit as usize);
+        Ok((fills, more))
     }
 
     /// Cancels the account's open order with this client order id: the order as cancelled.

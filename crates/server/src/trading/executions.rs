@@ -9,11 +9,12 @@
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
+use signet_core::orders::OrderPageQuery;
 use signet_domain::marketdata::units::parse_day;
 use signet_domain::times::format_ms;
 use signet_model::assets::{Execution, ExecutionPage};
 use signet_model::ids::ClientOrderId;
-use signet_store::{ExecutionQuery, ExecutionRecord};
+use signet_store::ExecutionRecord;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -105,24 +106,26 @@ async fn list(
         },
     };
     let limit = pagination::page_size(p.page_size.as_deref(), PAGE, MAX_PAGE)?;
-    let mut rows = state
-        .store
-        .executions(&ExecutionQuery {
-            account_id: account.account_id,
-            client_order_id: p
-                .client_order_id
-                .as_deref()
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-                .map(ClientOrderId::from),
-            from_ms,
-            to_ms,
-            before_fill_id,
-            limit: limit + 1,
-        })
+    let client_order_id = p
+        .client_order_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(ClientOrderId::from);
+    let (rows, more) = state
+        .orders()
+        .executions(
+            &account,
+            client_order_id,
+            OrderPageQuery {
+                open_only: false,
+                from_ms,
+                to_ms,
+                before_seq: before_fill_id,
+                limit,
+            },
+        )
         .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
     let data: Vec<Execution> = rows.iter().map(execution).collect();
     Ok(Json(match caller.version {
         ApiVersion::V2 => ExecutionListAnswer::Legacy(data),
