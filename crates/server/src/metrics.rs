@@ -299,7 +299,7 @@ impl Default for Metrics {
         );
         registry.register(
             "nonces_stored",
-            "Nonces the nonce store holds, read at each purge (--nonce-purge-interval)",
+            "Nonces the nonce store holds, read at each purge of expired nonces (every minute)",
             nonces.clone(),
         );
         registry.register(
