@@ -2,8 +2,8 @@
 //! in one place: each module is a table from a generation's paths, versions and shapes onto the
 //! operations the current calls use (the core's `Orders`, `trading::assets`,
 //! `marketdata::stocks::data`, `trading::instruments::lookup`), and maps the answers back. None
-//! builds, prices or changes an order itself; a few lookups (the v1 account list, the v1
-//! instrument calls) still read the store directly.
+//! builds, prices or changes an order itself; the trade instrument lookups alone still read the
+//! store directly.
 //!
 //! | module | generation | what it serves | mounted |
 //! |---|---|---|---|
