@@ -387,14 +387,7 @@ async fn cancel(
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
-    let account = state
-        .accounts()
-        .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
-        .await?;
-    let cancelled = state
-        .orders()
-        .cancel(&account, &ClientOrderId::from(&request.client_order_id))
-        .await?;
+    let cancelled = crate::trading::orders::cancel_requested(&state, &caller, &request).await?;
     Ok(Json(ack(&cancelled)))
 }
 

@@ -199,15 +199,24 @@ pub(crate) async fn cancel(
     caller: Caller,
     JsonBody(request): JsonBody<CancelOrderRequest>,
 ) -> Result<Json<OrderAck>, ApiError> {
+    Ok(Json(ack(&cancel_requested(&state, &caller, &request).await?)))
+}
+
+/// Cancels the order a cancel request names, in an account of the caller's: the order as
+/// cancelled. The current call and the v1 call send the same request.
+pub(crate) async fn cancel_requested(
+    state: &AppState,
+    caller: &Caller,
+    request: &CancelOrderRequest,
+) -> Result<Order, ApiError> {
     let account = state
         .accounts()
         .owned_by(&caller.app_key, &AccountId::from(&request.account_id))
         .await?;
-    let cancelled = state
+    Ok(state
         .orders()
         .cancel(&account, &ClientOrderId::from(&request.client_order_id))
-        .await?;
-    Ok(Json(ack(&cancelled)))
+        .await?)
 }
 
 #[utoipa::path(
