@@ -1,10 +1,10 @@
-//! The ids that name an account, an order, an app and an instrument, each its own type, so that
-//! passing one where another is meant does not compile.
+//! The ids that name an account, an order and an app, each its own type, so that passing one
+//! where another is meant does not compile.
 //!
-//! Each is serde-transparent (it reads and writes as the bare string or number the interface
-//! uses), and the string ids read as a `&str` where text is wanted (`Deref`, `Borrow<str>` for
-//! map lookups). Making one from text is explicit (`AccountId::from(text)`): the doors do it
-//! where a request's field becomes an id.
+//! Each is serde-transparent (it reads and writes as the bare string the interface uses) and
+//! reads as a `&str` where text is wanted (`Deref`, and `Borrow<str>` for map lookups). Making
+//! one from text is explicit (`AccountId::from(text)`): the doors do it where a request's field
+//! becomes an id.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -139,23 +139,6 @@ string_id! {
     AppKey;
 }
 
-/// An instrument's id (`instrument_id`): a stock, a fund or an option contract.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct InstrumentId(pub i64);
-
-impl InstrumentId {
-    pub fn get(self) -> i64 {
-        self.0
-    }
-}
-
-impl fmt::Display for InstrumentId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -167,10 +150,6 @@ mod tests {
         let account: AccountId = serde_json::from_str("\"A1\"").unwrap();
         assert_eq!(account, "A1");
         assert_eq!(serde_json::to_string(&account).unwrap(), "\"A1\"");
-        let instrument: InstrumentId = serde_json::from_str("913256135").unwrap();
-        assert_eq!(instrument, InstrumentId(913_256_135));
-        assert_eq!(serde_json::to_string(&instrument).unwrap(), "913256135");
-        assert_eq!(instrument.to_string(), "913256135");
     }
 
     #[test]

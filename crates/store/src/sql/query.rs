@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use signet_model::ids::{AccountId, AppKey, ClientOrderId, InstrumentId, OrderId};
+use signet_model::ids::{AccountId, AppKey, ClientOrderId, OrderId};
 use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
 use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqlitePool, SqliteRow};
 use sqlx::{Arguments, AssertSqlSafe, Encode, Postgres, SqlSafeStr, SqlStr, Sqlite, Transaction, Type};
@@ -212,15 +212,6 @@ macro_rules! bind_id {
 }
 
 bind_id!(AccountId, OrderId, ClientOrderId, AppKey);
-
-impl<'q> Bind<'q> for InstrumentId {
-    fn arg(self) -> Arg<'q> {
-        Arg::Int(Some(self.0))
-    }
-    fn null() -> Arg<'q> {
-        Arg::Int(None)
-    }
-}
 
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
     fn arg(self) -> Arg<'q> {
