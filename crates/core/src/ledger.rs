@@ -19,7 +19,7 @@ use crate::error::CoreError;
 const FILLS_A_READ: u32 = 1000;
 /// The most fills a ledger is built from (it holds them all, about 200 bytes each): beyond, the
 /// call is refused rather than the server's memory spent.
-pub const MAX_LEDGER_FILLS: usize = 200_000;
+const MAX_LEDGER_FILLS: usize = 200_000;
 /// How many times the changes are read before the call gives up on an account that keeps filling.
 const READS: usize = 3;
 
